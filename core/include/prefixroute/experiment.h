@@ -1,0 +1,51 @@
+// Experiment: a whole scenario run, every listed policy on the identical trace,
+// and its results JSON (the schema the benchmark writes and the page exports).
+//
+// Results JSON (schema "prefixroute.results/1"):
+//   { "schema": "prefixroute.results/1",
+//     "scenario": { ...canonical scenario, every field... },
+//     "workload": { "requests", "prompt_tokens", "fingerprint" (16 hex digits) },
+//     "results": [ { "policy", "label", "mean_ttft_ms", "p50_ttft_ms", "p90_ttft_ms",
+//                    "p99_ttft_ms", "max_ttft_ms", "hit_rate" (fraction), "prompt_tokens",
+//                    "prefill_tokens", "cached_tokens", "imbalance",
+//                    "replicas": [ { "requests", "prefill_tokens", "cached_tokens", "work_ms" } ] } ] }
+// It holds no timestamps or timings, so equal scenarios give equal bytes on
+// every platform.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "prefixroute/metrics.h"
+#include "prefixroute/scenario.h"
+#include "prefixroute/simulator.h"
+
+namespace prefixroute {
+
+struct PolicyOutcome {
+  std::string policy;
+  RunSummary summary;
+  SimulationRun run;
+};
+
+struct ExperimentReport {
+  std::uint64_t requests = 0;
+  std::uint64_t prompt_tokens = 0;
+  std::uint64_t fingerprint = 0;
+  std::vector<PolicyOutcome> outcomes;  ///< in the scenario's policy order
+  bool cancelled = false;
+};
+
+/// Progress of a whole experiment: policy index, requests done in it, requests
+/// per policy. Return false to cancel.
+using ExperimentProgress =
+    std::function<bool(std::size_t policy_index, std::uint64_t done, std::uint64_t total)>;
+
+/// Runs every policy of a valid scenario (see validate()) on one generated trace.
+ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress = {});
+
+/// The results JSON of a report (2-space indented, trailing newline).
+std::string results_to_json(const Scenario& scenario, const ExperimentReport& report);
+
+}  // namespace prefixroute

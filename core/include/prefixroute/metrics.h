@@ -1,0 +1,42 @@
+// Summary metrics of a simulation run.
+//
+// Definitions
+//   percentile p of N values: nearest rank, the value at 1-based rank
+//     ceil(p/100 * N) of the sorted values (no interpolation); p50 of
+//     {1,2,3,4} is 2. Computed on integer ticks, reported in ms.
+//   hit rate: cached prompt tokens / all prompt tokens (token-weighted).
+//   imbalance: busiest replica's work (busy time) / mean work over replicas;
+//     1.0 is perfect balance, n means one replica did everything. 1.0 when no
+//     work was done at all.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "prefixroute/simulator.h"
+#include "prefixroute/time.h"
+
+namespace prefixroute {
+
+struct RunSummary {
+  std::uint64_t requests = 0;
+  double mean_ttft_ms = 0;
+  double p50_ttft_ms = 0;
+  double p90_ttft_ms = 0;
+  double p99_ttft_ms = 0;
+  double max_ttft_ms = 0;
+  double hit_rate = 0;
+  std::uint64_t prompt_tokens = 0;
+  std::uint64_t prefill_tokens = 0;
+  std::uint64_t cached_tokens = 0;
+  double imbalance = 1.0;
+};
+
+/// Nearest-rank percentile of `sorted` (ascending, non-empty), percent in [1, 100].
+/// Integer arithmetic: rank = ceil(percent * N / 100).
+Tick nearest_rank_percentile(std::span<const Tick> sorted, std::uint32_t percent);
+
+RunSummary summarize(const SimulationRun& run);
+
+}  // namespace prefixroute

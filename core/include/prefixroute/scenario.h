@@ -1,0 +1,93 @@
+// Scenario: every parameter of a run, in one document.
+//
+// The same JSON schema is read by the command line (--scenario, --set), kept in
+// the playground's URL and echoed in every results JSON. A missing key takes
+// its default; an unknown key, a wrong type, a value outside its allowed range
+// or an inconsistent combination is an error. Parsing never throws and never
+// aborts: it returns the scenario or the full list of problems, each naming
+// its field and what is allowed.
+//
+// The field table (scenario_fields()) is the single description of the schema:
+// parsing, validation, serialisation and the published JSON Schema all read it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "prefixroute/simulator.h"
+#include "prefixroute/workload.h"
+
+namespace prefixroute {
+
+inline constexpr int kScenarioVersion = 1;
+
+struct Scenario {
+  std::uint64_t seed = 42;
+  WorkloadConfig workload;
+  ClusterConfig cluster;
+  std::vector<std::string> policies;  ///< policy names, in report order
+  double affinity_balanced_load_slack_s = 0.05;
+
+  /// The reference scenario (the defaults): the seed write-up's setting.
+  static Scenario reference();
+};
+
+/// One problem with a scenario: the dotted field name and a message that says
+/// what is allowed and what was given.
+struct FieldError {
+  std::string field;
+  std::string message;
+};
+
+struct ScenarioParse {
+  Scenario scenario;               ///< valid only when errors is empty
+  std::vector<FieldError> errors;
+  bool ok() const { return errors.empty(); }
+  /// All errors, one "field: message" per line.
+  std::string error_text() const;
+};
+
+/// A command-line style override: dotted key and the value's text.
+/// The text is read as JSON when it parses as JSON, else as a string;
+/// `policies` also accepts a comma-separated list ("affinity,round_robin").
+using Override = std::pair<std::string, std::string>;
+
+/// Parses a scenario document (empty text means "all defaults"), applies the
+/// overrides in order, and validates the result.
+ScenarioParse parse_scenario(std::string_view json_text, const std::vector<Override>& overrides = {});
+
+/// Checks ranges and cross-field rules of an already-built scenario.
+std::vector<FieldError> validate(const Scenario& scenario);
+
+/// Canonical JSON of a scenario: every field, fixed key order. Parsing this
+/// text gives back an equal scenario.
+std::string scenario_to_json(const Scenario& scenario, int indent = -1);
+
+/// Kind of a scenario field, for the schema.
+enum class FieldKind { Integer, Number, PolicyList };
+
+/// One entry of the schema's field table.
+struct FieldSpec {
+  std::string_view key;          ///< dotted key, e.g. "workload.requests"
+  FieldKind kind;
+  double min;                    ///< allowed range, inclusive (numbers only)
+  double max;
+  std::string_view unit;
+  std::string_view description;
+};
+
+const std::vector<FieldSpec>& scenario_fields();
+
+/// JSON Schema (draft 2020-12) of the scenario document, generated from the
+/// field table, with defaults taken from Scenario::reference().
+std::string scenario_json_schema();
+
+/// Largest total prompt tokens (requests x longest prompt) a scenario may ask
+/// for, and largest tenant-prefix storage; both refused before any allocation.
+inline constexpr double kMaxTotalPromptTokens = 2e10;
+inline constexpr double kMaxPrefixStorageTokens = 5e7;
+
+}  // namespace prefixroute

@@ -1,0 +1,26 @@
+// Simulated time in integer ticks.
+//
+// Every timestamp and duration in the simulator is an integer number of
+// nanoseconds. Integer time keeps event order and sums exact, so a scenario
+// gives the same results natively, in Node and in the browser. Conversion from
+// the scenario's floating-point rates happens once, through exactly rounded
+// IEEE operations (division, llround), never through platform libm.
+#pragma once
+
+#include <cstdint>
+
+namespace prefixroute {
+
+/// A point in simulated time or a duration, in nanoseconds. 2^63 ns is ~292 years.
+using Tick = std::int64_t;
+
+inline constexpr Tick kTicksPerSecond = 1'000'000'000;
+inline constexpr Tick kTicksPerMillisecond = 1'000'000;
+
+/// Seconds (finite, >= 0, validated by the caller) to ticks, rounded to nearest.
+Tick seconds_to_ticks(double seconds);
+
+/// Ticks to milliseconds, for reporting. Exact for |ticks| < 2^53.
+inline double ticks_to_ms(Tick ticks) { return static_cast<double>(ticks) / 1e6; }
+
+}  // namespace prefixroute

@@ -1,0 +1,71 @@
+// Workload: a seeded multi-tenant request trace.
+//
+// Model: `tenants` tenants, each with its own shared prefix (system prompt, tool
+// schema, few-shot block) whose length is drawn uniformly per tenant from
+// [prefix_tokens_min, prefix_tokens_max]. Each request picks a tenant by Zipf
+// popularity (tenant 0 most popular; zipf_s = 0 is uniform), appends a unique
+// user turn of uniform length in [turn_tokens_min, turn_tokens_max] with random
+// token ids, and arrives by a Poisson process of rate arrival_rate_per_s.
+//
+// Determinism: only the project's Rng and dmath are used, arrival times are
+// integer ticks, so one seed gives the same trace on every platform.
+// Memory: requests store a per-request seed, not their turn tokens; tokens are
+// materialised on demand (O(prompt length)), so a million requests cost ~24 MB.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "prefixroute/time.h"
+#include "prefixroute/token.h"
+
+namespace prefixroute {
+
+struct WorkloadConfig {
+  std::uint64_t requests = 4000;
+  std::uint32_t tenants = 12;
+  double zipf_s = 1.0;
+  double arrival_rate_per_s = 100.0;
+  std::uint32_t prefix_tokens_min = 500;
+  std::uint32_t prefix_tokens_max = 1000;
+  std::uint32_t turn_tokens_min = 50;
+  std::uint32_t turn_tokens_max = 200;
+  std::uint32_t vocab_size = 32000;
+};
+
+/// One request of the trace. Its prompt is tenant prefix + turn tokens.
+struct Request {
+  Tick arrival = 0;
+  std::uint32_t tenant = 0;
+  std::uint32_t turn_tokens = 0;
+  std::uint64_t turn_seed = 0;  ///< seeds the turn's token ids
+};
+
+class Workload {
+ public:
+  Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<Request> requests,
+           std::uint32_t vocab_size);
+
+  const std::vector<Request>& requests() const { return requests_; }
+  const std::vector<Token>& tenant_prefix(std::uint32_t tenant) const { return prefixes_[tenant]; }
+  std::uint32_t tenants() const { return static_cast<std::uint32_t>(prefixes_.size()); }
+
+  /// Writes request i's prompt (prefix then turn) into `out`, replacing its contents.
+  void materialize(std::size_t i, std::vector<Token>& out) const;
+  std::uint64_t prompt_tokens(std::size_t i) const;
+  std::uint64_t total_prompt_tokens() const;
+
+  /// FNV-1a over every request's arrival, tenant and prompt tokens: a
+  /// fingerprint of the trace, equal across platforms for equal traces.
+  std::uint64_t fingerprint() const;
+
+ private:
+  std::vector<std::vector<Token>> prefixes_;
+  std::vector<Request> requests_;
+  std::uint32_t vocab_size_;
+};
+
+/// Generates the trace for `config` (validated by the caller) and `seed`.
+Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed);
+
+}  // namespace prefixroute

@@ -1,0 +1,73 @@
+#include "prefixroute/policies.h"
+
+namespace prefixroute {
+
+std::size_t least_loaded_index(std::span<const Replica> replicas, Tick now, std::size_t start) {
+  const std::size_t n = replicas.size();
+  std::size_t best = start % n;
+  Tick best_wait = replicas[best].projected_wait(now);
+  for (std::size_t k = 1; k < n; ++k) {
+    const std::size_t i = (start + k) % n;
+    const Tick wait = replicas[i].projected_wait(now);
+    if (wait < best_wait) {
+      best = i;
+      best_wait = wait;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// Longest cached prefix among replicas whose wait is <= wait_limit; ties to the
+// least wait, then to the first in rotated order from `start`.
+std::size_t longest_prefix_index(TokenSpan tokens, std::span<const Replica> replicas, Tick now,
+                                 Tick wait_limit, std::size_t start) {
+  const std::size_t n = replicas.size();
+  std::size_t best = n;
+  std::size_t best_match = 0;
+  Tick best_wait = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = (start + k) % n;
+    const Tick wait = replicas[i].projected_wait(now);
+    if (wait > wait_limit) continue;
+    const std::size_t matched = replicas[i].cache().match(tokens);
+    if (best == n || matched > best_match || (matched == best_match && wait < best_wait)) {
+      best = i;
+      best_match = matched;
+      best_wait = wait;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::size_t RoundRobin::choose(TokenSpan, std::span<const Replica> replicas, Tick) {
+  const std::size_t chosen = next_ % replicas.size();
+  next_ = chosen + 1;
+  return chosen;
+}
+
+std::size_t LeastLoaded::choose(TokenSpan, std::span<const Replica> replicas, Tick now) {
+  const std::size_t chosen = least_loaded_index(replicas, now, start_);
+  start_ = chosen + 1;
+  return chosen;
+}
+
+std::size_t Affinity::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
+  constexpr Tick kNoLimit = INT64_MAX;
+  const std::size_t chosen = longest_prefix_index(tokens, replicas, now, kNoLimit, start_);
+  start_ = chosen + 1;
+  return chosen;
+}
+
+std::size_t AffinityBalanced::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
+  const Tick min_wait = replicas[least_loaded_index(replicas, now)].projected_wait(now);
+  const std::size_t chosen =
+      longest_prefix_index(tokens, replicas, now, min_wait + load_slack_, start_);
+  start_ = chosen + 1;
+  return chosen;
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,254 @@
+#include "prefixroute/radix_cache.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace prefixroute {
+
+RadixCache::RadixCache(std::size_t capacity_tokens, std::uint32_t protect_after_hits)
+    : capacity_(capacity_tokens), protect_after_hits_(protect_after_hits) {
+  nodes_.emplace_back();  // the root: empty edge, never evicted
+}
+
+RadixCache::NodeId RadixCache::allocate() {
+  if (!free_.empty()) {
+    const NodeId id = free_.back();
+    free_.pop_back();
+    return id;
+  }
+  nodes_.emplace_back();
+  return static_cast<NodeId>(nodes_.size() - 1);
+}
+
+void RadixCache::release(NodeId id) {
+  Node& node = nodes_[id];
+  node.edge.clear();
+  node.edge.shrink_to_fit();
+  node.children.clear();
+  node.parent = kNone;
+  node.hits = 0;
+  node.last_access = 0;
+  node.candidate = false;
+  free_.push_back(id);
+}
+
+RadixCache::NodeId RadixCache::find_child(const Node& node, Token first) const {
+  auto it = std::lower_bound(node.children.begin(), node.children.end(), first,
+                             [](const Child& c, Token t) { return c.first < t; });
+  return (it != node.children.end() && it->first == first) ? it->node : kNone;
+}
+
+void RadixCache::replace_child(NodeId parent, Token first, NodeId child) {
+  auto& children = nodes_[parent].children;
+  auto it = std::lower_bound(children.begin(), children.end(), first,
+                             [](const Child& c, Token t) { return c.first < t; });
+  it->node = child;
+}
+
+void RadixCache::add_child(NodeId parent, NodeId child) {
+  const Token first = nodes_[child].edge.front();
+  auto& children = nodes_[parent].children;
+  auto it = std::lower_bound(children.begin(), children.end(), first,
+                             [](const Child& c, Token t) { return c.first < t; });
+  children.insert(it, Child{first, child});
+  nodes_[child].parent = parent;
+}
+
+void RadixCache::remove_child(NodeId parent, Token first) {
+  auto& children = nodes_[parent].children;
+  auto it = std::lower_bound(children.begin(), children.end(), first,
+                             [](const Child& c, Token t) { return c.first < t; });
+  children.erase(it);
+}
+
+bool RadixCache::is_protected(const Node& node) const {
+  return protect_after_hits_ > 0 && node.hits >= protect_after_hits_;
+}
+
+RadixCache::CandidateKey RadixCache::key_of(NodeId id) const {
+  const Node& node = nodes_[id];
+  return {is_protected(node), node.last_access, id};
+}
+
+void RadixCache::drop_candidate(NodeId id) {
+  Node& node = nodes_[id];
+  if (!node.candidate) return;
+  candidates_.erase(key_of(id));
+  node.candidate = false;
+}
+
+// Re-files a node after its recency, hits or children changed: it is a
+// candidate exactly when it is a non-root leaf. Callers must drop_candidate()
+// *before* changing last_access or hits, since the stored key is derived from them.
+void RadixCache::refresh_candidate(NodeId id) {
+  Node& node = nodes_[id];
+  const bool should = id != kRoot && node.children.empty();
+  if (should && !node.candidate) {
+    candidates_.insert(key_of(id));
+    node.candidate = true;
+  } else if (!should && node.candidate) {
+    drop_candidate(id);
+  }
+}
+
+std::size_t RadixCache::match(TokenSpan tokens) const {
+  std::size_t matched = 0;
+  NodeId current = kRoot;
+  while (matched < tokens.size()) {
+    const NodeId child = find_child(nodes_[current], tokens[matched]);
+    if (child == kNone) break;
+    const auto& edge = nodes_[child].edge;
+    const std::size_t limit = std::min(edge.size(), tokens.size() - matched);
+    std::size_t common = 1;  // the first token matched through find_child
+    while (common < limit && edge[common] == tokens[matched + common]) ++common;
+    matched += common;
+    if (common < edge.size()) break;
+    current = child;
+  }
+  return matched;
+}
+
+// Splits node `id` so its first `at` tokens become a new parent node. Returns
+// the new upper node. The lower node keeps its id, recency and hits, so its
+// candidate key is unchanged.
+RadixCache::NodeId RadixCache::split(NodeId id, std::size_t at) {
+  const NodeId upper = allocate();
+  Node& lower = nodes_[id];  // reference taken after allocate(): nodes_ may have grown
+  Node& up = nodes_[upper];
+  const NodeId parent = lower.parent;
+  up.edge.assign(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
+  lower.edge.erase(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
+  up.hits = lower.hits;
+  up.last_access = lower.last_access;
+  up.parent = parent;
+  up.children.push_back(Child{lower.edge.front(), id});
+  lower.parent = upper;
+  replace_child(parent, up.edge.front(), upper);
+  return upper;
+}
+
+RadixCache::InsertResult RadixCache::insert(TokenSpan tokens) {
+  InsertResult result;
+  if (tokens.size() > capacity_) tokens = tokens.first(capacity_);
+  if (tokens.empty()) return result;
+  ++clock_;
+  NodeId current = kRoot;
+  std::size_t pos = 0;
+  while (pos < tokens.size()) {
+    NodeId child = find_child(nodes_[current], tokens[pos]);
+    if (child == kNone) {
+      // Divergence at a node boundary: the rest of the prompt becomes one new leaf.
+      const NodeId leaf = allocate();
+      Node& node = nodes_[leaf];
+      node.edge.assign(tokens.begin() + static_cast<std::ptrdiff_t>(pos), tokens.end());
+      node.last_access = clock_;
+      add_child(current, leaf);
+      refresh_candidate(current);  // the parent is no longer a leaf
+      result.inserted_tokens = tokens.size() - pos;
+      size_ += result.inserted_tokens;
+      current = leaf;
+      pos = tokens.size();
+      break;
+    }
+    const auto& edge = nodes_[child].edge;
+    const std::size_t limit = std::min(edge.size(), tokens.size() - pos);
+    std::size_t common = 1;
+    while (common < limit && edge[common] == tokens[pos + common]) ++common;
+    if (common < edge.size()) child = split(child, common);
+    // `child` now lies entirely on the prompt's path: count the hit, refresh it.
+    drop_candidate(child);
+    Node& node = nodes_[child];
+    ++node.hits;
+    node.last_access = clock_;
+    refresh_candidate(child);
+    pos += common;
+    result.cached_tokens += common;
+    current = child;
+  }
+  result.evicted_tokens = evict_until_within_budget(current);
+  return result;
+}
+
+std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
+  if (size_ <= capacity_) return 0;
+  // The prompt's own last node must survive its insert; its ancestors are
+  // internal nodes and never candidates.
+  const bool keep_was_candidate = nodes_[keep].candidate;
+  drop_candidate(keep);
+  std::size_t evicted = 0;
+  while (size_ > capacity_ && !candidates_.empty()) {
+    const NodeId victim = std::get<2>(*candidates_.begin());
+    drop_candidate(victim);
+    Node& node = nodes_[victim];
+    const NodeId parent = node.parent;
+    evicted += node.edge.size();
+    size_ -= node.edge.size();
+    remove_child(parent, node.edge.front());
+    release(victim);
+    refresh_candidate(parent);
+  }
+  if (keep_was_candidate) refresh_candidate(keep);
+  evicted_total_ += evicted;
+  return evicted;
+}
+
+std::string RadixCache::check_invariants() const {
+  std::ostringstream problem;
+  std::size_t recount = 0;
+  std::size_t leaves = 0;
+  std::size_t reachable = 0;
+  std::vector<NodeId> stack{kRoot};
+  while (!stack.empty()) {
+    const NodeId id = stack.back();
+    stack.pop_back();
+    const Node& node = nodes_[id];
+    if (id != kRoot) {
+      ++reachable;
+      if (node.edge.empty()) problem << "node " << id << " has an empty edge; ";
+      recount += node.edge.size();
+      const bool leaf = node.children.empty();
+      if (leaf) ++leaves;
+      if (leaf != node.candidate) problem << "node " << id << " candidate flag wrong; ";
+      if (node.candidate && !candidates_.count(key_of(id)))
+        problem << "node " << id << " missing from candidate set; ";
+      const Node& parent = nodes_[node.parent];
+      if (node.last_access > parent.last_access && node.parent != kRoot)
+        problem << "node " << id << " newer than its parent; ";
+    }
+    for (std::size_t i = 0; i < node.children.size(); ++i) {
+      const Child& c = node.children[i];
+      if (i > 0 && !(node.children[i - 1].first < c.first))
+        problem << "children of " << id << " not sorted/distinct; ";
+      if (nodes_[c.node].parent != id) problem << "parent link of " << c.node << " wrong; ";
+      if (nodes_[c.node].edge.empty() || nodes_[c.node].edge.front() != c.first)
+        problem << "child key of " << c.node << " wrong; ";
+      stack.push_back(c.node);
+    }
+  }
+  if (recount != size_) problem << "size counter " << size_ << " != recount " << recount << "; ";
+  if (size_ > capacity_) problem << "size " << size_ << " exceeds capacity " << capacity_ << "; ";
+  if (candidates_.size() != leaves) problem << "candidate set size != leaf count; ";
+  if (reachable != node_count()) problem << "unreachable nodes; ";
+  return problem.str();
+}
+
+std::vector<std::vector<Token>> RadixCache::leaf_paths() const {
+  std::vector<std::vector<Token>> paths;
+  std::vector<Token> prefix;
+  // Iterative DFS in child order, carrying each node's prefix length.
+  struct Frame { NodeId id; std::size_t depth; };
+  std::vector<Frame> stack{{kRoot, 0}};
+  while (!stack.empty()) {
+    const Frame f = stack.back();
+    stack.pop_back();
+    const Node& node = nodes_[f.id];
+    prefix.resize(f.depth);
+    prefix.insert(prefix.end(), node.edge.begin(), node.edge.end());
+    if (f.id != kRoot && node.children.empty()) paths.push_back(prefix);
+    for (auto it = node.children.rbegin(); it != node.children.rend(); ++it)
+      stack.push_back({it->node, prefix.size()});
+  }
+  return paths;
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,505 @@
+#include "prefixroute/scenario.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "prefixroute/policy_registry.h"
+
+namespace prefixroute {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A field of the table together with how to read and write it on a Scenario.
+// Integers travel as double: every allowed integer is below 2^53, so exact.
+struct Field {
+  FieldSpec spec;
+  double (*get)(const Scenario&);
+  void (*set)(Scenario&, double);
+};
+
+#define PR_FIELD(KEY, KIND, MIN, MAX, UNIT, DESC, MEMBER, TYPE)                                  \
+  Field {                                                                                     \
+    FieldSpec{KEY, FieldKind::KIND, MIN, MAX, UNIT, DESC},                                    \
+        [](const Scenario& s) { return static_cast<double>(s.MEMBER); },                      \
+        [](Scenario& s, double v) { s.MEMBER = static_cast<TYPE>(v); }                        \
+  }
+
+constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 - 1: exact in JSON and JS
+
+const std::vector<Field>& fields() {
+  static const std::vector<Field> table = {
+      PR_FIELD("seed", Integer, 0, kMaxSafeInteger, "", "Seed of the workload generator.", seed,
+               std::uint64_t),
+      PR_FIELD("workload.requests", Integer, 1, 1e7, "requests", "Requests in the trace.",
+               workload.requests, std::uint64_t),
+      PR_FIELD("workload.tenants", Integer, 1, 1e5, "tenants",
+               "Tenants, each with its own shared prompt prefix.", workload.tenants, std::uint32_t),
+      PR_FIELD("workload.zipf_s", Number, 0, 10, "",
+               "Zipf exponent of tenant popularity (0 = uniform).", workload.zipf_s, double),
+      PR_FIELD("workload.arrival_rate_per_s", Number, 1e-3, 1e7, "requests/s",
+               "Mean Poisson arrival rate of the whole cluster.", workload.arrival_rate_per_s,
+               double),
+      PR_FIELD("workload.prefix_tokens_min", Integer, 0, 1e6, "tokens",
+               "Shortest tenant prefix (drawn uniformly per tenant).", workload.prefix_tokens_min,
+               std::uint32_t),
+      PR_FIELD("workload.prefix_tokens_max", Integer, 0, 1e6, "tokens", "Longest tenant prefix.",
+               workload.prefix_tokens_max, std::uint32_t),
+      PR_FIELD("workload.turn_tokens_min", Integer, 1, 1e6, "tokens",
+               "Shortest unique user turn (drawn uniformly per request).", workload.turn_tokens_min,
+               std::uint32_t),
+      PR_FIELD("workload.turn_tokens_max", Integer, 1, 1e6, "tokens", "Longest unique user turn.",
+               workload.turn_tokens_max, std::uint32_t),
+      PR_FIELD("workload.vocab_size", Integer, 2, 4294967295.0, "tokens",
+               "Token ids are drawn from [0, vocab_size).", workload.vocab_size, std::uint32_t),
+      PR_FIELD("cluster.replicas", Integer, 1, 4096, "replicas", "Serving replicas.",
+               cluster.replicas, std::uint32_t),
+      PR_FIELD("cluster.cache_tokens", Integer, 0, 1e9, "tokens",
+               "Prefix-cache budget of each replica.", cluster.cache_tokens, std::uint64_t),
+      PR_FIELD("cluster.prefill_tokens_per_s", Number, 1, 1e9, "tokens/s",
+               "Prefill speed of one replica.", cluster.prefill.tokens_per_s, double),
+      PR_FIELD("cluster.protect_after_hits", Integer, 0, 4294967295.0, "hits",
+               "A cache node reused this many times is evicted only after unprotected ones "
+               "(0 = no protection).",
+               cluster.protect_after_hits, std::uint32_t),
+      PR_FIELD("affinity_balanced.load_slack_s", Number, 0, 3600, "s",
+               "AffinityBalanced prefers cache only among replicas whose wait is within this "
+               "of the least busy one.",
+               affinity_balanced_load_slack_s, double),
+  };
+  return table;
+}
+
+#undef PR_FIELD
+
+const FieldSpec kPoliciesSpec{"policies", FieldKind::PolicyList, 0, 0, "",
+                              "Policies to run, in report order (or \"all\")."};
+
+std::string format_number(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e18) {
+    return std::to_string(static_cast<long long>(v));
+  }
+  std::ostringstream out;
+  out.imbue(std::locale::classic());
+  out.precision(10);
+  out << v;
+  return out.str();
+}
+
+std::string allowed_text(const FieldSpec& spec) {
+  const char* what = spec.kind == FieldKind::Integer ? "an integer" : "a number";
+  std::string text = std::string("must be ") + what + " in [" + format_number(spec.min) + ", " +
+                     format_number(spec.max) + "]";
+  if (!spec.unit.empty()) text += " (" + std::string(spec.unit) + ")";
+  return text;
+}
+
+std::string describe(const Json& value) {
+  std::string text = value.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  if (value.is_string()) return text + " (a string)";
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "an array";
+  if (value.is_boolean()) return text + " (a boolean)";
+  if (value.is_null()) return "null";
+  return text;
+}
+
+// Reads a JSON value as a number of `spec`'s kind. Returns false with a
+// message when it is the wrong type, not integral, or out of range.
+bool read_number(const FieldSpec& spec, const Json& value, double& out, std::string& error) {
+  if (!value.is_number()) {
+    error = allowed_text(spec) + "; got " + describe(value);
+    return false;
+  }
+  double v;
+  if (value.is_number_unsigned()) {
+    v = static_cast<double>(value.get<std::uint64_t>());
+  } else if (value.is_number_integer()) {
+    v = static_cast<double>(value.get<std::int64_t>());
+  } else {
+    v = value.get<double>();
+  }
+  if (!std::isfinite(v) || v < spec.min || v > spec.max ||
+      (spec.kind == FieldKind::Integer && v != std::floor(v))) {
+    error = allowed_text(spec) + "; got " + describe(value);
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+// Records nlohmann's parse error (position and reason) without exceptions,
+// so the same code runs where exceptions are off (the wasm build).
+struct SyntaxCheck : nlohmann::json_sax<Json> {
+  std::string error;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return ++depth <= kMaxDepth || too_deep(); }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { --depth; return true; }
+  bool start_array(std::size_t) override { return ++depth <= kMaxDepth || too_deep(); }
+  bool end_array() override { --depth; return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
+    error = ex.what();
+    return false;
+  }
+  bool too_deep() {
+    error = "nesting deeper than " + std::to_string(kMaxDepth) + " levels";
+    return false;
+  }
+  static constexpr int kMaxDepth = 16;
+  int depth = 0;
+};
+
+constexpr std::size_t kMaxDocumentBytes = 1 << 20;
+
+bool parse_json(std::string_view text, Json& out, std::string& error) {
+  if (text.size() > kMaxDocumentBytes) {
+    error = "document is " + std::to_string(text.size()) + " bytes; at most " +
+            std::to_string(kMaxDocumentBytes) + " allowed";
+    return false;
+  }
+  SyntaxCheck check;
+  if (!Json::sax_parse(text.begin(), text.end(), &check) || !check.error.empty()) {
+    error = check.error.empty() ? "not valid JSON" : check.error;
+    return false;
+  }
+  out = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (out.is_discarded()) {
+    error = "not valid JSON";
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, ',')) {
+    const auto b = part.find_first_not_of(" \t");
+    const auto e = part.find_last_not_of(" \t");
+    parts.push_back(b == std::string::npos ? "" : part.substr(b, e - b + 1));
+  }
+  return parts;
+}
+
+std::string policy_names_text() {
+  std::string names;
+  for (const auto& info : policy_catalogue()) {
+    if (!names.empty()) names += ", ";
+    names += info.name;
+  }
+  return names;
+}
+
+void read_policies(const Json& value, Scenario& scenario, std::vector<FieldError>& errors) {
+  const std::string allowed = "a list of policy names (" + policy_names_text() + ") or \"all\"";
+  std::vector<std::string> names;
+  if (value.is_string()) {
+    names = split_commas(value.get<std::string>());
+  } else if (value.is_array()) {
+    for (const Json& item : value) {
+      if (!item.is_string()) {
+        errors.push_back({"policies", "must be " + allowed + "; got an element " + describe(item)});
+        return;
+      }
+      names.push_back(item.get<std::string>());
+    }
+  } else {
+    errors.push_back({"policies", "must be " + allowed + "; got " + describe(value)});
+    return;
+  }
+  if (names.size() == 1 && names[0] == "all") {
+    names.clear();
+    for (const auto& info : policy_catalogue()) names.emplace_back(info.name);
+  }
+  scenario.policies = std::move(names);
+}
+
+// Group name -> keys allowed in it, derived from the field table.
+std::vector<std::string> keys_of_group(std::string_view group) {
+  std::vector<std::string> keys;
+  for (const Field& f : fields()) {
+    const auto dot = f.spec.key.find('.');
+    if (dot != std::string_view::npos && f.spec.key.substr(0, dot) == group)
+      keys.emplace_back(f.spec.key.substr(dot + 1));
+  }
+  return keys;
+}
+
+std::vector<std::string> top_level_keys() {
+  std::vector<std::string> keys{"schema_version"};
+  for (const Field& f : fields()) {
+    const auto dot = f.spec.key.find('.');
+    std::string top(f.spec.key.substr(0, dot));
+    bool seen = false;
+    for (const auto& k : keys) seen = seen || k == top;
+    if (!seen) keys.push_back(top);
+  }
+  keys.emplace_back("policies");
+  return keys;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+void check_unknown_keys(const Json& doc, std::vector<FieldError>& errors) {
+  const auto top = top_level_keys();
+  for (const auto& [key, value] : doc.items()) {
+    bool known = false;
+    for (const auto& k : top) known = known || k == key;
+    if (!known) {
+      errors.push_back({key, "unknown key; allowed top-level keys: " + join(top)});
+      continue;
+    }
+    const auto group_keys = keys_of_group(key);
+    if (group_keys.empty()) continue;  // a leaf (seed, policies, schema_version)
+    if (!value.is_object()) {
+      errors.push_back({key, "must be an object with keys " + join(group_keys) + "; got " +
+                                 describe(value)});
+      continue;
+    }
+    for (const auto& [sub, ignored] : value.items()) {
+      bool ok = false;
+      for (const auto& k : group_keys) ok = ok || k == sub;
+      if (!ok)
+        errors.push_back({key + "." + sub, "unknown key; allowed keys in " + key + ": " +
+                                               join(group_keys)});
+    }
+  }
+}
+
+// Finds a dotted key in the document, or nullptr.
+const Json* find_dotted(const Json& doc, std::string_view key) {
+  const Json* node = &doc;
+  while (true) {
+    const auto dot = key.find('.');
+    const std::string part(key.substr(0, dot));
+    if (!node->is_object()) return nullptr;
+    auto it = node->find(part);
+    if (it == node->end()) return nullptr;
+    node = &*it;
+    if (dot == std::string_view::npos) return node;
+    key.remove_prefix(dot + 1);
+  }
+}
+
+void apply_override(Json& doc, const Override& o, std::vector<FieldError>& errors) {
+  const std::string& key = o.first;
+  if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos) {
+    errors.push_back({key.empty() ? "(override)" : key, "malformed key; use dotted keys such as workload.requests"});
+    return;
+  }
+  Json value = Json::parse(o.second, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = o.second;  // plain text: a string
+  Json* node = &doc;
+  std::string_view rest = key;
+  while (true) {
+    const auto dot = rest.find('.');
+    const std::string part(rest.substr(0, dot));
+    if (dot == std::string_view::npos) {
+      (*node)[part] = std::move(value);
+      return;
+    }
+    Json& next = (*node)[part];
+    if (next.is_null()) next = Json::object();
+    if (!next.is_object()) {
+      errors.push_back({key, "cannot set a key inside " + part + ", which is not an object"});
+      return;
+    }
+    node = &next;
+    rest.remove_prefix(dot + 1);
+  }
+}
+
+void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  if (w.prefix_tokens_min > w.prefix_tokens_max)
+    errors.push_back({"workload.prefix_tokens_min",
+                      "must be <= workload.prefix_tokens_max (" + std::to_string(w.prefix_tokens_max) +
+                          "); got " + std::to_string(w.prefix_tokens_min)});
+  if (w.turn_tokens_min > w.turn_tokens_max)
+    errors.push_back({"workload.turn_tokens_min",
+                      "must be <= workload.turn_tokens_max (" + std::to_string(w.turn_tokens_max) +
+                          "); got " + std::to_string(w.turn_tokens_min)});
+  const double total = static_cast<double>(w.requests) *
+                       (static_cast<double>(w.prefix_tokens_max) + static_cast<double>(w.turn_tokens_max));
+  if (total > kMaxTotalPromptTokens)
+    errors.push_back({"workload.requests",
+                      "requests x (prefix_tokens_max + turn_tokens_max) must be at most " +
+                          format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
+  const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
+  if (storage > kMaxPrefixStorageTokens)
+    errors.push_back({"workload.tenants",
+                      "tenants x prefix_tokens_max must be at most " +
+                          format_number(kMaxPrefixStorageTokens) + " tokens; got " + format_number(storage)});
+  if (s.policies.empty())
+    errors.push_back({"policies", "must name at least one policy (" + policy_names_text() + ")"});
+  for (std::size_t i = 0; i < s.policies.size(); ++i) {
+    if (!is_known_policy(s.policies[i])) {
+      errors.push_back({"policies", "unknown policy \"" + s.policies[i].substr(0, 40) +
+                                        "\"; allowed: " + policy_names_text() + " or all"});
+      continue;
+    }
+    for (std::size_t j = 0; j < i; ++j)
+      if (s.policies[j] == s.policies[i])
+        errors.push_back({"policies", "lists \"" + s.policies[i] + "\" twice"});
+  }
+}
+
+}  // namespace
+
+Scenario Scenario::reference() {
+  Scenario s;
+  for (const auto& info : policy_catalogue()) s.policies.emplace_back(info.name);
+  return s;
+}
+
+std::string ScenarioParse::error_text() const {
+  std::string text;
+  for (const auto& e : errors) text += e.field + ": " + e.message + "\n";
+  return text;
+}
+
+const std::vector<FieldSpec>& scenario_fields() {
+  static const std::vector<FieldSpec> specs = [] {
+    std::vector<FieldSpec> out;
+    for (const Field& f : fields()) out.push_back(f.spec);
+    out.push_back(kPoliciesSpec);
+    return out;
+  }();
+  return specs;
+}
+
+std::vector<FieldError> validate(const Scenario& scenario) {
+  std::vector<FieldError> errors;
+  for (const Field& f : fields()) {
+    const double v = f.get(scenario);
+    if (!std::isfinite(v) || v < f.spec.min || v > f.spec.max)
+      errors.push_back({std::string(f.spec.key), allowed_text(f.spec) + "; got " + format_number(v)});
+  }
+  check_cross_fields(scenario, errors);
+  return errors;
+}
+
+ScenarioParse parse_scenario(std::string_view json_text, const std::vector<Override>& overrides) {
+  ScenarioParse result;
+  result.scenario = Scenario::reference();
+  auto& errors = result.errors;
+
+  Json doc = Json::object();
+  if (json_text.find_first_not_of(" \t\r\n") != std::string_view::npos) {
+    std::string error;
+    if (!parse_json(json_text, doc, error)) {
+      errors.push_back({"(document)", error});
+      return result;
+    }
+    if (!doc.is_object()) {
+      errors.push_back({"(document)", "must be a JSON object; got " + describe(doc)});
+      return result;
+    }
+  }
+  for (const Override& o : overrides) apply_override(doc, o, errors);
+  if (!errors.empty()) return result;
+
+  if (const Json* version = find_dotted(doc, "schema_version")) {
+    if (!version->is_number_integer() || version->get<std::int64_t>() != kScenarioVersion)
+      errors.push_back({"schema_version", "must be " + std::to_string(kScenarioVersion) +
+                                              " (the only version so far); got " + describe(*version)});
+  }
+  check_unknown_keys(doc, errors);
+  for (const Field& f : fields()) {
+    const Json* value = find_dotted(doc, f.spec.key);
+    if (value == nullptr) continue;
+    double v = 0;
+    std::string error;
+    if (read_number(f.spec, *value, v, error)) {
+      f.set(result.scenario, v);
+    } else {
+      errors.push_back({std::string(f.spec.key), error});
+    }
+  }
+  if (const Json* policies = find_dotted(doc, "policies")) read_policies(*policies, result.scenario, errors);
+  if (errors.empty()) check_cross_fields(result.scenario, errors);
+  return result;
+}
+
+namespace {
+
+Json scenario_json(const Scenario& scenario) {
+  Json doc = Json::object();
+  doc["schema_version"] = kScenarioVersion;
+  for (const Field& f : fields()) {
+    const auto dot = f.spec.key.find('.');
+    Json& slot = dot == std::string_view::npos
+                     ? doc[std::string(f.spec.key)]
+                     : doc[std::string(f.spec.key.substr(0, dot))][std::string(f.spec.key.substr(dot + 1))];
+    const double v = f.get(scenario);
+    if (f.spec.kind == FieldKind::Integer) {
+      slot = static_cast<std::uint64_t>(v);
+    } else {
+      slot = v;
+    }
+  }
+  doc["policies"] = scenario.policies;
+  return doc;
+}
+
+}  // namespace
+
+std::string scenario_to_json(const Scenario& scenario, int indent) {
+  return scenario_json(scenario).dump(indent);
+}
+
+std::string scenario_json_schema() {
+  const Scenario defaults = Scenario::reference();
+  Json schema = Json::object();
+  schema["$schema"] = "https://json-schema.org/draft/2020-12/schema";
+  schema["title"] = "prefixroute scenario";
+  schema["type"] = "object";
+  schema["additionalProperties"] = false;
+  Json& props = schema["properties"];
+  props["schema_version"] = Json{{"const", kScenarioVersion}};
+  for (const Field& f : fields()) {
+    Json prop = Json::object();
+    prop["type"] = f.spec.kind == FieldKind::Integer ? "integer" : "number";
+    prop["minimum"] = f.spec.min;
+    prop["maximum"] = f.spec.max;
+    const double def = f.get(defaults);
+    if (f.spec.kind == FieldKind::Integer) prop["default"] = static_cast<std::uint64_t>(def);
+    else prop["default"] = def;
+    if (!f.spec.unit.empty()) prop["x-unit"] = f.spec.unit;
+    prop["description"] = f.spec.description;
+    const auto dot = f.spec.key.find('.');
+    if (dot == std::string_view::npos) {
+      props[std::string(f.spec.key)] = prop;
+    } else {
+      Json& group = props[std::string(f.spec.key.substr(0, dot))];
+      group["type"] = "object";
+      group["additionalProperties"] = false;
+      group["properties"][std::string(f.spec.key.substr(dot + 1))] = prop;
+    }
+  }
+  Json names = Json::array();
+  for (const auto& info : policy_catalogue()) names.push_back(info.name);
+  props["policies"] = Json{{"type", "array"},
+                           {"items", Json{{"enum", names}}},
+                           {"minItems", 1},
+                           {"uniqueItems", true},
+                           {"default", defaults.policies},
+                           {"description", kPoliciesSpec.description}};
+  return schema.dump(2);
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,77 @@
+#include "prefixroute/workload.h"
+
+#include "prefixroute/random.h"
+
+namespace prefixroute {
+
+Workload::Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<Request> requests,
+                   std::uint32_t vocab_size)
+    : prefixes_(std::move(tenant_prefixes)), requests_(std::move(requests)), vocab_size_(vocab_size) {}
+
+void Workload::materialize(std::size_t i, std::vector<Token>& out) const {
+  const Request& r = requests_[i];
+  const auto& prefix = prefixes_[r.tenant];
+  out.assign(prefix.begin(), prefix.end());
+  Rng rng(r.turn_seed);
+  for (std::uint32_t k = 0; k < r.turn_tokens; ++k)
+    out.push_back(static_cast<Token>(rng.uniform_int(0, vocab_size_ - 1)));
+}
+
+std::uint64_t Workload::prompt_tokens(std::size_t i) const {
+  return prefixes_[requests_[i].tenant].size() + requests_[i].turn_tokens;
+}
+
+std::uint64_t Workload::total_prompt_tokens() const {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < requests_.size(); ++i) total += prompt_tokens(i);
+  return total;
+}
+
+std::uint64_t Workload::fingerprint() const {
+  std::uint64_t h = 0xCBF29CE484222325ULL;
+  auto feed = [&h](std::uint64_t v) {
+    for (int b = 0; b < 8; ++b) {
+      h ^= (v >> (8 * b)) & 0xFF;
+      h *= 0x100000001B3ULL;
+    }
+  };
+  std::vector<Token> prompt;
+  for (std::size_t i = 0; i < requests_.size(); ++i) {
+    feed(static_cast<std::uint64_t>(requests_[i].arrival));
+    feed(requests_[i].tenant);
+    materialize(i, prompt);
+    feed(prompt.size());
+    for (Token t : prompt) feed(t);
+  }
+  return h;
+}
+
+Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed) {
+  // Independent streams for tenants and requests, so changing the request
+  // count does not change the tenants' prefixes (and vice versa).
+  Rng tenant_rng(mix_seed(seed, 1));
+  Rng request_rng(mix_seed(seed, 2));
+
+  std::vector<std::vector<Token>> prefixes(config.tenants);
+  for (auto& prefix : prefixes) {
+    const auto length = tenant_rng.uniform_int(config.prefix_tokens_min, config.prefix_tokens_max);
+    prefix.resize(length);
+    for (auto& token : prefix)
+      token = static_cast<Token>(tenant_rng.uniform_int(0, config.vocab_size - 1));
+  }
+
+  const ZipfSampler popularity(config.tenants, config.zipf_s);
+  std::vector<Request> requests(config.requests);
+  Tick clock = 0;
+  for (auto& r : requests) {
+    clock += seconds_to_ticks(request_rng.exponential(config.arrival_rate_per_s));
+    r.arrival = clock;
+    r.tenant = static_cast<std::uint32_t>(popularity.sample(request_rng));
+    r.turn_tokens = static_cast<std::uint32_t>(
+        request_rng.uniform_int(config.turn_tokens_min, config.turn_tokens_max));
+    r.turn_seed = request_rng.next_u64();
+  }
+  return Workload(std::move(prefixes), std::move(requests), config.vocab_size);
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,30 @@
+// Route three requests of one tenant across four replicas and watch the
+// shared 50-token system prompt get prefilled once, then served from cache.
+#include <cstdio>
+#include <vector>
+
+#include "prefixroute/policies.h"
+
+int main() {
+  using namespace prefixroute;
+  std::vector<Replica> replicas;
+  for (int i = 0; i < 4; ++i) replicas.emplace_back(RadixCache(/*capacity_tokens=*/20000));
+  AffinityBalanced policy(/*load_slack=*/seconds_to_ticks(0.05));
+  const PrefillModel prefill{/*tokens_per_s=*/10000};
+
+  std::vector<Token> system_prompt(50);
+  for (Token t = 0; t < 50; ++t) system_prompt[t] = 1000 + t;
+  const std::vector<std::vector<Token>> user_turns = {{1, 2, 3}, {4, 5}, {6, 7, 8, 9}};
+
+  Tick now = 0;
+  for (std::size_t r = 0; r < user_turns.size(); ++r) {
+    std::vector<Token> tokens = system_prompt;
+    tokens.insert(tokens.end(), user_turns[r].begin(), user_turns[r].end());
+    const std::size_t idx = policy.choose(tokens, replicas, now);
+    const Replica::Admission a = replicas[idx].admit(tokens, now, prefill);
+    std::printf("request %zu: routed to replica %zu cached_prefix=%llu tokens prefill=%llu tokens\n",
+                r, idx, static_cast<unsigned long long>(a.cached_tokens),
+                static_cast<unsigned long long>(a.prefill_tokens));
+    now += seconds_to_ticks(0.1);
+  }
+}

@@ -1,0 +1,65 @@
+#include "table_printer.h"
+
+#include <cstdio>
+
+#include "prefixroute/policy_registry.h"
+
+namespace prefixroute {
+namespace {
+
+std::string with_thousands(std::uint64_t v) {
+  std::string digits = std::to_string(v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string printf_string(const char* format, auto... args) {
+  char buffer[256];
+  std::snprintf(buffer, sizeof buffer, format, args...);
+  return buffer;
+}
+
+std::string label_of(const std::string& policy) {
+  for (const auto& info : policy_catalogue())
+    if (info.name == policy) return std::string(info.label);
+  return policy;
+}
+
+}  // namespace
+
+std::string format_text_table(const Scenario& scenario, const ExperimentReport& report) {
+  const auto& w = scenario.workload;
+  std::string out = printf_string(
+      "trace: %llu requests, %u tenants, %u replicas, %llu token cache per replica (seed %llu)\n",
+      static_cast<unsigned long long>(report.requests), w.tenants, scenario.cluster.replicas,
+      static_cast<unsigned long long>(scenario.cluster.cache_tokens),
+      static_cast<unsigned long long>(scenario.seed));
+  for (const PolicyOutcome& o : report.outcomes) {
+    const RunSummary& s = o.summary;
+    out += printf_string(
+        "%-18s mean_ttft=%7.1f ms  p50=%7.1f ms  p90=%7.1f ms  p99_ttft=%7.1f ms  prefill_tokens=%13s  "
+        "hit_rate=%5.1f%%  imbalance=%.2f\n",
+        o.policy.c_str(), s.mean_ttft_ms, s.p50_ttft_ms, s.p90_ttft_ms, s.p99_ttft_ms,
+        with_thousands(s.prefill_tokens).c_str(), s.hit_rate * 100, s.imbalance);
+  }
+  return out;
+}
+
+std::string format_markdown_table(const ExperimentReport& report) {
+  std::string out =
+      "| Policy | Mean TTFT | p99 TTFT | Prefix cache hit rate | Prefill tokens | Imbalance |\n"
+      "|---|---|---|---|---|---|\n";
+  for (const PolicyOutcome& o : report.outcomes) {
+    const RunSummary& s = o.summary;
+    out += printf_string("| %s | %.1f ms | %.1f ms | %.1f%% | %s | %.2f |\n", label_of(o.policy).c_str(),
+                         s.mean_ttft_ms, s.p99_ttft_ms, s.hit_rate * 100,
+                         with_thousands(s.prefill_tokens).c_str(), s.imbalance);
+  }
+  return out;
+}
+
+}  // namespace prefixroute

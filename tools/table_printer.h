@@ -1,0 +1,16 @@
+// Renders an experiment report as the benchmark's text table or as Markdown.
+#pragma once
+
+#include <string>
+
+#include "prefixroute/experiment.h"
+
+namespace prefixroute {
+
+/// Plain-text table in the seed write-up's style, one row per policy.
+std::string format_text_table(const Scenario& scenario, const ExperimentReport& report);
+
+/// GitHub Markdown table of the same figures (used for the README).
+std::string format_markdown_table(const ExperimentReport& report);
+
+}  // namespace prefixroute
