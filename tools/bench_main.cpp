@@ -36,12 +36,14 @@ int main(int argc, char** argv) {
   bool markdown = false;
   bool print_schema = false;
   bool print_scenario = false;
+  bool print_fields = false;
   app.add_option("--scenario", scenario_path, "Scenario JSON file (missing keys take defaults)");
   app.add_option("--set", sets, "Override one scenario key: dotted.key=value (repeatable)")
       ->take_all();
   app.add_option("--json", json_path, "Where to write the results JSON ('' to skip)");
   app.add_flag("--markdown", markdown, "Also print the table as Markdown");
   app.add_flag("--schema", print_schema, "Print the scenario JSON Schema and exit");
+  app.add_flag("--fields", print_fields, "Print the scenario fields as a Markdown table and exit");
   app.add_flag("--print-scenario", print_scenario, "Print the resolved scenario and exit");
   try {
     app.parse(argc, argv);
@@ -52,6 +54,11 @@ int main(int argc, char** argv) {
 
   if (print_schema) {
     std::cout << prefixroute::scenario_json_schema() << "\n";
+    return 0;
+  }
+
+  if (print_fields) {
+    std::cout << prefixroute::format_fields_markdown();
     return 0;
   }
 

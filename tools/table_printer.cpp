@@ -2,7 +2,10 @@
 
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "prefixroute/policy_registry.h"
+#include "prefixroute/scenario.h"
 
 namespace prefixroute {
 namespace {
@@ -58,6 +61,37 @@ std::string format_markdown_table(const ExperimentReport& report) {
     out += printf_string("| %s | %.1f ms | %.1f ms | %.1f%% | %s | %.2f |\n", label_of(o.policy).c_str(),
                          s.mean_ttft_ms, s.p99_ttft_ms, s.hit_rate * 100,
                          with_thousands(s.prefill_tokens).c_str(), s.imbalance);
+  }
+  return out;
+}
+
+std::string format_fields_markdown() {
+  // Defaults come from the canonical JSON of the reference scenario, so the
+  // table shows exactly what a results file echoes.
+  const auto defaults = nlohmann::json::parse(scenario_to_json(Scenario::reference()));
+  std::string out = "| Key | Default | Allowed | Meaning |\n|---|---|---|---|\n";
+  for (const FieldSpec& f : scenario_fields()) {
+    nlohmann::json value = defaults;
+    std::string key(f.key);
+    std::size_t start = 0;
+    for (std::size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1)
+      value = value[key.substr(start, dot - start)];
+    value = value[key.substr(start)];
+    std::string allowed;
+    if (f.kind == FieldKind::PolicyList) {
+      for (const auto& info : policy_catalogue())
+        allowed += (allowed.empty() ? "" : ", ") + std::string("`") + std::string(info.name) + "`";
+      allowed += " or `all`";
+    } else {
+      const nlohmann::json lo = f.min, hi = f.max;
+      allowed = std::string(f.kind == FieldKind::Integer ? "integer " : "number ") + "[" +
+                (f.kind == FieldKind::Integer ? std::to_string(static_cast<unsigned long long>(f.min)) : lo.dump()) +
+                ", " +
+                (f.kind == FieldKind::Integer ? std::to_string(static_cast<unsigned long long>(f.max)) : hi.dump()) +
+                "]";
+      if (!f.unit.empty()) allowed += " " + std::string(f.unit);
+    }
+    out += "| `" + key + "` | `" + value.dump() + "` | " + allowed + " | " + std::string(f.description) + " |\n";
   }
   return out;
 }

@@ -13,4 +13,7 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
 /// GitHub Markdown table of the same figures (used for the README).
 std::string format_markdown_table(const ExperimentReport& report);
 
+/// Markdown table of every scenario field: key, default, allowed range, unit, meaning.
+std::string format_fields_markdown();
+
 }  // namespace prefixroute

@@ -64,8 +64,9 @@ std::size_t Affinity::choose(TokenSpan tokens, std::span<const Replica> replicas
 
 std::size_t AffinityBalanced::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
   const Tick min_wait = replicas[least_loaded_index(replicas, now)].projected_wait(now);
-  const std::size_t chosen =
-      longest_prefix_index(tokens, replicas, now, min_wait + load_slack_, start_);
+  // Saturate: w_min + slack beyond the Tick range means no limit (it must not wrap).
+  const Tick limit = load_slack_ > INT64_MAX - min_wait ? INT64_MAX : min_wait + load_slack_;
+  const std::size_t chosen = longest_prefix_index(tokens, replicas, now, limit, start_);
   start_ = chosen + 1;
   return chosen;
 }

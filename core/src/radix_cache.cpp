@@ -144,6 +144,7 @@ RadixCache::InsertResult RadixCache::insert(TokenSpan tokens) {
       node.last_access = clock_;
       add_child(current, leaf);
       refresh_candidate(current);  // the parent is no longer a leaf
+      refresh_candidate(leaf);
       result.inserted_tokens = tokens.size() - pos;
       size_ += result.inserted_tokens;
       current = leaf;

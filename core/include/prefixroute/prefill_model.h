@@ -12,7 +12,7 @@ namespace prefixroute {
 /// attention over a long cached context is not charged).
 /// Invariant: tokens_per_s is finite and > 0 (validated with the scenario).
 struct PrefillModel {
-  double tokens_per_s = 40000.0;
+  double tokens_per_s = 11000.0;  // reference scenario's calibrated rate
 
   Tick prefill_ticks(std::uint64_t uncached_tokens) const;
 };

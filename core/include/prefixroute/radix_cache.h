@@ -75,7 +75,7 @@ namespace prefixroute {
 class RadixCache {
  public:
   /// Default hit count from which a node is protected.
-  static constexpr std::uint32_t kDefaultProtectAfterHits = 16;
+  static constexpr std::uint32_t kDefaultProtectAfterHits = 32;
 
   struct InsertResult {
     std::size_t cached_tokens = 0;   ///< leading tokens that were already cached

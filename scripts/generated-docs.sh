@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Regenerates (--write) or verifies (--check) every figure the repository
+# publishes from the benchmark: docs/results.json and the README's tables
+# between <!-- generated:NAME --> and <!-- /generated:NAME --> markers.
+# --check fails when a committed figure differs from what the code produces,
+# so the README can never drift from the command it cites.
+#
+#   bash scripts/generated-docs.sh --write [BENCH_BINARY]
+#   bash scripts/generated-docs.sh --check [BENCH_BINARY]
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+export ROOT
+mode=${1:?usage: generated-docs.sh --write|--check [bench-binary]}
+bench=${2:-$ROOT/build/native/tools/prefixroute-bench}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+build_dir=$(dirname "$(dirname "$bench")")
+
+# Each generated section's text, from the command the README shows beside it.
+"$bench" --json "$tmp/results.json" --markdown >"$tmp/reference.out"   # npm run bench -- --markdown
+grep '^|' "$tmp/reference.out" >"$tmp/reference.md"
+# Same scenario, other seeds: how much of the table is the seed's luck.
+for seed in 1 2 3 4 5; do
+  "$bench" --json "$tmp/seed-$seed.json" --set seed=$seed >/dev/null
+done
+node - "$tmp" >"$tmp/seeds.md" <<'JS'
+const fs = require("fs");
+const tmp = process.argv[2];
+const runs = [1, 2, 3, 4, 5].map((s) => JSON.parse(fs.readFileSync(`${tmp}/seed-${s}.json`, "utf8")));
+let out = "| Policy | " + runs.map((r) => `seed ${r.scenario.seed}`).join(" | ") + " |\n";
+out += "|---|" + runs.map(() => "---|").join("") + "\n";
+for (const [i, row] of runs[0].results.entries()) {
+  const cells = runs.map((r) => {
+    const x = r.results[i];
+    return `${x.mean_ttft_ms.toFixed(1)} / ${x.p99_ttft_ms.toFixed(1)} ms, ${(x.hit_rate * 100).toFixed(1)}%`;
+  });
+  out += `| ${row.label} | ${cells.join(" | ")} |\n`;
+}
+process.stdout.write(out);
+JS
+"$bench" --fields >"$tmp/fields.md"                                    # npm run bench -- --fields
+{ echo '```text'; "$build_dir/examples/quickstart"; echo '```'; } >"$tmp/quickstart-output.md"
+
+render() {  # README with every generated section replaced by fresh output
+  node - "$ROOT/README.md" "$tmp" <<'JS'
+const fs = require("fs");
+const [readmePath, tmp] = process.argv.slice(2);
+const readme = fs.readFileSync(readmePath, "utf8");
+let out = readme.replace(/(<!-- example: ([\w./-]+) -->\n)```(\w+)\n[\s\S]*?```/g,
+  (_, marker, file, lang) => `${marker}\`\`\`${lang}\n${fs.readFileSync(`${process.env.ROOT}/${file}`, "utf8")}\`\`\``);
+out = out.replace(/<!-- generated:([\w-]+) -->\n[\s\S]*?<!-- \/generated:\1 -->/g,
+  (_, name) => `<!-- generated:${name} -->\n${fs.readFileSync(`${tmp}/${name}.md`, "utf8")}<!-- /generated:${name} -->`);
+process.stdout.write(out);
+JS
+}
+
+case "$mode" in
+  --write)
+    mkdir -p "$ROOT/docs"
+    cp "$tmp/results.json" "$ROOT/docs/results.json"
+    render >"$tmp/README.md" && cp "$tmp/README.md" "$ROOT/README.md"
+    echo "updated docs/results.json and README.md tables"
+    ;;
+  --check)
+    status=0
+    if ! cmp -s "$tmp/results.json" "$ROOT/docs/results.json"; then
+      echo "docs/results.json is stale: run npm run docs" >&2; status=1
+    fi
+    render >"$tmp/README.md"
+    if ! cmp -s "$tmp/README.md" "$ROOT/README.md"; then
+      echo "README.md tables are stale: run npm run docs" >&2
+      diff "$ROOT/README.md" "$tmp/README.md" >&2 || true
+      status=1
+    fi
+    [ $status -eq 0 ] && echo "generated docs are up to date"
+    exit $status
+    ;;
+  *) echo "unknown mode $mode" >&2; exit 2 ;;
+esac

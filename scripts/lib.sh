@@ -1,0 +1,45 @@
+# Shared helpers for the project's scripts. Source it; do not run it.
+# Every script installs what it needs when missing and skips what is present,
+# so the README's commands work on a fresh Debian 12 machine (as root).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export ROOT
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# ensure_apt PKG... : installs the Debian packages that are not installed yet.
+ensure_apt() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Native C++ toolchain and libraries.
+ensure_native_deps() {
+  ensure_apt g++ cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+}
+
+# npm packages from package-lock.json, when node_modules is missing or stale.
+ensure_npm_deps() {
+  cd "$ROOT"
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    log "npm ci"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+}
+
+# Configures (once) and builds a CMake preset.
+build_preset() {
+  local preset=$1
+  cd "$ROOT"
+  [ -f "build/$preset/build.ninja" ] || cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset"
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Command-line behaviour of prefixroute-bench: exit codes and error messages.
+#   bench_cli_test.sh PATH/TO/prefixroute-bench
+set -uo pipefail
+bench=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+# expect NAME EXPECTED_EXIT PATTERN -- ARGS...: runs the bench, checks exit code and output.
+expect() {
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  local out code
+  out=$("$bench" "$@" 2>&1)
+  code=$?
+  if [ "$code" -eq "$want" ] && grep -qE -- "$pattern" <<<"$out"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %s: exit %s (want %s), output:\n%s\n' "$name" "$code" "$want" "$out"
+  fi
+}
+
+expect zero_replicas 2 'cluster\.replicas: must be an integer in \[1, 4096\]' -- --json '' --set cluster.replicas=0
+expect unknown_key 2 'workload\.bogus: unknown key' -- --json '' --set workload.bogus=3
+expect several_errors_at_once 2 'workload\.requests.*' -- --json '' --set workload.requests=-1 --set workload.zipf_s=nan
+expect nan_is_refused 2 'workload\.zipf_s: must be a number in \[0, 10\]; got "nan"' -- --json '' --set workload.zipf_s=nan
+expect set_without_equals 2 'expected key=value' -- --json '' --set cluster.replicas
+expect missing_scenario_file 1 'cannot read scenario file' -- --json '' --scenario "$tmp/nope.json"
+printf '{"workload": {"requests": 50' >"$tmp/broken.json"
+expect malformed_scenario_file 2 '\(document\): .*parse error' -- --json '' --scenario "$tmp/broken.json"
+printf '{"workload": {"requests": 200}, "policies": ["affinity"]}' >"$tmp/small.json"
+expect small_scenario_runs 0 '^affinity ' -- --json "$tmp/out.json" --scenario "$tmp/small.json"
+if grep -q '"requests": 200' "$tmp/out.json" 2>/dev/null; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL results JSON does not echo the scenario"; fi
+expect set_overrides_file 0 'trace: 300 requests' -- --json '' --scenario "$tmp/small.json" --set workload.requests=300
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
