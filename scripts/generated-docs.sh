@@ -39,7 +39,17 @@ for (const [i, row] of runs[0].results.entries()) {
 }
 process.stdout.write(out);
 JS
-"$bench" --fields >"$tmp/fields.md"                                    # npm run bench -- --fields
+"$bench" --fields >"$tmp/fields.md"
+
+# The real trace, when the shared folder is beside the repository (as in CI).
+trace_file="$ROOT/../shared/traces/mooncake_conversation_trace.jsonl"
+if [ -f "$trace_file" ]; then
+  "$bench" --json '' --markdown --trace "$trace_file" --set cluster.replicas=8 \
+    --set cluster.cache_tokens=1000000 | grep '^|' >"$tmp/conversation-trace.md"
+else
+  echo "note: $trace_file not found; keeping the README's conversation-trace table as it is" >&2
+  node -e 'const t=require("fs").readFileSync(process.argv[1],"utf8");const m=t.match(/<!-- generated:conversation-trace -->\n([\s\S]*?)<!-- \/generated:conversation-trace -->/);process.stdout.write(m?m[1]:"")' "$ROOT/README.md" >"$tmp/conversation-trace.md"
+fi                                    # npm run bench -- --fields
 { echo '```text'; "$build_dir/examples/quickstart"; echo '```'; } >"$tmp/quickstart-output.md"
 
 render() {  # README with every generated section replaced by fresh output

@@ -13,6 +13,7 @@
 
 #include "prefixroute/experiment.h"
 #include "prefixroute/scenario.h"
+#include "prefixroute/trace_reader.h"
 #include "table_printer.h"
 
 namespace {
@@ -26,11 +27,46 @@ bool read_file(const std::string& path, std::string& text) {
   return true;
 }
 
+// Reads the trace with the scenario's trace settings and records the file's
+// name, line count and content hash in the scenario. On failure returns null
+// and a message listing the problems.
+std::unique_ptr<prefixroute::BlockTrace> load_trace(const std::string& path, const std::string& text,
+                                                    prefixroute::Scenario& scenario, std::string& problem) {
+  prefixroute::TraceReadOptions options;
+  options.block_size = scenario.trace.block_size;
+  options.time_scale = scenario.trace.time_scale;
+  options.limit = scenario.trace.limit;
+  options.on_error = scenario.trace.on_error == "skip" ? prefixroute::TraceReadOptions::OnError::Skip
+                                                      : prefixroute::TraceReadOptions::OnError::Stop;
+  prefixroute::TraceReadResult result = prefixroute::read_trace(text, options);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(result.content_hash));
+  if (!scenario.trace.content_hash.empty() && scenario.trace.content_hash != hex) {
+    problem = "error: trace.content_hash: the scenario expects " + scenario.trace.content_hash + " but " +
+              path + " hashes to " + hex + " (a different file or version)\n";
+    return nullptr;
+  }
+  if (!result.ok()) {
+    problem = "error: cannot replay trace " + path + ":\n" + result.error_text();
+    if (options.on_error == prefixroute::TraceReadOptions::OnError::Stop)
+      problem += "(use --set trace.on_error=skip to skip bad lines; they are counted)\n";
+    return nullptr;
+  }
+  if (result.bad_lines > 0)
+    std::cerr << "warning: skipped " << result.bad_lines << " bad lines of " << path << ":\n" << result.error_text();
+  scenario.trace.name = std::filesystem::path(path).filename().string().substr(0, 256);
+  scenario.trace.lines = result.lines;
+  scenario.trace.skipped_lines = result.bad_lines;
+  scenario.trace.content_hash = hex;
+  return std::move(result.trace);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"prefixroute reference benchmark: every routing policy on one multi-tenant trace"};
   std::string scenario_path;
+  std::string trace_path;
   std::vector<std::string> sets;
   std::string json_path = "docs/results.json";
   bool markdown = false;
@@ -38,6 +74,8 @@ int main(int argc, char** argv) {
   bool print_scenario = false;
   bool print_fields = false;
   app.add_option("--scenario", scenario_path, "Scenario JSON file (missing keys take defaults)");
+  app.add_option("--trace", trace_path,
+                 "Replay a Mooncake-format JSONL trace instead of the synthetic workload");
   app.add_option("--set", sets, "Override one scenario key: dotted.key=value (repeatable)")
       ->take_all();
   app.add_option("--json", json_path, "Where to write the results JSON ('' to skip)");
@@ -76,20 +114,38 @@ int main(int argc, char** argv) {
     }
     overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
   }
-  const prefixroute::ScenarioParse parsed = prefixroute::parse_scenario(text, overrides);
+  prefixroute::ScenarioParse parsed = prefixroute::parse_scenario(text, overrides);
   if (!parsed.ok()) {
     std::cerr << "error: invalid scenario" << (scenario_path.empty() ? "" : " " + scenario_path)
               << ":\n";
     for (const auto& e : parsed.errors) std::cerr << "  " << e.field << ": " << e.message << "\n";
     return 2;
   }
-  const prefixroute::Scenario& scenario = parsed.scenario;
+  prefixroute::Scenario& scenario = parsed.scenario;
+  std::unique_ptr<prefixroute::BlockTrace> trace;
+  if (!trace_path.empty()) {
+    std::string trace_text;
+    if (!read_file(trace_path, trace_text)) {
+      std::cerr << "error: cannot read trace file " << trace_path << "\n";
+      return 1;
+    }
+    std::string problem;
+    trace = load_trace(trace_path, trace_text, scenario, problem);
+    if (!trace) {
+      std::cerr << problem;
+      return 2;
+    }
+  } else if (scenario.replays_trace()) {
+    std::cerr << "error: the scenario replays trace \"" << scenario.trace.name
+              << "\"; give the file with --trace FILE\n";
+    return 2;
+  }
   if (print_scenario) {
     std::cout << prefixroute::scenario_to_json(scenario, 2) << "\n";
     return 0;
   }
 
-  const prefixroute::ExperimentReport report = prefixroute::run_experiment(scenario);
+  const prefixroute::ExperimentReport report = prefixroute::run_experiment(scenario, {}, trace.get());
   std::cout << prefixroute::format_text_table(scenario, report);
   if (markdown) std::cout << "\n" << prefixroute::format_markdown_table(report);
 

@@ -26,6 +26,10 @@ std::string printf_string(const char* format, auto... args) {
   return buffer;
 }
 
+double share_of_ideal(double hit_rate, const ExperimentReport& report) {
+  return report.ideal.hit_rate > 0 ? hit_rate / report.ideal.hit_rate : 0.0;
+}
+
 std::string label_of(const std::string& policy) {
   for (const auto& info : policy_catalogue())
     if (info.name == policy) return std::string(info.label);
@@ -36,31 +40,53 @@ std::string label_of(const std::string& policy) {
 
 std::string format_text_table(const Scenario& scenario, const ExperimentReport& report) {
   const auto& w = scenario.workload;
-  std::string out = printf_string(
-      "trace: %llu requests, %u tenants, %u replicas, %llu token cache per replica (seed %llu)\n",
-      static_cast<unsigned long long>(report.requests), w.tenants, scenario.cluster.replicas,
-      static_cast<unsigned long long>(scenario.cluster.cache_tokens),
-      static_cast<unsigned long long>(scenario.seed));
+  std::string out =
+      scenario.replays_trace()
+          ? printf_string("trace: %s, %llu requests, %llu prompt tokens, %u replicas, %llu token cache per replica\n",
+                          scenario.trace.name.c_str(), static_cast<unsigned long long>(report.requests),
+                          static_cast<unsigned long long>(report.prompt_tokens), scenario.cluster.replicas,
+                          static_cast<unsigned long long>(scenario.cluster.cache_tokens))
+          : printf_string("trace: %llu requests, %u tenants, %u replicas, %llu token cache per replica (seed %llu)\n",
+                          static_cast<unsigned long long>(report.requests), w.tenants, scenario.cluster.replicas,
+                          static_cast<unsigned long long>(scenario.cluster.cache_tokens),
+                          static_cast<unsigned long long>(scenario.seed));
   for (const PolicyOutcome& o : report.outcomes) {
     const RunSummary& s = o.summary;
     out += printf_string(
         "%-18s mean_ttft=%7.1f ms  p50=%7.1f ms  p90=%7.1f ms  p99_ttft=%7.1f ms  prefill_tokens=%13s  "
-        "hit_rate=%5.1f%%  imbalance=%.2f\n",
+        "hit_rate=%5.1f%% (%5.1f%% of ideal)  imbalance=%.2f\n",
         o.policy.c_str(), s.mean_ttft_ms, s.p50_ttft_ms, s.p90_ttft_ms, s.p99_ttft_ms,
-        with_thousands(s.prefill_tokens).c_str(), s.hit_rate * 100, s.imbalance);
+        with_thousands(s.prefill_tokens).c_str(), s.hit_rate * 100,
+        share_of_ideal(s.hit_rate, report) * 100, s.imbalance);
+  }
+  if (!report.cancelled) {
+    out += printf_string("%-18s one unbounded cache:            prefill_tokens=%13s  hit_rate=%5.1f%%\n",
+                         "bound: ideal", with_thousands(report.ideal.prefill_tokens).c_str(),
+                         report.ideal.hit_rate * 100);
+    out += printf_string("%-18s one cache of %-11s tokens: prefill_tokens=%13s  hit_rate=%5.1f%%\n",
+                         "bound: pooled", with_thousands(report.pooled.capacity_tokens).c_str(),
+                         with_thousands(report.pooled.prefill_tokens).c_str(), report.pooled.hit_rate * 100);
   }
   return out;
 }
 
 std::string format_markdown_table(const ExperimentReport& report) {
   std::string out =
-      "| Policy | Mean TTFT | p99 TTFT | Prefix cache hit rate | Prefill tokens | Imbalance |\n"
-      "|---|---|---|---|---|---|\n";
+      "| Policy | Mean TTFT | p99 TTFT | Prefix cache hit rate | Share of ideal | Prefill tokens | Imbalance |\n"
+      "|---|---|---|---|---|---|---|\n";
   for (const PolicyOutcome& o : report.outcomes) {
     const RunSummary& s = o.summary;
-    out += printf_string("| %s | %.1f ms | %.1f ms | %.1f%% | %s | %.2f |\n", label_of(o.policy).c_str(),
-                         s.mean_ttft_ms, s.p99_ttft_ms, s.hit_rate * 100,
+    out += printf_string("| %s | %.1f ms | %.1f ms | %.1f%% | %.1f%% | %s | %.2f |\n", label_of(o.policy).c_str(),
+                         s.mean_ttft_ms, s.p99_ttft_ms, s.hit_rate * 100, share_of_ideal(s.hit_rate, report) * 100,
                          with_thousands(s.prefill_tokens).c_str(), s.imbalance);
+  }
+  if (!report.cancelled) {
+    out += printf_string("| *Bound: ideal (one unbounded cache)* | | | %.1f%% | 100%% | %s | |\n",
+                         report.ideal.hit_rate * 100, with_thousands(report.ideal.prefill_tokens).c_str());
+    out += printf_string("| *Bound: pooled (one %s-token cache)* | | | %.1f%% | %.1f%% | %s | |\n",
+                         with_thousands(report.pooled.capacity_tokens).c_str(), report.pooled.hit_rate * 100,
+                         share_of_ideal(report.pooled.hit_rate, report) * 100,
+                         with_thousands(report.pooled.prefill_tokens).c_str());
   }
   return out;
 }
@@ -78,7 +104,9 @@ std::string format_fields_markdown() {
       value = value[key.substr(start, dot - start)];
     value = value[key.substr(start)];
     std::string allowed;
-    if (f.kind == FieldKind::PolicyList) {
+    if (f.kind == FieldKind::Text) {
+      allowed = f.choices.empty() ? "text" : "one of `" + std::string(f.choices) + "`";
+    } else if (f.kind == FieldKind::PolicyList) {
       for (const auto& info : policy_catalogue())
         allowed += (allowed.empty() ? "" : ", ") + std::string("`") + std::string(info.name) + "`";
       allowed += " or `all`";

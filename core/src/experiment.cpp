@@ -1,19 +1,25 @@
 #include "prefixroute/experiment.h"
 
 #include <cstdio>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "prefixroute/policy_registry.h"
+#include "prefixroute/workload.h"
 
 namespace prefixroute {
 
-ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress) {
+ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,
+                                const RequestTrace* replay) {
   ExperimentReport report;
-  const Workload workload = generate_workload(scenario.workload, scenario.seed);
-  report.requests = workload.requests().size();
+  std::optional<Workload> generated;
+  if (replay == nullptr) generated.emplace(generate_workload(scenario.workload, scenario.seed));
+  const RequestTrace& workload = replay != nullptr ? *replay : *generated;
+  report.requests = workload.size();
   report.prompt_tokens = workload.total_prompt_tokens();
   report.fingerprint = workload.fingerprint();
-  for (std::size_t p = 0; p < scenario.policies.size(); ++p) {
+  const std::size_t phases = scenario.policies.size();
+  for (std::size_t p = 0; p < phases; ++p) {
     auto policy = make_policy(scenario.policies[p], scenario);
     ProgressCallback per_run;
     if (progress) {
@@ -33,6 +39,19 @@ ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgre
     outcome.summary = summarize(outcome.run);
     report.outcomes.push_back(std::move(outcome));
   }
+  if (report.cancelled) return report;
+  // The bounds run without routing; they report progress as whole phases.
+  if (progress && !progress(phases, 0, report.requests)) {
+    report.cancelled = true;
+    return report;
+  }
+  report.ideal = ideal_bound(workload);
+  if (progress && !progress(phases + 1, 0, report.requests)) {
+    report.cancelled = true;
+    return report;
+  }
+  report.pooled = single_cache_bound(
+      workload, scenario.cluster.cache_tokens * scenario.cluster.replicas, scenario.cluster.protect_after_hits);
   return report;
 }
 
@@ -46,6 +65,14 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
   doc["workload"] = Json{{"requests", report.requests},
                          {"prompt_tokens", report.prompt_tokens},
                          {"fingerprint", hex}};
+  auto bound_json = [](const CacheBound& b) {
+    return Json{{"capacity_tokens", b.capacity_tokens},
+                {"hit_rate", b.hit_rate},
+                {"cached_tokens", b.cached_tokens},
+                {"prefill_tokens", b.prefill_tokens}};
+  };
+  if (!report.cancelled)
+    doc["bounds"] = Json{{"ideal", bound_json(report.ideal)}, {"pooled", bound_json(report.pooled)}};
   Json results = Json::array();
   for (const PolicyOutcome& o : report.outcomes) {
     std::string label = o.policy;
@@ -61,6 +88,7 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
     row["p99_ttft_ms"] = s.p99_ttft_ms;
     row["max_ttft_ms"] = s.max_ttft_ms;
     row["hit_rate"] = s.hit_rate;
+    row["hit_share_of_ideal"] = report.ideal.hit_rate > 0 ? s.hit_rate / report.ideal.hit_rate : 0.0;
     row["prompt_tokens"] = s.prompt_tokens;
     row["prefill_tokens"] = s.prefill_tokens;
     row["cached_tokens"] = s.cached_tokens;

@@ -63,6 +63,19 @@ const std::vector<Field>& fields() {
                "A cache node reused this many times is evicted only after unprotected ones "
                "(0 = no protection).",
                cluster.protect_after_hits, std::uint32_t),
+      PR_FIELD("trace.block_size", Integer, 1, 1048576, "tokens",
+               "Tokens per block id in the replayed trace (Mooncake: 512).", trace.block_size,
+               std::uint32_t),
+      PR_FIELD("trace.time_scale", Number, 1e-6, 1e6, "",
+               "Arrival time = trace timestamp x time_scale (2 = half the rate).", trace.time_scale,
+               double),
+      PR_FIELD("trace.limit", Integer, 0, 1e9, "requests",
+               "Replay only the first this many requests (0 = all).", trace.limit, std::uint64_t),
+      PR_FIELD("trace.lines", Integer, 0, 1e12, "lines", "Lines read from the trace file (recorded).",
+               trace.lines, std::uint64_t),
+      PR_FIELD("trace.skipped_lines", Integer, 0, 1e12, "lines",
+               "Bad lines skipped under on_error = skip (recorded).", trace.skipped_lines,
+               std::uint64_t),
       PR_FIELD("affinity_balanced.load_slack_s", Number, 0, 3600, "s",
                "AffinityBalanced prefers cache only among replicas whose wait is within this "
                "of the least busy one.",
@@ -73,8 +86,62 @@ const std::vector<Field>& fields() {
 
 #undef PR_FIELD
 
+// Text fields: a spec and a reference to the member it sets.
+constexpr std::size_t kMaxTextLength = 256;
+
+struct TextAccess {
+  FieldSpec spec;
+  std::string& (*ref)(Scenario&);
+  const std::string& (*cref)(const Scenario&);
+};
+
+const std::vector<TextAccess>& text_fields() {
+  static const std::vector<TextAccess> table = {
+      {FieldSpec{"trace.on_error", FieldKind::Text, 0, 0, "",
+                 "On a bad trace line: stop with its message, or skip it (bad lines are counted).",
+                 "stop,skip"},
+       [](Scenario& s) -> std::string& { return s.trace.on_error; },
+       [](const Scenario& s) -> const std::string& { return s.trace.on_error; }},
+      {FieldSpec{"trace.name", FieldKind::Text, 0, 0, "",
+                 "File name of the replayed trace (recorded; empty = synthetic workload)."},
+       [](Scenario& s) -> std::string& { return s.trace.name; },
+       [](const Scenario& s) -> const std::string& { return s.trace.name; }},
+      {FieldSpec{"trace.content_hash", FieldKind::Text, 0, 0, "",
+                 "FNV-1a 64 of the trace file's bytes, 16 hex digits (recorded; a given hash must "
+                 "match the file)."},
+       [](Scenario& s) -> std::string& { return s.trace.content_hash; },
+       [](const Scenario& s) -> const std::string& { return s.trace.content_hash; }},
+  };
+  return table;
+}
+
 const FieldSpec kPoliciesSpec{"policies", FieldKind::PolicyList, 0, 0, "",
                               "Policies to run, in report order (or \"all\")."};
+
+// "" when `value` is acceptable for text field `spec`, else what is allowed.
+std::string check_text(const FieldSpec& spec, const std::string& value) {
+  if (value.size() > kMaxTextLength)
+    return "must be at most " + std::to_string(kMaxTextLength) + " characters; got " +
+           std::to_string(value.size());
+  for (const char c : value)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return "must not contain control characters";
+  if (!spec.choices.empty()) {
+    std::string_view rest = spec.choices;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      if (rest.substr(0, comma) == value) return "";
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    return "must be one of " + std::string(spec.choices) + "; got \"" + value.substr(0, 40) + "\"";
+  }
+  if (spec.key == "trace.content_hash" && !value.empty()) {
+    bool hex = value.size() == 16;
+    for (const char c : value) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+    if (!hex) return "must be 16 lowercase hex digits (or empty)";
+  }
+  return "";
+}
 
 std::string format_number(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e18) {
@@ -227,24 +294,22 @@ void read_policies(const Json& value, Scenario& scenario, std::vector<FieldError
 // Group name -> keys allowed in it, derived from the field table.
 std::vector<std::string> keys_of_group(std::string_view group) {
   std::vector<std::string> keys;
-  for (const Field& f : fields()) {
-    const auto dot = f.spec.key.find('.');
-    if (dot != std::string_view::npos && f.spec.key.substr(0, dot) == group)
-      keys.emplace_back(f.spec.key.substr(dot + 1));
+  for (const FieldSpec& f : scenario_fields()) {
+    const auto dot = f.key.find('.');
+    if (dot != std::string_view::npos && f.key.substr(0, dot) == group)
+      keys.emplace_back(f.key.substr(dot + 1));
   }
   return keys;
 }
 
 std::vector<std::string> top_level_keys() {
   std::vector<std::string> keys{"schema_version"};
-  for (const Field& f : fields()) {
-    const auto dot = f.spec.key.find('.');
-    std::string top(f.spec.key.substr(0, dot));
+  for (const FieldSpec& f : scenario_fields()) {
+    std::string top(f.key.substr(0, f.key.find('.')));
     bool seen = false;
     for (const auto& k : keys) seen = seen || k == top;
     if (!seen) keys.push_back(top);
   }
-  keys.emplace_back("policies");
   return keys;
 }
 
@@ -301,8 +366,11 @@ void apply_override(Json& doc, const Override& o, std::vector<FieldError>& error
     errors.push_back({key.empty() ? "(override)" : key, "malformed key; use dotted keys such as workload.requests"});
     return;
   }
-  Json value = Json::parse(o.second, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = o.second;  // plain text: a string
+  // Same size and depth limits as a document: an unchecked deeply nested value
+  // overflowed the stack when an error message dumped it.
+  Json value;
+  std::string not_json;
+  if (!parse_json(o.second, value, not_json)) value = o.second;  // plain text: a string
   Json* node = &doc;
   std::string_view rest = key;
   while (true) {
@@ -376,6 +444,7 @@ const std::vector<FieldSpec>& scenario_fields() {
   static const std::vector<FieldSpec> specs = [] {
     std::vector<FieldSpec> out;
     for (const Field& f : fields()) out.push_back(f.spec);
+    for (const TextAccess& t : text_fields()) out.push_back(t.spec);
     out.push_back(kPoliciesSpec);
     return out;
   }();
@@ -388,6 +457,10 @@ std::vector<FieldError> validate(const Scenario& scenario) {
     const double v = f.get(scenario);
     if (!std::isfinite(v) || v < f.spec.min || v > f.spec.max)
       errors.push_back({std::string(f.spec.key), allowed_text(f.spec) + "; got " + format_number(v)});
+  }
+  for (const TextAccess& t : text_fields()) {
+    const std::string problem = check_text(t.spec, t.cref(scenario));
+    if (!problem.empty()) errors.push_back({std::string(t.spec.key), problem});
   }
   check_cross_fields(scenario, errors);
   return errors;
@@ -430,6 +503,18 @@ ScenarioParse parse_scenario(std::string_view json_text, const std::vector<Overr
       errors.push_back({std::string(f.spec.key), error});
     }
   }
+  for (const TextAccess& t : text_fields()) {
+    const Json* value = find_dotted(doc, t.spec.key);
+    if (value == nullptr) continue;
+    if (!value->is_string()) {
+      errors.push_back({std::string(t.spec.key), "must be a string; got " + describe(*value)});
+      continue;
+    }
+    const std::string text = value->get<std::string>();
+    const std::string problem = check_text(t.spec, text);
+    if (problem.empty()) t.ref(result.scenario) = text;
+    else errors.push_back({std::string(t.spec.key), problem});
+  }
   if (const Json* policies = find_dotted(doc, "policies")) read_policies(*policies, result.scenario, errors);
   if (errors.empty()) check_cross_fields(result.scenario, errors);
   return result;
@@ -451,6 +536,10 @@ Json scenario_json(const Scenario& scenario) {
     } else {
       slot = v;
     }
+  }
+  for (const TextAccess& t : text_fields()) {
+    const auto dot = t.spec.key.find('.');
+    doc[std::string(t.spec.key.substr(0, dot))][std::string(t.spec.key.substr(dot + 1))] = t.cref(scenario);
   }
   doc["policies"] = scenario.policies;
   return doc;
@@ -490,6 +579,27 @@ std::string scenario_json_schema() {
       group["additionalProperties"] = false;
       group["properties"][std::string(f.spec.key.substr(dot + 1))] = prop;
     }
+  }
+  for (const TextAccess& t : text_fields()) {
+    Json prop = Json::object();
+    prop["type"] = "string";
+    prop["maxLength"] = kMaxTextLength;
+    if (!t.spec.choices.empty()) {
+      Json choices = Json::array();
+      std::string_view rest = t.spec.choices;
+      while (true) {
+        const auto comma = rest.find(',');
+        choices.push_back(std::string(rest.substr(0, comma)));
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+      prop["enum"] = choices;
+    }
+    prop["default"] = t.cref(defaults);
+    prop["description"] = t.spec.description;
+    const auto dot = t.spec.key.find('.');
+    Json& group = props[std::string(t.spec.key.substr(0, dot))];
+    group["properties"][std::string(t.spec.key.substr(dot + 1))] = prop;
   }
   Json names = Json::array();
   for (const auto& info : policy_catalogue()) names.push_back(info.name);

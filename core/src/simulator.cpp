@@ -2,7 +2,7 @@
 
 namespace prefixroute {
 
-SimulationRun simulate(const Workload& workload, const ClusterConfig& cluster,
+SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster,
                        RoutingPolicy& policy, const ProgressCallback& progress,
                        std::uint64_t progress_every) {
   std::vector<Replica> replicas;
@@ -10,19 +10,19 @@ SimulationRun simulate(const Workload& workload, const ClusterConfig& cluster,
   for (std::uint32_t i = 0; i < cluster.replicas; ++i)
     replicas.emplace_back(RadixCache(cluster.cache_tokens, cluster.protect_after_hits));
 
-  const auto& requests = workload.requests();
+  const std::size_t n = trace.size();
   SimulationRun run;
-  run.ttft.reserve(requests.size());
-  run.replica_of.reserve(requests.size());
-  run.cached_of.reserve(requests.size());
+  run.ttft.reserve(n);
+  run.replica_of.reserve(n);
+  run.cached_of.reserve(n);
   std::vector<Token> prompt;
-  for (std::size_t i = 0; i < requests.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     if (progress && i > 0 && i % progress_every == 0 && !progress(i)) {
       run.cancelled = true;
       break;
     }
-    workload.materialize(i, prompt);
-    const Tick now = requests[i].arrival;
+    trace.materialize(i, prompt);
+    const Tick now = trace.arrival(i);
     const std::size_t chosen = policy.choose(prompt, replicas, now);
     const Replica::Admission a = replicas[chosen].admit(prompt, now, cluster.prefill);
     run.ttft.push_back(a.first_token - now);

@@ -21,31 +21,6 @@ std::uint64_t Workload::prompt_tokens(std::size_t i) const {
   return prefixes_[requests_[i].tenant].size() + requests_[i].turn_tokens;
 }
 
-std::uint64_t Workload::total_prompt_tokens() const {
-  std::uint64_t total = 0;
-  for (std::size_t i = 0; i < requests_.size(); ++i) total += prompt_tokens(i);
-  return total;
-}
-
-std::uint64_t Workload::fingerprint() const {
-  std::uint64_t h = 0xCBF29CE484222325ULL;
-  auto feed = [&h](std::uint64_t v) {
-    for (int b = 0; b < 8; ++b) {
-      h ^= (v >> (8 * b)) & 0xFF;
-      h *= 0x100000001B3ULL;
-    }
-  };
-  std::vector<Token> prompt;
-  for (std::size_t i = 0; i < requests_.size(); ++i) {
-    feed(static_cast<std::uint64_t>(requests_[i].arrival));
-    feed(requests_[i].tenant);
-    materialize(i, prompt);
-    feed(prompt.size());
-    for (Token t : prompt) feed(t);
-  }
-  return h;
-}
-
 Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed) {
   // Independent streams for tenants and requests, so changing the request
   // count does not change the tenants' prefixes (and vice versa).

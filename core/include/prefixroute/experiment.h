@@ -5,9 +5,11 @@
 //   { "schema": "prefixroute.results/1",
 //     "scenario": { ...canonical scenario, every field... },
 //     "workload": { "requests", "prompt_tokens", "fingerprint" (16 hex digits) },
+//     "bounds": { "ideal":  { "capacity_tokens", "hit_rate", "cached_tokens", "prefill_tokens" },
+//                 "pooled": { same } },
 //     "results": [ { "policy", "label", "mean_ttft_ms", "p50_ttft_ms", "p90_ttft_ms",
-//                    "p99_ttft_ms", "max_ttft_ms", "hit_rate" (fraction), "prompt_tokens",
-//                    "prefill_tokens", "cached_tokens", "imbalance",
+//                    "p99_ttft_ms", "max_ttft_ms", "hit_rate" (fraction), "hit_share_of_ideal",
+//                    "prompt_tokens", "prefill_tokens", "cached_tokens", "imbalance",
 //                    "replicas": [ { "requests", "prefill_tokens", "cached_tokens", "work_ms" } ] } ] }
 // It holds no timestamps or timings, so equal scenarios give equal bytes on
 // every platform.
@@ -17,7 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "prefixroute/cache_bounds.h"
 #include "prefixroute/metrics.h"
+#include "prefixroute/request_trace.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/simulator.h"
 
@@ -34,16 +38,22 @@ struct ExperimentReport {
   std::uint64_t prompt_tokens = 0;
   std::uint64_t fingerprint = 0;
   std::vector<PolicyOutcome> outcomes;  ///< in the scenario's policy order
+  CacheBound ideal;                     ///< one unbounded cache
+  CacheBound pooled;                    ///< one cache of replicas x cache_tokens
   bool cancelled = false;
 };
 
-/// Progress of a whole experiment: policy index, requests done in it, requests
-/// per policy. Return false to cancel.
+/// Progress of a whole experiment: phase index (0..policies-1 for the
+/// policies, then policies and policies+1 for the ideal and pooled bounds),
+/// requests done in it, requests per phase. Return false to cancel.
 using ExperimentProgress =
     std::function<bool(std::size_t policy_index, std::uint64_t done, std::uint64_t total)>;
 
-/// Runs every policy of a valid scenario (see validate()) on one generated trace.
-ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress = {});
+/// Runs every policy of a valid scenario (see validate()) on one trace, then
+/// the two cache bounds. The trace is `replay` when given (a trace read for
+/// this scenario), else the synthetic workload generated from the scenario.
+ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress = {},
+                                const RequestTrace* replay = nullptr);
 
 /// The results JSON of a report (2-space indented, trailing newline).
 std::string results_to_json(const Scenario& scenario, const ExperimentReport& report);

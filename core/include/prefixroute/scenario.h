@@ -24,12 +24,30 @@ namespace prefixroute {
 
 inline constexpr int kScenarioVersion = 1;
 
+/// Replay of a recorded trace instead of the synthetic workload. The first
+/// four fields are settings; the others record which file
+/// was replayed (set by whoever reads the file; a given content_hash must
+/// match the file). With no trace (name empty) the synthetic workload runs.
+struct TraceSettings {
+  std::uint32_t block_size = 512;    ///< tokens per hash id (Mooncake: 512)
+  double time_scale = 1.0;           ///< arrival = timestamp x time_scale
+  std::uint64_t limit = 0;           ///< replay the first `limit` requests; 0 = all
+  std::string on_error = "stop";     ///< "stop" at a bad line, or "skip" it (counted)
+  std::string name;                  ///< file name of the replayed trace
+  std::uint64_t lines = 0;           ///< lines read from it
+  std::uint64_t skipped_lines = 0;   ///< bad lines skipped (on_error = "skip")
+  std::string content_hash;          ///< FNV-1a 64 of its bytes, 16 hex digits
+};
+
 struct Scenario {
   std::uint64_t seed = 42;
   WorkloadConfig workload;
   ClusterConfig cluster;
   std::vector<std::string> policies;  ///< policy names, in report order
   double affinity_balanced_load_slack_s = 0.05;
+  TraceSettings trace;
+
+  bool replays_trace() const { return !trace.name.empty(); }
 
   /// The reference scenario (the defaults): the seed write-up's setting.
   static Scenario reference();
@@ -67,7 +85,7 @@ std::vector<FieldError> validate(const Scenario& scenario);
 std::string scenario_to_json(const Scenario& scenario, int indent = -1);
 
 /// Kind of a scenario field, for the schema.
-enum class FieldKind { Integer, Number, PolicyList };
+enum class FieldKind { Integer, Number, Text, PolicyList };
 
 /// One entry of the schema's field table.
 struct FieldSpec {
@@ -77,6 +95,7 @@ struct FieldSpec {
   double max;
   std::string_view unit;
   std::string_view description;
+  std::string_view choices = {};  ///< Text fields: allowed values, comma-separated ("" = free text)
 };
 
 const std::vector<FieldSpec>& scenario_fields();

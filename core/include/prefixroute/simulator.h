@@ -20,7 +20,7 @@
 #include "prefixroute/prefill_model.h"
 #include "prefixroute/routing_policy.h"
 #include "prefixroute/time.h"
-#include "prefixroute/workload.h"
+#include "prefixroute/request_trace.h"
 
 namespace prefixroute {
 
@@ -52,7 +52,7 @@ struct SimulationRun {
 /// returning false cancels the run (the result has cancelled = true).
 using ProgressCallback = std::function<bool(std::uint64_t done)>;
 
-SimulationRun simulate(const Workload& workload, const ClusterConfig& cluster,
+SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster,
                        RoutingPolicy& policy, const ProgressCallback& progress = {},
                        std::uint64_t progress_every = 4096);
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "prefixroute/request_trace.h"
 #include "prefixroute/time.h"
 #include "prefixroute/token.h"
 
@@ -43,7 +44,7 @@ struct Request {
   std::uint64_t turn_seed = 0;  ///< seeds the turn's token ids
 };
 
-class Workload {
+class Workload final : public RequestTrace {
  public:
   Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<Request> requests,
            std::uint32_t vocab_size);
@@ -52,14 +53,12 @@ class Workload {
   const std::vector<Token>& tenant_prefix(std::uint32_t tenant) const { return prefixes_[tenant]; }
   std::uint32_t tenants() const { return static_cast<std::uint32_t>(prefixes_.size()); }
 
+  std::size_t size() const override { return requests_.size(); }
+  Tick arrival(std::size_t i) const override { return requests_[i].arrival; }
+  std::uint64_t prompt_tokens(std::size_t i) const override;
+  std::uint64_t output_tokens(std::size_t) const override { return 0; }
   /// Writes request i's prompt (prefix then turn) into `out`, replacing its contents.
-  void materialize(std::size_t i, std::vector<Token>& out) const;
-  std::uint64_t prompt_tokens(std::size_t i) const;
-  std::uint64_t total_prompt_tokens() const;
-
-  /// FNV-1a over every request's arrival, tenant and prompt tokens: a
-  /// fingerprint of the trace, equal across platforms for equal traces.
-  std::uint64_t fingerprint() const;
+  void materialize(std::size_t i, std::vector<Token>& out) const override;
 
  private:
   std::vector<std::vector<Token>> prefixes_;
