@@ -31,7 +31,7 @@ ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgre
     }
     PolicyOutcome outcome;
     outcome.policy = scenario.policies[p];
-    outcome.run = simulate(workload, scenario.cluster, *policy, per_run);
+    outcome.run = simulate(workload, scenario.cluster, *policy, per_run, 4096, scenario.router);
     if (outcome.run.cancelled) {
       report.cancelled = true;
       break;
@@ -93,12 +93,25 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
     row["prefill_tokens"] = s.prefill_tokens;
     row["cached_tokens"] = s.cached_tokens;
     row["imbalance"] = s.imbalance;
+    if (s.has_prediction) {
+      row["predicted_hit_rate"] = s.predicted_hit_rate;
+      row["predicted_requests_actual_hit_rate"] = s.predicted_actual_hit_rate;
+    } else {
+      row["predicted_hit_rate"] = nullptr;
+    }
+    if (o.run.decode) {
+      row["mean_e2e_ms"] = s.mean_e2e_ms;
+      row["p50_e2e_ms"] = s.p50_e2e_ms;
+      row["p99_e2e_ms"] = s.p99_e2e_ms;
+    }
     Json replicas = Json::array();
     for (const ReplicaTotals& r : o.run.replicas)
       replicas.push_back(Json{{"requests", r.requests},
                               {"prefill_tokens", r.prefill_tokens},
                               {"cached_tokens", r.cached_tokens},
-                              {"work_ms", ticks_to_ms(r.busy_ticks)}});
+                              {"work_ms", ticks_to_ms(r.busy_ticks)},
+                              {"peak_in_flight", r.peak_in_flight},
+                              {"peak_kv_usage", r.peak_kv_usage}});
     row["replicas"] = std::move(replicas);
     results.push_back(std::move(row));
   }

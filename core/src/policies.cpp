@@ -20,9 +20,10 @@ std::size_t least_loaded_index(std::span<const Replica> replicas, Tick now, std:
 namespace {
 
 // Longest cached prefix among replicas whose wait is <= wait_limit; ties to the
-// least wait, then to the first in rotated order from `start`.
+// least wait, then to the first in rotated order from `start`. Sets `matched`
+// to the chosen replica's cached prefix.
 std::size_t longest_prefix_index(TokenSpan tokens, std::span<const Replica> replicas, Tick now,
-                                 Tick wait_limit, std::size_t start) {
+                                 Tick wait_limit, std::size_t start, std::int64_t& matched_out) {
   const std::size_t n = replicas.size();
   std::size_t best = n;
   std::size_t best_match = 0;
@@ -38,6 +39,7 @@ std::size_t longest_prefix_index(TokenSpan tokens, std::span<const Replica> repl
       best_wait = wait;
     }
   }
+  matched_out = static_cast<std::int64_t>(best_match);
   return best;
 }
 
@@ -57,7 +59,7 @@ std::size_t LeastLoaded::choose(TokenSpan, std::span<const Replica> replicas, Ti
 
 std::size_t Affinity::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
   constexpr Tick kNoLimit = INT64_MAX;
-  const std::size_t chosen = longest_prefix_index(tokens, replicas, now, kNoLimit, start_);
+  const std::size_t chosen = longest_prefix_index(tokens, replicas, now, kNoLimit, start_, predicted_);
   start_ = chosen + 1;
   return chosen;
 }
@@ -66,7 +68,7 @@ std::size_t AffinityBalanced::choose(TokenSpan tokens, std::span<const Replica> 
   const Tick min_wait = replicas[least_loaded_index(replicas, now)].projected_wait(now);
   // Saturate: w_min + slack beyond the Tick range means no limit (it must not wrap).
   const Tick limit = load_slack_ > INT64_MAX - min_wait ? INT64_MAX : min_wait + load_slack_;
-  const std::size_t chosen = longest_prefix_index(tokens, replicas, now, limit, start_);
+  const std::size_t chosen = longest_prefix_index(tokens, replicas, now, limit, start_, predicted_);
   start_ = chosen + 1;
   return chosen;
 }

@@ -20,13 +20,14 @@ RadixCache::NodeId RadixCache::allocate() {
   return static_cast<NodeId>(nodes_.size() - 1);
 }
 
-void RadixCache::release(NodeId id) {
+void RadixCache::free_node(NodeId id) {
   Node& node = nodes_[id];
   node.edge.clear();
   node.edge.shrink_to_fit();
   node.children.clear();
   node.parent = kNone;
   node.hits = 0;
+  node.pins = 0;
   node.last_access = 0;
   node.candidate = false;
   free_.push_back(id);
@@ -77,12 +78,12 @@ void RadixCache::drop_candidate(NodeId id) {
   node.candidate = false;
 }
 
-// Re-files a node after its recency, hits or children changed: it is a
-// candidate exactly when it is a non-root leaf. Callers must drop_candidate()
+// Re-files a node after its recency, hits, pins or children changed: it is a
+// candidate exactly when it is an unpinned non-root leaf. Callers must drop_candidate()
 // *before* changing last_access or hits, since the stored key is derived from them.
 void RadixCache::refresh_candidate(NodeId id) {
   Node& node = nodes_[id];
-  const bool should = id != kRoot && node.children.empty();
+  const bool should = id != kRoot && node.children.empty() && node.pins == 0;
   if (should && !node.candidate) {
     candidates_.insert(key_of(id));
     node.candidate = true;
@@ -119,6 +120,7 @@ RadixCache::NodeId RadixCache::split(NodeId id, std::size_t at) {
   up.edge.assign(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
   lower.edge.erase(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
   up.hits = lower.hits;
+  up.pins = lower.pins;  // every pinned path through the lower part passes the upper
   up.last_access = lower.last_access;
   up.parent = parent;
   up.children.push_back(Child{lower.edge.front(), id});
@@ -167,17 +169,37 @@ RadixCache::InsertResult RadixCache::insert(TokenSpan tokens) {
     current = child;
   }
   result.evicted_tokens = evict_until_within_budget(current);
+  result.path = current;
   return result;
 }
 
+void RadixCache::pin(PathHandle path) {
+  for (NodeId id = path; id != kRoot; id = nodes_[id].parent) {
+    if (nodes_[id].pins++ == 0) drop_candidate(id);
+  }
+}
+
+void RadixCache::unpin(PathHandle path) {
+  for (NodeId id = path; id != kRoot; id = nodes_[id].parent) {
+    if (--nodes_[id].pins == 0) refresh_candidate(id);
+  }
+}
+
+void RadixCache::reserve(std::size_t tokens) {
+  reserved_ += tokens;
+  evict_until_within_budget(kRoot);
+}
+
+void RadixCache::release(std::size_t tokens) { reserved_ -= tokens; }
+
 std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
-  if (size_ <= capacity_) return 0;
+  if (used() <= capacity_) return 0;
   // The prompt's own last node must survive its insert; its ancestors are
   // internal nodes and never candidates.
   const bool keep_was_candidate = nodes_[keep].candidate;
   drop_candidate(keep);
   std::size_t evicted = 0;
-  while (size_ > capacity_ && !candidates_.empty()) {
+  while (used() > capacity_ && !candidates_.empty()) {
     const NodeId victim = std::get<2>(*candidates_.begin());
     drop_candidate(victim);
     Node& node = nodes_[victim];
@@ -185,7 +207,7 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
     evicted += node.edge.size();
     size_ -= node.edge.size();
     remove_child(parent, node.edge.front());
-    release(victim);
+    free_node(victim);
     refresh_candidate(parent);
   }
   if (keep_was_candidate) refresh_candidate(keep);
@@ -207,9 +229,11 @@ std::string RadixCache::check_invariants() const {
       ++reachable;
       if (node.edge.empty()) problem << "node " << id << " has an empty edge; ";
       recount += node.edge.size();
-      const bool leaf = node.children.empty();
-      if (leaf) ++leaves;
-      if (leaf != node.candidate) problem << "node " << id << " candidate flag wrong; ";
+      const bool evictable = node.children.empty() && node.pins == 0;
+      if (evictable) ++leaves;
+      if (evictable != node.candidate) problem << "node " << id << " candidate flag wrong; ";
+      if (node.pins > nodes_[node.parent].pins && node.parent != kRoot)
+        problem << "node " << id << " pinned more than its parent; ";
       if (node.candidate && !candidates_.count(key_of(id)))
         problem << "node " << id << " missing from candidate set; ";
       const Node& parent = nodes_[node.parent];
@@ -227,8 +251,9 @@ std::string RadixCache::check_invariants() const {
     }
   }
   if (recount != size_) problem << "size counter " << size_ << " != recount " << recount << "; ";
-  if (size_ > capacity_) problem << "size " << size_ << " exceeds capacity " << capacity_ << "; ";
-  if (candidates_.size() != leaves) problem << "candidate set size != leaf count; ";
+  if (used() > capacity_ && !candidates_.empty())
+    problem << "used " << used() << " exceeds capacity " << capacity_ << " with evictable nodes left; ";
+  if (candidates_.size() != leaves) problem << "candidate set size != evictable leaf count; ";
   if (reachable != node_count()) problem << "unreachable nodes; ";
   return problem.str();
 }

@@ -53,6 +53,11 @@ const std::vector<Field>& fields() {
                workload.turn_tokens_max, std::uint32_t),
       PR_FIELD("workload.vocab_size", Integer, 2, 4294967295.0, "tokens",
                "Token ids are drawn from [0, vocab_size).", workload.vocab_size, std::uint32_t),
+      PR_FIELD("workload.output_tokens_min", Integer, 0, 1e6, "tokens",
+               "Shortest output (decode) length; used when cluster.decode_ms_per_token > 0.",
+               workload.output_tokens_min, std::uint32_t),
+      PR_FIELD("workload.output_tokens_max", Integer, 0, 1e6, "tokens", "Longest output length.",
+               workload.output_tokens_max, std::uint32_t),
       PR_FIELD("cluster.replicas", Integer, 1, 4096, "replicas", "Serving replicas.",
                cluster.replicas, std::uint32_t),
       PR_FIELD("cluster.cache_tokens", Integer, 0, 1e9, "tokens",
@@ -63,6 +68,64 @@ const std::vector<Field>& fields() {
                "A cache node reused this many times is evicted only after unprotected ones "
                "(0 = no protection).",
                cluster.protect_after_hits, std::uint32_t),
+      PR_FIELD("cluster.decode_ms_per_token", Number, 0, 1e4, "ms",
+               "Time per output token (0 = no decode: requests complete at their first token).",
+               cluster.decode_ms_per_token, double),
+      PR_FIELD("router.scrape_period_ms", Number, 1, 3.6e6, "ms",
+               "The router scrapes engine metrics (queue, running, KV usage) this often.",
+               router.scrape_period_ms, double),
+      PR_FIELD("router.kv_event_lag_ms", Number, 0, 3.6e6, "ms",
+               "The router's precise cache view lags the engines' caches by this.",
+               router.kv_event_lag_ms, double),
+      PR_FIELD("sglang_cache_aware.balance_abs", Number, 0, 1e9, "requests",
+               "Imbalance gate: max - min in-flight above this (and the relative test) -> least loaded.",
+               sglang.balance_abs, double),
+      PR_FIELD("sglang_cache_aware.balance_rel", Number, 1, 1e6, "",
+               "Imbalance gate: max in-flight above this x min (and the absolute test).",
+               sglang.balance_rel, double),
+      PR_FIELD("sglang_cache_aware.cache_threshold", Number, 0, 1, "",
+               "Matched / prompt above this routes to the replica holding the match.",
+               sglang.cache_threshold, double),
+      PR_FIELD("sglang_cache_aware.eviction_interval_s", Number, 1e-3, 1e6, "s",
+               "How often the router trims its approximate trees.", sglang.eviction_interval_s, double),
+      PR_FIELD("sglang_cache_aware.max_tree_tokens", Integer, 1, 1e10, "tokens",
+               "Per-replica approximate tree size after a trim.", sglang.max_tree_tokens, std::uint64_t),
+      PR_FIELD("sglang_cache_aware.smallest_tree_fallback", Integer, 0, 1, "",
+               "1: below the threshold route to the smallest tree (older rule); 0: least loaded.",
+               sglang.smallest_tree_fallback, std::uint32_t),
+      PR_FIELD("dynamo_kv.block_size", Integer, 1, 65536, "tokens", "KV block size.",
+               dynamo.block_size, std::uint32_t),
+      PR_FIELD("dynamo_kv.overlap_weight", Number, 0, 1e6, "",
+               "Weight of the prefill-blocks term in the cost.", dynamo.overlap_weight, double),
+      PR_FIELD("dynamo_kv.temperature", Number, 0, 1e6, "",
+               "0: lowest cost wins; > 0: softmax sampling over normalised costs (seeded).",
+               dynamo.temperature, double),
+      PR_FIELD("llmd_epp.block_size", Integer, 1, 65536, "tokens", "Prefix index block size.",
+               llmd.block_size, std::uint32_t),
+      PR_FIELD("llmd_epp.max_prefix_blocks", Integer, 1, 1e6, "blocks",
+               "Prompt blocks the prefix scorer considers.", llmd.max_prefix_blocks, std::uint32_t),
+      PR_FIELD("llmd_epp.lru_blocks_per_replica", Integer, 1, 1e9, "blocks",
+               "Capacity of the approximate per-replica block index (LRU).", llmd.lru_blocks_per_replica,
+               std::uint64_t),
+      PR_FIELD("llmd_epp.prefix_weight", Number, 0, 1e6, "", "Weight of the prefix scorer.",
+               llmd.prefix_weight, double),
+      PR_FIELD("llmd_epp.queue_weight", Number, 0, 1e6, "", "Weight of the queue scorer.",
+               llmd.queue_weight, double),
+      PR_FIELD("llmd_epp.kv_weight", Number, 0, 1e6, "", "Weight of the KV-usage scorer.",
+               llmd.kv_weight, double),
+      PR_FIELD("chwbl.key_tokens", Integer, 1, 1e6, "tokens",
+               "The prompt's first this many tokens are hashed onto the ring.", chwbl.key_tokens,
+               std::uint32_t),
+      PR_FIELD("chwbl.virtual_nodes", Integer, 1, 65536, "", "Ring points per replica.",
+               chwbl.virtual_nodes, std::uint32_t),
+      PR_FIELD("chwbl.load_factor", Number, 1, 1e6, "",
+               "A replica takes a key while its in-flight <= factor x (total + 1) / replicas.",
+               chwbl.load_factor, double),
+      PR_FIELD("preble_e2.window_s", Number, 1e-3, 1e6, "s", "Load history window.", preble.window_s,
+               double),
+      PR_FIELD("preble_e2.rebalance_ratio", Number, 1, 1e6, "",
+               "Rebalance when the heaviest replica's load exceeds this x the lightest's.",
+               preble.rebalance_ratio, double),
       PR_FIELD("trace.block_size", Integer, 1, 1048576, "tokens",
                "Tokens per block id in the replayed trace (Mooncake: 512).", trace.block_size,
                std::uint32_t),
@@ -163,11 +226,13 @@ std::string allowed_text(const FieldSpec& spec) {
 }
 
 std::string describe(const Json& value) {
+  // Containers are named, never dumped: dump() recurses, and an override key
+  // with many dots builds nesting that no depth check has seen.
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "an array";
   std::string text = value.dump();
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   if (value.is_string()) return text + " (a string)";
-  if (value.is_object()) return "an object";
-  if (value.is_array()) return "an array";
   if (value.is_boolean()) return text + " (a boolean)";
   if (value.is_null()) return "null";
   return text;
@@ -366,6 +431,11 @@ void apply_override(Json& doc, const Override& o, std::vector<FieldError>& error
     errors.push_back({key.empty() ? "(override)" : key, "malformed key; use dotted keys such as workload.requests"});
     return;
   }
+  if (key.size() > kMaxTextLength) {  // each dot nests an object: bound the nesting and the memory
+    errors.push_back({key.substr(0, 40) + "...", "key longer than " + std::to_string(kMaxTextLength) +
+                                                    " characters; use dotted keys such as workload.requests"});
+    return;
+  }
   // Same size and depth limits as a document: an unchecked deeply nested value
   // overflowed the stack when an error message dumped it.
   Json value;
@@ -397,6 +467,10 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
     errors.push_back({"workload.prefix_tokens_min",
                       "must be <= workload.prefix_tokens_max (" + std::to_string(w.prefix_tokens_max) +
                           "); got " + std::to_string(w.prefix_tokens_min)});
+  if (w.output_tokens_min > w.output_tokens_max)
+    errors.push_back({"workload.output_tokens_min",
+                      "must be <= workload.output_tokens_max (" + std::to_string(w.output_tokens_max) +
+                          "); got " + std::to_string(w.output_tokens_min)});
   if (w.turn_tokens_min > w.turn_tokens_max)
     errors.push_back({"workload.turn_tokens_min",
                       "must be <= workload.turn_tokens_max (" + std::to_string(w.turn_tokens_max) +
@@ -407,6 +481,21 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
     errors.push_back({"workload.requests",
                       "requests x (prefix_tokens_max + turn_tokens_max) must be at most " +
                           format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
+  // Simulated time is int64 nanoseconds (292 years). Bounding the expected
+  // arrival span and the total prefill work keeps every arrival, queue end
+  // and TTFT far inside that range (the realised span exceeds the expected by
+  // a few standard deviations of a sum of exponentials at most).
+  const double span_s = static_cast<double>(w.requests) / w.arrival_rate_per_s;
+  if (span_s > kMaxArrivalSpanSeconds)
+    errors.push_back({"workload.arrival_rate_per_s",
+                      "requests / arrival_rate_per_s (the expected arrival span) must be at most " +
+                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
+  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
+    errors.push_back({"cluster.prefill_tokens_per_s",
+                      "requests x (prefix_tokens_max + turn_tokens_max) / prefill_tokens_per_s (the "
+                      "longest possible prefill work) must be at most " +
+                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
   const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
   if (storage > kMaxPrefixStorageTokens)
     errors.push_back({"workload.tenants",

@@ -1,37 +1,226 @@
 #include "prefixroute/simulator.h"
 
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <queue>
+
 namespace prefixroute {
+namespace {
 
-SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster,
-                       RoutingPolicy& policy, const ProgressCallback& progress,
-                       std::uint64_t progress_every) {
-  std::vector<Replica> replicas;
-  replicas.reserve(cluster.replicas);
-  for (std::uint32_t i = 0; i < cluster.replicas; ++i)
-    replicas.emplace_back(RadixCache(cluster.cache_tokens, cluster.protect_after_hits));
+constexpr Tick kNever = std::numeric_limits<Tick>::max();
 
-  const std::size_t n = trace.size();
-  SimulationRun run;
-  run.ttft.reserve(n);
-  run.replica_of.reserve(n);
-  run.cached_of.reserve(n);
-  std::vector<Token> prompt;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (progress && i > 0 && i % progress_every == 0 && !progress(i)) {
-      run.cancelled = true;
-      break;
-    }
-    trace.materialize(i, prompt);
-    const Tick now = trace.arrival(i);
-    const std::size_t chosen = policy.choose(prompt, replicas, now);
-    const Replica::Admission a = replicas[chosen].admit(prompt, now, cluster.prefill);
-    run.ttft.push_back(a.first_token - now);
-    run.replica_of.push_back(static_cast<std::uint32_t>(chosen));
-    run.cached_of.push_back(static_cast<std::uint32_t>(a.cached_tokens));
+// A first token or a completion of request `request` on `replica`.
+struct Event {
+  enum Kind : std::uint8_t { FirstToken, Completion };
+  Tick time;
+  std::uint64_t seq;  // insertion order: ties are deterministic
+  Kind kind;
+  std::uint32_t replica;
+  std::uint64_t request;
+  Replica::Admission admission;
+  std::uint32_t output_tokens;
+
+  bool operator>(const Event& other) const {
+    return time != other.time ? time > other.time : seq > other.seq;
   }
-  for (const Replica& r : replicas)
-    run.replicas.push_back({r.requests(), r.prefill_tokens(), r.cached_tokens(), r.busy_ticks()});
-  return run;
+};
+
+// A KV event on its way to the router's lagged cache view: the mirror replays
+// the engine's cache operations `lag` later, in the same order, so it is
+// exactly the engine's cache as it was `lag` ago.
+struct MirrorOp {
+  Tick time;
+  std::uint32_t replica;
+  std::uint64_t request;
+  bool admit;  // admit (insert + pin) or complete (unpin)
+  std::vector<Token> tokens;
+  std::uint32_t output_tokens;
+  bool pinned;
+};
+
+class Simulation {
+ public:
+  Simulation(const RequestTrace& trace, const ClusterConfig& cluster, RoutingPolicy& policy,
+             const RouterConfig& router)
+      : trace_(trace), cluster_(cluster), policy_(policy) {
+    replicas_.reserve(cluster.replicas);
+    for (std::uint32_t i = 0; i < cluster.replicas; ++i)
+      replicas_.emplace_back(RadixCache(cluster.cache_tokens, cluster.protect_after_hits));
+    decoding_.assign(cluster.replicas, 0);
+    tick_per_output_token_ = seconds_to_ticks(cluster.decode_ms_per_token / 1000.0);
+    scrape_period_ = std::max<Tick>(1, seconds_to_ticks(router.scrape_period_ms / 1000.0));
+    lag_ = seconds_to_ticks(router.kv_event_lag_ms / 1000.0);
+    if (lag_ > 0) {
+      mirrors_.reserve(cluster.replicas);
+      for (std::uint32_t i = 0; i < cluster.replicas; ++i)
+        mirrors_.emplace_back(cluster.cache_tokens, cluster.protect_after_hits);
+      for (std::uint32_t i = 0; i < cluster.replicas; ++i) replicas_[i].set_lagged_view(&mirrors_[i]);
+      mirror_paths_.assign(trace.size(), 0);
+    }
+    const Tick span = trace.size() == 0 ? 0 : trace.arrival(trace.size() - 1);
+    run_.in_flight_period = std::max<Tick>(1, span / kInFlightSamples + 1);
+    run_.decode = tick_per_output_token_ > 0;
+    const std::size_t n = trace.size();
+    run_.ttft.reserve(n);
+    run_.end_to_end.assign(n, 0);
+    run_.replica_of.reserve(n);
+    run_.cached_of.reserve(n);
+    run_.replicas.resize(cluster.replicas);
+  }
+
+  SimulationRun run(const ProgressCallback& progress, std::uint64_t progress_every) {
+    std::vector<Token> prompt;
+    for (std::size_t i = 0; i < trace_.size(); ++i) {
+      if (progress && i > 0 && i % progress_every == 0 && !progress(i)) {
+        run_.cancelled = true;
+        break;
+      }
+      const Tick now = trace_.arrival(i);
+      advance_to(now);
+      trace_.materialize(i, prompt);
+      route(i, prompt, now);
+    }
+    advance_to(kNever);  // finish every request: completions, end-to-end times
+    for (std::size_t r = 0; r < replicas_.size(); ++r) {
+      ReplicaTotals& t = run_.replicas[r];
+      t.requests = replicas_[r].requests();
+      t.prefill_tokens = replicas_[r].prefill_tokens();
+      t.cached_tokens = replicas_[r].cached_tokens();
+      t.busy_ticks = replicas_[r].busy_ticks();
+    }
+    return std::move(run_);
+  }
+
+ private:
+  void route(std::size_t i, TokenSpan prompt, Tick now) {
+    const std::size_t chosen = policy_.choose(prompt, replicas_, now);
+    const std::int64_t predicted = policy_.predicted_cached_tokens();
+    const std::uint64_t output = run_.decode ? trace_.output_tokens(i) : 0;
+    policy_.on_routed(RoutedRequest{i, chosen, prompt, output, now});
+    Replica& replica = replicas_[chosen];
+    const Replica::Admission a =
+        replica.admit_with_decode(prompt, now, cluster_.prefill, output, tick_per_output_token_);
+    replica.router_dispatched();
+    ReplicaTotals& totals = run_.replicas[chosen];
+    totals.peak_in_flight = std::max(totals.peak_in_flight, replica.in_flight());
+    run_.ttft.push_back(a.first_token - now);
+    run_.replica_of.push_back(static_cast<std::uint32_t>(chosen));
+    run_.cached_of.push_back(static_cast<std::uint32_t>(a.cached_tokens));
+    if (predicted >= 0) {
+      run_.predicted_cached_tokens += static_cast<std::uint64_t>(predicted);
+      run_.predicted_actual_cached_tokens += a.cached_tokens;
+      run_.predicted_prompt_tokens += prompt.size();
+    }
+    const auto r = static_cast<std::uint32_t>(chosen);
+    const auto out = static_cast<std::uint32_t>(output);
+    events_.push(Event{a.first_token, seq_++, Event::FirstToken, r, i, a, out});
+    events_.push(Event{a.completion, seq_++, Event::Completion, r, i, a, out});
+    if (lag_ > 0) {
+      mirror_ops_.push_back(MirrorOp{now + lag_, r, i, true, std::vector<Token>(prompt.begin(), prompt.end()),
+                                     out, a.completion > a.first_token});
+    }
+  }
+
+  // Processes everything that happens up to and including `now`, in the
+  // documented order, then takes the scrape due at or before `now`.
+  void advance_to(Tick now) {
+    for (;;) {
+      const Tick t_event = events_.empty() ? kNever : events_.top().time;
+      const Tick t_op = mirror_ops_.empty() ? kNever : mirror_ops_.front().time;
+      const Tick t = std::min({t_event, t_op, next_sample_});
+      if (t > now || t == kNever) break;
+      scrape_through(t - 1);  // scrapes strictly before t see the state before t
+      if (t_event == t) {
+        handle(events_.top());
+        events_.pop();
+      } else if (t_op == t) {
+        apply_mirror_op(mirror_ops_.front());
+        mirror_ops_.pop_front();
+      } else {
+        sample_in_flight();
+      }
+    }
+    if (now != kNever) scrape_through(now);
+  }
+
+  void handle(const Event& e) {
+    Replica& replica = replicas_[e.replica];
+    const bool decodes = e.admission.completion > e.admission.first_token;
+    if (e.kind == Event::FirstToken) {
+      if (decodes) ++decoding_[e.replica];
+      policy_.on_first_token(e.request, e.replica, e.time);
+      return;
+    }
+    if (decodes) --decoding_[e.replica];
+    replica.complete(e.admission, e.output_tokens);
+    replica.router_completed();
+    run_.end_to_end[e.request] = e.time - trace_.arrival(e.request);
+    policy_.on_completed(e.request, e.replica, e.time);
+    if (lag_ > 0 && decodes)
+      mirror_ops_.push_back(MirrorOp{e.time + lag_, e.replica, e.request, false, {}, e.output_tokens, true});
+  }
+
+  void apply_mirror_op(const MirrorOp& op) {
+    RadixCache& mirror = mirrors_[op.replica];
+    if (op.admit) {
+      const RadixCache::PathHandle path = mirror.insert(op.tokens).path;
+      mirror_paths_[op.request] = path;
+      if (op.pinned) {
+        mirror.pin(path);
+        mirror.reserve(op.output_tokens);
+      }
+    } else {
+      mirror.unpin(mirror_paths_[op.request]);
+      mirror.release(op.output_tokens);
+    }
+  }
+
+  // Takes the scrape at the last period boundary <= t, if one is due. Only the
+  // latest scrape before an arrival is ever read, so idle periods are skipped.
+  void scrape_through(Tick t) {
+    if (t < next_scrape_) return;
+    const Tick at = next_scrape_ + ((t - next_scrape_) / scrape_period_) * scrape_period_;
+    for (std::size_t r = 0; r < replicas_.size(); ++r) {
+      replicas_[r].scrape(at, decoding_[r]);
+      ReplicaTotals& totals = run_.replicas[r];
+      totals.peak_kv_usage = std::max(totals.peak_kv_usage, replicas_[r].scraped().kv_usage);
+    }
+    next_scrape_ = at + scrape_period_;
+  }
+
+  void sample_in_flight() {
+    for (const Replica& r : replicas_) run_.in_flight_samples.push_back(r.in_flight());
+    next_sample_ = run_.in_flight_samples.size() / replicas_.size() < kInFlightSamples
+                       ? next_sample_ + run_.in_flight_period
+                       : kNever;
+  }
+
+  const RequestTrace& trace_;
+  const ClusterConfig& cluster_;
+  RoutingPolicy& policy_;
+  std::vector<Replica> replicas_;
+  std::vector<RadixCache> mirrors_;
+  std::vector<RadixCache::PathHandle> mirror_paths_;
+  std::deque<MirrorOp> mirror_ops_;
+  std::vector<std::uint32_t> decoding_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::uint64_t seq_ = 0;
+  Tick tick_per_output_token_ = 0;
+  Tick scrape_period_ = 1;
+  Tick next_scrape_ = 0;
+  Tick next_sample_ = 0;
+  Tick lag_ = 0;
+  SimulationRun run_;
+};
+
+}  // namespace
+
+SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster, RoutingPolicy& policy,
+                       const ProgressCallback& progress, std::uint64_t progress_every,
+                       const RouterConfig& router) {
+  Simulation simulation(trace, cluster, policy, router);
+  return simulation.run(progress, progress_every);
 }
 
 }  // namespace prefixroute

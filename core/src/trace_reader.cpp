@@ -1,5 +1,6 @@
 #include "prefixroute/trace_reader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,29 @@ bool read_integer(const Json& v, std::uint64_t lo, std::uint64_t hi, std::uint64
     return false;
   }
   return out >= lo && out <= hi;
+}
+
+// Deepest [ / { nesting of a line, strings skipped. For valid JSON this is the
+// exact depth; invalid JSON is refused by the parser anyway.
+constexpr int kMaxNesting = 16;
+int nesting_depth(std::string_view line) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : line) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > kMaxNesting) break;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 }  // namespace
@@ -90,8 +114,13 @@ bool TraceReader::feed(std::string_view chunk) {
 void TraceReader::process_line(std::string_view line) {
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;  // blank
   line_failed_ = false;
-  const Json doc = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
+  // A deeply nested line would cost ~80 bytes of tree per input byte and
+  // overflow the stack when a message dumps it: refuse it before parsing.
+  const bool too_deep = nesting_depth(line) > kMaxNesting;
+  const Json doc = too_deep ? Json(nullptr) : Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (too_deep) {
+    problem("", "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
+  } else if (doc.is_discarded() || !doc.is_object()) {
     problem("", doc.is_discarded() ? "not valid JSON" : "not a JSON object");
   } else {
     double timestamp = 0;
@@ -103,7 +132,10 @@ void TraceReader::process_line(std::string_view line) {
       problem("timestamp", "must be a number >= 0 (ms); got " + describe(*ts));
     } else {
       timestamp = ts->get<double>();
-      if (!entries_.empty() && timestamp < last_timestamp_ms_)
+      if (timestamp * options_.time_scale / 1000.0 > kMaxArrivalSpanSeconds)
+        problem("timestamp", "x time_scale must be at most " + std::to_string(static_cast<long long>(kMaxArrivalSpanSeconds)) +
+                                 " s (simulated time is int64 ns); got " + describe(*ts) + " ms");
+      else if (!entries_.empty() && timestamp < last_timestamp_ms_)
         problem("timestamp", "is " + describe(*ts) + ", earlier than the previous request's; timestamps must not decrease");
     }
     auto in = doc.find("input_length");

@@ -46,6 +46,14 @@ Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed) {
         request_rng.uniform_int(config.turn_tokens_min, config.turn_tokens_max));
     r.turn_seed = request_rng.next_u64();
   }
+  // Output lengths come from their own stream, drawn after the requests, so
+  // enabling decode leaves arrivals, tenants and prompts exactly as they were.
+  if (config.output_tokens_max > 0) {
+    Rng output_rng(mix_seed(seed, 3));
+    for (auto& r : requests)
+      r.output_tokens = static_cast<std::uint32_t>(
+          output_rng.uniform_int(config.output_tokens_min, config.output_tokens_max));
+  }
   return Workload(std::move(prefixes), std::move(requests), config.vocab_size);
 }
 

@@ -10,7 +10,11 @@
 //     "results": [ { "policy", "label", "mean_ttft_ms", "p50_ttft_ms", "p90_ttft_ms",
 //                    "p99_ttft_ms", "max_ttft_ms", "hit_rate" (fraction), "hit_share_of_ideal",
 //                    "prompt_tokens", "prefill_tokens", "cached_tokens", "imbalance",
-//                    "replicas": [ { "requests", "prefill_tokens", "cached_tokens", "work_ms" } ] } ] }
+//                    "predicted_hit_rate" (null when the policy predicts nothing),
+//                    "predicted_requests_actual_hit_rate",
+//                    "mean_e2e_ms", "p50_e2e_ms", "p99_e2e_ms" (decode on only),
+//                    "replicas": [ { "requests", "prefill_tokens", "cached_tokens", "work_ms",
+//                                    "peak_in_flight", "peak_kv_usage" } ] } ] }
 // It holds no timestamps or timings, so equal scenarios give equal bytes on
 // every platform.
 #pragma once

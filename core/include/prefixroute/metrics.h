@@ -8,6 +8,11 @@
 //   imbalance: busiest replica's work (busy time) / mean work over replicas;
 //     1.0 is perfect balance, n means one replica did everything. 1.0 when no
 //     work was done at all.
+//   predicted hit rate: the tokens a policy expected to be cached on the
+//     replicas it chose / those requests' prompt tokens (policies that make
+//     predictions only); beside it the engines' actual hit rate on the same
+//     requests. The gap measures how wrong the router's view of the caches is.
+//   end-to-end: completion - arrival; equals TTFT when decode is off.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +36,12 @@ struct RunSummary {
   std::uint64_t prefill_tokens = 0;
   std::uint64_t cached_tokens = 0;
   double imbalance = 1.0;
+  bool has_prediction = false;
+  double predicted_hit_rate = 0;  ///< valid when has_prediction
+  double predicted_actual_hit_rate = 0;
+  double mean_e2e_ms = 0;
+  double p50_e2e_ms = 0;
+  double p99_e2e_ms = 0;
 };
 
 /// Nearest-rank percentile of `sorted` (ascending, non-empty), percent in [1, 100].

@@ -37,9 +37,11 @@ class Affinity final : public RoutingPolicy {
  public:
   std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
   std::string_view name() const override { return "affinity"; }
+  std::int64_t predicted_cached_tokens() const override { return predicted_; }
 
  private:
   std::size_t start_ = 0;
+  std::int64_t predicted_ = -1;
 };
 
 /// AffinityBalanced (recommended): let w_min be the least projected wait.
@@ -54,11 +56,13 @@ class AffinityBalanced final : public RoutingPolicy {
   explicit AffinityBalanced(Tick load_slack) : load_slack_(load_slack) {}
   std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
   std::string_view name() const override { return "affinity_balanced"; }
+  std::int64_t predicted_cached_tokens() const override { return predicted_; }
   Tick load_slack() const { return load_slack_; }
 
  private:
   Tick load_slack_;
   std::size_t start_ = 0;
+  std::int64_t predicted_ = -1;
 };
 
 }  // namespace prefixroute

@@ -50,9 +50,21 @@
 //   matched part, because the insert splits the edge first; the unmatched tail
 //   keeps its old recency and can be evicted on its own.
 //
+// Pins (KV of running requests)
+//   A request being served keeps its prompt's path pinned until it completes
+//   (pin/unpin count references on every node of the path, as SGLang's lock
+//   refs do); a pinned node is never a candidate. Output tokens of running
+//   requests are reserved (reserve/release): they count against the budget but
+//   are not in the tree (their KV is private to the request). Eviction stops
+//   when no unpinned candidate is left, so while pins and reservations exceed
+//   the budget the cache is over budget (used() > capacity()): the model lets
+//   memory overcommit instead of rejecting or preempting requests, and reports
+//   usage above 1.0. Without pins and reservations (the seed model) the budget
+//   is never exceeded.
+//
 // Invariants (checked by check_invariants())
-//   size() == sum of edge lengths == recount; size() <= capacity() after every
-//   operation; children of a node have distinct first tokens, sorted; capacity 0
+//   size() == sum of edge lengths == recount; used() <= capacity() after every
+//   operation unless every remaining node is pinned; children of a node have distinct first tokens, sorted; capacity 0
 //   caches nothing; a prompt longer than the capacity keeps exactly its first
 //   capacity() tokens.
 //
@@ -77,10 +89,16 @@ class RadixCache {
   /// Default hit count from which a node is protected.
   static constexpr std::uint32_t kDefaultProtectAfterHits = 32;
 
+  /// Names the node that ends an inserted path, for pin()/unpin(). Stays
+  /// valid while the path is pinned (a pinned node is never evicted; a split
+  /// keeps the lower part's id).
+  using PathHandle = std::uint32_t;
+
   struct InsertResult {
     std::size_t cached_tokens = 0;   ///< leading tokens that were already cached
     std::size_t inserted_tokens = 0; ///< tokens newly added to the tree
     std::size_t evicted_tokens = 0;  ///< tokens evicted to restore the budget
+    PathHandle path = 0;             ///< end of the inserted path (the root if nothing was inserted)
   };
 
   explicit RadixCache(std::size_t capacity_tokens,
@@ -92,7 +110,20 @@ class RadixCache {
   /// Caches `tokens` (at most the first capacity() of them) and evicts to budget.
   InsertResult insert(TokenSpan tokens);
 
+  /// Pins every node of the path ending at `path` (a reference count).
+  void pin(PathHandle path);
+  /// Releases one pin of the path; an unpinned leaf becomes evictable again.
+  void unpin(PathHandle path);
+  /// Reserves private tokens (outputs of running requests) against the budget,
+  /// evicting unpinned leaves as needed.
+  void reserve(std::size_t tokens);
+  void release(std::size_t tokens);
+
+  /// Tokens in the tree.
   std::size_t size() const { return size_; }
+  /// Tokens in the tree plus reserved private tokens: what counts against the budget.
+  std::size_t used() const { return size_ + reserved_; }
+  std::size_t reserved() const { return reserved_; }
   std::size_t capacity() const { return capacity_; }
   std::uint32_t protect_after_hits() const { return protect_after_hits_; }
   /// Nodes in the tree, root excluded.
@@ -124,6 +155,7 @@ class RadixCache {
     NodeId parent = kNone;
     std::uint64_t last_access = 0;
     std::uint32_t hits = 0;
+    std::uint32_t pins = 0;  // running requests whose path passes through this node
     bool candidate = false;  // present in candidates_
   };
 
@@ -131,7 +163,7 @@ class RadixCache {
   using CandidateKey = std::tuple<bool, std::uint64_t, NodeId>;
 
   NodeId allocate();
-  void release(NodeId id);
+  void free_node(NodeId id);
   NodeId find_child(const Node& node, Token first) const;
   void replace_child(NodeId parent, Token first, NodeId child);
   void add_child(NodeId parent, NodeId child);
@@ -146,6 +178,7 @@ class RadixCache {
   std::size_t capacity_;
   std::uint32_t protect_after_hits_;
   std::size_t size_ = 0;
+  std::size_t reserved_ = 0;
   std::uint64_t clock_ = 0;
   std::uint64_t evicted_total_ = 0;
   std::vector<Node> nodes_;

@@ -6,9 +6,18 @@
 // recency) but must not modify them; it may update the policy's own state
 // (e.g. a round-robin cursor). A policy uses no unseeded randomness, so the
 // same inputs give the same choice. One instance serves one simulation.
+//
+// What a policy may read: the seed's four policies read engine truth
+// (cache().match, projected_wait), as the seed model does. Policies modelled on
+// production routers read only what those routers see: in_flight(),
+// scraped() metrics, precise_view() of the cache, or their own approximate
+// state built from the lifecycle hooks below (called by the simulator in
+// event order: on_routed right after choose, on_first_token when prefill
+// ends, on_completed when decoding ends).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -18,6 +27,15 @@
 
 namespace prefixroute {
 
+/// A request the policy has just routed.
+struct RoutedRequest {
+  std::uint64_t id = 0;          ///< index in the trace
+  std::size_t replica = 0;       ///< the policy's choice
+  TokenSpan tokens;              ///< the prompt (valid during the call only)
+  std::uint64_t output_tokens = 0;
+  Tick now = 0;
+};
+
 class RoutingPolicy {
  public:
   virtual ~RoutingPolicy() = default;
@@ -26,6 +44,15 @@ class RoutingPolicy {
 
   /// Stable identifier, as in results JSON ("round_robin", ...).
   virtual std::string_view name() const = 0;
+
+  /// How many prompt tokens the policy expected the replica it chose last to
+  /// have cached, from the signals it used; -1 when it makes no prediction.
+  /// Compared with the engine's actual hit in the results.
+  virtual std::int64_t predicted_cached_tokens() const { return -1; }
+
+  virtual void on_routed(const RoutedRequest&) {}
+  virtual void on_first_token(std::uint64_t /*id*/, std::size_t /*replica*/, Tick /*now*/) {}
+  virtual void on_completed(std::uint64_t /*id*/, std::size_t /*replica*/, Tick /*now*/) {}
 };
 
 /// Index of the replica with the least projected wait at `now`. Ties go to the

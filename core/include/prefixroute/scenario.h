@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "prefixroute/policy_params.h"
 #include "prefixroute/simulator.h"
 #include "prefixroute/workload.h"
 
@@ -45,6 +46,12 @@ struct Scenario {
   ClusterConfig cluster;
   std::vector<std::string> policies;  ///< policy names, in report order
   double affinity_balanced_load_slack_s = 0.05;
+  RouterConfig router;
+  SglangParams sglang;
+  DynamoParams dynamo;
+  LlmdParams llmd;
+  ChwblParams chwbl;
+  PrebleParams preble;
   TraceSettings trace;
 
   bool replays_trace() const { return !trace.name.empty(); }
@@ -108,5 +115,13 @@ std::string scenario_json_schema();
 /// for, and largest tenant-prefix storage; both refused before any allocation.
 inline constexpr double kMaxTotalPromptTokens = 2e10;
 inline constexpr double kMaxPrefixStorageTokens = 5e7;
+
+/// Simulated time is int64 nanoseconds (about 292 years). A synthetic workload
+/// whose expected arrival span (requests / arrival_rate_per_s) or whose longest
+/// possible prefill work (requests x longest prompt / prefill_tokens_per_s)
+/// exceeds these is refused; a trace line whose timestamp x time_scale exceeds
+/// the arrival bound is a bad line. Every tick sum then stays below 2^63.
+inline constexpr double kMaxArrivalSpanSeconds = 1e9;
+inline constexpr double kMaxPrefillSeconds = 1e9;
 
 }  // namespace prefixroute

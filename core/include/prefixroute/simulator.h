@@ -1,26 +1,38 @@
 // The discrete-event simulator: one policy, one cluster, one trace.
 //
 // Requests are processed in arrival order (the trace is sorted; equal arrival
-// times keep trace order). At each arrival the policy sees every replica's
-// state as of that instant and picks one; the chosen replica matches and
-// inserts the prompt at admission and queues its prefill behind earlier work
-// (FIFO). Because each replica serves its requests in admission order, the
-// cache state at admission equals the state its predecessors leave behind, so
-// no separate completion events are needed: the whole run is one pass.
+// times keep trace order). Between arrivals the simulator processes, in time
+// order, the events that change what a router can see: first tokens (prefill
+// ends), completions (decode ends), engine-metric scrapes, and the arrival of
+// lagged KV events at the router's precise cache view. Events at the same time
+// go in the order: first tokens and completions (by insertion), KV events,
+// then the scrape, then arrivals.
+//
+// At each arrival the policy sees the replicas as of that instant and picks
+// one; the chosen replica matches and inserts the prompt at admission and
+// queues its prefill behind earlier work (FIFO). Because each replica's prefill
+// queue serves in admission order, the cache state at admission equals the
+// state its predecessors leave behind.
 //
 //   TTFT = queue wait + uncached tokens / prefill rate
+//   end-to-end = TTFT + output tokens x time per output token (decode on)
 //
-// Cost: O(R * (policy cost + L log F)) for R requests of L tokens.
+// With decode off (the seed model) a request completes at its first token and
+// pins nothing, and the seed policies' results are exactly the one-pass model's.
+//
+// Cost: O(R * (policy cost + L log F) + R log R) for R requests of L tokens,
+// plus one pass over the replicas per scrape period that contains an arrival.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
+#include "prefixroute/policy_params.h"
 #include "prefixroute/prefill_model.h"
+#include "prefixroute/request_trace.h"
 #include "prefixroute/routing_policy.h"
 #include "prefixroute/time.h"
-#include "prefixroute/request_trace.h"
 
 namespace prefixroute {
 
@@ -29,6 +41,9 @@ struct ClusterConfig {
   std::uint64_t cache_tokens = 4000;
   std::uint32_t protect_after_hits = RadixCache::kDefaultProtectAfterHits;
   PrefillModel prefill;
+  /// Time per output token; 0 turns decode off (the seed model: a request
+  /// completes at its first token and pins nothing).
+  double decode_ms_per_token = 0;
 };
 
 /// Per-replica totals of one run.
@@ -37,14 +52,27 @@ struct ReplicaTotals {
   std::uint64_t prefill_tokens = 0;
   std::uint64_t cached_tokens = 0;
   Tick busy_ticks = 0;
+  std::uint32_t peak_in_flight = 0;  ///< most requests dispatched and not completed at once
+  double peak_kv_usage = 0;          ///< highest scraped cache usage (used / capacity)
 };
 
 /// Everything one run produced, per request (arrival order) and per replica.
 struct SimulationRun {
   std::vector<Tick> ttft;                 ///< per request
+  std::vector<Tick> end_to_end;           ///< per request: completion - arrival
   std::vector<std::uint32_t> replica_of;  ///< per request: where it was served
   std::vector<std::uint32_t> cached_of;   ///< per request: cached prompt tokens
   std::vector<ReplicaTotals> replicas;
+  /// Router's in-flight count per replica, sampled every in_flight_period
+  /// ticks from 0: in_flight_samples[sample * replicas + replica].
+  std::vector<std::uint32_t> in_flight_samples;
+  Tick in_flight_period = 0;
+  /// The policy's own prediction of cached tokens, summed over the requests
+  /// it predicted for (-1 predictions excluded), and those requests' prompt tokens.
+  std::uint64_t predicted_cached_tokens = 0;
+  std::uint64_t predicted_actual_cached_tokens = 0;
+  std::uint64_t predicted_prompt_tokens = 0;
+  bool decode = false;  ///< whether decode was modelled
   bool cancelled = false;
 };
 
@@ -52,8 +80,11 @@ struct SimulationRun {
 /// returning false cancels the run (the result has cancelled = true).
 using ProgressCallback = std::function<bool(std::uint64_t done)>;
 
+/// Number of in-flight samples a run takes over its arrival span.
+inline constexpr std::uint32_t kInFlightSamples = 256;
+
 SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster,
                        RoutingPolicy& policy, const ProgressCallback& progress = {},
-                       std::uint64_t progress_every = 4096);
+                       std::uint64_t progress_every = 4096, const RouterConfig& router = {});
 
 }  // namespace prefixroute

@@ -34,6 +34,10 @@ struct WorkloadConfig {
   std::uint32_t turn_tokens_min = 80;
   std::uint32_t turn_tokens_max = 125;
   std::uint32_t vocab_size = 32000;
+  /// Output (decode) tokens per request, uniform in [min, max]; used only
+  /// when the cluster decodes (cluster.decode_ms_per_token > 0).
+  std::uint32_t output_tokens_min = 0;
+  std::uint32_t output_tokens_max = 0;
 };
 
 /// One request of the trace. Its prompt is tenant prefix + turn tokens.
@@ -42,6 +46,7 @@ struct Request {
   std::uint32_t tenant = 0;
   std::uint32_t turn_tokens = 0;
   std::uint64_t turn_seed = 0;  ///< seeds the turn's token ids
+  std::uint32_t output_tokens = 0;
 };
 
 class Workload final : public RequestTrace {
@@ -56,7 +61,7 @@ class Workload final : public RequestTrace {
   std::size_t size() const override { return requests_.size(); }
   Tick arrival(std::size_t i) const override { return requests_[i].arrival; }
   std::uint64_t prompt_tokens(std::size_t i) const override;
-  std::uint64_t output_tokens(std::size_t) const override { return 0; }
+  std::uint64_t output_tokens(std::size_t i) const override { return requests_[i].output_tokens; }
   /// Writes request i's prompt (prefix then turn) into `out`, replacing its contents.
   void materialize(std::size_t i, std::vector<Token>& out) const override;
 
