@@ -195,8 +195,9 @@ void RadixCache::release(std::size_t tokens) { reserved_ -= tokens; }
 std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
   if (used() <= capacity_) return 0;
   // The prompt's own last node must survive its insert; its ancestors are
-  // internal nodes and never candidates.
-  const bool keep_was_candidate = nodes_[keep].candidate;
+  // internal nodes and never candidates. A prompt ending inside an edge ends
+  // at an internal node (the split's upper part), which becomes a leaf when
+  // its child is evicted: it must not become a candidate then either.
   drop_candidate(keep);
   std::size_t evicted = 0;
   while (used() > capacity_ && !candidates_.empty()) {
@@ -208,9 +209,9 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
     size_ -= node.edge.size();
     remove_child(parent, node.edge.front());
     free_node(victim);
-    refresh_candidate(parent);
+    if (parent != keep) refresh_candidate(parent);
   }
-  if (keep_was_candidate) refresh_candidate(keep);
+  refresh_candidate(keep);
   evicted_total_ += evicted;
   return evicted;
 }

@@ -126,6 +126,12 @@ const std::vector<Field>& fields() {
       PR_FIELD("preble_e2.rebalance_ratio", Number, 1, 1e6, "",
                "Rebalance when the heaviest replica's load exceeds this x the lightest's.",
                preble.rebalance_ratio, double),
+      PR_FIELD("expected_ttft.cache_credit", Number, 0, 1e3, "",
+               "Extra credit per cached token, in prefill tokens (0 = plain minimum expected TTFT).",
+               expected_ttft.cache_credit, double),
+      PR_FIELD("expected_ttft.prefill_tokens_per_s", Number, 0, 1e9, "tokens/s",
+               "The router's estimate of the prefill rate (0 = the cluster's true rate).",
+               expected_ttft.prefill_tokens_per_s, double),
       PR_FIELD("trace.block_size", Integer, 1, 1048576, "tokens",
                "Tokens per block id in the replayed trace (Mooncake: 512).", trace.block_size,
                std::uint32_t),
@@ -182,12 +188,38 @@ const FieldSpec kPoliciesSpec{"policies", FieldKind::PolicyList, 0, 0, "",
                               "Policies to run, in report order (or \"all\")."};
 
 // "" when `value` is acceptable for text field `spec`, else what is allowed.
+// Well-formed UTF-8 (no overlong forms, surrogates or code points past
+// U+10FFFF). JSON output must be valid UTF-8: nlohmann's dump() throws on
+// anything else, and an override's text arrives unchecked.
+bool valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    std::size_t n;
+    std::uint32_t cp, min;
+    if (b < 0x80) { ++i; continue; }
+    if (b >= 0xC2 && b <= 0xDF) { n = 1; cp = b & 0x1Fu; min = 0x80; }
+    else if (b >= 0xE0 && b <= 0xEF) { n = 2; cp = b & 0x0Fu; min = 0x800; }
+    else if (b >= 0xF0 && b <= 0xF4) { n = 3; cp = b & 0x07u; min = 0x10000; }
+    else return false;
+    if (i + n >= text.size()) return false;  // truncated sequence
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      if ((c & 0xC0u) != 0x80u) return false;
+      cp = (cp << 6) | (c & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
 std::string check_text(const FieldSpec& spec, const std::string& value) {
   if (value.size() > kMaxTextLength)
     return "must be at most " + std::to_string(kMaxTextLength) + " characters; got " +
            std::to_string(value.size());
   for (const char c : value)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return "must not contain control characters";
+  if (!valid_utf8(value)) return "must be valid UTF-8 text";
   if (!spec.choices.empty()) {
     std::string_view rest = spec.choices;
     while (!rest.empty()) {
@@ -230,7 +262,8 @@ std::string describe(const Json& value) {
   // with many dots builds nesting that no depth check has seen.
   if (value.is_object()) return "an object";
   if (value.is_array()) return "an array";
-  std::string text = value.dump();
+  // Replace, don't throw: a plain-text override may hold any bytes.
+  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   if (value.is_string()) return text + " (a string)";
   if (value.is_boolean()) return text + " (a boolean)";
@@ -637,7 +670,9 @@ Json scenario_json(const Scenario& scenario) {
 }  // namespace
 
 std::string scenario_to_json(const Scenario& scenario, int indent) {
-  return scenario_json(scenario).dump(indent);
+  // A scenario built in code (not parsed) may hold text that is not UTF-8,
+  // e.g. a trace's file name: replace it rather than throw.
+  return scenario_json(scenario).dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string scenario_json_schema() {

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "prefixroute/expected_ttft.h"
 #include "prefixroute/policy_params.h"
 #include "prefixroute/simulator.h"
 #include "prefixroute/workload.h"
@@ -52,6 +53,7 @@ struct Scenario {
   LlmdParams llmd;
   ChwblParams chwbl;
   PrebleParams preble;
+  ExpectedTtftParams expected_ttft;
   TraceSettings trace;
 
   bool replays_trace() const { return !trace.name.empty(); }

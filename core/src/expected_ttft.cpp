@@ -1,0 +1,72 @@
+#include "prefixroute/expected_ttft.h"
+
+#include <algorithm>
+
+namespace prefixroute {
+
+ExpectedTtft::ExpectedTtft(const ExpectedTtftParams& params, double cluster_prefill_tokens_per_s)
+    : cache_credit_(params.cache_credit),
+      prefill_{params.prefill_tokens_per_s > 0 ? params.prefill_tokens_per_s : cluster_prefill_tokens_per_s} {}
+
+Tick ExpectedTtft::estimated_wait(std::size_t r, Tick now) const {
+  if (r >= est_busy_until_.size()) return 0;
+  return est_busy_until_[r] > now ? est_busy_until_[r] - now : 0;
+}
+
+std::size_t ExpectedTtft::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
+  const std::size_t n = replicas.size();
+  ensure_size(n);
+  std::size_t best = n;
+  double best_cost = 0;
+  std::size_t best_match = 0;
+  std::uint32_t best_in_flight = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = (start_ + k) % n;
+    const std::size_t matched = replicas[i].precise_view().match(tokens);
+    // In ticks, with the engine's own rounding of prefill time, so that with
+    // an exact view and rate the estimate is the engine's wait to the tick.
+    const double cost = static_cast<double>(estimated_wait(i, now) + prefill_.prefill_ticks(tokens.size() - matched)) -
+                        cache_credit_ * static_cast<double>(prefill_.prefill_ticks(matched));
+    const std::uint32_t in_flight = replicas[i].in_flight();
+    const bool better = best == n || cost < best_cost ||
+                        (cost == best_cost && (matched > best_match ||
+                                               (matched == best_match && in_flight < best_in_flight)));
+    if (better) {
+      best = i;
+      best_cost = cost;
+      best_match = matched;
+      best_in_flight = in_flight;
+    }
+  }
+  predicted_ = static_cast<std::int64_t>(best_match);
+  last_choice_ = best;
+  last_choice_tokens_ = tokens.size();
+  start_ = best + 1;
+  return best;
+}
+
+void ExpectedTtft::ensure_size(std::size_t replicas) {
+  if (est_busy_until_.size() >= replicas) return;
+  est_busy_until_.resize(replicas, 0);
+  last_in_queue_.resize(replicas, ~std::uint64_t{0});
+}
+
+void ExpectedTtft::on_routed(const RoutedRequest& request) {
+  // The estimated prefill of what was just dispatched joins that replica's queue.
+  ensure_size(request.replica + 1);
+  const bool ours = request.replica == last_choice_ && request.tokens.size() == last_choice_tokens_;
+  const std::uint64_t cached = ours && predicted_ > 0 ? static_cast<std::uint64_t>(predicted_) : 0;
+  last_choice_ = ~std::size_t{0};
+  const Tick service = prefill_.prefill_ticks(request.tokens.size() - cached);
+  Tick& busy = est_busy_until_[request.replica];
+  busy = std::max(busy, request.now) + service;
+  last_in_queue_[request.replica] = request.id;
+}
+
+void ExpectedTtft::on_first_token(std::uint64_t id, std::size_t replica, Tick now) {
+  // The last request dispatched to this replica has finished its prefill: the
+  // router now knows the queue is empty, whatever its estimate said.
+  if (replica < last_in_queue_.size() && last_in_queue_[replica] == id) est_busy_until_[replica] = now;
+}
+
+}  // namespace prefixroute
