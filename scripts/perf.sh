@@ -8,16 +8,20 @@
 #      (builds the module with scripts/build-wasm.sh when it is missing)
 #   4. page payload, gzip (of web/dist when the page has been built)
 #
-# Own options: --no-wasm skips 3, --no-payload skips 4.
+#   5. with --micro: the Google Benchmark micro-benchmarks (bench/micro_bench.cpp)
+#
+# Own options: --no-wasm skips 3, --no-payload skips 4, --micro adds 5.
 source "$(dirname "$0")/lib.sh"
 
 wasm=1
 payload=1
+micro=0
 perf_args=()
 for arg in "$@"; do
   case "$arg" in
     --no-wasm) wasm=0 ;;
     --no-payload) payload=0 ;;
+    --micro) micro=1 ;;
     *) perf_args+=("$arg") ;;
   esac
 done
@@ -30,6 +34,11 @@ echo "## Machine"
 echo
 echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores ($(lscpu | sed -n 's/^Thread(s) per core: *//p') thread(s) per core)"
 echo "- Memory: $(free -g | awk '/^Mem:/ {print $2}') GiB; $(uname -sr); $(g++ --version | head -1); node $(node --version 2>/dev/null || echo absent)"
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  core_state="commit $(git rev-parse --short HEAD)"
+  [ -n "$(git status --porcelain -- core bench)" ] && core_state+=" with uncommitted changes in core/ or bench/"
+  echo "- Code: $core_state; core/ sources hash $(cat core/include/prefixroute/*.h core/src/*.cpp | sha256sum | cut -c1-12)"
+fi
 echo "- Load before the run: $(uptime | sed 's/.*load average: //') (1, 5, 15 min)"
 
 status=0
@@ -44,6 +53,15 @@ fi
 
 if [ "$payload" = 1 ]; then
   node bench/payload.mjs || status=1
+fi
+
+if [ "$micro" = 1 ]; then
+  echo
+  echo '### Micro-benchmarks (Google Benchmark; items/s = tokens/s for the radix rows, requests/s for simulation)'
+  echo
+  echo '```text'
+  build/native/bench/prefixroute-microbench --benchmark_min_time=0.2 2>&1 | grep -v '^\*\*\*WARNING' || status=1
+  echo '```'
 fi
 
 echo

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
-# npm start: build and run the reference benchmark (the playground will replace this).
+# npm start: build the WebAssembly module and the playground, then serve it
+# on 127.0.0.1 and print its URL (installs what is missing).
 source "$(dirname "$0")/lib.sh"
-exec bash "$ROOT/scripts/bench.sh" "$@"
+exec bash "$ROOT/scripts/serve-web.sh" "$@"

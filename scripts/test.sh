@@ -1,12 +1,35 @@
 #!/usr/bin/env bash
-# npm test: every test of the project, native release and sanitizer builds.
+# npm test: every test of the project, in the order a failure is cheapest to see.
+#   1. native release build + GoogleTest suites + CLI/README checks (ctest)
+#   2. sanitizer build (ASan + UBSan) + the same suites
+#   3. WebAssembly module: build, TypeScript declarations, Node tests
+#      (native == wasm results byte for byte)
+#   4. playground: TypeScript check, unit tests of the URL state, production build,
+#      end-to-end tests in headless Chromium
+#   5. a bounded fuzz run of every libFuzzer target
+# Each step installs what it needs when missing (apt as root, npm ci).
 source "$(dirname "$0")/lib.sh"
 ensure_native_deps
 
-log "native build + tests"
+log "1/5 native build + tests"
 build_preset native
 ctest --preset native -j2
 
-log "sanitizer build (ASan + UBSan) + tests"
+log "2/5 sanitizer build (ASan + UBSan) + tests"
 build_preset sanitize
 ctest --preset sanitize -j2
+
+log "3/5 WebAssembly module + Node tests"
+ensure_npm_deps
+bash "$ROOT/scripts/build-wasm.sh"
+cd "$ROOT"
+npx --no-install tsc -p wasm/tsconfig.json
+node --test tests/js/
+
+log "4/5 playground: typecheck, unit tests, build, browser tests"
+npx --no-install tsc -p web/tsconfig.json
+bash "$ROOT/scripts/test-web-unit.sh"
+bash "$ROOT/scripts/test-e2e.sh"
+
+log "5/5 bounded fuzz run"
+bash "$ROOT/scripts/fuzz.sh" "${FUZZ_SECONDS:-10}"

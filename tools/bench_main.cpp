@@ -13,7 +13,10 @@
 
 #include "prefixroute/experiment.h"
 #include "prefixroute/scenario.h"
+#include "prefixroute/sweep.h"
 #include "prefixroute/trace_reader.h"
+#include <nlohmann/json.hpp>
+#include <cstdio>
 #include "table_printer.h"
 
 namespace {
@@ -61,12 +64,56 @@ std::unique_ptr<prefixroute::BlockTrace> load_trace(const std::string& path, con
   return std::move(result.trace);
 }
 
+bool write_text(const std::string& path_text, const std::string& text) {
+  const std::filesystem::path path(path_text);
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+// --sweep: one row per (value, policy), the Pareto points starred.
+int run_sweep_command(const std::string& text, const std::vector<prefixroute::Override>& overrides,
+                      const std::string& sweep_text, const std::string& json_path) {
+  prefixroute::SweepSpec spec;
+  std::string error;
+  if (!prefixroute::parse_sweep(sweep_text, spec, error)) {
+    std::cerr << "error: --sweep " << error << "\n";
+    return 2;
+  }
+  const prefixroute::SweepReport report = prefixroute::run_sweep(text, overrides, spec);
+  if (!report.errors.empty()) {
+    std::cerr << "error: invalid sweep:\n";
+    for (const auto& e : report.errors) std::cerr << "  " << e.field << ": " << e.message << "\n";
+    return 2;
+  }
+  const std::string json = prefixroute::sweep_to_json(spec, report);
+  const auto doc = nlohmann::json::parse(json);
+  std::printf("sweep of %s: hit rate vs p99 TTFT (* = on the Pareto front of all points)\n", spec.key.c_str());
+  std::printf("%-14s %-22s %9s %11s %11s\n", "value", "policy", "hit_rate", "p99_ttft", "mean_ttft");
+  for (const auto& point : doc["points"])
+    for (const auto& r : point["results"])
+      std::printf("%-14s %-22s %8.1f%% %8.1f ms %8.1f ms %s\n", point["value"].get<std::string>().c_str(),
+                  r["policy"].get<std::string>().c_str(), r["hit_rate"].get<double>() * 100,
+                  r["p99_ttft_ms"].get<double>(), r["mean_ttft_ms"].get<double>(), r["pareto"].get<bool>() ? "*" : "");
+  if (!json_path.empty() && json_path != "docs/results.json") {
+    if (!write_text(json_path, json)) {
+      std::cerr << "error: cannot write " << json_path << "\n";
+      return 1;
+    }
+    std::cout << "wrote " << json_path << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"prefixroute reference benchmark: every routing policy on one multi-tenant trace"};
   std::string scenario_path;
   std::string trace_path;
+  std::string sweep_text;
   std::vector<std::string> sets;
   std::string json_path = "docs/results.json";
   bool markdown = false;
@@ -76,6 +123,9 @@ int main(int argc, char** argv) {
   app.add_option("--scenario", scenario_path, "Scenario JSON file (missing keys take defaults)");
   app.add_option("--trace", trace_path,
                  "Replay a Mooncake-format JSONL trace instead of the synthetic workload");
+  app.add_option("--sweep", sweep_text,
+                 "Vary one key: key=v1,v2,... or key=from:to:steps; prints hit rate vs p99 per policy")
+      ->excludes("--trace");
   app.add_option("--set", sets, "Override one scenario key: dotted.key=value (repeatable)")
       ->take_all();
   app.add_option("--json", json_path, "Where to write the results JSON ('' to skip)");
@@ -114,6 +164,7 @@ int main(int argc, char** argv) {
     }
     overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
   }
+  if (!sweep_text.empty()) return run_sweep_command(text, overrides, sweep_text, json_path);
   prefixroute::ScenarioParse parsed = prefixroute::parse_scenario(text, overrides);
   if (!parsed.ok()) {
     std::cerr << "error: invalid scenario" << (scenario_path.empty() ? "" : " " + scenario_path)

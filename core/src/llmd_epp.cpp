@@ -107,67 +107,83 @@ class FlatMap {
   std::size_t size_ = 0;
 };
 
-// A set of block hashes with LRU eviction at a fixed capacity: a map to slots
-// of an intrusive doubly linked list, most recent at the head.
+// A set of block hashes with LRU eviction at a fixed capacity: an intrusive
+// doubly linked list of slots (most recent at the head) and a map from hash to
+// slot. Eviction reuses the least recent slot at once but leaves the evicted
+// hash's map entry in place (stale: its slot now holds another hash) until
+// forget() removes it, so callers can batch those removals; every lookup checks
+// the slot's hash, so a stale entry never counts as held.
 class BlockLru {
  public:
   static constexpr std::uint32_t kNil = ~std::uint32_t{0};
 
   explicit BlockLru(std::uint64_t capacity) : capacity_(capacity) {}
 
-  bool contains(std::uint64_t hash) const { return slots_.find(hash) != nullptr; }
-  std::size_t size() const { return slots_.size(); }
+  bool contains(std::uint64_t hash) const {
+    const std::uint32_t* slot = slots_.find(hash);
+    return slot != nullptr && nodes_[*slot].hash == hash;
+  }
+  /// Hashes held (at most the capacity).
+  std::size_t size() const { return nodes_.size(); }
   void prefetch(std::uint64_t hash) const { slots_.prefetch(hash); }
 
   /// Makes `hash` the most recent entry. Returns true when it was not held;
-  /// then `evicted` is the hash dropped to make room, or 0 if none was.
+  /// then `evicted` is the hash dropped to make room (0 if none was), whose
+  /// stale map entry stays until forget(evicted).
   bool touch(std::uint64_t hash, std::uint64_t& evicted) {
     evicted = 0;
-    if (const std::uint32_t* slot = slots_.find(hash)) {
-      if (*slot != head_) {
-        const std::uint32_t s = *slot;
-        unlink(s);
-        push_front(s);
+    std::uint32_t* mapped = slots_.find(hash);
+    if (mapped != nullptr && nodes_[*mapped].hash == hash) {
+      if (*mapped != head_) {
+        unlink(*mapped);
+        push_front(*mapped);
       }
       return false;
     }
     std::uint32_t slot;
-    if (slots_.size() < capacity_) {
-      slot = static_cast<std::uint32_t>(hash_.size());
-      hash_.push_back(hash);
-      prev_.push_back(kNil);
-      next_.push_back(kNil);
+    if (nodes_.size() < capacity_) {
+      slot = static_cast<std::uint32_t>(nodes_.size());
+      nodes_.push_back(Node{hash, kNil, kNil});
     } else {
       slot = tail_;  // reuse the least recent entry's slot
       unlink(slot);
-      evicted = hash_[slot];
-      slots_.erase(evicted);
-      hash_[slot] = hash;
+      evicted = nodes_[slot].hash;
+      nodes_[slot].hash = hash;
     }
-    slots_.insert(hash, slot);
+    if (mapped != nullptr) *mapped = slot; else slots_.insert(hash, slot);  // a stale entry is reused
     push_front(slot);
     return true;
   }
 
+  /// Removes `hash`'s map entry if it is stale (no-op when held or absent).
+  void forget(std::uint64_t hash) {
+    const std::uint32_t* slot = slots_.find(hash);
+    if (slot != nullptr && nodes_[*slot].hash != hash) slots_.erase(hash);
+  }
+
  private:
+  struct Node {
+    std::uint64_t hash;
+    std::uint32_t prev, next;
+  };
+
   void unlink(std::uint32_t slot) {
-    const std::uint32_t p = prev_[slot], n = next_[slot];
-    if (p != kNil) next_[p] = n; else head_ = n;
-    if (n != kNil) prev_[n] = p; else tail_ = p;
+    const std::uint32_t p = nodes_[slot].prev, n = nodes_[slot].next;
+    if (p != kNil) nodes_[p].next = n; else head_ = n;
+    if (n != kNil) nodes_[n].prev = p; else tail_ = p;
   }
 
   void push_front(std::uint32_t slot) {
-    prev_[slot] = kNil;
-    next_[slot] = head_;
-    if (head_ != kNil) prev_[head_] = slot;
+    nodes_[slot].prev = kNil;
+    nodes_[slot].next = head_;
+    if (head_ != kNil) nodes_[head_].prev = slot;
     head_ = slot;
     if (tail_ == kNil) tail_ = slot;
   }
 
   std::uint64_t capacity_;
   FlatMap<std::uint32_t> slots_;
-  std::vector<std::uint64_t> hash_;
-  std::vector<std::uint32_t> prev_, next_;
+  std::vector<Node> nodes_;
   std::uint32_t head_ = kNil, tail_ = kNil;
 };
 
@@ -235,9 +251,12 @@ struct LlmdEpp::Index {
         set.prefetch(evicted[k + kAhead]);
         holders.prefetch(key(evicted[k + kAhead], group));
       }
-      if (set.contains(evicted[k])) continue;  // evicted, then added again
-      const std::uint64_t id = key(evicted[k], group);
+      const std::uint64_t gone = evicted[k];
+      if (set.contains(gone)) continue;  // evicted, then added again
+      set.forget(gone);
+      const std::uint64_t id = key(gone, group);
       std::uint64_t* m = holders.find(id);
+      if (m == nullptr) continue;  // evicted twice in this call: already cleared
       *m &= ~bit;
       if (*m == 0) holders.erase(id);
     }

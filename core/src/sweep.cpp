@@ -1,0 +1,141 @@
+#include "prefixroute/sweep.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "prefixroute/policy_registry.h"
+
+namespace prefixroute {
+namespace {
+
+constexpr std::size_t kMaxSweepValues = 200;
+
+std::string format_value(double v) {
+  std::ostringstream out;
+  out.imbue(std::locale::classic());
+  out.precision(12);
+  out << v;
+  return out.str();
+}
+
+bool parse_double(const std::string& text, double& out) {
+  std::istringstream in(text);
+  in.imbue(std::locale::classic());
+  in >> out;
+  return !in.fail() && in.eof() && std::isfinite(out);
+}
+
+}  // namespace
+
+bool parse_sweep(std::string_view text, SweepSpec& spec, std::string& error) {
+  const auto eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    error = "expected key=v1,v2,... or key=from:to:steps, e.g. affinity_balanced.load_slack_s=0:0.2:5";
+    return false;
+  }
+  spec.key = std::string(text.substr(0, eq));
+  spec.values.clear();
+  const std::string rest(text.substr(eq + 1));
+  if (rest.find(':') != std::string::npos) {
+    std::istringstream in(rest);
+    std::string from_text, to_text, steps_text;
+    std::getline(in, from_text, ':');
+    std::getline(in, to_text, ':');
+    std::getline(in, steps_text);
+    double from = 0, to = 0, steps = 0;
+    if (!parse_double(from_text, from) || !parse_double(to_text, to) || !parse_double(steps_text, steps) ||
+        steps != std::floor(steps) || steps < 2 || steps > static_cast<double>(kMaxSweepValues)) {
+      error = spec.key + ": a range must be from:to:steps with numbers and 2 <= steps <= " +
+              std::to_string(kMaxSweepValues) + "; got \"" + rest.substr(0, 60) + "\"";
+      return false;
+    }
+    const auto n = static_cast<std::size_t>(steps);
+    for (std::size_t i = 0; i < n; ++i)
+      spec.values.push_back(format_value(from + (to - from) * static_cast<double>(i) / static_cast<double>(n - 1)));
+  } else {
+    std::istringstream in(rest);
+    std::string item;
+    while (std::getline(in, item, ',')) spec.values.push_back(item);
+  }
+  if (spec.values.empty() || spec.values.size() > kMaxSweepValues) {
+    error = spec.key + ": a sweep needs 1 to " + std::to_string(kMaxSweepValues) + " values";
+    return false;
+  }
+  return true;
+}
+
+SweepReport run_sweep(std::string_view scenario_json, const std::vector<Override>& overrides,
+                      const SweepSpec& spec, const SweepProgress& progress) {
+  SweepReport report;
+  // Validate every value first: a bad one anywhere means nothing runs.
+  for (const std::string& value : spec.values) {
+    std::vector<Override> with_value = overrides;
+    with_value.emplace_back(spec.key, value);
+    ScenarioParse parsed = parse_scenario(scenario_json, with_value);
+    if (!parsed.ok()) {
+      for (FieldError& e : parsed.errors) {
+        e.message += " (sweep value \"" + value.substr(0, 40) + "\")";
+        report.errors.push_back(std::move(e));
+      }
+      continue;
+    }
+    report.points.push_back(SweepPoint{value, std::move(parsed.scenario), {}});
+  }
+  if (!report.errors.empty()) {
+    report.points.clear();
+    return report;
+  }
+  for (std::size_t i = 0; i < report.points.size(); ++i) {
+    ExperimentProgress per_point;
+    if (progress)
+      per_point = [&](std::size_t phase, std::uint64_t done, std::uint64_t total) {
+        return progress(i, phase, done, total);
+      };
+    report.points[i].report = run_experiment(report.points[i].scenario, per_point);
+    if (report.points[i].report.cancelled) {
+      report.cancelled = true;
+      break;
+    }
+  }
+  return report;
+}
+
+std::string sweep_to_json(const SweepSpec& spec, const SweepReport& report) {
+  using Json = nlohmann::ordered_json;
+  Json doc = Json::object();
+  doc["schema"] = "prefixroute.sweep/1";
+  doc["key"] = spec.key;
+  if (!report.points.empty()) doc["base_scenario"] = Json::parse(scenario_to_json(report.points.front().scenario));
+  struct Point {
+    double hit, p99;
+  };
+  std::vector<Point> all;
+  for (const SweepPoint& p : report.points)
+    for (const PolicyOutcome& o : p.report.outcomes) all.push_back({o.summary.hit_rate, o.summary.p99_ttft_ms});
+  auto dominated = [&](const Point& x) {
+    for (const Point& y : all)
+      if (y.hit >= x.hit && y.p99 <= x.p99 && (y.hit > x.hit || y.p99 < x.p99)) return true;
+    return false;
+  };
+  Json points = Json::array();
+  for (const SweepPoint& p : report.points) {
+    Json results = Json::array();
+    for (const PolicyOutcome& o : p.report.outcomes) {
+      const RunSummary& s = o.summary;
+      results.push_back(Json{{"policy", o.policy},
+                             {"mean_ttft_ms", s.mean_ttft_ms},
+                             {"p99_ttft_ms", s.p99_ttft_ms},
+                             {"hit_rate", s.hit_rate},
+                             {"prefill_tokens", s.prefill_tokens},
+                             {"imbalance", s.imbalance},
+                             {"pareto", !dominated({s.hit_rate, s.p99_ttft_ms})}});
+    }
+    points.push_back(Json{{"value", p.value}, {"results", std::move(results)}});
+  }
+  doc["points"] = std::move(points);
+  if (report.cancelled) doc["cancelled"] = true;
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (CMake preset `fuzz`: clang 14, ASan + UBSan)
+# and runs each for SECONDS seconds (default 20), failing on any crash, hang,
+# sanitizer report, model mismatch or allocation over the limits.
+#
+#   bash scripts/fuzz.sh            # 20 s per target (npm test)
+#   bash scripts/fuzz.sh 600        # longer
+#   bash scripts/fuzz.sh 60 radix_lockstep_fuzzer   # one target
+#
+# Each target starts from its seed corpus (fuzz/corpus/<target>/, in git) plus
+# what earlier runs found (build/fuzz/corpus/<target>/, not in git). A crash
+# input is written to build/fuzz/artifacts/; replay it with
+#   build/fuzz/fuzz/<target> build/fuzz/artifacts/<file>
+source "$(dirname "$0")/lib.sh"
+
+seconds=${1:-20}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(radix_lockstep_fuzzer scenario_fuzzer url_state_fuzzer trace_reader_fuzzer)
+
+ensure_native_deps
+ensure_apt clang-14 libclang-rt-14-dev
+
+log "fuzz build (clang 14, libFuzzer + ASan + UBSan)"
+build_preset fuzz
+
+cd "$ROOT"
+mkdir -p build/fuzz/artifacts
+failed=()
+for target in "${targets[@]}"; do
+  corpus=build/fuzz/corpus/$target
+  mkdir -p "$corpus"
+  log "fuzzing $target for ${seconds}s"
+  # -rss_limit_mb / -malloc_limit_mb: a hostile input must be refused before
+  # it can make the core allocate without bound. -timeout: one input may take
+  # at most 25 s (a hang is a failure).
+  if ! build/fuzz/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=512 \
+      -timeout=25 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ \
+      "$corpus" "fuzz/corpus/$target" > "build/fuzz/$target.log" 2>&1; then
+    failed+=("$target")
+    tail -n 60 "build/fuzz/$target.log" >&2
+  fi
+  grep -E '^stat::number_of_executed_units|^lockstep totals|^#[0-9]+ *DONE' "build/fuzz/$target.log" >&2 || true
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  log "fuzzing FAILED: ${failed[*]} (logs in build/fuzz/<target>.log, inputs in build/fuzz/artifacts/)"
+  exit 1
+fi
+log "fuzzing passed: ${targets[*]}"

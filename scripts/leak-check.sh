@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Leak check: the release benchmark binary under valgrind (memcheck), on the
+# reference scenario (fewer requests, so it stays under a minute), on a trace
+# replay and on a refused scenario. Fails on any leak or memory error.
+#
+#   bash scripts/leak-check.sh            # 1000 requests of the reference scenario
+#   bash scripts/leak-check.sh 4000       # the full reference scenario (several minutes)
+source "$(dirname "$0")/lib.sh"
+
+requests=${1:-1000}
+
+ensure_native_deps
+ensure_apt valgrind
+
+cd "$ROOT"
+# PREFIXROUTE_BENCH=path checks another build of the binary instead.
+bench=${PREFIXROUTE_BENCH:-}
+if [ -z "$bench" ]; then
+  [ -f build/native/build.ninja ] || cmake --preset native >/dev/null
+  log "building prefixroute-bench (native release)"
+  cmake --build --preset native --target prefixroute-bench
+  bench=build/native/tools/prefixroute-bench
+fi
+
+# Exit 1 is reserved for valgrind's findings: the benchmark itself exits 0 or 2.
+vg=(valgrind --quiet --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=definite,indirect,possible
+    --error-exitcode=1)
+
+run() {
+  local expect=$1
+  shift
+  log "valgrind: prefixroute-bench $*"
+  local status=0
+  "${vg[@]}" "$bench" "$@" >/dev/null || status=$?
+  if [ "$status" -ne "$expect" ]; then
+    echo "leak check FAILED: exit status $status (expected $expect) for: prefixroute-bench $*" >&2
+    exit 1
+  fi
+}
+
+run 0 --json '' --set workload.requests="$requests"
+run 0 --json '' --trace scenarios/traces/mooncake-conversation-first-1000.jsonl --set trace.limit=200
+run 2 --json '' --set cluster.replicas=0 --set workload.bogus=1
+log "leak check passed: no leaks, no memory errors"

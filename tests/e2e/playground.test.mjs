@@ -1,0 +1,350 @@
+// End-to-end tests of the built playground (web/dist) in Debian's Chromium,
+// driven by playwright-core. Run: node --test tests/e2e/ (see scripts/test-e2e.sh).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serveStatic } from './server.mjs';
+import { startTrace } from './trace.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DIST = join(ROOT, 'web/dist');
+const BENCH_BUILT = join(ROOT, 'build/native/tools/prefixroute-bench');
+/** A private copy of the benchmark, so a rebuild during the run cannot pull it away. */
+let BENCH = BENCH_BUILT;
+const SHOTS = join(ROOT, 'build/e2e');
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+let server;
+let context;
+let profile;
+
+/** The numbers of prefixroute-bench for a scenario, as its results JSON. */
+function bench(sets = []) {
+  const dir = mkdtempSync(join(tmpdir(), 'prefixroute-bench-'));
+  const out = join(dir, 'results.json');
+  execFileSync(BENCH, ['--json', out, ...sets.flatMap(([k, v]) => ['--set', `${k}=${v}`])], { stdio: 'ignore' });
+  const text = readFileSync(out, 'utf8');
+  rmSync(dir, { recursive: true });
+  return text;
+}
+
+// The table's rounding (web/src/format.ts), restated so the test checks it independently.
+const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const ms = (v) => (Math.abs(v) >= 100 ? grouped.format(Math.round(v)) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+const DISPLAY = {
+  mean_ttft_ms: ms,
+  p50_ttft_ms: ms,
+  p90_ttft_ms: ms,
+  p99_ttft_ms: ms,
+  hit_rate: (v) => `${(v * 100).toFixed(1)}%`,
+  prefill_tokens: (v) => grouped.format(v),
+  imbalance: (v) => v.toFixed(2),
+};
+
+async function openPage(query = '', { width = 1280, height = 900 } = {}) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('dialog', (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  await page.goto(`${server.url}${query}`);
+  await waitForRows(page);
+  return { page, problems };
+}
+
+/** Rows of the default table: one per default policy (four when written). */
+let DEFAULT_ROWS = 4;
+
+async function waitForRows(page, n = DEFAULT_ROWS) {
+  await page.waitForFunction((count) => document.querySelectorAll('#results-table tbody tr').length === count, n, { timeout: 120_000 });
+}
+
+/** The table as { policy: { column: displayed text } }. */
+function readTable(page) {
+  return page.$$eval('#results-table tbody tr', (rows) =>
+    Object.fromEntries(
+      rows.map((tr) => [
+        tr.dataset.policy,
+        Object.fromEntries([...tr.querySelectorAll('td')].map((td) => [td.dataset.col, td.querySelector('.value').textContent])),
+      ]),
+    ),
+  );
+}
+
+function expectedTable(resultsJson) {
+  const doc = JSON.parse(resultsJson);
+  return Object.fromEntries(doc.results.map((r) => [r.policy, Object.fromEntries(Object.entries(DISPLAY).map(([k, f]) => [k, f(r[k])]))]));
+}
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  profile = mkdtempSync(join(tmpdir(), 'prefixroute-chromium-'));
+  BENCH = join(profile, 'prefixroute-bench');
+  copyFileSync(BENCH_BUILT, BENCH);
+  chmodSync(BENCH, 0o755);
+  DEFAULT_ROWS = JSON.parse(bench()).results.length;
+  server = await serveStatic(DIST, '/deep/sub/path/');
+  context = await chromium.launchPersistentContext(join(profile, 'chromium'), {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: FLAGS,
+    acceptDownloads: true,
+  });
+  // Generous waits: the machine may be shared with builds (runs are CPU-bound in the worker).
+  context.setDefaultTimeout(120_000);
+  // Long tasks on the main thread, recorded from the very start of each page.
+  await context.addInitScript(() => {
+    window.__longtasks = [];
+    window.__csp = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longtasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+describe('playground', () => {
+  test('opens with the reference scenario: one row per policy, equal to the native benchmark', async () => {
+    const { page, problems } = await openPage();
+    const shown = await readTable(page);
+    assert.deepEqual(shown, expectedTable(bench()));
+    assert.equal(new URL(page.url()).search, '?v=1');
+    const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
+    assert.doesNotMatch(csp, /unsafe-inline|'unsafe-eval'/);
+    assert.deepEqual(await page.evaluate(() => window.__csp), []);
+    // Best values are marked in text, not only by colour.
+    assert.ok((await page.$$('#results-table td.best .best-tag')).length >= 4);
+    // Text alternatives of the four charts.
+    for (const id of ['ttft', 'hits', 'cdf', 'load']) {
+      const label = await page.getAttribute(`#chart-${id} canvas`, 'aria-label');
+      assert.ok(label && label.length > 40, `chart ${id} has a summary`);
+      assert.ok(await page.$(`#chart-${id} .chart-data tbody tr`), `chart ${id} has a data table`);
+    }
+    await page.screenshot({ path: join(SHOTS, 'screenshot-default.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('changing a control re-runs, rewrites the link, and a share link reproduces the numbers', async () => {
+    const { page, problems } = await openPage();
+    const before = await readTable(page);
+    await page.fill('#field-workload-requests', '1500');
+    await page.locator('#field-workload-requests').press('Tab');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('1,500 requests'));
+    const changed = await readTable(page);
+    assert.notDeepEqual(changed, before);
+    assert.deepEqual(changed, expectedTable(bench([['workload.requests', '1500']])));
+    const link = page.url();
+    assert.equal(new URL(link).search, '?v=1&workload.requests=1500');
+
+    await page.uncheck('#field-policies-least_loaded');
+    await waitForRows(page, DEFAULT_ROWS - 1);
+    const threeLink = page.url();
+    assert.match(threeLink, /[?&]policies=[a-z_,]+/);
+    assert.doesNotMatch(threeLink, /least_loaded/);
+
+    const shared = await context.newPage();
+    await shared.goto(threeLink);
+    await waitForRows(shared, DEFAULT_ROWS - 1);
+    assert.deepEqual(await readTable(shared), await readTable(page));
+    assert.equal(await shared.inputValue('#field-workload-requests'), '1500');
+    await shared.close();
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the main thread is never blocked for more than 50 ms during a run', async () => {
+    const { page, problems } = await openPage();
+    await page.waitForTimeout(500); // let the first charts finish drawing
+    const initial = await page.evaluate(() => Math.max(0, ...window.__longtasks.map((t) => t.duration)));
+    const stopTrace = await startTrace(context, page);
+    await page.fill('#field-workload-requests', '120000');
+    await page.locator('#field-workload-requests').press('Enter');
+    await page.waitForSelector('#progress:not([hidden])', { timeout: 20_000 });
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('120,000 requests'), null, { timeout: 120_000 });
+    await page.waitForTimeout(500); // the charts draw in the tasks after the result
+    const trace = await stopTrace();
+    const { start, result, tasks } = await page.evaluate(() => {
+      const last = (name) => performance.getEntriesByName(name).at(-1).startTime;
+      return { start: last('prefixroute:run-start'), result: last('prefixroute:result'), tasks: window.__longtasks };
+    });
+    // While the worker simulates, the main thread only takes progress messages;
+    // then it draws the table and the charts, one chart per task.
+    const duringRun = tasks.filter((t) => t.start >= start && t.start + t.duration <= result);
+    const drawing = tasks.filter((t) => t.start + t.duration > result);
+    const runCpu = Math.max(0, ...trace.between('prefixroute:run-start', 'prefixroute:result').map((t) => t.cpuMs));
+    const drawCpu = Math.max(0, ...trace.after('prefixroute:result').map((t) => t.cpuMs));
+    const worst = (list) => Math.max(0, ...list.map((t) => t.duration));
+    const [load] = loadavg();
+    console.log(
+      `main thread during a ${(result - start).toFixed(0)} ms run: longest task ${runCpu.toFixed(1)} ms CPU, ` +
+        `${duringRun.length} long tasks (max ${worst(duringRun).toFixed(0)} ms wall); drawing the results: longest task ` +
+        `${drawCpu.toFixed(1)} ms CPU, ${drawing.length} long tasks (max ${worst(drawing).toFixed(0)} ms wall); ` +
+        `first load: max ${initial.toFixed(0)} ms wall; machine load ${load.toFixed(1)} on ${cpus().length} cores`,
+    );
+    // CPU time is what the page controls; wall time also counts waiting for a
+    // core, so the long-task check applies only when the machine is not oversubscribed.
+    assert.ok(runCpu < 50, `a task during the run took ${runCpu} ms of CPU`);
+    assert.ok(drawCpu < 50, `a drawing task took ${drawCpu} ms of CPU`);
+    if (load < cpus().length) assert.deepEqual(duringRun, []);
+    else console.log('machine oversubscribed: long tasks (wall clock) reported, not asserted');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a long run shows progress and can be cancelled; the next run still works', async () => {
+    const { page, problems } = await openPage();
+    const before = await readTable(page);
+    await page.fill('#field-workload-requests', '1000000');
+    await page.locator('#field-workload-requests').press('Enter');
+    await page.waitForSelector('#progress:not([hidden])', { timeout: 20_000 });
+    await page.waitForFunction(() => Number(document.querySelector('#progress-bar').value) > 0, null, { timeout: 120_000 });
+    await page.click('#cancel');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('Cancelled'));
+    assert.ok(await page.isHidden('#progress'));
+    assert.deepEqual(await readTable(page), before);
+    await page.fill('#field-workload-requests', '800');
+    await page.locator('#field-workload-requests').press('Enter');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('800 requests'), null, { timeout: 120_000 });
+    assert.deepEqual(await readTable(page), expectedTable(bench([['workload.requests', '800']])));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('export JSON is the results JSON with the scenario; CSV has a row per policy', async () => {
+    const { page } = await openPage('?v=1&seed=7');
+    const [json] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+    const text = readFileSync(await json.path(), 'utf8');
+    const doc = JSON.parse(text);
+    assert.equal(doc.schema, 'prefixroute.results/1');
+    assert.equal(doc.scenario.seed, 7);
+    assert.equal(doc.results.length, DEFAULT_ROWS);
+    assert.deepEqual(doc, JSON.parse(bench([['seed', '7']])));
+    console.log(`exported JSON ${text === bench([['seed', '7']]) ? 'is byte-identical to' : 'parses equal to'} the native benchmark's`);
+
+    // Copy link: the clipboard, or (when the browser refuses it) a selected text field.
+    await page.click('#copy-link');
+    await page.waitForFunction(() => /copied|selected/.test(document.querySelector('#action-status').textContent));
+    if (/selected/.test(await page.textContent('#action-status'))) {
+      assert.match(await page.inputValue('#link-fallback'), /\?v=1&seed=7$/);
+    }
+
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+    const lines = readFileSync(await csv.path(), 'utf8').trimEnd().split('\n');
+    assert.ok(lines.some((l) => l.startsWith('# scenario: ') && l.includes('"seed":7')));
+    const rows = lines.filter((l) => !l.startsWith('#'));
+    assert.equal(rows[0].split(',')[0], 'policy');
+    assert.equal(rows.length, 1 + DEFAULT_ROWS);
+    await page.close();
+  });
+
+  test('embed mode: table and one chart, the link and storage untouched, snippet ready', async () => {
+    const full = await openPage('?v=1&cluster.replicas=6');
+    const snippet = await full.page.inputValue('#embed-snippet');
+    assert.match(snippet, /^<iframe src="[^"]*\?v=1&amp;cluster\.replicas=6&amp;embed=1"/);
+    await full.page.close();
+
+    const query = '?cluster.replicas=6&embed=1';
+    const { page, problems } = await openPage(query, { width: 640, height: 700 });
+    assert.equal(new URL(page.url()).search, query, 'embed mode never rewrites the address');
+    assert.ok(await page.isVisible('#chart-ttft canvas'));
+    for (const hidden of ['#controls', '#chart-cdf', '#chart-load', '#chart-hits', '#copy-link', '.site-header']) {
+      assert.ok(await page.isHidden(hidden), `${hidden} hidden in embed mode`);
+    }
+    await page.click('#chart-ttft'); // harmless interaction
+    assert.equal(await page.evaluate(() => localStorage.length + sessionStorage.length), 0);
+    assert.match(await page.getAttribute('#open-full', 'href'), /\?v=1&cluster\.replicas=6$/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a malformed link shows messages and falls back to valid values', async () => {
+    const hostile =
+      '?v=1&workload.requests=%3Cscript%3Ealert(1)%3C/script%3E&cluster.replicas=0&bogus=%3Cimg%20src=x%20onerror=alert(2)%3E' +
+      `&seed=7&seed=8&workload.zipf_s=NaN&policies=${'x'.repeat(5000)}`;
+    const { page, problems } = await openPage(hostile);
+    assert.ok(await page.isVisible('#link-messages'));
+    const notes = await page.$$eval('#link-messages li', (li) => li.map((x) => x.textContent));
+    assert.ok(notes.length >= 5, JSON.stringify(notes));
+    assert.ok(await page.isVisible('[data-key="workload.requests"] .field-error'));
+    assert.ok(await page.isVisible('[data-key="cluster.replicas"] .field-error'));
+    // Nothing from the link became markup.
+    assert.equal(await page.$$eval('img', (x) => x.length), 0);
+    assert.equal(await page.$$eval('script', (x) => x.length), 1);
+    // The valid part (seed, last occurrence) was used; the rest fell back to defaults.
+    assert.equal(new URL(page.url()).search, '?v=1&seed=8');
+    assert.equal(await page.inputValue('#field-workload-requests'), '4000');
+    assert.deepEqual(await readTable(page), expectedTable(bench([['seed', '8']])));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('phone width and dark mode', async () => {
+    const { page, problems } = await openPage('', { width: 375, height: 812 });
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 375), 'no sideways scrolling at 375 px');
+    await page.screenshot({ path: join(SHOTS, 'screenshot-phone.png'), fullPage: true });
+    await page.close();
+
+    const dark = await context.newPage();
+    await dark.emulateMedia({ colorScheme: 'dark' });
+    await dark.setViewportSize({ width: 1280, height: 900 });
+    await dark.goto(server.url);
+    await waitForRows(dark);
+    await dark.waitForTimeout(300);
+    const bg = () => dark.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert.equal(await bg(), 'rgb(14, 17, 22)');
+    await dark.screenshot({ path: join(SHOTS, 'screenshot-dark.png'), fullPage: true });
+    // The toggle cycles auto → light → dark without a reload (and remembers it outside embed mode).
+    await dark.click('#theme-toggle');
+    assert.equal(await dark.getAttribute('html', 'data-theme'), 'light');
+    assert.equal(await bg(), 'rgb(245, 246, 248)');
+    await dark.click('#theme-toggle');
+    assert.equal(await dark.getAttribute('html', 'data-theme'), 'dark');
+    await dark.click('#theme-toggle');
+    assert.equal(await dark.getAttribute('html', 'data-theme'), null);
+    assert.deepEqual(problems, []);
+    await dark.close();
+  });
+
+  test('controls are labelled and reachable by keyboard', async () => {
+    const { page } = await openPage();
+    const unlabelled = await page.$$eval('#controls input[type=number], #controls select', (els) =>
+      els.filter((el) => !el.labels || el.labels.length === 0).map((el) => el.id),
+    );
+    assert.deepEqual(unlabelled, []);
+    await page.focus('#preset');
+    const reached = new Set();
+    for (let i = 0; i < 80; i++) {
+      await page.keyboard.press('Tab');
+      reached.add(await page.evaluate(() => document.activeElement?.id));
+    }
+    assert.ok(reached.has('field-workload-requests') && reached.has('field-seed'), [...reached].join(' '));
+    await page.close();
+  });
+});

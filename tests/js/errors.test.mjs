@@ -1,0 +1,135 @@
+// Bad input comes back as a value that names the field: never an exception,
+// never an abort. After any of these the same module instance still works.
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+
+import { loadModule } from './helpers.mjs';
+
+let pr;
+before(async () => {
+  pr = await loadModule();
+});
+
+function fails(result, field) {
+  assert.equal(result.ok, false, 'expected an error value');
+  assert.ok(Array.isArray(result.errors) && result.errors.length > 0);
+  for (const e of result.errors) {
+    assert.equal(typeof e.field, 'string');
+    assert.equal(typeof e.message, 'string');
+    assert.ok(e.message.length > 0);
+  }
+  if (field !== undefined) assert.equal(result.errors[0].field, field, JSON.stringify(result.errors));
+  assert.equal('resultsJson' in result, false);
+  assert.equal('series' in result, false);
+}
+
+describe('runScenario and validateScenario return errors as values', () => {
+  const cases = [
+    ['a value out of range (document)', '{"cluster":{"replicas":0}}', '', 'cluster.replicas'],
+    ['a value out of range (override)', '', '[["cluster.replicas","0"]]', 'cluster.replicas'],
+    ['a wrong type', '{"workload":{"requests":"many"}}', '', 'workload.requests'],
+    ['a non-integer count', '{"workload":{"requests":1.5}}', '', 'workload.requests'],
+    ['an unknown policy', '{"policies":["fastest"]}', '', 'policies'],
+    ['malformed JSON', '{"cluster": {', '', '(document)'],
+    ['a document that is not an object', '[1, 2]', '', '(document)'],
+    ['trailing garbage', '{} x', '', '(document)'],
+    ['malformed overrides JSON', '', '[["seed", "1"]', '(overrides)'],
+    ['overrides that are not an array', '', '{"seed": 1}', '(overrides)'],
+    ['an override that is not a pair', '', '[["seed"]]', '(overrides)'],
+    ['an override key that is not a string', '', '[[1, "2"]]', '(overrides)'],
+    ['a scenario too big for the wasm heap', '{"workload":{"requests":10000000}}', '', '(memory)'],
+    ['a trace replay (needs a file)', '{"trace":{"name":"x.jsonl"}}', '', 'trace.name'],
+  ];
+  for (const [name, doc, overrides, field] of cases) {
+    test(`${name}: validateScenario`, () => fails(pr.validateScenario(doc, overrides), field));
+    test(`${name}: runScenario`, () => fails(pr.runScenario(doc, overrides, null), field));
+  }
+
+  test('an unknown key is named', () => {
+    const r = pr.validateScenario('{"cluster":{"replica":4}}', '');
+    fails(r);
+    assert.ok(r.errors.some((e) => e.field.includes('cluster.replica')), JSON.stringify(r.errors));
+  });
+
+  test('every problem is listed, not just the first', () => {
+    const r = pr.validateScenario('{"cluster":{"replicas":0,"cache_tokens":-1},"workload":{"zipf_s":99}}', '');
+    fails(r);
+    const fields = r.errors.map((e) => e.field).sort();
+    assert.deepEqual(fields, ['cluster.cache_tokens', 'cluster.replicas', 'workload.zipf_s']);
+  });
+
+  test('an onProgress that is not a function is an error value', () => {
+    fails(pr.runScenario('', '', 42), '(onProgress)');
+    fails(pr.runScenario('', '', {}), '(onProgress)');
+  });
+
+  test('hostile text: invalid UTF-16, NUL, huge documents', () => {
+    fails(pr.validateScenario('{"seed": "\ud800"}', ''));
+    fails(pr.validateScenario('{"a\u0000": 1}', ''));
+    fails(pr.validateScenario('', '[["seed", "\ud800"]]'));
+    fails(pr.validateScenario('{"x":"' + 'a'.repeat(2 << 20) + '"}', ''), '(document)');
+    fails(pr.validateScenario('['.repeat(100000), ''), '(document)');
+    fails(pr.validateScenario('', '['.repeat(100000)), '(overrides)');
+  });
+
+  test('arguments that are not strings are error values too', () => {
+    fails(pr.runScenario(undefined, '', null), '(document)');
+    fails(pr.runScenario({}, '', null), '(document)');
+    fails(pr.runScenario('', [['seed', '1']], null), '(overrides)');
+    fails(pr.validateScenario(42, null));
+  });
+
+  test('the module keeps working after errors', () => {
+    const r = pr.runScenario('', '[["workload.requests","500"]]', null);
+    assert.equal(r.ok, true);
+  });
+});
+
+describe('validateScenario on good input', () => {
+  test('returns the canonical scenario, every field', () => {
+    const r = pr.validateScenario('', '');
+    assert.equal(r.ok, true);
+    assert.deepEqual(r.errors, []);
+    const s = JSON.parse(r.scenarioJson);
+    assert.equal(s.schema_version, 1);
+    assert.equal(s.cluster.replicas, 4);
+    const known = pr.policyCatalogue().map((p) => p.name);
+    assert.ok(s.policies.length > 0 && s.policies.every((p) => known.includes(p)));
+  });
+
+  test('override values may be given as JSON values, not only text', () => {
+    const a = pr.validateScenario('', '[["cluster.replicas", 8], ["policies", ["affinity"]]]');
+    const b = pr.validateScenario('', '[["cluster.replicas", "8"], ["policies", "affinity"]]');
+    assert.equal(a.ok, true);
+    assert.equal(a.scenarioJson, b.scenarioJson);
+  });
+
+  test('the canonical text parses back to itself', () => {
+    const once = pr.validateScenario('{"workload":{"zipf_s":0.5}}', '[["seed","9"]]');
+    const twice = pr.validateScenario(once.scenarioJson, '');
+    assert.equal(twice.scenarioJson, once.scenarioJson);
+  });
+});
+
+describe('metadata', () => {
+  test('scenarioSchema is a JSON Schema naming every section', () => {
+    const schema = JSON.parse(pr.scenarioSchema());
+    assert.equal(schema.type, 'object');
+    for (const key of ['seed', 'workload', 'cluster', 'policies']) assert.ok(key in schema.properties, key);
+  });
+
+  test('policyCatalogue lists every policy the schema allows, with labels', () => {
+    const c = pr.policyCatalogue();
+    const names = c.map((p) => p.name);
+    for (const seed of ['round_robin', 'least_loaded', 'affinity', 'affinity_balanced']) assert.ok(names.includes(seed), seed);
+    assert.deepEqual(names, JSON.parse(pr.scenarioSchema()).properties.policies.items.enum);
+    for (const p of c) assert.ok(typeof p.label === 'string' && p.label.length > 0);
+  });
+
+  test('version is the package version', async () => {
+    const { default: fs } = await import('node:fs');
+    const { ROOT } = await import('./helpers.mjs');
+    const pkg = JSON.parse(fs.readFileSync(`${ROOT}/package.json`, 'utf8'));
+    assert.equal(pr.version(), pkg.version);
+  });
+});

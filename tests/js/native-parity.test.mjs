@@ -1,0 +1,92 @@
+// The module and the native benchmark are one program: for every preset
+// scenario, and with CLI-style overrides, runScenario's resultsJson must be
+// byte-for-byte what `prefixroute-bench --json` writes.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+
+import {
+  BENCH,
+  loadModule,
+  overridesJson,
+  runNative,
+  runNativeBench,
+  runNativeBenchFailing,
+  scenarioFiles,
+  setArgs,
+} from './helpers.mjs';
+
+let pr;
+before(async () => {
+  pr = await loadModule();
+});
+
+describe('resultsJson equals the native benchmark output byte for byte', () => {
+  const files = scenarioFiles();
+  test('the preset scenarios exist', () => {
+    const names = files.map((f) => path.basename(f));
+    for (const wanted of ['reference.json', 'cache-fits.json', 'one-hot-tenant.json', 'overloaded.json'])
+      assert.ok(names.includes(wanted), `scenarios/${wanted} is missing (have: ${names.join(', ')})`);
+  });
+
+  for (const file of files) {
+    test(`scenarios/${path.basename(file)}`, () => {
+      const native = runNativeBench(['--scenario', file]);
+      const wasm = pr.runScenario(fs.readFileSync(file, 'utf8'), '', null);
+      assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+      assert.equal(wasm.resultsJson, native.json);
+    });
+  }
+
+  test('the default scenario ("" in, no --scenario)', () => {
+    const native = runNativeBench([]);
+    const wasm = pr.runScenario('', '', null);
+    assert.equal(wasm.ok, true);
+    assert.equal(wasm.resultsJson, native.json);
+  });
+
+  test('overrides behave like --set key=value', () => {
+    const pairs = [
+      ['cluster.replicas', '6'],
+      ['workload.requests', '3000'],
+      ['policies', 'affinity,round_robin'],
+      ['seed', '7'],
+      ['affinity_balanced.load_slack_s', '0.02'],
+    ];
+    const native = runNativeBench(setArgs(pairs));
+    const wasm = pr.runScenario('', overridesJson(pairs), null);
+    assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+    assert.equal(wasm.resultsJson, native.json);
+  });
+
+  test('overrides apply on top of a scenario document', () => {
+    const file = scenarioFiles().find((f) => f.endsWith('cache-fits.json'));
+    const pairs = [['workload.zipf_s', '1.5'], ['policies', 'affinity_balanced']];
+    const native = runNativeBench(['--scenario', file, ...setArgs(pairs)]);
+    const wasm = pr.runScenario(fs.readFileSync(file, 'utf8'), overridesJson(pairs), null);
+    assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+    assert.equal(wasm.resultsJson, native.json);
+  });
+});
+
+describe('validation agrees with the native command line', () => {
+  test('canonical scenario equals --print-scenario', () => {
+    const pairs = [['cluster.cache_tokens', '12345'], ['policies', 'least_loaded']];
+    const native = runNative(BENCH, ['--print-scenario', ...setArgs(pairs)]);
+    const wasm = pr.validateScenario('', overridesJson(pairs));
+    assert.equal(wasm.ok, true);
+    assert.deepEqual(JSON.parse(wasm.scenarioJson), JSON.parse(native));
+  });
+
+  test('an invalid value gives the same field and message', () => {
+    const pairs = [['cluster.replicas', '0']];
+    const native = runNativeBenchFailing(setArgs(pairs));
+    assert.equal(native.status, 2);
+    const wasm = pr.validateScenario('', overridesJson(pairs));
+    assert.equal(wasm.ok, false);
+    assert.equal(wasm.errors.length, 1);
+    const { field, message } = wasm.errors[0];
+    assert.ok(native.stderr.includes(`  ${field}: ${message}\n`), native.stderr);
+  });
+});

@@ -1,0 +1,34 @@
+// The README's JavaScript example stays runnable and true:
+//   wasm/quickstart.mjs prints exactly what the C++ quickstart prints, and
+//   the ```js block after "<!-- example: wasm/quickstart.mjs -->" in
+//   README.md is that file, byte for byte.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { QUICKSTART, ROOT, runNative } from './helpers.mjs';
+
+const EXAMPLE = path.join(ROOT, 'wasm/quickstart.mjs');
+const MARKER = '<!-- example: wasm/quickstart.mjs -->';
+
+test('wasm/quickstart.mjs prints what examples/quickstart.cpp prints', () => {
+  const js = execFileSync(process.execPath, [EXAMPLE], { encoding: 'utf8', cwd: '/' });
+  assert.equal(js, runNative(QUICKSTART));
+  assert.match(js, /^request 0: .* cached_prefix=0 tokens prefill=53 tokens$/m);
+  assert.match(js, /^request 1: .* cached_prefix=50 tokens prefill=2 tokens$/m);
+  assert.match(js, /^request 2: .* cached_prefix=50 tokens prefill=4 tokens$/m);
+});
+
+test('the README shows wasm/quickstart.mjs verbatim', (t) => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const at = readme.indexOf(MARKER);
+  if (at < 0) {
+    t.skip(`README.md has no "${MARKER}" line yet`);
+    return;
+  }
+  const block = readme.slice(at + MARKER.length).match(/^\s*```(?:js|javascript)\n([\s\S]*?)^```/m);
+  assert.ok(block, `no \`\`\`js block after ${MARKER}`);
+  assert.equal(block[1], fs.readFileSync(EXAMPLE, 'utf8'));
+});

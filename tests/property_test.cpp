@@ -1,0 +1,303 @@
+// Properties that must hold for every valid scenario, checked on many random
+// ones: each field drawn within its allowed range from the schema's field table
+// (scenario_fields()), sizes kept small so hundreds of scenarios run in
+// seconds. Fields this file does not know (added later) are drawn from their
+// whole range too, so a new parameter is covered as soon as it exists.
+//
+// A failure names the scenario (its canonical JSON), so it can be replayed
+// with `prefixroute-bench --scenario`.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "prefixroute/experiment.h"
+#include "prefixroute/policy_registry.h"
+#include "prefixroute/radix_cache.h"
+#include "prefixroute/random.h"
+#include "prefixroute/scenario.h"
+#include "prefixroute/workload.h"
+
+namespace prefixroute {
+namespace {
+
+#if PREFIXROUTE_TESTS_SANITIZED
+constexpr int kScenarios = 24;
+#else
+constexpr int kScenarios = 200;
+#endif
+constexpr std::uint64_t kMasterSeed = 0x5EED'0007;
+constexpr double kTolerance = 1e-12;
+
+std::string number_text(double v, bool integer) {
+  char text[40];
+  if (integer) std::snprintf(text, sizeof text, "%.0f", v);
+  else std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+// A value in [lo, hi]: an end point now and then, else uniform, or
+// log-uniform when the range spans orders of magnitude.
+double draw(Rng& rng, double lo, double hi, bool integer) {
+  const auto pick = rng.uniform_int(0, 9);
+  double v;
+  if (pick == 0) {
+    v = lo;
+  } else if (pick == 1) {
+    v = hi;
+  } else if (lo > 0 && hi / lo > 1000 && pick < 6) {
+    v = lo * std::exp(rng.uniform01() * std::log(hi / lo));
+  } else if (lo == 0 && hi > 1000 && pick < 6) {
+    v = std::exp(rng.uniform01() * std::log(hi + 1)) - 1;
+  } else {
+    v = lo + rng.uniform01() * (hi - lo);
+  }
+  if (integer) v = std::floor(v);
+  return std::clamp(v, lo, hi);
+}
+
+// Caps on the fields that set the size of a run (inclusive ranges, within the
+// schema's). Everything else is drawn from its whole allowed range.
+const std::map<std::string_view, std::pair<double, double>>& size_caps() {
+  static const std::map<std::string_view, std::pair<double, double>> caps = {
+      {"workload.requests", {1, 300}},
+      {"workload.tenants", {1, 20}},
+      {"workload.prefix_tokens_min", {0, 200}},
+      {"workload.prefix_tokens_max", {0, 200}},
+      {"workload.turn_tokens_min", {1, 100}},
+      {"workload.turn_tokens_max", {1, 100}},
+      {"workload.output_tokens_min", {0, 200}},
+      {"workload.output_tokens_max", {0, 200}},
+      {"cluster.replicas", {1, 8}},
+      {"cluster.cache_tokens", {0, 2000}},
+  };
+  return caps;
+}
+
+// Pairs of fields that must be ordered (min <= max).
+const std::vector<std::pair<std::string_view, std::string_view>> kOrdered = {
+    {"workload.prefix_tokens_min", "workload.prefix_tokens_max"},
+    {"workload.turn_tokens_min", "workload.turn_tokens_max"},
+    {"workload.output_tokens_min", "workload.output_tokens_max"},
+};
+
+std::vector<Override> random_overrides(Rng& rng) {
+  std::vector<Override> out;
+  std::map<std::string, double> numbers;
+  for (const FieldSpec& f : scenario_fields()) {
+    const std::string key(f.key);
+    if (f.kind == FieldKind::Integer || f.kind == FieldKind::Number) {
+      const bool integer = f.kind == FieldKind::Integer;
+      const auto cap = size_caps().find(f.key);
+      if (cap != size_caps().end()) {
+        numbers[key] = draw(rng, cap->second.first, cap->second.second, integer);
+      } else if (rng.uniform_int(0, 2) != 0) {  // a third keep their defaults
+        numbers[key] = draw(rng, f.min, f.max, integer);
+      }
+    } else if (f.kind == FieldKind::Text) {
+      if (f.choices.empty()) continue;  // names and hashes of a replayed file: not a synthetic run
+      std::vector<std::string> choices;
+      std::string_view rest = f.choices;
+      while (true) {
+        const auto comma = rest.find(',');
+        choices.emplace_back(rest.substr(0, comma));
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+      out.emplace_back(key, choices[rng.uniform_int(0, choices.size() - 1)]);
+    } else {  // the policy list: a random non-empty subset in random order
+      std::vector<std::string> names;
+      for (const auto& info : policy_catalogue()) names.emplace_back(info.name);
+      for (std::size_t i = names.size(); i > 1; --i) std::swap(names[i - 1], names[rng.uniform_int(0, i - 1)]);
+      names.resize(rng.uniform_int(1, names.size()));
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
+      out.emplace_back(key, list);
+    }
+  }
+  for (const auto& [lo, hi] : kOrdered) {
+    const auto a = numbers.find(std::string(lo)), b = numbers.find(std::string(hi));
+    if (a != numbers.end() && b != numbers.end() && a->second > b->second) std::swap(a->second, b->second);
+  }
+  for (const FieldSpec& f : scenario_fields()) {
+    const auto it = numbers.find(std::string(f.key));
+    if (it != numbers.end()) out.emplace_back(it->first, number_text(it->second, f.kind == FieldKind::Integer));
+  }
+  return out;
+}
+
+struct Case {
+  Scenario scenario;
+  std::string json;  // canonical scenario, for messages
+  Workload workload;
+  ExperimentReport report;
+  std::vector<std::uint64_t> ideal_cached;  // per request: longest prefix shared with any earlier prompt
+};
+
+// The scenarios and their reports, built once for every test of the suite.
+class RandomScenarios : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    cases_ = new std::vector<Case>();
+    Rng rng(kMasterSeed);
+    for (int i = 0; i < kScenarios; ++i) {
+      ScenarioParse parse;
+      std::string tries;
+      for (int attempt = 0; attempt < 5; ++attempt) {
+        parse = parse_scenario("", random_overrides(rng));
+        if (parse.ok()) break;
+        tries += parse.error_text();
+      }
+      ASSERT_TRUE(parse.ok()) << "five random scenarios in a row were refused:\n" << tries;
+      Workload workload = generate_workload(parse.scenario.workload, parse.scenario.seed);
+      // One unbounded cache over the whole trace: what any cache could share.
+      RadixCache unbounded(workload.total_prompt_tokens(), 0);
+      std::vector<std::uint64_t> ideal;
+      std::vector<Token> prompt;
+      for (std::size_t r = 0; r < workload.size(); ++r) {
+        workload.materialize(r, prompt);
+        ideal.push_back(unbounded.insert(prompt).cached_tokens);
+      }
+      ExperimentReport report = run_experiment(parse.scenario);
+      cases_->push_back(Case{parse.scenario, scenario_to_json(parse.scenario), std::move(workload),
+                             std::move(report), std::move(ideal)});
+    }
+  }
+  static void TearDownTestSuite() {
+    delete cases_;
+    cases_ = nullptr;
+  }
+  static const std::vector<Case>& cases() { return *cases_; }
+
+ private:
+  static std::vector<Case>* cases_;
+};
+
+std::vector<Case>* RandomScenarios::cases_ = nullptr;
+
+TEST_F(RandomScenarios, EveryListedPolicyRunsToTheEnd) {
+  ASSERT_EQ(cases().size(), static_cast<std::size_t>(kScenarios));
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.json);
+    EXPECT_FALSE(c.report.cancelled);
+    ASSERT_EQ(c.report.outcomes.size(), c.scenario.policies.size());
+    for (std::size_t p = 0; p < c.report.outcomes.size(); ++p)
+      EXPECT_EQ(c.report.outcomes[p].policy, c.scenario.policies[p]);
+  }
+}
+
+TEST_F(RandomScenarios, HitRateNeverExceedsTheIdealBound) {
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.json);
+    EXPECT_LE(c.report.pooled.hit_rate, c.report.ideal.hit_rate + kTolerance);
+    for (const PolicyOutcome& o : c.report.outcomes) {
+      SCOPED_TRACE(o.policy);
+      EXPECT_LE(o.summary.hit_rate, c.report.ideal.hit_rate + kTolerance);
+    }
+  }
+}
+
+TEST_F(RandomScenarios, NoRequestFindsMoreCachedThanAnyEarlierPromptShares) {
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.json);
+    std::uint64_t ideal_total = 0;
+    for (const std::uint64_t v : c.ideal_cached) ideal_total += v;
+    EXPECT_EQ(c.report.ideal.cached_tokens, ideal_total);
+    for (const PolicyOutcome& o : c.report.outcomes) {
+      SCOPED_TRACE(o.policy);
+      ASSERT_EQ(o.run.cached_of.size(), c.ideal_cached.size());
+      for (std::size_t r = 0; r < c.ideal_cached.size(); ++r) {
+        ASSERT_LE(o.run.cached_of[r], c.ideal_cached[r]) << "request " << r;
+        ASSERT_LE(o.run.cached_of[r], c.scenario.cluster.cache_tokens) << "request " << r;
+      }
+    }
+  }
+}
+
+TEST_F(RandomScenarios, PrefillPlusCachedTokensEqualPromptTokens) {
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.json);
+    const std::uint64_t prompt_tokens = c.workload.total_prompt_tokens();
+    EXPECT_EQ(c.report.prompt_tokens, prompt_tokens);
+    EXPECT_EQ(c.report.ideal.cached_tokens + c.report.ideal.prefill_tokens, prompt_tokens);
+    EXPECT_EQ(c.report.pooled.cached_tokens + c.report.pooled.prefill_tokens, prompt_tokens);
+    for (const PolicyOutcome& o : c.report.outcomes) {
+      SCOPED_TRACE(o.policy);
+      EXPECT_EQ(o.summary.prefill_tokens + o.summary.cached_tokens, prompt_tokens);
+      std::uint64_t cached = 0, replica_prefill = 0, replica_cached = 0;
+      for (const std::uint32_t v : o.run.cached_of) cached += v;
+      for (const ReplicaTotals& r : o.run.replicas) {
+        replica_prefill += r.prefill_tokens;
+        replica_cached += r.cached_tokens;
+      }
+      EXPECT_EQ(cached, o.summary.cached_tokens);
+      EXPECT_EQ(replica_cached, o.summary.cached_tokens);
+      EXPECT_EQ(replica_prefill, o.summary.prefill_tokens);
+    }
+  }
+}
+
+TEST_F(RandomScenarios, EveryRequestIsServedExactlyOnce) {
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.json);
+    const std::size_t n = c.workload.size();
+    EXPECT_EQ(c.report.requests, n);
+    for (const PolicyOutcome& o : c.report.outcomes) {
+      SCOPED_TRACE(o.policy);
+      ASSERT_EQ(o.run.ttft.size(), n);
+      ASSERT_EQ(o.run.replica_of.size(), n);
+      ASSERT_EQ(o.run.cached_of.size(), n);
+      ASSERT_EQ(o.run.replicas.size(), c.scenario.cluster.replicas);
+      std::vector<std::uint64_t> served(o.run.replicas.size(), 0);
+      for (const std::uint32_t r : o.run.replica_of) {
+        ASSERT_LT(r, o.run.replicas.size());
+        ++served[r];
+      }
+      std::uint64_t total = 0;
+      for (std::size_t r = 0; r < served.size(); ++r) {
+        EXPECT_EQ(o.run.replicas[r].requests, served[r]) << "replica " << r;
+        total += o.run.replicas[r].requests;
+      }
+      EXPECT_EQ(total, n);
+      EXPECT_EQ(o.summary.requests, n);
+    }
+  }
+}
+
+TEST_F(RandomScenarios, TtftIsAtLeastTheUncachedPrefillTime) {
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.json);
+    for (const PolicyOutcome& o : c.report.outcomes) {
+      SCOPED_TRACE(o.policy);
+      ASSERT_EQ(o.run.ttft.size(), c.workload.size());
+      for (std::size_t r = 0; r < c.workload.size(); ++r) {
+        const std::uint64_t uncached = c.workload.prompt_tokens(r) - o.run.cached_of[r];
+        ASSERT_GE(o.run.ttft[r], c.scenario.cluster.prefill.prefill_ticks(uncached)) << "request " << r;
+        if (!o.run.end_to_end.empty()) {
+          ASSERT_GE(o.run.end_to_end[r], o.run.ttft[r]) << "request " << r;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(RandomScenarios, TheSameScenarioGivesTheSameResultsJson) {
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.json);
+    const std::string first = results_to_json(c.scenario, c.report);
+    EXPECT_EQ(results_to_json(c.scenario, run_experiment(c.scenario)), first);
+    // The canonical JSON is the whole scenario: reading it back changes nothing.
+    const ScenarioParse again = parse_scenario(c.json);
+    ASSERT_TRUE(again.ok()) << again.error_text();
+    EXPECT_EQ(scenario_to_json(again.scenario), c.json);
+  }
+}
+
+}  // namespace
+}  // namespace prefixroute

@@ -1,0 +1,99 @@
+// The README's C++ example stays compiled and true:
+//   ReadmeExample    (ctest readme_example) runs the built quickstart example,
+//                    whose path comes in PREFIXROUTE_QUICKSTART, and checks what
+//                    it prints.
+//   ReadmeCodeBlock  (ctest readme_code_block) the ```cpp block after the line
+//                    "<!-- example: examples/quickstart.cpp -->" in README.md is
+//                    that file, byte for byte.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::string kSourceDir = PREFIXROUTE_SOURCE_DIR;
+const std::string kMarker = "<!-- example: examples/quickstart.cpp -->";
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  text = buffer.str();
+  return true;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Runs `command`, returning its standard output and exit status.
+bool run(const std::string& command, std::string& output, int& status) {
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return false;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
+  status = pclose(pipe);
+  return true;
+}
+
+TEST(ReadmeExample, QuickstartRoutesThreeRequestsAndServesTheSharedPrefixFromCache) {
+  const char* exe = std::getenv("PREFIXROUTE_QUICKSTART");
+  ASSERT_NE(exe, nullptr) << "PREFIXROUTE_QUICKSTART must name the quickstart executable "
+                             "(set by ctest for the readme_example test)";
+  std::string output;
+  int status = -1;
+  ASSERT_TRUE(run(std::string("'") + exe + "'", output, status)) << "cannot run " << exe;
+  ASSERT_EQ(status, 0) << "quickstart exited with status " << status << "; output:\n" << output;
+
+  const std::vector<std::string> lines = lines_of(output);
+  ASSERT_EQ(lines.size(), 3u) << "output:\n" << output;
+  const std::regex line_format(
+      R"(request (\d+): routed to replica (\d+) cached_prefix=(\d+) tokens prefill=(\d+) tokens)");
+  // The prompts are the 50-token system prompt plus 3, 2 and 4 turn tokens.
+  const unsigned turn_tokens[] = {3, 2, 4};
+  for (unsigned r = 0; r < 3; ++r) {
+    SCOPED_TRACE(lines[r]);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(lines[r], m, line_format));
+    EXPECT_EQ(std::stoul(m[1]), r);
+    EXPECT_LT(std::stoul(m[2]), 4u);  // four replicas
+    const unsigned long cached = std::stoul(m[3]);
+    const unsigned long prefill = std::stoul(m[4]);
+    EXPECT_EQ(cached + prefill, 50 + turn_tokens[r]);
+    EXPECT_EQ(cached, r == 0 ? 0u : 50u) << "requests 1 and 2 must find the system prompt cached";
+  }
+}
+
+TEST(ReadmeCodeBlock, ReadmeExampleIsExamplesQuickstartCpp) {
+  std::string readme, source;
+  ASSERT_TRUE(read_file(kSourceDir + "/README.md", readme)) << "cannot read README.md";
+  ASSERT_TRUE(read_file(kSourceDir + "/examples/quickstart.cpp", source))
+      << "cannot read examples/quickstart.cpp";
+
+  const std::vector<std::string> lines = lines_of(readme);
+  std::size_t i = 0;
+  while (i < lines.size() && lines[i] != kMarker) ++i;
+  ASSERT_LT(i, lines.size()) << "README.md has no line \"" << kMarker
+                             << "\" marking the C++ example; add it right above the ```cpp block "
+                                "that shows examples/quickstart.cpp";
+  ++i;
+  ASSERT_LT(i, lines.size()) << "README.md ends right after the example marker";
+  ASSERT_EQ(lines[i], "```cpp") << "the line after the example marker must open a ```cpp block";
+  std::string block;
+  for (++i; i < lines.size() && lines[i] != "```"; ++i) block += lines[i] + "\n";
+  ASSERT_LT(i, lines.size()) << "the ```cpp block after the example marker is never closed";
+  EXPECT_EQ(block, source) << "README.md's example differs from examples/quickstart.cpp; copy the "
+                              "file into the README (or the README's code into the file)";
+}
+
+}  // namespace

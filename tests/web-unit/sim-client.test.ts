@@ -1,0 +1,122 @@
+// The page's worker handle: results, cancel (terminate + fresh worker), and
+// recovery from a crashed worker, with a scripted stand-in for the worker.
+import { describe, expect, it } from 'vitest';
+import type { FromWorker, ToWorker } from '../../web/src/protocol';
+import { RunAborted, SimClient } from '../../web/src/sim-client';
+
+class FakeWorker {
+  static all: FakeWorker[] = [];
+  onmessage: ((e: { data: FromWorker }) => void) | null = null;
+  onerror: ((e: { message: string; preventDefault(): void }) => void) | null = null;
+  onmessageerror: (() => void) | null = null;
+  received: ToWorker[] = [];
+  terminated = false;
+  constructor() {
+    FakeWorker.all.push(this);
+  }
+  postMessage(m: ToWorker) {
+    this.received.push(m);
+  }
+  terminate() {
+    this.terminated = true;
+  }
+  reply(m: FromWorker) {
+    this.onmessage?.({ data: m });
+  }
+  crash(message: string) {
+    this.onerror?.({ message, preventDefault() {} });
+  }
+}
+
+function client() {
+  FakeWorker.all = [];
+  const sim = new SimClient(() => new FakeWorker() as unknown as Worker);
+  const crashes: string[] = [];
+  sim.onCrash = (m) => crashes.push(m);
+  return { sim, crashes, worker: (i: number) => FakeWorker.all[i] };
+}
+
+const result = (id: number): FromWorker => ({
+  type: 'result',
+  id,
+  resultsJson: '{}',
+  scenarioJson: '{}',
+  accepted: [],
+  rejected: [],
+  cdf: [],
+  elapsedMs: 1,
+});
+
+describe('SimClient', () => {
+  it('returns the worker’s result and reports progress', async () => {
+    const { sim, worker } = client();
+    const progress: number[] = [];
+    const run = sim.run([['seed', '1']], (p) => progress.push(p.done));
+    const sent = worker(0).received[0];
+    expect(sent).toEqual({ type: 'run', id: 1, overrides: [['seed', '1']] });
+    worker(0).reply({ type: 'progress', id: 1, policyIndex: 0, policyCount: 4, policy: 'affinity', done: 10, total: 20 });
+    worker(0).reply(result(1));
+    await expect(run).resolves.toMatchObject({ resultsJson: '{}', elapsedMs: 1 });
+    expect(progress).toEqual([10]);
+    expect(sim.busy).toBe(false);
+  });
+
+  it('cancels by terminating the worker; the next run gets a fresh one', async () => {
+    const { sim, worker } = client();
+    const run = sim.run([]);
+    sim.cancel();
+    await expect(run).rejects.toMatchObject({ reason: 'cancelled' });
+    expect(worker(0).terminated).toBe(true);
+    const next = sim.run([]);
+    expect(FakeWorker.all).toHaveLength(2);
+    worker(1).reply(result(2));
+    await expect(next).resolves.toBeTruthy();
+  });
+
+  it('a newer run supersedes the one in progress', async () => {
+    const { sim, worker } = client();
+    const first = sim.run([['seed', '1']]);
+    const second = sim.run([['seed', '2']]);
+    await expect(first).rejects.toBeInstanceOf(RunAborted);
+    await expect(first).rejects.toMatchObject({ reason: 'superseded' });
+    worker(1).reply(result(2));
+    await expect(second).resolves.toBeTruthy();
+  });
+
+  it('reports a crashed worker, rejects its run, and restarts on the next run', async () => {
+    const { sim, crashes, worker } = client();
+    const run = sim.run([]);
+    worker(0).crash('out of memory');
+    await expect(run).rejects.toMatchObject({ reason: 'crashed' });
+    expect(crashes).toEqual(['out of memory']);
+    expect(worker(0).terminated).toBe(true);
+    const again = sim.run([]);
+    worker(1).reply(result(2));
+    await expect(again).resolves.toBeTruthy();
+  });
+
+  it('a failed run replaces the worker (the module may be broken after an abort)', async () => {
+    const { sim, worker } = client();
+    const run = sim.run([]);
+    worker(0).reply({ type: 'failed', id: 1, message: 'RuntimeError: unreachable' });
+    await expect(run).rejects.toMatchObject({ reason: 'failed', message: 'RuntimeError: unreachable' });
+    expect(worker(0).terminated).toBe(true);
+  });
+
+  it('stops restarting a worker that keeps crashing', async () => {
+    const { sim, worker } = client();
+    for (let i = 0; i < 3; i++) {
+      const run = sim.run([]);
+      worker(i).crash('boom');
+      await expect(run).rejects.toBeInstanceOf(RunAborted);
+    }
+    await expect(sim.run([])).rejects.toThrow(/keeps crashing/);
+  });
+
+  it('init resolves with the schema and the catalogue', async () => {
+    const { sim, worker } = client();
+    const ready = sim.init();
+    worker(0).reply({ type: 'ready', schema: '{}', catalogue: [{ name: 'affinity', label: 'Affinity' }] });
+    await expect(ready).resolves.toEqual({ schema: '{}', catalogue: [{ name: 'affinity', label: 'Affinity' }] });
+  });
+});

@@ -1,0 +1,578 @@
+// WebAssembly bindings: the whole JavaScript surface of prefixroute, in one
+// EMSCRIPTEN_BINDINGS block. prefixroute.d.ts declares it for TypeScript.
+//
+// Two layers:
+//   coarse   runScenario, validateScenario, scenarioSchema, policyCatalogue,
+//            version: what the playground's worker calls. Strings in, plain JS
+//            objects out; a bad scenario is a value ({ok:false, errors}), never
+//            an exception.
+//   library  RadixCache, Cluster (N replicas) and the four seed routing
+//            policies (RoundRobin, LeastLoaded, Affinity, AffinityBalanced),
+//            mirroring the C++ API so JS can route requests one by one. These
+//            are embind handles: call .delete() when done. (runScenario runs
+//            every policy of the catalogue.)
+//
+// Rules at the boundary
+//   * No C++ exception crosses into JS (3.1.6 would deliver a bare number):
+//     the core does not throw, and inputs are checked here before they reach it.
+//   * No JS exception is thrown from inside wasm either: it would skip C++
+//     destructors and the restore of the stack pointer, leaking both on every
+//     throw (measured: ~200k throws corrupt the module). Misuse of the library
+//     API (tokens that are not integers in [0, 2^32), an index out of range, a
+//     non-finite time) records a TypeError/RangeError with reject() and the
+//     call returns normally; post.js wraps the classes' methods and
+//     constructors and throws the recorded error from JavaScript.
+//     runScenario's onProgress is called through a try/catch for the same
+//     reason.
+//   * Counts that may exceed 2^31 cross as double (WASM_BIGINT is off); times
+//     cross as seconds (library) or milliseconds (series, results JSON).
+//   * Bulk arrays leave as copies: a typed-array view of wasm memory goes dead
+//     (length 0) when memory grows.
+#include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
+#include <emscripten/val.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "prefixroute/experiment.h"
+#include "prefixroute/policies.h"
+#include "prefixroute/policy_registry.h"
+#include "prefixroute/scenario.h"
+#include "prefixroute/workload.h"
+
+#ifndef PREFIXROUTE_VERSION
+#define PREFIXROUTE_VERSION "0.0.0"
+#endif
+
+using emscripten::EM_VAL;
+using emscripten::val;
+
+// ---------------------------------------------------------------------------
+// JS helpers. EM_JS bodies run in the module's scope, where embind's Emval
+// table lives; handles in, handles out.
+
+// Length of a token sequence (Array or integer TypedArray), or -1 when `v` is
+// not one, or -2 - i when element i is not an integer in [0, 2^32).
+EM_JS(int, pr_tokens_check, (EM_VAL handle), {
+  var v = Emval.toValue(handle);
+  if (v instanceof Uint32Array) return v.length;
+  var isArray = Array.isArray(v) ||
+      (ArrayBuffer.isView(v) && !(v instanceof DataView) && typeof v.length === 'number' &&
+       !(typeof BigInt64Array !== 'undefined' &&
+         (v instanceof BigInt64Array || v instanceof BigUint64Array)));
+  if (!isArray) return -1;
+  for (var i = 0; i < v.length; i++) {
+    var x = v[i];
+    if (typeof x !== 'number' || !(x >= 0 && x <= 4294967295) || Math.floor(x) !== x) return -2 - i;
+  }
+  return v.length;
+});
+
+// Copies a checked token sequence into the heap at `out` (room for all of it).
+EM_JS(void, pr_tokens_copy, (EM_VAL handle, std::uint32_t* out), {
+  HEAPU32.set(Emval.toValue(handle), out >>> 2);
+});
+
+// Calls onProgress(policyIndex, done, total). Returns a handle to: undefined
+// (go on), false (the callback returned false: cancel), or a string (the
+// callback threw; the message). A JS exception must not unwind through C++.
+EM_JS(EM_VAL, pr_call_progress, (EM_VAL fn, int policy_index, double done, double total), {
+  try {
+    var r = Emval.toValue(fn)(policy_index, done, total);
+    return Emval.toHandle(r === false ? false : undefined);
+  } catch (e) {
+    var text;
+    try { text = (e && e.message) ? String(e.message) : String(e); } catch (e2) { text = 'exception'; }
+    return Emval.toHandle(text);
+  }
+});
+
+// Records the error that post.js throws when the current library call returns.
+EM_JS(void, pr_reject, (const char* type, const char* message), {
+  prefixrouteReject(UTF8ToString(type), UTF8ToString(message));
+});
+
+namespace {
+
+// Records a JS error of class `type` ("TypeError" or "RangeError") for the
+// current library call, which then returns a default value. Returns false.
+bool reject(const char* type, const char* format, ...) {
+  char message[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(message, sizeof message, format, args);
+  va_end(args);
+  pr_reject(type, message);
+  return false;
+}
+
+// Reads a token sequence argument into `out`; rejects with a TypeError unless
+// it is an Array or TypedArray of integers in [0, 2^32).
+bool read_tokens(const val& tokens, const char* what, std::vector<prefixroute::Token>& out) {
+  const int n = pr_tokens_check(tokens.as_handle());
+  if (n == -1)
+    return reject("TypeError", "%s: tokens must be an Array or a TypedArray (e.g. Uint32Array) of token ids", what);
+  if (n < -1) return reject("TypeError", "%s: tokens[%d] must be an integer in [0, 4294967295]", what, -2 - n);
+  out.resize(static_cast<std::size_t>(n));
+  if (n > 0) pr_tokens_copy(tokens.as_handle(), out.data());
+  return true;
+}
+
+bool check_number(double v, double min, double max, const char* what) {
+  if (v >= min && v <= max) return true;
+  return reject("RangeError", "%s must be a number in [%g, %g]; got %g", what, min, max, v);
+}
+
+bool check_integer(double v, double min, double max, const char* what) {
+  if (v >= min && v <= max && std::floor(v) == v) return true;
+  return reject("RangeError", "%s must be an integer in [%.0f, %.0f]; got %g", what, min, max, v);
+}
+
+// Library times are seconds; ticks must stay far from int64 overflow.
+constexpr double kMaxSeconds = 1e9;  // ~31.7 years of simulated time
+
+bool read_seconds(double seconds, const char* what, prefixroute::Tick& out) {
+  if (!check_number(seconds, 0, kMaxSeconds, what)) return false;
+  out = prefixroute::seconds_to_ticks(seconds);
+  return true;
+}
+
+double ticks_to_seconds(prefixroute::Tick t) { return static_cast<double>(t) / 1e9; }
+
+// Copies `n` elements at `data` into a new JS typed array of class `type`.
+// The view lives only for the set() call: nothing can grow memory meanwhile.
+template <typename T>
+val copy_out(const char* type, const T* data, std::size_t n) {
+  val out = val::global(type).new_(n);
+  if (n > 0) out.call<void>("set", val(emscripten::typed_memory_view(n, data)));
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Coarse API.
+
+val error_object(const std::string& field, const std::string& message) {
+  val e = val::object();
+  e.set("field", field);
+  e.set("message", message);
+  return e;
+}
+
+val failure(const std::vector<prefixroute::FieldError>& errors) {
+  val result = val::object();
+  result.set("ok", false);
+  val list = val::array();
+  for (std::size_t i = 0; i < errors.size(); ++i)
+    list.set(i, error_object(errors[i].field, errors[i].message));
+  result.set("errors", list);
+  return result;
+}
+
+// Reads overridesJson: a JSON array of [key, value] pairs, as the CLI's
+// repeated --set key=value. The value is normally the text after '=' (a
+// string); any other JSON value is taken as its JSON text, so [key, 8] works
+// too. Empty text means no overrides.
+bool parse_overrides(const std::string& text, std::vector<prefixroute::Override>& out,
+                     std::string& error) {
+  using Json = nlohmann::json;
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return true;
+  const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const char* shape = "must be a JSON array of [key, valueText] pairs, e.g. [[\"cluster.replicas\", \"8\"]]";
+  if (doc.is_discarded()) {
+    error = std::string("not valid JSON; ") + shape;
+    return false;
+  }
+  if (!doc.is_array()) {
+    error = shape;
+    return false;
+  }
+  for (std::size_t i = 0; i < doc.size(); ++i) {
+    const Json& pair = doc[i];
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string()) {
+      error = "entry " + std::to_string(i) + " is not a [key, valueText] pair; " + shape;
+      return false;
+    }
+    const Json& value = pair[1];
+    out.emplace_back(pair[0].get<std::string>(),
+                     value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return true;
+}
+
+// The wasm heap ends at 2 GiB, and running out of it aborts the module for
+// good (operator new cannot report failure without exceptions). So a scenario
+// whose run could need more is refused up front, as an error value. The bound
+// is deliberately generous: 1.0-2.5x the heap measured for 100k-200k-request
+// runs of each policy with unbounded caches. Revisit it when a policy keeps
+// more state than a copy of the prefixes it has routed.
+constexpr double kHeapBudgetBytes = 1.9e9;
+
+double estimated_heap_bytes(const prefixroute::Scenario& s) {
+  const auto& w = s.workload;
+  const auto& c = s.cluster;
+  const double requests = static_cast<double>(w.requests);
+  const double replicas = c.replicas;
+  // The trace: one Request per request, one prefix per tenant.
+  const double trace = requests * sizeof(prefixroute::Request) +
+                       static_cast<double>(w.tenants) * w.prefix_tokens_max * sizeof(prefixroute::Token);
+  // Per-request results of every policy (kept until the end), plus the TTFT
+  // staging copy made while the series are copied out.
+  const double runs = static_cast<double>(s.policies.size()) * requests * (8 + 4 + 4) + requests * 8;
+  // Radix trees: ~6 bytes per token (edges, growth slack) and ~200 bytes per
+  // node slot (the node, its edge and child allocations, its entry in the
+  // eviction set). An insert adds at most two nodes; a node holds >= 1 token.
+  auto tree_bytes = [&](double tokens) { return tokens * 6 + (std::min(2 * requests, tokens) + replicas) * 200; };
+  // Every distinct token of the trace: each tenant prefix and each user turn.
+  const double distinct = static_cast<double>(w.tenants) * w.prefix_tokens_max + requests * w.turn_tokens_max;
+  // A policy phase holds the replicas' caches (each at most its budget plus
+  // the prompt being inserted; together at most every prefix per replica plus
+  // every turn once) and the router's own state, at most a tree of the
+  // distinct tokens. The ideal-bound phase holds one cache of the distinct
+  // tokens; the pooled bound, less. Phases run one after another, so the sum
+  // below bounds each of them.
+  const double prompt_max = static_cast<double>(w.prefix_tokens_max) + w.turn_tokens_max;
+  const double replica_tokens = std::min(replicas * (static_cast<double>(c.cache_tokens) + prompt_max),
+                                         replicas * w.tenants * w.prefix_tokens_max + requests * w.turn_tokens_max);
+  return trace + runs + tree_bytes(replica_tokens) + tree_bytes(distinct);
+}
+
+prefixroute::ScenarioParse parse_with_overrides(const val& scenario_arg, const val& overrides_arg) {
+  prefixroute::ScenarioParse not_text;
+  if (!scenario_arg.isString())
+    not_text.errors.push_back({"(document)", "scenarioJson must be a string (\"\" for the reference scenario)"});
+  if (!overrides_arg.isString())
+    not_text.errors.push_back({"(overrides)", "overridesJson must be a string (\"\" for none)"});
+  if (!not_text.ok()) return not_text;
+  const std::string scenario_json = scenario_arg.as<std::string>();
+  const std::string overrides_json = overrides_arg.as<std::string>();
+
+  std::vector<prefixroute::Override> overrides;
+  std::string error;
+  if (!parse_overrides(overrides_json, overrides, error)) {
+    prefixroute::ScenarioParse parse;
+    parse.errors.push_back({"(overrides)", error});
+    return parse;
+  }
+  prefixroute::ScenarioParse parse = prefixroute::parse_scenario(scenario_json, overrides);
+  if (parse.ok() && parse.scenario.replays_trace()) {
+    parse.errors.push_back({"trace.name",
+                            "the scenario replays trace \"" + parse.scenario.trace.name +
+                                "\"; this module runs only the synthetic workload (leave trace.name empty)"});
+  }
+  if (parse.ok()) {
+    const double need = estimated_heap_bytes(parse.scenario);
+    if (need > kHeapBudgetBytes) {
+      char text[400];
+      std::snprintf(text, sizeof text,
+                    "this run could need up to %.0f MB of memory; the WebAssembly build has %.0f MB. "
+                    "Lower workload.requests, cluster.cache_tokens or cluster.replicas, "
+                    "or run the native benchmark (prefixroute-bench)",
+                    std::ceil(need / 1e6), kHeapBudgetBytes / 1e6);
+      parse.errors.push_back({"(memory)", text});
+    }
+  }
+  return parse;
+}
+
+val validate_scenario(const val& scenario_json, const val& overrides_json) {
+  const prefixroute::ScenarioParse parse = parse_with_overrides(scenario_json, overrides_json);
+  if (!parse.ok()) return failure(parse.errors);
+  val result = val::object();
+  result.set("ok", true);
+  result.set("errors", val::array());
+  result.set("scenarioJson", prefixroute::scenario_to_json(parse.scenario));
+  return result;
+}
+
+val run_scenario(const val& scenario_json, const val& overrides_json, const val& on_progress) {
+  const bool has_progress = !on_progress.isNull() && !on_progress.isUndefined();
+  if (has_progress && on_progress.typeOf().as<std::string>() != "function")
+    return failure({{"(onProgress)", "must be a function (policyIndex, done, total) => boolean, or null"}});
+
+  const prefixroute::ScenarioParse parse = parse_with_overrides(scenario_json, overrides_json);
+  if (!parse.ok()) return failure(parse.errors);
+
+  std::string callback_error;
+  prefixroute::ExperimentProgress progress;
+  if (has_progress) {
+    progress = [&](std::size_t policy_index, std::uint64_t done, std::uint64_t total) {
+      const val answer = val::take_ownership(
+          pr_call_progress(on_progress.as_handle(), static_cast<int>(policy_index),
+                           static_cast<double>(done), static_cast<double>(total)));
+      if (answer.isUndefined()) return true;
+      if (answer.isString()) callback_error = "onProgress threw: " + answer.as<std::string>();
+      return false;
+    };
+  }
+  prefixroute::ExperimentReport report = prefixroute::run_experiment(parse.scenario, progress);
+
+  if (!callback_error.empty()) return failure({{"(onProgress)", callback_error}});
+  if (report.cancelled) {
+    val result = failure({{"(run)", "cancelled"}});
+    result.set("cancelled", true);
+    return result;
+  }
+
+  val result = val::object();
+  result.set("ok", true);
+  result.set("resultsJson", prefixroute::results_to_json(parse.scenario, report));
+  val series = val::array();
+  for (std::size_t p = 0; p < report.outcomes.size(); ++p) {
+    prefixroute::PolicyOutcome& outcome = report.outcomes[p];
+    std::vector<double> ttft_ms(outcome.run.ttft.size());
+    for (std::size_t i = 0; i < ttft_ms.size(); ++i) ttft_ms[i] = prefixroute::ticks_to_ms(outcome.run.ttft[i]);
+    std::vector<prefixroute::Tick>().swap(outcome.run.ttft);  // lowers the peak: the ticks are done with
+    val s = val::object();
+    s.set("policy", outcome.policy);
+    s.set("ttftMs", copy_out("Float64Array", ttft_ms.data(), ttft_ms.size()));
+    s.set("replicaOf", copy_out("Uint32Array", outcome.run.replica_of.data(), outcome.run.replica_of.size()));
+    s.set("cachedTokens", copy_out("Uint32Array", outcome.run.cached_of.data(), outcome.run.cached_of.size()));
+    series.set(p, s);
+  }
+  result.set("series", series);
+  return result;
+}
+
+std::string scenario_schema() { return prefixroute::scenario_json_schema(); }
+
+val policy_catalogue() {
+  val list = val::array();
+  const auto& catalogue = prefixroute::policy_catalogue();
+  for (std::size_t i = 0; i < catalogue.size(); ++i) {
+    val entry = val::object();
+    entry.set("name", std::string(catalogue[i].name));
+    entry.set("label", std::string(catalogue[i].label));
+    list.set(i, entry);
+  }
+  return list;
+}
+
+std::string version() { return PREFIXROUTE_VERSION; }
+
+// ---------------------------------------------------------------------------
+// Library API.
+
+struct JsInsertResult {
+  double cachedTokens = 0;
+  double insertedTokens = 0;
+  double evictedTokens = 0;
+};
+
+struct JsAdmission {
+  double cachedTokens = 0;
+  double prefillTokens = 0;
+  double startSeconds = 0;       ///< prefill starts (after the queue ahead drains)
+  double firstTokenSeconds = 0;  ///< prefill ends: time of the first output token
+};
+
+struct JsReplicaState {
+  double requests = 0;
+  double prefillTokens = 0;
+  double cachedTokens = 0;
+  double busySeconds = 0;       ///< sum of prefill times
+  double busyUntilSeconds = 0;  ///< when all admitted work is done
+  double cacheSize = 0;         ///< tokens in the replica's cache
+  double cacheNodes = 0;
+};
+
+constexpr double kMaxCapacity = 4294967295.0;  // size_t is 32-bit in wasm32
+constexpr double kMaxUint32 = 4294967295.0;
+
+// Constructors return null after a rejection; post.js then throws.
+prefixroute::RadixCache* make_cache2(double capacity_tokens, double protect_after_hits) {
+  if (!check_integer(capacity_tokens, 0, kMaxCapacity, "RadixCache: capacityTokens") ||
+      !check_integer(protect_after_hits, 0, kMaxUint32, "RadixCache: protectAfterHits"))
+    return nullptr;
+  return new prefixroute::RadixCache(static_cast<std::size_t>(capacity_tokens),
+                                     static_cast<std::uint32_t>(protect_after_hits));
+}
+
+prefixroute::RadixCache* make_cache1(double capacity_tokens) {
+  return make_cache2(capacity_tokens, prefixroute::RadixCache::kDefaultProtectAfterHits);
+}
+
+double cache_match(const prefixroute::RadixCache& cache, const val& tokens) {
+  std::vector<prefixroute::Token> t;
+  if (!read_tokens(tokens, "RadixCache.match", t)) return 0;
+  return static_cast<double>(cache.match(t));
+}
+
+JsInsertResult cache_insert(prefixroute::RadixCache& cache, const val& tokens) {
+  std::vector<prefixroute::Token> t;
+  if (!read_tokens(tokens, "RadixCache.insert", t)) return {};
+  const auto r = cache.insert(t);
+  return {static_cast<double>(r.cached_tokens), static_cast<double>(r.inserted_tokens),
+          static_cast<double>(r.evicted_tokens)};
+}
+
+double cache_size(const prefixroute::RadixCache& c) { return static_cast<double>(c.size()); }
+double cache_capacity(const prefixroute::RadixCache& c) { return static_cast<double>(c.capacity()); }
+double cache_node_count(const prefixroute::RadixCache& c) { return static_cast<double>(c.node_count()); }
+double cache_protect_after_hits(const prefixroute::RadixCache& c) { return c.protect_after_hits(); }
+double cache_evicted_total(const prefixroute::RadixCache& c) { return static_cast<double>(c.evicted_total()); }
+std::string cache_check_invariants(const prefixroute::RadixCache& c) { return c.check_invariants(); }
+
+// Cluster: the replicas a policy chooses among, contiguous as
+// RoutingPolicy::choose() wants them. Invariant: at least one replica.
+class Cluster {
+ public:
+  Cluster(std::uint32_t replicas, std::size_t cache_tokens, std::uint32_t protect_after_hits) {
+    replicas_.reserve(replicas);
+    for (std::uint32_t i = 0; i < replicas; ++i)
+      replicas_.emplace_back(prefixroute::RadixCache(cache_tokens, protect_after_hits));
+  }
+
+  std::vector<prefixroute::Replica>& replicas() { return replicas_; }
+
+  /// Replica `index`, or null (rejected with a RangeError) when out of range.
+  prefixroute::Replica* at(double index, const char* what) {
+    if (!check_integer(index, 0, static_cast<double>(replicas_.size()) - 1, what)) return nullptr;
+    return &replicas_[static_cast<std::size_t>(index)];
+  }
+
+ private:
+  std::vector<prefixroute::Replica> replicas_;
+};
+
+constexpr double kMaxReplicas = 4096;  // as cluster.replicas in a scenario
+
+Cluster* make_cluster3(double replicas, double cache_tokens, double protect_after_hits) {
+  if (!check_integer(replicas, 1, kMaxReplicas, "Cluster: replicas") ||
+      !check_integer(cache_tokens, 0, kMaxCapacity, "Cluster: cacheTokens") ||
+      !check_integer(protect_after_hits, 0, kMaxUint32, "Cluster: protectAfterHits"))
+    return nullptr;
+  return new Cluster(static_cast<std::uint32_t>(replicas), static_cast<std::size_t>(cache_tokens),
+                     static_cast<std::uint32_t>(protect_after_hits));
+}
+
+Cluster* make_cluster2(double replicas, double cache_tokens) {
+  return make_cluster3(replicas, cache_tokens, prefixroute::RadixCache::kDefaultProtectAfterHits);
+}
+
+double cluster_size(Cluster& c) { return static_cast<double>(c.replicas().size()); }
+
+JsAdmission cluster_admit(Cluster& c, double index, const val& tokens, double now_seconds,
+                          double prefill_tokens_per_s) {
+  prefixroute::Replica* replica = c.at(index, "Cluster.admit: index");
+  prefixroute::Tick now = 0;
+  std::vector<prefixroute::Token> t;
+  if (replica == nullptr || !read_seconds(now_seconds, "Cluster.admit: nowSeconds", now) ||
+      !check_number(prefill_tokens_per_s, 1, 1e9, "Cluster.admit: prefillTokensPerS") ||
+      !read_tokens(tokens, "Cluster.admit", t))
+    return {};
+  const auto a = replica->admit(t, now, prefixroute::PrefillModel{prefill_tokens_per_s});
+  return {static_cast<double>(a.cached_tokens), static_cast<double>(a.prefill_tokens),
+          ticks_to_seconds(a.start), ticks_to_seconds(a.first_token)};
+}
+
+double cluster_match(Cluster& c, double index, const val& tokens) {
+  const prefixroute::Replica* replica = c.at(index, "Cluster.match: index");
+  std::vector<prefixroute::Token> t;
+  if (replica == nullptr || !read_tokens(tokens, "Cluster.match", t)) return 0;
+  return static_cast<double>(replica->cache().match(t));
+}
+
+JsReplicaState cluster_replica(Cluster& c, double index) {
+  const prefixroute::Replica* r = c.at(index, "Cluster.replica: index");
+  if (r == nullptr) return {};
+  return {static_cast<double>(r->requests()),       static_cast<double>(r->prefill_tokens()),
+          static_cast<double>(r->cached_tokens()),  ticks_to_seconds(r->busy_ticks()),
+          ticks_to_seconds(r->busy_until()),        static_cast<double>(r->cache().size()),
+          static_cast<double>(r->cache().node_count())};
+}
+
+double policy_choose(prefixroute::RoutingPolicy& policy, const val& tokens, Cluster& cluster,
+                     double now_seconds) {
+  prefixroute::Tick now = 0;
+  std::vector<prefixroute::Token> t;
+  if (!read_seconds(now_seconds, "choose: nowSeconds", now) || !read_tokens(tokens, "choose", t)) return 0;
+  return static_cast<double>(policy.choose(t, cluster.replicas(), now));
+}
+
+std::string policy_name(const prefixroute::RoutingPolicy& policy) { return std::string(policy.name()); }
+
+prefixroute::AffinityBalanced* make_affinity_balanced1(double load_slack_s) {
+  // As affinity_balanced.load_slack_s in a scenario.
+  if (!check_number(load_slack_s, 0, 3600, "AffinityBalanced: loadSlackSeconds")) return nullptr;
+  return new prefixroute::AffinityBalanced(prefixroute::seconds_to_ticks(load_slack_s));
+}
+
+prefixroute::AffinityBalanced* make_affinity_balanced0() {
+  return make_affinity_balanced1(prefixroute::AffinityBalanced::kDefaultLoadSlackS);
+}
+
+double affinity_balanced_load_slack(const prefixroute::AffinityBalanced& p) {
+  return ticks_to_seconds(p.load_slack());
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(prefixroute) {
+  using namespace emscripten;
+  using prefixroute::RadixCache;
+  using prefixroute::RoutingPolicy;
+
+  // Coarse API.
+  function("runScenario", &run_scenario);
+  function("validateScenario", &validate_scenario);
+  function("scenarioSchema", &scenario_schema);
+  function("policyCatalogue", &policy_catalogue);
+  function("version", &version);
+
+  // Library API.
+  value_object<JsInsertResult>("InsertResult")
+      .field("cachedTokens", &JsInsertResult::cachedTokens)
+      .field("insertedTokens", &JsInsertResult::insertedTokens)
+      .field("evictedTokens", &JsInsertResult::evictedTokens);
+  value_object<JsAdmission>("Admission")
+      .field("cachedTokens", &JsAdmission::cachedTokens)
+      .field("prefillTokens", &JsAdmission::prefillTokens)
+      .field("startSeconds", &JsAdmission::startSeconds)
+      .field("firstTokenSeconds", &JsAdmission::firstTokenSeconds);
+  value_object<JsReplicaState>("ReplicaState")
+      .field("requests", &JsReplicaState::requests)
+      .field("prefillTokens", &JsReplicaState::prefillTokens)
+      .field("cachedTokens", &JsReplicaState::cachedTokens)
+      .field("busySeconds", &JsReplicaState::busySeconds)
+      .field("busyUntilSeconds", &JsReplicaState::busyUntilSeconds)
+      .field("cacheSize", &JsReplicaState::cacheSize)
+      .field("cacheNodes", &JsReplicaState::cacheNodes);
+
+  class_<RadixCache>("RadixCache")
+      .constructor(&make_cache1, allow_raw_pointers())
+      .constructor(&make_cache2, allow_raw_pointers())
+      .function("match", &cache_match)
+      .function("insert", &cache_insert)
+      .function("size", &cache_size)
+      .function("capacity", &cache_capacity)
+      .function("nodeCount", &cache_node_count)
+      .function("protectAfterHits", &cache_protect_after_hits)
+      .function("evictedTotal", &cache_evicted_total)
+      .function("checkInvariants", &cache_check_invariants);
+
+  class_<Cluster>("Cluster")
+      .constructor(&make_cluster2, allow_raw_pointers())
+      .constructor(&make_cluster3, allow_raw_pointers())
+      .function("size", &cluster_size)
+      .function("admit", &cluster_admit)
+      .function("match", &cluster_match)
+      .function("replica", &cluster_replica);
+
+  class_<RoutingPolicy>("RoutingPolicy")
+      .function("choose", &policy_choose)
+      .function("name", &policy_name);
+  class_<prefixroute::RoundRobin, base<RoutingPolicy>>("RoundRobin").constructor<>();
+  class_<prefixroute::LeastLoaded, base<RoutingPolicy>>("LeastLoaded").constructor<>();
+  class_<prefixroute::Affinity, base<RoutingPolicy>>("Affinity").constructor<>();
+  class_<prefixroute::AffinityBalanced, base<RoutingPolicy>>("AffinityBalanced")
+      .constructor(&make_affinity_balanced0, allow_raw_pointers())
+      .constructor(&make_affinity_balanced1, allow_raw_pointers())
+      .function("loadSlackSeconds", &affinity_balanced_load_slack);
+}

@@ -1,0 +1,261 @@
+// TypeScript declarations for the prefixroute WebAssembly module
+// (build/wasm/wasm/prefixroute.mjs + prefixroute.wasm, built from wasm/bindings.cpp).
+// Written by hand: Emscripten 3.1.6 cannot emit them. usage-check.ts uses every
+// declaration and is type-checked by `npm run typecheck:wasm`.
+//
+// Browser / Vite:   const pr = await createPrefixroute();
+//                   (the .wasm is fetched next to the .mjs; or pass locateFile)
+// Node:             const pr = await createPrefixroute({ wasmBinary: fs.readFileSync(wasmPath) });
+//
+// Conventions: counts and token totals are plain numbers (exact below 2^53);
+// library times are seconds; TTFT series and results JSON use milliseconds.
+
+/** Options of the module factory. Only these are read. */
+export interface PrefixrouteOptions {
+  /** The .wasm bytes; skips fetching (the way to load the module in Node). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Maps "prefixroute.wasm" to the URL to fetch it from. */
+  locateFile?: (path: string, scriptDirectory: string) => string;
+  /** Full control over instantiation (Emscripten's standard hook). */
+  instantiateWasm?: (
+    imports: WebAssembly.Imports,
+    receiveInstance: (instance: WebAssembly.Instance, module?: WebAssembly.Module) => void,
+  ) => WebAssembly.Exports | {};
+  print?: (text: string) => void;
+  printErr?: (text: string) => void;
+  /** Called if the module aborts (after which every call throws RuntimeError). */
+  onAbort?: (what: unknown) => void;
+}
+
+/**
+ * One problem. `field` is a dotted scenario key ("cluster.replicas") or one of
+ * the pseudo-fields "(document)" (scenarioJson: not a string, not JSON, not an
+ * object), "(overrides)" (overridesJson), "(memory)" (the run could outgrow
+ * the module's 2 GiB heap), "(onProgress)" (not a function, or it threw),
+ * "(run)" (cancelled).
+ */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Per-request results of one policy, in arrival order; copies, safe to keep. */
+export interface PolicySeries {
+  policy: string;
+  /** Time to first token of each request, ms. */
+  ttftMs: Float64Array;
+  /** Replica that served each request. */
+  replicaOf: Uint32Array;
+  /** Cached prompt tokens of each request. */
+  cachedTokens: Uint32Array;
+}
+
+export interface RunSuccess {
+  ok: true;
+  /** Results JSON ("prefixroute.results/1"), byte-identical to prefixroute-bench --json. */
+  resultsJson: string;
+  /** One entry per policy, in the scenario's policy order. */
+  series: PolicySeries[];
+}
+
+export interface RunFailure {
+  ok: false;
+  /** Present (true) when onProgress returned false. */
+  cancelled?: true;
+  errors: FieldError[];
+}
+
+export type RunResult = RunSuccess | RunFailure;
+
+export interface ValidateSuccess {
+  ok: true;
+  errors: [];
+  /** Canonical scenario JSON: every field, fixed key order, compact. */
+  scenarioJson: string;
+}
+
+export interface ValidateFailure {
+  ok: false;
+  errors: FieldError[];
+}
+
+export type ValidateResult = ValidateSuccess | ValidateFailure;
+
+/**
+ * Called before each phase and every 4096 requests within a policy's run.
+ * Phases 0..policies-1 are the policies in order; phases policies and
+ * policies+1 are the ideal and pooled cache bounds (reported once, done = 0).
+ * `total` is the request count. Return false to cancel; anything else goes on.
+ * If it throws, the run stops with an "(onProgress)" error value. It may call
+ * the module (even runScenario); the run resumes when it returns.
+ */
+export type ProgressCallback = (policyIndex: number, done: number, total: number) => boolean | void;
+
+/** Token ids: integers in [0, 2^32). Anything else throws TypeError. */
+export type Tokens =
+  | readonly number[]
+  | Uint32Array
+  | Int32Array
+  | Uint16Array
+  | Int16Array
+  | Uint8Array
+  | Int8Array
+  | Uint8ClampedArray
+  | Float64Array
+  | Float32Array;
+
+export interface PolicyInfo {
+  /** As in scenarios and results JSON ("affinity_balanced"). */
+  name: string;
+  /** For tables and charts ("Affinity balanced"). */
+  label: string;
+}
+
+/**
+ * A C++ object owned by JS: call delete() when done, or its memory leaks.
+ * Methods and constructors throw TypeError (tokens) or RangeError (numbers)
+ * on bad arguments, before changing anything. (`obj.constructor` is embind's
+ * raw constructor; use `instanceof`.)
+ */
+export interface EmbindHandle {
+  delete(): void;
+  isDeleted(): boolean;
+}
+
+export interface InsertResult {
+  /** Leading tokens that were already cached. */
+  cachedTokens: number;
+  /** Tokens newly added to the tree. */
+  insertedTokens: number;
+  /** Tokens evicted to restore the budget. */
+  evictedTokens: number;
+}
+
+/**
+ * One replica's prefix cache: a compressed radix tree over token ids with a
+ * budget in tokens and LRU eviction of whole leaves; nodes reused
+ * protectAfterHits times are evicted after unprotected ones (0 = off).
+ */
+export interface RadixCache extends EmbindHandle {
+  /** Length of the longest cached prefix of `tokens`. Changes nothing. */
+  match(tokens: Tokens): number;
+  /** Caches `tokens` (at most the first capacity() of them), evicts to budget. */
+  insert(tokens: Tokens): InsertResult;
+  size(): number;
+  capacity(): number;
+  /** Nodes in the tree, root excluded. */
+  nodeCount(): number;
+  protectAfterHits(): number;
+  /** Tokens evicted since construction. */
+  evictedTotal(): number;
+  /** "" when every invariant holds, else the first violation. O(N log N). */
+  checkInvariants(): string;
+}
+
+export interface RadixCacheConstructor {
+  /**
+   * capacityTokens: integer in [0, 2^32). protectAfterHits defaults to the
+   * core's default (the scenario's cluster.protect_after_hits default). Bad
+   * values throw RangeError.
+   */
+  new (capacityTokens: number, protectAfterHits?: number): RadixCache;
+}
+
+/** What happened to one admitted request. */
+export interface Admission {
+  cachedTokens: number;
+  /** Uncached tokens charged for prefill. */
+  prefillTokens: number;
+  /** When prefill starts (after the work queued ahead), s. */
+  startSeconds: number;
+  /** When prefill ends: the first output token, s. */
+  firstTokenSeconds: number;
+}
+
+export interface ReplicaState {
+  requests: number;
+  prefillTokens: number;
+  cachedTokens: number;
+  /** Sum of prefill times, s. */
+  busySeconds: number;
+  /** When all admitted work is done, s. */
+  busyUntilSeconds: number;
+  /** Tokens in the replica's cache. */
+  cacheSize: number;
+  cacheNodes: number;
+}
+
+/**
+ * The replicas a policy routes among, each a prefix cache plus one FIFO
+ * prefill queue. Index arguments out of range, or times outside [0, 1e9] s,
+ * throw RangeError.
+ */
+export interface Cluster extends EmbindHandle {
+  /** Number of replicas. */
+  size(): number;
+  /**
+   * Queues a request arriving at nowSeconds on replica `index`: matches and
+   * caches its prompt, charges prefill (tokensPerS in [1, 1e9]) for the
+   * uncached tokens only.
+   */
+  admit(index: number, tokens: Tokens, nowSeconds: number, prefillTokensPerS: number): Admission;
+  /** Cached prefix of `tokens` on replica `index` (a peek: changes nothing). */
+  match(index: number, tokens: Tokens): number;
+  replica(index: number): ReplicaState;
+}
+
+export interface ClusterConstructor {
+  /** replicas in [1, 4096]; cacheTokens per replica; protectAfterHits as for RadixCache. */
+  new (replicas: number, cacheTokens: number, protectAfterHits?: number): Cluster;
+}
+
+/**
+ * A routing policy: the four seed policies are bound for step-by-step use
+ * (runScenario runs every policy of policyCatalogue()). One instance keeps its
+ * own cursor: use one per simulation.
+ */
+export interface RoutingPolicy extends EmbindHandle {
+  /** Index of the replica that should serve `tokens` arriving at nowSeconds. Reads the cluster only. */
+  choose(tokens: Tokens, cluster: Cluster, nowSeconds: number): number;
+  /** "round_robin", "least_loaded", "affinity" or "affinity_balanced". */
+  name(): string;
+}
+
+export interface AffinityBalanced extends RoutingPolicy {
+  loadSlackSeconds(): number;
+}
+
+export interface PrefixrouteModule {
+  /**
+   * Runs every policy of a scenario on one trace. scenarioJson may be "" (the
+   * reference scenario); overridesJson is "" or a JSON array of [key, valueText]
+   * pairs applied like the CLI's --set key=valueText (a non-string value is
+   * taken as its JSON text). Never throws: every problem, including arguments
+   * of the wrong type, is an error value. A scenario naming a trace
+   * (trace.name) is refused: the module runs the synthetic workload only.
+   * Big runs take time (about 5 s per 100k requests for the default policies)
+   * and block the calling thread: call it from a Web Worker.
+   */
+  runScenario(scenarioJson: string, overridesJson: string, onProgress: ProgressCallback | null): RunResult;
+  /** Parses and checks a scenario exactly as runScenario does, without running it. */
+  validateScenario(scenarioJson: string, overridesJson: string): ValidateResult;
+  /** JSON Schema (draft 2020-12) of the scenario document. */
+  scenarioSchema(): string;
+  /** Every policy, in report order. */
+  policyCatalogue(): PolicyInfo[];
+  /** Project version, e.g. "0.1.0". */
+  version(): string;
+
+  RadixCache: RadixCacheConstructor;
+  Cluster: ClusterConstructor;
+  /** The policies' common base: for `instanceof`; not constructible. */
+  RoutingPolicy: abstract new () => RoutingPolicy;
+  RoundRobin: new () => RoutingPolicy;
+  LeastLoaded: new () => RoutingPolicy;
+  Affinity: new () => RoutingPolicy;
+  /** loadSlackSeconds in [0, 3600], default 0.05. */
+  AffinityBalanced: new (loadSlackSeconds?: number) => AffinityBalanced;
+}
+
+declare function createPrefixroute(options?: PrefixrouteOptions): Promise<PrefixrouteModule>;
+export default createPrefixroute;

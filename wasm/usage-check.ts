@@ -1,0 +1,116 @@
+// Type-checked, never run: uses every declaration of prefixroute.d.ts the way
+// the playground and README do, so a declaration that drifts from its use
+// fails `npm run typecheck:wasm`.
+import createPrefixroute from './prefixroute.js';
+import type {
+  Admission,
+  AffinityBalanced,
+  Cluster,
+  EmbindHandle,
+  FieldError,
+  InsertResult,
+  PolicyInfo,
+  PolicySeries,
+  PrefixrouteModule,
+  PrefixrouteOptions,
+  ProgressCallback,
+  RadixCache,
+  ReplicaState,
+  RoutingPolicy,
+  RunResult,
+  Tokens,
+  ValidateResult,
+} from './prefixroute.js';
+
+export async function load(wasm: ArrayBuffer): Promise<PrefixrouteModule> {
+  const options: PrefixrouteOptions = {
+    wasmBinary: wasm,
+    locateFile: (path: string, dir: string): string => dir + path,
+    print: (text: string) => console.log(text),
+    printErr: (text: string) => console.error(text),
+    onAbort: (what: unknown) => console.error(what),
+  };
+  const fromUrl: PrefixrouteModule = await createPrefixroute();
+  void fromUrl;
+  return createPrefixroute(options);
+}
+
+export function coarse(pr: PrefixrouteModule): number {
+  const catalogue: PolicyInfo[] = pr.policyCatalogue();
+  const names: string[] = catalogue.map((p) => `${p.name}: ${p.label}`);
+  const schema: unknown = JSON.parse(pr.scenarioSchema());
+  const version: string = pr.version();
+
+  const checked: ValidateResult = pr.validateScenario('{"cluster":{"replicas":8}}', '');
+  if (checked.ok) {
+    const canonical: string = checked.scenarioJson;
+    const none: [] = checked.errors;
+    void canonical, void none;
+  } else {
+    const first: FieldError | undefined = checked.errors[0];
+    void first?.field, void first?.message;
+  }
+
+  const onProgress: ProgressCallback = (policyIndex: number, done: number, total: number) =>
+    policyIndex >= 0 && done <= total;
+  const overrides: string = JSON.stringify([['cluster.replicas', '8'], ['policies', 'affinity,round_robin']]);
+  const result: RunResult = pr.runScenario('', overrides, onProgress);
+  pr.runScenario('{}', '', null);
+  pr.runScenario('{}', '', () => undefined);
+  if (!result.ok) {
+    const cancelled: boolean = result.cancelled === true;
+    return cancelled ? -1 : result.errors.length;
+  }
+  const doc: unknown = JSON.parse(result.resultsJson);
+  let sum = 0;
+  for (const s of result.series) {
+    const series: PolicySeries = s;
+    const ttft: Float64Array = series.ttftMs;
+    const where: Uint32Array = series.replicaOf;
+    const cached: Uint32Array = series.cachedTokens;
+    sum += ttft[0] + where[0] + cached[0] + series.policy.length;
+  }
+  void names, void schema, void version, void doc;
+  return sum;
+}
+
+export function library(pr: PrefixrouteModule): string[] {
+  const lines: string[] = [];
+
+  const cache: RadixCache = new pr.RadixCache(1000);
+  const protectedCache: RadixCache = new pr.RadixCache(1000, 0);
+  const inserted: InsertResult = cache.insert([1, 2, 3, 4]);
+  const tokens: Tokens = new Uint32Array([1, 2, 9]);
+  const matched: number = cache.match(tokens);
+  lines.push(`${inserted.cachedTokens} ${inserted.insertedTokens} ${inserted.evictedTokens} ${matched}`);
+  lines.push(`${cache.size()} ${cache.capacity()} ${cache.nodeCount()} ${cache.protectAfterHits()}`);
+  lines.push(`${cache.evictedTotal()} ${cache.checkInvariants()} ${protectedCache.isDeleted()}`);
+  cache.delete();
+  protectedCache.delete();
+
+  const cluster: Cluster = new pr.Cluster(4, 20000);
+  const protectedCluster: Cluster = new pr.Cluster(4, 20000, 0);
+  const policies: RoutingPolicy[] = [new pr.RoundRobin(), new pr.LeastLoaded(), new pr.Affinity(), new pr.AffinityBalanced()];
+  const balanced: AffinityBalanced = new pr.AffinityBalanced(0.05);
+  const slack: number = balanced.loadSlackSeconds();
+  const systemPrompt: number[] = Array.from({ length: 50 }, (_, t) => 1000 + t);
+  const turns: number[][] = [[1, 2, 3], [4, 5], [6, 7, 8, 9]];
+  let now = 0;
+  turns.forEach((turn, r) => {
+    const prompt: Tokens = [...systemPrompt, ...turn];
+    const index: number = balanced.choose(prompt, cluster, now);
+    const a: Admission = cluster.admit(index, prompt, now, 10000);
+    lines.push(`request ${r}: replica ${index} cached ${a.cachedTokens} prefill ${a.prefillTokens}` +
+      ` ${a.startSeconds} ${a.firstTokenSeconds} ${cluster.match(index, prompt)}`);
+    now += 0.1;
+  });
+  for (let i = 0; i < cluster.size(); ++i) {
+    const s: ReplicaState = cluster.replica(i);
+    lines.push(`${s.requests} ${s.prefillTokens} ${s.cachedTokens} ${s.busySeconds} ${s.busyUntilSeconds} ${s.cacheSize} ${s.cacheNodes}`);
+  }
+  const handles: EmbindHandle[] = [cluster, protectedCluster, balanced, ...policies];
+  for (const p of policies) lines.push(p.name(), String(p instanceof pr.RoutingPolicy));
+  for (const h of handles) h.delete();
+  lines.push(String(slack));
+  return lines;
+}

@@ -1,0 +1,292 @@
+// The four charts. Chart.js is tree-shaken: only the controllers, elements,
+// scales and plugins used here are registered. Charts are created once and
+// then updated in place (chart.update('none'): no animation, no re-layout
+// jank). Colours come from the page's CSS custom properties, so they follow
+// the light/dark scheme. Each chart has a text alternative: a one-sentence
+// aria-label on the canvas and a visually hidden table with the numbers.
+
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  type ChartDataset,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  LogarithmicScale,
+  PointElement,
+  Tooltip,
+} from 'chart.js';
+import { h } from './dom';
+import { formatCount, formatMs, formatPercent } from './format';
+import type { CdfSeries } from './protocol';
+import type { Results } from './results';
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, LogarithmicScale, LineController, LineElement, PointElement, Legend, Tooltip);
+
+export type ChartId = 'ttft' | 'hits' | 'cdf' | 'load';
+
+interface Palette {
+  fg: string;
+  muted: string;
+  grid: string;
+  accent: string;
+  accent2: string;
+  bound: string;
+  policy: (name: string) => string;
+}
+
+function readPalette(): Palette {
+  const style = getComputedStyle(document.documentElement);
+  const v = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
+  const fallbackPolicies = ['--chart-5', '--chart-6', '--chart-7', '--chart-8'];
+  const policyColours = new Map<string, string>();
+  for (const name of ['round_robin', 'least_loaded', 'affinity', 'affinity_balanced', 'expected_ttft', 'dynamo_kv', 'llmd_epp', 'chwbl', 'sglang_cache_aware', 'preble_e2']) {
+    const own = style.getPropertyValue(`--policy-${name}`).trim();
+    if (own) policyColours.set(name, own);
+  }
+  return {
+    fg: v('--fg', '#1b1f24'),
+    muted: v('--muted', '#5b6570'),
+    grid: v('--grid', 'rgba(0,0,0,0.08)'),
+    accent: v('--accent', '#2f6fde'),
+    accent2: v('--accent-2', '#e0892b'),
+    bound: v('--bound', '#c9ced6'),
+    policy: (name) => {
+      // Read now, not later: the computed style object is live.
+      if (!policyColours.has(name)) {
+        let hash = 0;
+        for (const ch of name) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
+        const own = style.getPropertyValue(`--policy-${name}`).trim();
+        policyColours.set(name, own || v(fallbackPolicies[hash % fallbackPolicies.length], '#888'));
+      }
+      return policyColours.get(name)!;
+    },
+  };
+}
+
+/** Sets a dataset list in place: existing dataset objects are reused so Chart.js updates, not rebuilds. */
+function syncDatasets<T extends 'bar' | 'line'>(chart: Chart<T>, next: ChartDataset<T>[]): void {
+  const current = chart.data.datasets;
+  next.forEach((d, i) => {
+    if (current[i]) Object.assign(current[i], d);
+    else current.push(d);
+  });
+  current.length = next.length;
+}
+
+/** Writes a chart's text alternative: summary on the canvas, numbers in a hidden table. */
+function describe(figure: HTMLElement, summary: string, headers: string[], rows: (string | number)[][]): void {
+  figure.querySelector('canvas')?.setAttribute('aria-label', summary);
+  // The wrapper is what hides: a table's caption lives outside the table box,
+  // so hiding the table itself would leave a one-line caption overflowing the page.
+  const table = h('div', { class: 'visually-hidden chart-data' }, h('table', {},
+    h('caption', {}, summary),
+    h('thead', {}, h('tr', {}, ...headers.map((x) => h('th', { scope: 'col' }, x)))),
+    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((x, i) => (i === 0 ? h('th', { scope: 'row' }, String(x)) : h('td', {}, String(x)))))))));
+  const old = figure.querySelector('.chart-data');
+  if (old) old.replaceWith(table);
+  else figure.append(table);
+}
+
+/** Labels 1, 2, 5, 10, 20, 50… on a log axis; other ticks stay unlabelled. */
+function logTick(v: number): string {
+  if (!(v > 0)) return '';
+  const mantissa = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
+  return [1, 2, 5].some((m) => Math.abs(mantissa - m) < 1e-6) ? (v >= 1 ? formatCount(v) : String(Number(v.toPrecision(1)))) : '';
+}
+
+/** Most replicas drawn in the load chart; beyond that the hidden table still lists all. */
+const MAX_REPLICA_BARS = 64;
+
+export class ChartsView {
+  private readonly charts = new Map<ChartId, Chart>();
+  private palette = readPalette();
+  private last: { results: Results; cdf: CdfSeries[] } | null = null;
+  private generation = 0;
+
+  constructor(private readonly figures: Partial<Record<ChartId, HTMLElement>>) {
+    Chart.defaults.animation = false;
+    Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
+    Chart.defaults.maintainAspectRatio = false;
+  }
+
+  /** Re-reads the colours (after a theme change) and redraws. */
+  retheme(): void {
+    // A media-query change can be reported before the new colours apply: read them a frame later.
+    requestAnimationFrame(() => {
+      this.palette = readPalette();
+      if (this.last) this.update(this.last.results, this.last.cdf);
+    });
+  }
+
+  /**
+   * Redraws every chart for new results. Each chart is drawn in its own task
+   * so no single task blocks the main thread for long; a newer update
+   * abandons the remaining steps of an older one.
+   */
+  update(results: Results, cdf: CdfSeries[]): void {
+    this.last = { results, cdf };
+    const generation = ++this.generation;
+    const steps = this.steps(results, cdf);
+    const next = (i: number) => {
+      if (generation !== this.generation || i >= steps.length) return;
+      const t0 = performance.now();
+      steps[i]();
+      // User Timing entries: visible in the browser's performance panel and to the tests.
+      performance.measure(`prefixroute:chart-step-${i}`, { start: t0, end: performance.now() });
+      setTimeout(() => next(i + 1), 0);
+    };
+    setTimeout(() => next(0), 0);
+  }
+
+  private steps(results: Results, cdf: CdfSeries[]): (() => void)[] {
+    const p = this.palette;
+    Chart.defaults.color = p.muted;
+    Chart.defaults.borderColor = p.grid;
+    const rows = results.results;
+    const labels = rows.map((r) => r.label);
+
+    const steps: (() => void)[] = [];
+    steps.push(() => {
+      this.draw('ttft', 'bar', (chart) => {
+        chart.data.labels = labels;
+        syncDatasets(chart as Chart<'bar'>, [
+          { label: 'Mean TTFT (ms)', data: rows.map((r) => r.mean_ttft_ms), backgroundColor: p.accent, borderRadius: 3 },
+          { label: 'p99 TTFT (ms)', data: rows.map((r) => r.p99_ttft_ms), backgroundColor: p.accent2, borderRadius: 3 },
+        ]);
+      }, { y: { beginAtZero: true, title: { display: true, text: 'ms' } } });
+      if (this.figures.ttft) {
+        describe(this.figures.ttft, `Mean and p99 time to first token per policy. ${rows.map((r) => `${r.label}: mean ${formatMs(r.mean_ttft_ms)} ms, p99 ${formatMs(r.p99_ttft_ms)} ms`).join('; ')}.`,
+          ['Policy', 'Mean TTFT (ms)', 'p99 TTFT (ms)'], rows.map((r) => [r.label, formatMs(r.mean_ttft_ms), formatMs(r.p99_ttft_ms)]));
+      }
+
+    });
+    steps.push(() => {
+      // The core's cache bounds, drawn beside the policies as what no routing can beat.
+      const bounds = [
+        { label: 'Pooled bound', bound: results.bounds?.pooled },
+        { label: 'Ideal bound', bound: results.bounds?.ideal },
+      ].filter((b): b is { label: string; bound: NonNullable<typeof b.bound> } => b.bound !== undefined);
+      this.draw('hits', 'bar', (chart) => {
+        chart.data.labels = [...labels, ...bounds.map((b) => b.label)];
+        syncDatasets(chart as Chart<'bar'>, [
+          {
+            label: 'Hit rate (%)',
+            data: [...rows.map((r) => r.hit_rate * 100), ...bounds.map((b) => b.bound.hit_rate * 100)],
+            backgroundColor: [...rows.map((r) => p.policy(r.policy)), ...bounds.map(() => p.bound)],
+            borderRadius: 3,
+          },
+        ]);
+      }, { y: { beginAtZero: true, max: 100, title: { display: true, text: '% of prompt tokens from cache' } } }, false);
+      if (this.figures.hits) {
+        const all = [...rows.map((r) => [r.label, formatPercent(r.hit_rate)]), ...bounds.map((b) => [`${b.label} (${formatCount(b.bound.capacity_tokens)} tokens)`, formatPercent(b.bound.hit_rate)])];
+        describe(this.figures.hits, `Cache hit rate per policy, and the bounds no routing can beat. ${all.map(([l, v]) => `${l}: ${v}`).join('; ')}.`,
+          ['Policy or bound', 'Hit rate'], all);
+      }
+
+    });
+    steps.push(() => {
+      this.draw('cdf', 'line', (chart) => {
+        syncDatasets(chart as Chart<'line'>, cdf.map((s) => {
+          const label = rows.find((r) => r.policy === s.policy)?.label ?? s.policy;
+          return {
+            label,
+            data: s.x.map((x, i) => ({ x: Math.max(x, 1e-3), y: s.y[i] * 100 })),
+            borderColor: p.policy(s.policy),
+            backgroundColor: p.policy(s.policy),
+            borderWidth: 2,
+            pointRadius: 0,
+            stepped: 'after' as const,
+          };
+        }));
+      }, {
+        x: {
+          type: 'logarithmic',
+          title: { display: true, text: 'time to first token (ms, log scale)' },
+          // Label only 1-2-5 steps: a log axis labels every minor tick otherwise.
+          ticks: { callback: (v: number | string) => logTick(Number(v)) },
+        },
+        y: { min: 0, max: 100, title: { display: true, text: '% of requests' } },
+    });
+    if (this.figures.cdf) {
+      const q = (s: CdfSeries, f: number) => s.x[s.y.findIndex((y) => y >= f)] ?? NaN;
+      describe(this.figures.cdf, `Distribution of time to first token, one line per policy. ${cdf.map((s) => `${rows.find((r) => r.policy === s.policy)?.label ?? s.policy}: half of requests within ${formatMs(q(s, 0.5))} ms, 99% within ${formatMs(q(s, 0.99))} ms`).join('; ')}.`,
+        ['Policy', 'p50 (ms)', 'p90 (ms)', 'p99 (ms)', 'max (ms)'],
+        cdf.map((s) => [rows.find((r) => r.policy === s.policy)?.label ?? s.policy, formatMs(q(s, 0.5)), formatMs(q(s, 0.9)), formatMs(q(s, 0.99)), formatMs(s.x[s.x.length - 1])]));
+    }
+
+    });
+    steps.push(() => {
+      const replicas = Math.max(0, ...rows.map((r) => r.replicas.length));
+      const drawn = Math.min(replicas, MAX_REPLICA_BARS);
+      this.draw('load', 'bar', (chart) => {
+        chart.data.labels = Array.from({ length: drawn }, (_, i) => `R${i + 1}`);
+        syncDatasets(chart as Chart<'bar'>, rows.map((r) => ({
+          label: r.label,
+          data: r.replicas.slice(0, drawn).map((x) => x.work_ms / 1000),
+          backgroundColor: p.policy(r.policy),
+          borderRadius: 2,
+        })));
+      }, { y: { beginAtZero: true, title: { display: true, text: 'prefill work (s)' } } });
+      if (this.figures.load) {
+        const busiest = rows.map((r) => {
+          const work = r.replicas.map((x) => x.work_ms);
+          const max = Math.max(...work);
+          return `${r.label}: busiest replica R${work.indexOf(max) + 1} with ${(max / 1000).toFixed(2)} s, imbalance ${r.imbalance.toFixed(2)}`;
+        });
+        describe(this.figures.load, `Prefill work per replica and policy${replicas > drawn ? ` (first ${drawn} of ${replicas} replicas drawn)` : ''}. ${busiest.join('; ')}.`,
+          ['Replica', ...rows.map((r) => `${r.label} (s)`)],
+          Array.from({ length: replicas }, (_, i) => [`R${i + 1}`, ...rows.map((r) => ((r.replicas[i]?.work_ms ?? 0) / 1000).toFixed(2))]));
+      }
+        });
+      return steps;
+    }
+
+    private draw(
+      id: ChartId,
+      type: 'bar' | 'line',
+      fill: (chart: Chart) => void,
+      scales: Record<string, unknown>,
+      legend = true,
+    ): void {
+      const figure = this.figures[id];
+      if (!figure) return;
+      let chart = this.charts.get(id);
+      const p = this.palette;
+      const themed = Object.fromEntries(Object.entries(scales).map(([axis, s]) => [axis, {
+        ...(s as object),
+        grid: { color: p.grid },
+        ticks: { ...((s as { ticks?: object }).ticks ?? {}), color: p.muted },
+        title: { ...((s as { title?: object }).title ?? {}), color: p.muted },
+      }]));
+      if (!chart) {
+        const canvas = figure.querySelector('canvas');
+        if (!canvas) return;
+        chart = new Chart(canvas, {
+          type,
+          data: { labels: [], datasets: [] },
+          options: {
+            responsive: true,
+            maintainAspectRatio: false,
+            animation: false,
+            normalized: true,
+            interaction: { mode: type === 'line' ? 'nearest' : 'index', intersect: false },
+            plugins: {
+              legend: { display: legend, labels: { color: p.fg, boxWidth: 12, boxHeight: 12 } },
+              tooltip: { enabled: true },
+            },
+            scales: themed,
+          },
+        } as never) as Chart;
+        this.charts.set(id, chart);
+      } else {
+        chart.options.scales = themed as never;
+        if (chart.options.plugins?.legend?.labels) chart.options.plugins.legend.labels.color = p.fg;
+      }
+      fill(chart);
+      chart.update('none');
+    }
+  }

@@ -1,0 +1,269 @@
+// The scenario form, built from the core's schema: one labelled number input
+// per field (range, default, unit and help text from the schema), policy
+// checkboxes from the policy catalogue, and the preset picker. The form only
+// reports values; main.ts decides when to run.
+
+import { h } from './dom';
+import { formatCount } from './format';
+import type { PolicyInfo } from './prefixroute-module';
+import type { Preset } from './presets';
+import type { FieldInfo } from './schema';
+
+/** Human names of the fields; a field the core adds later still shows, under its key. */
+const LABELS: Record<string, string> = {
+  seed: 'Seed',
+  'workload.requests': 'Requests',
+  'workload.tenants': 'Tenants',
+  'workload.zipf_s': 'Zipf skew',
+  'workload.arrival_rate_per_s': 'Arrival rate',
+  'workload.prefix_tokens_min': 'Prefix length, min',
+  'workload.prefix_tokens_max': 'Prefix length, max',
+  'workload.turn_tokens_min': 'Turn length, min',
+  'workload.turn_tokens_max': 'Turn length, max',
+  'workload.vocab_size': 'Vocabulary size',
+  'cluster.replicas': 'Replicas',
+  'cluster.cache_tokens': 'Cache per replica',
+  'cluster.prefill_tokens_per_s': 'Prefill rate',
+  'cluster.protect_after_hits': 'Protect after hits',
+  'affinity_balanced.load_slack_s': 'Load slack',
+  'workload.output_tokens_min': 'Output length, min',
+  'workload.output_tokens_max': 'Output length, max',
+  'cluster.decode_ms_per_token': 'Decode time per token',
+  policies: 'Policies to run',
+};
+
+/** Titles of the schema's groups; a group the core adds later gets its name, humanised. */
+const GROUP_TITLES: Record<string, string> = {
+  workload: 'Workload',
+  cluster: 'Cluster',
+  router: 'Router',
+  affinity_balanced: 'AffinityBalanced',
+  sglang_cache_aware: 'SGLang cache-aware router',
+  dynamo_kv: 'Dynamo KV router',
+  llmd_epp: 'llm-d endpoint picker',
+  chwbl: 'Consistent hashing, bounded loads',
+  preble_e2: 'Preble E2',
+};
+
+/** Groups shown open, in this order, before the policies; every other group is a collapsed section after them. */
+const MAIN_GROUPS = ['workload', 'cluster'];
+/** Policy parameter groups shown open beside the policy list (the issue's own knob). */
+const OPEN_POLICY_GROUPS = new Set(['affinity_balanced']);
+
+/** "scrape_period_ms" → "Scrape period" (the unit is shown separately). */
+function humanise(name: string): string {
+  const words = name.replace(/_(ms|s)$/, '').replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function fieldLabel(field: FieldInfo): string {
+  return LABELS[field.key] ?? humanise(field.key.slice(field.key.lastIndexOf('.') + 1));
+}
+
+function domId(key: string): string {
+  return `field-${key.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
+}
+
+function formatBound(field: FieldInfo, v: number): string {
+  if (Math.abs(v) >= 1e15) return v.toExponential(0);
+  return field.kind === 'integer' ? formatCount(v) : String(v);
+}
+
+interface FieldView {
+  field: FieldInfo;
+  root: HTMLElement;
+  error: HTMLElement;
+  input?: HTMLInputElement;
+  boxes?: HTMLInputElement[];
+  /** Last policies text set from outside: keeps its order while the set is unchanged. */
+  lastPolicies?: string;
+}
+
+export interface ControlsOptions {
+  onEdit: () => void;
+  onCommit: () => void;
+  onPreset: (id: string) => void;
+}
+
+export class Controls {
+  private readonly views = new Map<string, FieldView>();
+  private readonly preset: HTMLSelectElement;
+
+  constructor(
+    form: HTMLFormElement,
+    readonly fields: FieldInfo[],
+    catalogue: PolicyInfo[],
+    presets: readonly Preset[],
+    private readonly options: ControlsOptions,
+  ) {
+    this.preset = h('select', { id: 'preset', name: 'preset', 'aria-describedby': 'preset-help' });
+    for (const p of presets) this.preset.append(h('option', { value: p.id }, p.label));
+    this.preset.append(h('option', { value: 'custom', disabled: true }, 'Custom'));
+    const presetHelp = h('p', { class: 'help', id: 'preset-help' }, presets[0]?.blurb ?? '');
+    this.preset.addEventListener('change', () => {
+      presetHelp.textContent = presets.find((p) => p.id === this.preset.value)?.blurb ?? '';
+      options.onPreset(this.preset.value);
+    });
+    const presetBlock = h('div', { class: 'field preset' }, h('label', { for: 'preset' }, 'Preset'), this.preset, presetHelp);
+    this.presetHelp = presetHelp;
+    this.presetBlurbs = new Map(presets.map((p) => [p.id, p.blurb]));
+
+    // Sections: the main groups, then the policies with their open parameter
+    // groups, then every other group collapsed, then the run (seed).
+    const byGroup = new Map<string, FieldInfo[]>();
+    for (const field of fields) {
+      const group = field.kind === 'policies' ? 'policies' : field.group;
+      byGroup.set(group, [...(byGroup.get(group) ?? []), field]);
+    }
+    const fieldset = (cls: string, title: string, list: FieldInfo[]) =>
+      h('fieldset', { class: `group ${cls}` }, h('legend', {}, title), ...list.map((f) => this.view(f, catalogue).root));
+    const sections: HTMLElement[] = [];
+    for (const g of MAIN_GROUPS) {
+      const list = byGroup.get(g);
+      if (list) sections.push(fieldset(`group-${g}`, GROUP_TITLES[g], list));
+    }
+    const policyFields = [...(byGroup.get('policies') ?? [])];
+    for (const g of OPEN_POLICY_GROUPS) policyFields.push(...(byGroup.get(g) ?? []));
+    if (policyFields.length) sections.push(fieldset('group-policies', 'Policies', policyFields));
+    const advanced: HTMLElement[] = [];
+    for (const [g, list] of byGroup) {
+      if (g === '' || g === 'policies' || MAIN_GROUPS.includes(g) || OPEN_POLICY_GROUPS.has(g)) continue;
+      advanced.push(
+        h('details', { class: 'group-details', 'data-group': g },
+          h('summary', {}, GROUP_TITLES[g] ?? catalogue.find((p) => p.name === g)?.label ?? humanise(g)),
+          h('div', { class: 'group' }, ...list.map((f) => this.view(f, catalogue).root))),
+      );
+    }
+    if (advanced.length) {
+      sections.push(h('fieldset', { class: 'group group-advanced' }, h('legend', {}, 'More parameters'),
+        h('p', { class: 'help' }, 'Parameters of the router model and of policies’ own tuning; each section opens on click.'),
+        ...advanced));
+    }
+    const run = byGroup.get('');
+    if (run) sections.push(fieldset('group-run', 'Run', run));
+    form.replaceChildren(presetBlock, ...sections);
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      options.onCommit();
+    });
+  }
+
+  private readonly presetHelp: HTMLElement;
+  private readonly presetBlurbs: Map<string, string>;
+
+  private view(field: FieldInfo, catalogue: PolicyInfo[]): FieldView {
+    const view = field.kind === 'policies' ? this.policiesView(field, catalogue) : this.numberView(field);
+    this.views.set(field.key, view);
+    return view;
+  }
+
+  private numberView(field: FieldInfo): FieldView {
+    const id = domId(field.key);
+    const input = h('input', {
+      id,
+      name: field.key,
+      type: 'number',
+      inputmode: field.kind === 'integer' ? 'numeric' : 'decimal',
+      min: field.min,
+      max: field.max,
+      step: field.kind === 'integer' ? 1 : 'any',
+      value: field.defaultText,
+      'aria-describedby': `${id}-help ${id}-error`,
+      autocomplete: 'off',
+    });
+    input.addEventListener('input', () => this.options.onEdit());
+    input.addEventListener('change', () => this.options.onCommit());
+    const help = h('p', { class: 'help', id: `${id}-help` }, field.description,
+      h('span', { class: 'range' }, ` Range ${formatBound(field, field.min)}–${formatBound(field, field.max)}${field.unit ? ` ${field.unit}` : ''}; default ${formatBound(field, Number(field.defaultText))}.`));
+    const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
+    // The unit is read out with the label and shown in the range line, keeping labels to one line.
+    const label = h('label', { for: id }, fieldLabel(field), field.unit ? h('span', { class: 'visually-hidden' }, ` (${field.unit})`) : null);
+    const root = h('div', { class: 'field', 'data-key': field.key }, label, input, help, error);
+    return { field, root, error, input };
+  }
+
+  private policiesView(field: FieldInfo, catalogue: PolicyInfo[]): FieldView {
+    const id = domId(field.key);
+    const labels = new Map(catalogue.map((p) => [p.name, p.label]));
+    const boxes: HTMLInputElement[] = [];
+    const list = h('div', { class: 'checks', role: 'group', 'aria-labelledby': `${id}-label`, 'aria-describedby': `${id}-help ${id}-error` });
+    for (const name of field.options) {
+      const box = h('input', { type: 'checkbox', id: `${id}-${name}`, name: 'policies', value: name, checked: true });
+      box.addEventListener('change', () => this.options.onCommit());
+      boxes.push(box);
+      list.append(h('label', { class: 'check', for: box.id }, box, h('span', { class: `swatch swatch-${name}`, 'aria-hidden': 'true' }),
+        labels.get(name) ?? name));
+    }
+    const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
+    const root = h('div', { class: 'field field-policies', 'data-key': field.key },
+      h('span', { class: 'label', id: `${id}-label` }, fieldLabel(field)), list,
+      h('p', { class: 'help', id: `${id}-help` }, field.description), error);
+    return { field, root, error, boxes };
+  }
+
+  /** The form's values as override texts; fields left empty or unreadable are omitted (and flagged). */
+  read(): Map<string, string> {
+    const values = new Map<string, string>();
+    for (const [key, view] of this.views) {
+      if (view.input) {
+        const text = view.input.value.trim();
+        if (text === '' || view.input.validity.badInput) {
+          this.setMessage(key, 'Enter a number.');
+          continue;
+        }
+        values.set(key, text);
+      } else if (view.boxes) {
+        const checked = view.boxes.filter((b) => b.checked).map((b) => b.value);
+        const last = view.lastPolicies?.split(',') ?? [];
+        const sameSet = last.length === checked.length && checked.every((c) => last.includes(c));
+        values.set(key, sameSet && view.lastPolicies ? view.lastPolicies : checked.join(','));
+      }
+    }
+    return values;
+  }
+
+  /** Shows values (e.g. the scenario a run used); `keep` lists fields whose typed text stays. */
+  setValues(values: Map<string, string>, keep: ReadonlySet<string> = new Set()): void {
+    for (const [key, view] of this.views) {
+      const text = values.get(key);
+      if (text === undefined || keep.has(key)) continue;
+      if (view.input) {
+        if (document.activeElement === view.input && Number(view.input.value) === Number(text)) continue;
+        view.input.value = text;
+      } else if (view.boxes) {
+        const names = new Set(text.split(','));
+        for (const b of view.boxes) b.checked = names.has(b.value);
+        view.lastPolicies = text;
+      }
+    }
+  }
+
+  /** A message beside a field (null clears it). */
+  setMessage(key: string, text: string | null): void {
+    const view = this.views.get(key);
+    if (!view) return;
+    view.error.textContent = text ?? '';
+    view.error.hidden = !text;
+    const details = view.root.closest('details');
+    if (text && details) details.open = true;
+    const targets = view.input ? [view.input] : view.boxes ?? [];
+    for (const t of targets) {
+      if (text) t.setAttribute('aria-invalid', 'true');
+      else t.removeAttribute('aria-invalid');
+    }
+  }
+
+  clearMessages(): void {
+    for (const key of this.views.keys()) this.setMessage(key, null);
+  }
+
+  /** Fields that currently show a message. */
+  flagged(): Set<string> {
+    return new Set([...this.views].filter(([, v]) => !v.error.hidden).map(([k]) => k));
+  }
+
+  setPreset(id: string): void {
+    this.preset.value = id;
+    this.presetHelp.textContent = this.presetBlurbs.get(id) ?? 'Your own scenario: the link keeps it.';
+  }
+}

@@ -1,0 +1,46 @@
+// Number formats of the table, the charts' text alternatives and the CSV's
+// human columns. Fixed locale so a number reads the same everywhere (and the
+// end-to-end test can recompute it from the benchmark's JSON).
+
+const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/** Milliseconds with about three significant digits: 3.35, 18.1, 240, 1,204. */
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '—';
+  const abs = Math.abs(ms);
+  if (abs >= 100) return grouped.format(Math.round(ms));
+  if (abs >= 10) return ms.toFixed(1);
+  return ms.toFixed(2);
+}
+
+/** A fraction as a percentage with one decimal: 0.8379 → "83.8%". */
+export function formatPercent(fraction: number): string {
+  return Number.isFinite(fraction) ? `${(fraction * 100).toFixed(1)}%` : '—';
+}
+
+export function formatCount(n: number): string {
+  return Number.isFinite(n) ? grouped.format(Math.round(n)) : '—';
+}
+
+/** Max-over-mean load ratio: 1.00 is perfectly even. */
+export function formatRatio(x: number): string {
+  return Number.isFinite(x) ? x.toFixed(2) : '—';
+}
+
+const MINUS = '\u2212';
+
+/** Relative change against a baseline: "−90%", "+12%", "±0%". */
+export function formatChange(value: number, baseline: number): string {
+  if (!Number.isFinite(value) || !Number.isFinite(baseline) || baseline === 0) return '';
+  const pct = Math.round(((value - baseline) / baseline) * 100);
+  if (pct === 0) return '±0%';
+  return pct > 0 ? `+${pct}%` : `${MINUS}${-pct}%`;
+}
+
+/** Difference of two fractions in percentage points: "+0.8 pp". */
+export function formatPointChange(value: number, baseline: number): string {
+  if (!Number.isFinite(value) || !Number.isFinite(baseline)) return '';
+  const pp = Math.round((value - baseline) * 1000) / 10;
+  if (pp === 0) return '±0 pp';
+  return pp > 0 ? `+${pp.toFixed(1)} pp` : `${MINUS}${(-pp).toFixed(1)} pp`;
+}

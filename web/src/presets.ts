@@ -1,0 +1,63 @@
+// Named scenarios. The documents live in scenarios/*.json at the repository
+// root (partial scenarios: missing keys take defaults), shared with the
+// command line (`prefixroute-bench --scenario scenarios/overloaded.json`)
+// and the tests; the page imports them at build time.
+
+import cacheFits from '../../scenarios/cache-fits.json';
+import oneHotTenant from '../../scenarios/one-hot-tenant.json';
+import overloaded from '../../scenarios/overloaded.json';
+import reference from '../../scenarios/reference.json';
+import { valueText } from './schema';
+import type { Pair } from './url-state';
+
+export interface Preset {
+  id: string;
+  label: string;
+  /** One line on what the preset shows. */
+  blurb: string;
+  document: unknown;
+}
+
+/** The reference scenario first: the page opens with it. */
+export const PRESETS: readonly Preset[] = [
+  {
+    id: 'reference',
+    label: 'Reference',
+    blurb: 'The write-up’s setting: a dozen tenants of Zipf popularity on four replicas with tight caches.',
+    document: reference,
+  },
+  {
+    id: 'cache-fits',
+    label: 'Cache fits',
+    blurb: 'Every replica can hold every prefix: routing hardly matters for hits, only for load.',
+    document: cacheFits,
+  },
+  {
+    id: 'one-hot-tenant',
+    label: 'One hot tenant',
+    blurb: 'Steep popularity: one tenant sends most requests, so pure affinity overloads its replica.',
+    document: oneHotTenant,
+  },
+  {
+    id: 'overloaded',
+    label: 'Overloaded',
+    blurb: 'Arrivals outpace cache-blind prefill: queues grow unless the cache does the work.',
+    document: overloaded,
+  },
+];
+
+/** Flattens a partial scenario document into --set style pairs (dotted keys, value texts). */
+export function presetOverrides(document: unknown, prefix = ''): Pair[] {
+  const out: Pair[] = [];
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) return out;
+  for (const [key, value] of Object.entries(document)) {
+    const dotted = prefix ? `${prefix}.${key}` : key;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      out.push(...presetOverrides(value, dotted));
+    } else if (key !== 'schema_version') {
+      const text = valueText(value);
+      if (text !== null) out.push([dotted, text]);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,127 @@
+// The scenario fields as the page needs them, read from the core's JSON
+// Schema. Ranges, defaults, units and help texts come only from there, so the
+// page, the command line and the URL can never disagree about a field.
+
+export type FieldKind = 'integer' | 'number' | 'policies';
+
+export interface FieldInfo {
+  /** Dotted key, exactly as in the CLI's --set and the URL. */
+  key: string;
+  kind: FieldKind;
+  /** Top-level group ("workload", "cluster", ...), or "" for top-level fields. */
+  group: string;
+  min: number;
+  max: number;
+  /** Default as override text (numbers as JS prints them, policies comma-joined). */
+  defaultText: string;
+  unit: string;
+  description: string;
+  /** Allowed policy names (policies field only). */
+  options: string[];
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function num(v: unknown, fallback: number): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
+}
+
+function readField(key: string, group: string, prop: JsonObject): FieldInfo | null {
+  const common = {
+    key,
+    group,
+    unit: typeof prop['x-unit'] === 'string' ? prop['x-unit'] : '',
+    description: typeof prop.description === 'string' ? prop.description : '',
+  };
+  if (prop.type === 'integer' || prop.type === 'number') {
+    return {
+      ...common,
+      kind: prop.type,
+      min: num(prop.minimum, -Number.MAX_VALUE),
+      max: num(prop.maximum, Number.MAX_VALUE),
+      defaultText: String(num(prop.default, 0)),
+      options: [],
+    };
+  }
+  if (prop.type === 'array' && isObject(prop.items) && Array.isArray(prop.items.enum)) {
+    const options = prop.items.enum.filter((x): x is string => typeof x === 'string');
+    const def = Array.isArray(prop.default) ? prop.default.filter((x): x is string => typeof x === 'string') : options;
+    return { ...common, kind: 'policies', min: 0, max: 0, defaultText: def.join(','), options };
+  }
+  return null; // constants such as schema_version are not controls
+}
+
+/** Flattens the schema's properties (one level of nesting) into fields, in schema order. */
+export function fieldsFromSchema(schemaText: string): FieldInfo[] {
+  const schema: unknown = JSON.parse(schemaText);
+  if (!isObject(schema) || !isObject(schema.properties)) throw new Error('scenario schema has no properties');
+  const fields: FieldInfo[] = [];
+  for (const [name, prop] of Object.entries(schema.properties)) {
+    if (!isObject(prop)) continue;
+    if (prop.type === 'object' && isObject(prop.properties)) {
+      for (const [sub, subProp] of Object.entries(prop.properties)) {
+        if (!isObject(subProp)) continue;
+        const f = readField(`${name}.${sub}`, name, subProp);
+        if (f) fields.push(f);
+      }
+    } else {
+      const f = readField(name, '', prop);
+      if (f) fields.push(f);
+    }
+  }
+  return fields;
+}
+
+/** Override text of a value from the canonical scenario JSON. */
+export function valueText(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (Array.isArray(value) && value.every((x) => typeof x === 'string')) return value.join(',');
+  return null;
+}
+
+/** Reads every field's value (as override text) out of a canonical scenario JSON. */
+export function scenarioValues(scenarioJson: string, fields: FieldInfo[]): Map<string, string> {
+  const doc: unknown = JSON.parse(scenarioJson);
+  const values = new Map<string, string>();
+  for (const f of fields) {
+    let node: unknown = doc;
+    for (const part of f.key.split('.')) node = isObject(node) ? node[part] : undefined;
+    const text = valueText(node);
+    values.set(f.key, text ?? f.defaultText);
+  }
+  return values;
+}
+
+/** Whether an override text means the field's default (4000 and 4e3 both do). */
+export function isDefault(field: FieldInfo, text: string): boolean {
+  if (field.kind === 'policies') return text === field.defaultText;
+  return Number(text) === Number(field.defaultText);
+}
+
+/** The overrides that differ from the defaults, in field order: what the URL and --set carry. */
+export function nonDefaultOverrides(values: Map<string, string>, fields: FieldInfo[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (const f of fields) {
+    const text = values.get(f.key);
+    if (text !== undefined && !isDefault(f, text)) out.push([f.key, text]);
+  }
+  return out;
+}
+
+/**
+ * Groups of the schema the page does not offer, and why. Trace replay reads a
+ * trace file, which the page has no way to load; everything else the core
+ * adds later shows up as a control automatically.
+ */
+export const UNSUPPORTED_GROUPS: Record<string, string> = {
+  trace: 'trace replay needs a trace file, which the page cannot load (use prefixroute-bench --trace)',
+};
+
+/** Whether the page offers a control (and a link key) for this field. */
+export function isPageField(field: FieldInfo): boolean {
+  return !Object.prototype.hasOwnProperty.call(UNSUPPORTED_GROUPS, field.group);
+}
