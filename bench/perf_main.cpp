@@ -399,7 +399,8 @@ int run(const Options& o) {
         json_line("experiment", list, list, m);
         continue;
       }
-      std::printf("| %s | %s | %s – %s | %s | %s |\n", list == "all" ? "all four" : label_of(list).c_str(),
+      const std::string all = "all " + std::to_string(prefixroute::policy_catalogue().size()) + " (policies=all)";
+      std::printf("| %s | %s | %s – %s | %s | %s |\n", list == "all" ? all.c_str() : label_of(list).c_str(),
                   time_text(m.median()).c_str(), time_text(m.min()).c_str(), time_text(m.max()).c_str(),
                   time_text(m.cpu_median()).c_str(), mib(m.peak_rss_kb).c_str());
     }

@@ -41,6 +41,28 @@ process.stdout.write(out);
 JS
 "$bench" --fields >"$tmp/fields.md"
 
+# Every policy on the reference scenario, and the recommended-policy check on three presets.
+"$bench" --json '' --markdown --set policies=all | grep '^|' >"$tmp/all-policies.md"   # npm run bench -- --set policies=all --markdown
+for preset in reference one-hot-tenant overloaded; do
+  "$bench" --json "$tmp/preset-$preset.json" --scenario "$ROOT/scenarios/$preset.json" --set policies=all >/dev/null
+done
+node - "$tmp" >"$tmp/presets.md" <<'JS'
+const fs = require("fs");
+const tmp = process.argv[2];
+const presets = ["reference", "one-hot-tenant", "overloaded"];
+const runs = presets.map((p) => JSON.parse(fs.readFileSync(`${tmp}/preset-${p}.json`, "utf8")));
+let out = "| Policy | " + presets.map((p) => `${p}: p99 TTFT / prefill tokens`).join(" | ") + " |\n";
+out += "|---|" + presets.map(() => "---|").join("") + "\n";
+for (const [i, row] of runs[0].results.entries()) {
+  const cells = runs.map((r) => {
+    const x = r.results[i];
+    return `${x.p99_ttft_ms.toFixed(1)} ms / ${x.prefill_tokens.toLocaleString("en-US")}`;
+  });
+  out += `| ${row.label} | ${cells.join(" | ")} |\n`;
+}
+process.stdout.write(out);
+JS
+
 # The real trace, when the shared folder is beside the repository (as in CI).
 trace_file="$ROOT/../shared/traces/mooncake_conversation_trace.jsonl"
 if [ -f "$trace_file" ]; then

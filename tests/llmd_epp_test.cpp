@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <vector>
 
 #include "prefixroute/policy_registry.h"
+#include "prefixroute/random.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/simulator.h"
 #include "prefixroute/workload.h"
@@ -281,6 +283,80 @@ TEST(LlmdEpp, TiesGoToASeededShuffle) {
   EXPECT_EQ(a, picks(5));
   EXPECT_NE(a, picks(6));
   EXPECT_EQ(std::set<std::size_t>(a.begin(), a.end()).size(), 4u);  // every replica gets some
+}
+
+// A trivially correct model of the index: per replica, a recency-ordered list
+// of hashes (most recent last), and the walk computed from it directly.
+struct ModelIndex {
+  std::vector<std::vector<std::uint64_t>> lru;
+  std::size_t capacity;
+
+  void add(std::size_t replica, const Hashes& hashes) {
+    auto& l = lru[replica];
+    for (std::uint64_t h : hashes) {
+      const auto it = std::find(l.begin(), l.end(), h);
+      if (it != l.end()) l.erase(it);
+      l.push_back(h);
+      if (l.size() > capacity) l.erase(l.begin());
+    }
+  }
+  bool holds(std::size_t replica, std::uint64_t h) const {
+    return std::find(lru[replica].begin(), lru[replica].end(), h) != lru[replica].end();
+  }
+  std::vector<double> prefix_scores(const Hashes& hashes) const {
+    std::vector<double> matched(lru.size(), 0);
+    for (std::uint64_t h : hashes) {
+      bool any = false;
+      for (std::size_t r = 0; r < lru.size(); ++r)
+        if (holds(r, h)) {
+          ++matched[r];
+          any = true;
+        }
+      if (!any) break;
+    }
+    for (double& m : matched) m = hashes.empty() ? 0.0 : m / static_cast<double>(hashes.size());
+    return matched;
+  }
+};
+
+// Random prompts from a few shared stems, routed to random replicas of a
+// small-capacity index; every answer is compared with the model. 70 replicas
+// exercise the holder masks past the first 64.
+void check_index_against_model(std::size_t n, std::uint64_t capacity, std::uint64_t seed) {
+  const std::uint32_t block = 2;
+  LlmdEpp policy(prefix_only(block, capacity, 12), 1);
+  ModelIndex model{std::vector<std::vector<std::uint64_t>>(n), capacity};
+  auto replicas = make_replicas(n);
+  Rng rng(seed);
+  std::vector<Hashes> seen;
+  for (int step = 0; step < 1500; ++step) {
+    const Token stem = static_cast<Token>(rng.uniform_int(0, 5)) * 1000;
+    const std::size_t shared = rng.uniform_int(0, 12);
+    Tokens prompt = run_of(stem, shared);
+    const Tokens tail = run_of(static_cast<Token>(100'000 + rng.uniform_int(0, 40) * 50), rng.uniform_int(0, 14));
+    prompt.insert(prompt.end(), tail.begin(), tail.end());
+    const Hashes h = hashes_of(prompt, block, 12);
+    policy.choose(prompt, replicas, 0);
+    ASSERT_EQ(policy.last_prefix_scores(), model.prefix_scores(h)) << "step " << step;
+    const std::size_t replica = rng.uniform_int(0, n - 1);
+    policy.on_routed(RoutedRequest{static_cast<std::uint64_t>(step), replica, prompt, 0, 0});
+    model.add(replica, h);
+    seen.push_back(h);
+    ASSERT_EQ(policy.index_size(replica), model.lru[replica].size()) << "step " << step;
+    if (step % 50 != 0) continue;
+    for (const Hashes& old : seen)
+      for (std::uint64_t x : old)
+        for (std::size_t r = 0; r < n; ++r) {
+          ASSERT_EQ(policy.index_contains(r, x), model.holds(r, x)) << "step " << step;
+        }
+  }
+}
+
+TEST(LlmdEpp, IndexAgreesWithASimpleLruModel) {
+  check_index_against_model(3, 5, 1);
+  check_index_against_model(3, 1, 2);
+  check_index_against_model(4, 40, 3);
+  check_index_against_model(70, 6, 4);
 }
 
 TEST(LlmdEpp, RegisteredWithItsScenarioParameters) {
