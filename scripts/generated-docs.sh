@@ -67,7 +67,7 @@ JS
 trace_file="$ROOT/../shared/traces/mooncake_conversation_trace.jsonl"
 if [ -f "$trace_file" ]; then
   "$bench" --json '' --markdown --trace "$trace_file" --set cluster.replicas=8 \
-    --set cluster.cache_tokens=1000000 | grep '^|' >"$tmp/conversation-trace.md"
+    --set cluster.cache_tokens=1000000 --set policies=all | grep '^|' >"$tmp/conversation-trace.md"
 else
   echo "note: $trace_file not found; keeping the README's conversation-trace table as it is" >&2
   node -e 'const t=require("fs").readFileSync(process.argv[1],"utf8");const m=t.match(/<!-- generated:conversation-trace -->\n([\s\S]*?)<!-- \/generated:conversation-trace -->/);process.stdout.write(m?m[1]:"")' "$ROOT/README.md" >"$tmp/conversation-trace.md"
