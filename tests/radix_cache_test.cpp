@@ -669,7 +669,7 @@ void run_lockstep(const LockstepConfig& config, std::uint64_t operations) {
 }
 
 #if PREFIXROUTE_TESTS_SANITIZED
-constexpr std::uint64_t kLockstepOperations = 4'000;
+constexpr std::uint64_t kLockstepOperations = 2'000;
 #else
 constexpr std::uint64_t kLockstepOperations = 50'000;
 #endif
