@@ -359,6 +359,16 @@ TEST(LlmdEpp, IndexAgreesWithASimpleLruModel) {
   check_index_against_model(70, 6, 4);
 }
 
+TEST(LlmdEpp, FewerReplicasThanTheIndexKnowsAreScoredSafely) {
+  LlmdEpp policy(prefix_only(4), 1);
+  const Tokens prompt = run_of(1, 16);
+  route(policy, 5, prompt);
+  route(policy, 1, prompt);
+  auto replicas = make_replicas(3);
+  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{0.0, 1.0, 0.0}));
+}
+
 TEST(LlmdEpp, RegisteredWithItsScenarioParameters) {
   Scenario s = Scenario::reference();
   s.llmd.max_prefix_blocks = 7;

@@ -310,7 +310,9 @@ std::size_t LlmdEpp::choose(TokenSpan tokens, std::span<const Replica> replicas,
 
   // Prefix scorer: walk the blocks while some replica holds the block; each
   // holder of a walked block counts it.
-  matched_.assign(n, 0);
+  // (Sized for every replica the index has seen: a policy may be shown fewer
+  // replicas than it routed to before; those extra counts are ignored.)
+  matched_.assign(index_->lru.size(), 0);
   const std::size_t groups = index_->groups;
   for (std::size_t b = 0; b < hashes_.size(); ++b) {
     if (b + 8 < hashes_.size()) index_->holders.prefetch(hashes_[b + 8]);

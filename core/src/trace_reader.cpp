@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "prefixroute/scenario.h"
@@ -132,10 +133,12 @@ void TraceReader::process_line(std::string_view line) {
       problem("timestamp", "must be a number >= 0 (ms); got " + describe(*ts));
     } else {
       timestamp = ts->get<double>();
-      if (timestamp * options_.time_scale / 1000.0 > kMaxArrivalSpanSeconds)
-        problem("timestamp", "x time_scale must be at most " + std::to_string(static_cast<long long>(kMaxArrivalSpanSeconds)) +
-                                 " s (simulated time is int64 ns); got " + describe(*ts) + " ms");
-      else if (!entries_.empty() && timestamp < last_timestamp_ms_)
+      if (timestamp * options_.time_scale / 1000.0 > kMaxArrivalSpanSeconds) {
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g", kMaxArrivalSpanSeconds * 1000.0 / options_.time_scale);
+        problem("timestamp", "must be at most " + std::string(limit) +
+                                 " ms at this time_scale (simulated time stops at 1e9 s); got " + describe(*ts));
+      } else if (!entries_.empty() && timestamp < last_timestamp_ms_)
         problem("timestamp", "is " + describe(*ts) + ", earlier than the previous request's; timestamps must not decrease");
     }
     auto in = doc.find("input_length");

@@ -33,8 +33,9 @@
 // Tie-breaks (temperature 0): lowest cost, then the smaller precise-view cache
 // usage (used()), then a seeded uniform draw among the replicas still tied.
 // The draws come from the policy's own Rng, seeded from the scenario seed, so
-// a run is reproducible; the Rng is consumed only when a tie remains (T = 0)
-// or once per request (T > 0).
+// a run is reproducible; the Rng is drawn only when a tie remains (T = 0) or
+// for every request (T > 0). Softmax weights use dmath::exp and are summed in
+// replica order, so native and wasm sample the same replica.
 //
 // Invariants: active prefill tokens and decode blocks per replica equal the
 // sums over the requests routed there and not yet past first token /
