@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "prefixroute/hashing.h"
+
 namespace prefixroute {
 
 BlockTrace::BlockTrace(std::uint32_t block_size, std::vector<Entry> entries,
@@ -38,21 +40,15 @@ void BlockTrace::materialize(std::size_t i, std::vector<Token>& out) const {
 }
 
 std::uint64_t BlockTrace::fingerprint() const {
-  std::uint64_t h = 0xCBF29CE484222325ULL;
-  auto feed = [&h](std::uint64_t v) {
-    for (int b = 0; b < 8; ++b) {
-      h ^= (v >> (8 * b)) & 0xFF;
-      h *= 0x100000001B3ULL;
-    }
-  };
-  feed(block_size_);
+  hashing::Fnv1a64 h;
+  h.feed(block_size_);
   for (std::size_t i = 0; i < entries_.size(); ++i) {
-    feed(static_cast<std::uint64_t>(entries_[i].arrival));
-    feed(entries_[i].input_tokens);
-    feed(entries_[i].output_tokens);
-    for (const std::uint32_t id : blocks_of(i)) feed(id);
+    h.feed(static_cast<std::uint64_t>(entries_[i].arrival));
+    h.feed(entries_[i].input_tokens);
+    h.feed(entries_[i].output_tokens);
+    for (const std::uint32_t id : blocks_of(i)) h.feed(id);
   }
-  return h;
+  return h.value;
 }
 
 }  // namespace prefixroute

@@ -2,21 +2,14 @@
 
 #include <algorithm>
 
+#include "prefixroute/hashing.h"
+
 namespace prefixroute {
 namespace {
 
-constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
-
-// MurmurHash3's 64-bit finaliser: a bijection that spreads every input bit.
-std::uint64_t fmix64(std::uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return h;
-}
+using hashing::fmix64;
+using hashing::kFnvOffset;
+using hashing::kFnvPrime;
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 #include "prefixroute/llmd_epp.h"
 
 #include <algorithm>
+
+#include "prefixroute/hashing.h"
 #include <bit>
 #include <utility>
 
@@ -10,18 +12,9 @@ namespace {
 // Salt of the policy's random stream ("llmd" in ASCII).
 constexpr std::uint64_t kStreamSalt = 0x6c6c6d64ULL;
 
-constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
-constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
-
-// MurmurHash3's 64-bit finaliser: spreads FNV's weak high bits.
-std::uint64_t fmix64(std::uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return h;
-}
+using hashing::fmix64;
+using hashing::kFnvOffset;
+using hashing::kFnvPrime;
 
 // An open-addressing hash map from a nonzero 64-bit key to a 32-bit value:
 // linear probing in a power-of-two table kept at most half full, deletion by

@@ -1,5 +1,7 @@
 #include "prefixroute/request_trace.h"
 
+#include "prefixroute/hashing.h"
+
 namespace prefixroute {
 
 std::uint64_t RequestTrace::total_prompt_tokens() const {
@@ -9,21 +11,15 @@ std::uint64_t RequestTrace::total_prompt_tokens() const {
 }
 
 std::uint64_t RequestTrace::fingerprint() const {
-  std::uint64_t h = 0xCBF29CE484222325ULL;
-  auto feed = [&h](std::uint64_t v) {
-    for (int b = 0; b < 8; ++b) {
-      h ^= (v >> (8 * b)) & 0xFF;
-      h *= 0x100000001B3ULL;
-    }
-  };
+  hashing::Fnv1a64 h;
   std::vector<Token> prompt;
   for (std::size_t i = 0; i < size(); ++i) {
-    feed(static_cast<std::uint64_t>(arrival(i)));
+    h.feed(static_cast<std::uint64_t>(arrival(i)));
     materialize(i, prompt);
-    feed(prompt.size());
-    for (Token t : prompt) feed(t);
+    h.feed(prompt.size());
+    for (Token t : prompt) h.feed(t);
   }
-  return h;
+  return h.value;
 }
 
 }  // namespace prefixroute

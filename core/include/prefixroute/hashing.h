@@ -1,0 +1,35 @@
+// Small, fixed hash functions shared by the trace fingerprints and the
+// policies that hash prompts (llm-d's block index, CHWBL's ring). Fixed
+// constants, integer arithmetic only: equal inputs hash equally everywhere.
+#pragma once
+
+#include <cstdint>
+
+namespace prefixroute::hashing {
+
+inline constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
+inline constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
+
+/// MurmurHash3's 64-bit finaliser: a bijection that spreads every input bit
+/// (used after FNV-1a, whose high bits mix weakly).
+constexpr std::uint64_t fmix64(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+/// FNV-1a over the 8 little-endian bytes of each value fed.
+struct Fnv1a64 {
+  std::uint64_t value = kFnvOffset;
+  void feed(std::uint64_t v) {
+    for (int b = 0; b < 8; ++b) {
+      value ^= (v >> (8 * b)) & 0xFF;
+      value *= kFnvPrime;
+    }
+  }
+};
+
+}  // namespace prefixroute::hashing
