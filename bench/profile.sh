@@ -121,8 +121,10 @@ for c in "${cases[@]}"; do
       echo "### Time shares (sampling)"
       sample perf_ref_affinity_balanced 4000 --only reference --policies affinity_balanced --repeat 30
       sample perf_ref_round_robin 4000 --only reference --policies round_robin --repeat 30
-      sample perf_moon_round_robin 1000 --only mooncake --policies round_robin --repeat 2 --trace "$trace"
-      sample perf_moon_affinity_balanced 1000 --only mooncake --policies affinity_balanced --repeat 2 --trace "$trace"
+      # Every policy of the catalogue on the Mooncake trace (the seed four and any added since).
+      for p in $("$perf_bin" --list-policies); do
+        sample "perf_moon_$p" 1000 --only mooncake --policies "$p" --repeat 2 --trace "$trace"
+      done
       sample perf_rep256_affinity_balanced 1000 --only custom --policies affinity_balanced --repeat 1 \
         --set workload.requests=20000 --set cluster.replicas=256 --set workload.arrival_rate_per_s=6400 \
         --set workload.tenants=768

@@ -18,10 +18,12 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
+#include "prefixroute/metrics.h"
 #include "prefixroute/policy_registry.h"
 #include "prefixroute/radix_cache.h"
 #include "prefixroute/random.h"
 #include "prefixroute/scenario.h"
+#include "prefixroute/trace_reader.h"
 #include "prefixroute/workload.h"
 
 namespace prefixroute {
@@ -183,13 +185,23 @@ std::vector<Case>* RandomScenarios::cases_ = nullptr;
 
 TEST_F(RandomScenarios, EveryListedPolicyRunsToTheEnd) {
   ASSERT_EQ(cases().size(), static_cast<std::size_t>(kScenarios));
+  std::uint64_t runs = 0, requests = 0, evicting = 0, decoding = 0;
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.json);
     EXPECT_FALSE(c.report.cancelled);
     ASSERT_EQ(c.report.outcomes.size(), c.scenario.policies.size());
     for (std::size_t p = 0; p < c.report.outcomes.size(); ++p)
       EXPECT_EQ(c.report.outcomes[p].policy, c.scenario.policies[p]);
+    runs += c.report.outcomes.size();
+    requests += c.report.requests * c.report.outcomes.size();
+    evicting += c.report.pooled.cached_tokens < c.report.ideal.cached_tokens ? 1 : 0;
+    decoding += c.scenario.cluster.decode_ms_per_token > 0 && c.scenario.workload.output_tokens_max > 0 ? 1 : 0;
   }
+  // The figures quoted in docs/RELIABILITY.md.
+  std::printf("%zu scenarios, %llu policy runs, %llu routed requests; %llu scenarios where the pooled cache "
+              "evicts, %llu with decode\n",
+              cases().size(), static_cast<unsigned long long>(runs), static_cast<unsigned long long>(requests),
+              static_cast<unsigned long long>(evicting), static_cast<unsigned long long>(decoding));
 }
 
 TEST_F(RandomScenarios, HitRateNeverExceedsTheIdealBound) {
@@ -297,6 +309,96 @@ TEST_F(RandomScenarios, TheSameScenarioGivesTheSameResultsJson) {
     ASSERT_TRUE(again.ok()) << again.error_text();
     EXPECT_EQ(scenario_to_json(again.scenario), c.json);
   }
+}
+
+}  // namespace
+}  // namespace prefixroute
+
+// ---------------------------------------------------------------------------
+// Hostile input: what the fuzzers found, kept as specifications. Each is
+// refused with a message (or computed exactly) before anything large is
+// allocated or any int64 tick overflows.
+
+namespace prefixroute {
+namespace {
+
+bool has_error_on(const ScenarioParse& p, std::string_view field) {
+  for (const auto& e : p.errors)
+    if (e.field == field) return true;
+  return false;
+}
+
+TEST(HostileInput, ArrivalSpanBeyondTheTickRangeIsRefused) {
+  // 1e7 requests at 0.001/s: ~1e10 s of arrivals, past int64 nanoseconds.
+  const ScenarioParse p = parse_scenario("", {{"workload.requests", "10000000"}, {"workload.arrival_rate_per_s", "0.001"}});
+  EXPECT_TRUE(has_error_on(p, "workload.arrival_rate_per_s")) << p.error_text();
+}
+
+TEST(HostileInput, PrefillWorkBeyondTheTickRangeIsRefused) {
+  const ScenarioParse p = parse_scenario("", {{"workload.requests", "10000"},
+                                              {"workload.tenants", "1"},
+                                              {"workload.prefix_tokens_max", "1000000"},
+                                              {"cluster.prefill_tokens_per_s", "1"}});
+  EXPECT_TRUE(has_error_on(p, "cluster.prefill_tokens_per_s")) << p.error_text();
+}
+
+TEST(HostileInput, OverrideKeysWithThousandsOfDotsAreRefused) {
+  std::string key = "seed";
+  for (int i = 0; i < 100000; ++i) key += ".a";
+  const ScenarioParse p = parse_scenario("", {{key, "1"}});
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error_text().find("key longer than"), std::string::npos) << p.error_text();
+}
+
+TEST(HostileInput, DeeplyNestedOverrideValuesAreNamedNotDumped) {
+  std::string key = "seed";
+  for (int i = 0; i < 100; ++i) key += ".a";  // within the key length limit
+  const ScenarioParse p = parse_scenario("", {{key, "1"}});
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error_text().find("seed: must be an integer"), std::string::npos) << p.error_text();
+}
+
+TEST(HostileInput, TextThatIsNotUtf8IsRefusedNotThrown) {
+  const ScenarioParse name = parse_scenario("", {{"trace.name", "caf\xE9"}});
+  EXPECT_TRUE(has_error_on(name, "trace.name")) << name.error_text();
+  const ScenarioParse seed = parse_scenario("", {{"seed", "\xFF\xFE"}});
+  EXPECT_TRUE(has_error_on(seed, "seed")) << seed.error_text();
+  // Built in code, the canonical JSON replaces the bad bytes instead of throwing.
+  Scenario s = Scenario::reference();
+  s.trace.name = "caf\xE9";
+  EXPECT_NE(scenario_to_json(s).find("caf\xEF\xBF\xBD"), std::string::npos);
+}
+
+TEST(HostileInput, DeeplyNestedTraceLinesAreRefusedBeforeParsing) {
+  const std::string deep(2'000'000, '[');
+  const std::string line = "{\"timestamp\": " + deep + ", \"input_length\": 1, \"output_length\": 0, \"hash_ids\": [1]}\n";
+  const TraceReadResult r = read_trace(line, TraceReadOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error_text().find("nesting deeper than"), std::string::npos) << r.error_text();
+}
+
+TEST(HostileInput, TraceTimestampsBeyondTheTickRangeAreBadLines) {
+  const std::string text =
+      "{\"timestamp\": 0, \"input_length\": 4, \"output_length\": 0, \"hash_ids\": [1]}\n"
+      "{\"timestamp\": 1e300, \"input_length\": 4, \"output_length\": 0, \"hash_ids\": [1]}\n";
+  TraceReadOptions options;
+  options.block_size = 16;
+  const TraceReadResult stop = read_trace(text, options);
+  ASSERT_FALSE(stop.ok());
+  EXPECT_NE(stop.error_text().find("line 2, timestamp"), std::string::npos) << stop.error_text();
+  options.on_error = TraceReadOptions::OnError::Skip;
+  const TraceReadResult skip = read_trace(text, options);
+  ASSERT_TRUE(skip.ok());
+  EXPECT_EQ(skip.trace->size(), 1u);
+  EXPECT_EQ(skip.bad_lines, 1u);
+}
+
+TEST(HostileInput, MeanTtftOfHugeWaitsDoesNotOverflow) {
+  SimulationRun run;
+  run.replicas.resize(1);
+  run.ttft.assign(4, Tick{1} << 62);  // the sum is 2^64 ns
+  const RunSummary s = summarize(run);
+  EXPECT_DOUBLE_EQ(s.mean_ttft_ms, std::ldexp(1.0, 62) / 1e6);
 }
 
 }  // namespace
