@@ -278,6 +278,7 @@ struct Options {
   std::string trace = "../shared/traces/mooncake_conversation_trace.jsonl";
   std::vector<Override> custom;  // --set: the `custom` section's scenario overrides
   bool custom_trace = false;     // --custom-trace: the `custom` section replays --trace
+  bool no_all = false;           // --no-all: the `experiment` section skips policies=all
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -390,7 +391,8 @@ int run(const Options& o) {
       std::printf("Includes workload generation and both cache bounds. Median of %d runs.\n\n", repeat);
       std::printf("| Policies | Wall time (median) | min–max | CPU time (median) | Peak RSS |\n|---|---|---|---|---|\n");
     }
-    std::vector<std::string> lists = {"all"};
+    std::vector<std::string> lists;
+    if (!o.no_all) lists.push_back("all");
     for (const std::string& p : o.policies) lists.push_back(p);
     for (const std::string& list : lists) {
       const Measurement m = isolated([&] { return run_whole_experiment({{"policies", list}}, repeat); });
@@ -548,6 +550,7 @@ void usage() {
                "                        [--trace FILE] [--format md|json] [--in-process]\n"
                "                        [--only custom --set key=value ... [--custom-trace]]\n"
                "       prefixroute-perf --list-policies\n"
+               "--no-all: the experiment section runs only the listed policies, not policies=all\n"
                "--in-process runs every case in this process (for profilers; peak RSS is then cumulative)\n");
 }
 
@@ -579,6 +582,8 @@ int main(int argc, char** argv) {
         return 2;
       }
       o.custom.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    } else if (arg == "--no-all") {
+      o.no_all = true;
     } else if (arg == "--custom-trace") {
       o.custom_trace = true;
     } else if (arg == "--in-process") {

@@ -1,10 +1,10 @@
 // Time shares inside simulate() from a sampling profile (docs/PERFORMANCE.md).
 //
-//   perf script -i FILE.data -F ip,sym | node bench/perf_report.mjs LABEL
+//   perf script -i FILE.data -F ip,sym | node bench/perf_report.mjs LABEL [ROOT]
 //
 // The profile must be recorded with call graphs (perf record -e cpu-clock
-// --call-graph dwarf). Only samples whose stack passes through
-// prefixroute::simulate count. Prints the share of the main components
+// --call-graph dwarf). Only samples whose stack passes through ROOT
+// (default prefixroute::simulate) count. Prints the share of the main components
 // (inclusive) and the top functions by self time; kernel time under a page
 // fault is shown as its own row (first touch of newly allocated memory).
 // Complements the callgrind instruction counts: callgrind counts every byte
@@ -12,6 +12,7 @@
 import readline from 'node:readline';
 
 const label = process.argv[2] || 'profile';
+const root = process.argv[3] || 'prefixroute::simulate';
 const samples = [];
 let current = [];
 const rl = readline.createInterface({ input: process.stdin });
@@ -26,14 +27,20 @@ for await (const line of rl) {
 }
 if (current.length) samples.push(current);
 
-const inSim = samples.filter((s) => s.some((f) => f.sym === 'prefixroute::simulate'));
+const inSim = samples.filter((s) => s.some((f) => f.sym === root));
 const total = inSim.length;
 if (total === 0) {
-  console.log(`\n#### ${label}: no samples inside prefixroute::simulate\n`);
+  console.log(`\n#### ${label}: no samples inside ${root}\n`);
   process.exit(0);
 }
 
 const components = [
+  ...(root === 'prefixroute::simulate' ? [] : [
+    ['simulations (prefixroute::simulate)', (s) => s === 'prefixroute::simulate'],
+    ['cache bounds (single_cache_bound)', (s) => s === 'prefixroute::single_cache_bound'],
+    ['workload fingerprint (RequestTrace::fingerprint)', (s) => /::fingerprint$/.test(s)],
+    ['workload generation (generate_workload)', (s) => s === 'prefixroute::generate_workload'],
+  ]),
   ['prompt materialisation (RequestTrace::materialize)', (s) => /::materialize$/.test(s)],
   ['routing: policy choose()', (s) => /^prefixroute::\w+::choose$/.test(s)],
   ['  of which RadixCache::match', (s) => s === 'prefixroute::RadixCache::match'],
@@ -45,16 +52,18 @@ const components = [
 
 const pct = (n) => `${((100 * n) / total).toFixed(1)}%`;
 console.log(`\n#### ${label}\n`);
-console.log(`${total} samples inside simulate() (cpu-clock sampling).\n`);
-console.log('| Component (inclusive) | Share of simulate() time |');
+const where = root === 'prefixroute::simulate' ? 'simulate()' : root;
+console.log(`${total} samples inside ${where} (cpu-clock sampling).\n`);
+console.log(`| Component (inclusive) | Share of ${where} time |`);
 console.log('|---|---|');
 let covered = 0;
 for (const [name, test] of components) {
   const n = inSim.filter((s) => s.some((f) => test(f.sym))).length;
-  if (!name.startsWith('  ') && !name.startsWith('page faults')) covered += n;
+  if (root === 'prefixroute::simulate' && !name.startsWith('  ') && !name.startsWith('page faults')) covered += n;
   console.log(`| ${name} | ${pct(n)} |`);
 }
-console.log(`| simulator loop, queues, bookkeeping (the rest) | ${pct(total - covered)} |`);
+if (root === 'prefixroute::simulate')
+  console.log(`| simulator loop, queues, bookkeeping (the rest) | ${pct(total - covered)} |`);
 
 const self = new Map();
 for (const s of inSim) {
@@ -63,7 +72,7 @@ for (const s of inSim) {
   if (leaf.kernel) name = s.some((f) => f.sym === 'exc_page_fault') ? '[kernel: page faults]' : '[kernel: other]';
   self.set(name, (self.get(name) || 0) + 1);
 }
-console.log('\n| Top functions (self time) | Share of simulate() time |');
+console.log(`\n| Top functions (self time) | Share of ${where} time |`);
 console.log('|---|---|');
 for (const [name, n] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
   const shown = name.length > 90 ? `${name.slice(0, 87)}...` : name;
