@@ -423,7 +423,8 @@ void check_unknown_keys(const Json& doc, std::vector<FieldError>& errors) {
     bool known = false;
     for (const auto& k : top) known = known || k == key;
     if (!known) {
-      errors.push_back({key, "unknown key; allowed top-level keys: " + join(top)});
+      // An empty key ({"": ...}) still needs a visible field name.
+      errors.push_back({key.empty() ? "\"\"" : key, "unknown key; allowed top-level keys: " + join(top)});
       continue;
     }
     const auto group_keys = keys_of_group(key);
