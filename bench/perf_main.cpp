@@ -611,6 +611,13 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  for (const std::string& section : o.sections)
+    if (section != "reference" && section != "experiment" && section != "mooncake" && section != "requests" &&
+        section != "replicas" && section != "custom") {
+      std::fprintf(stderr, "error: unknown section %s\n", section.c_str());
+      usage();
+      return 2;
+    }
   for (const std::string& p : o.policies)
     if (!prefixroute::is_known_policy(p)) {
       std::fprintf(stderr, "error: unknown policy %s\n", p.c_str());
