@@ -13,12 +13,16 @@
 #include <vector>
 
 #include "prefixroute/random.h"
+#include "reference_radix_cache.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
-using Paths = std::vector<Tokens>;
+using reference::brute_force_match;
+using reference::brute_force_size;
+using reference::Paths;
+using reference::ReferenceRadixCache;
+using reference::Tokens;
 
 constexpr std::uint32_t kNoProtection = 0;
 
@@ -441,164 +445,78 @@ TEST(RadixCacheProtection, SplitLowerNodeKeepsItsOwnHits) {
 }
 
 // ---------------------------------------------------------------------------
-// Lockstep: RadixCache against an independent model of the documented rule.
-//
-// The model keeps the set of node end points as full token paths in a
-// lexicographically ordered map (no tree): a node's parent is its longest
-// proper prefix in the map, its edge is the difference of the two lengths,
-// and it is a leaf when the next path in order does not extend it. Every rule
-// of radix_cache.h is applied by brute force on that set.
+// Pins and reservations: the "Budget rule" of radix_cache.h.
 
-struct ModelNode {
-  std::uint64_t last_access = 0;
-  std::uint32_t hits = 0;
-};
-
-bool starts_with(const Tokens& path, const Tokens& prefix) {
-  return path.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), path.begin());
+TEST(RadixCachePins, PinnedLeafIsNeverEvictedAndTheCacheOvercommits) {
+  RadixCache cache(4, kNoProtection);
+  const auto a = cache.insert(Tokens{1, 2, 3, 4});
+  cache.pin(a.path);
+  const auto b = cache.insert(Tokens{5, 6});
+  EXPECT_EQ(b.evicted_tokens, 0u);  // the only other candidate is b's own leaf
+  EXPECT_EQ(cache.used(), 6u);
+  EXPECT_EQ(cache.leaf_paths(), (Paths{{1, 2, 3, 4}, {5, 6}}));
+  EXPECT_EQ(cache.check_invariants(), "");
 }
 
-class ReferenceCache {
- public:
-  ReferenceCache(std::size_t capacity, std::uint32_t protect_after_hits)
-      : capacity_(capacity), protect_after_hits_(protect_after_hits) {}
-
-  std::size_t match(const Tokens& p) const {
-    std::size_t best = 0;
-    for (const auto& [path, meta] : nodes_) {
-      std::size_t common = 0;
-      while (common < path.size() && common < p.size() && path[common] == p[common]) ++common;
-      best = std::max(best, common);
-    }
-    return best;
-  }
-
-  RadixCache::InsertResult insert(Tokens p) {
-    RadixCache::InsertResult result;
-    if (p.size() > capacity_) p.resize(capacity_);
-    if (p.empty()) return result;
-    ++clock_;
-    const std::size_t m = match(p);
-    result.cached_tokens = m;
-    // An insert ends a node at depth m (the split point, if m lies inside an
-    // edge) and at depth |p| (the new leaf, or a split if p ends inside an edge).
-    if (m > 0) split_at(Tokens(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(m)));
-    // Every node lying entirely on the matched part counts a hit and is refreshed.
-    for (auto& [path, meta] : nodes_) {
-      if (path.size() <= m && starts_with(p, path)) {
-        ++meta.hits;
-        meta.last_access = clock_;
-      }
-    }
-    if (m < p.size()) {
-      nodes_[p] = ModelNode{clock_, 0};
-      result.inserted_tokens = p.size() - m;
-      size_ += result.inserted_tokens;
-    }
-    result.evicted_tokens = evict(p);
-    evicted_total_ += result.evicted_tokens;
-    return result;
-  }
-
-  std::size_t size() const { return size_; }
-  std::size_t node_count() const { return nodes_.size(); }
-  std::uint64_t evicted_total() const { return evicted_total_; }
-
-  Paths leaf_paths() const {
-    Paths leaves;
-    for (auto it = nodes_.begin(); it != nodes_.end(); ++it)
-      if (is_leaf(it)) leaves.push_back(it->first);
-    return leaves;
-  }
-
-  // Set when two eviction candidates tied on (protected, last_access): the
-  // documented id tie-break would decide, which the model does not track.
-  bool saw_recency_tie = false;
-
- private:
-  using Map = std::map<Tokens, ModelNode>;
-
-  bool is_leaf(Map::const_iterator it) const {
-    const auto next = std::next(it);
-    return next == nodes_.end() || !starts_with(next->first, it->first);
-  }
-
-  std::size_t parent_length(const Tokens& path) const {
-    for (std::size_t len = path.size() - 1; len > 0; --len)
-      if (nodes_.count(Tokens(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(len))))
-        return len;
-    return 0;
-  }
-
-  // Makes `point` (a cached prefix) a node end, splitting the node whose edge
-  // contains it: the new upper node copies that node's recency and hits.
-  void split_at(const Tokens& point) {
-    if (nodes_.count(point)) return;
-    // The node containing the point: the shortest node path extending it.
-    const Tokens* below = nullptr;
-    for (const auto& [path, meta] : nodes_)
-      if (starts_with(path, point) && (below == nullptr || path.size() < below->size()))
-        below = &path;
-    const ModelNode copy = nodes_.at(*below);
-    nodes_[point] = copy;
-  }
-
-  bool is_protected(const ModelNode& n) const {
-    return protect_after_hits_ > 0 && n.hits >= protect_after_hits_;
-  }
-
-  std::size_t evict(const Tokens& keep) {
-    std::size_t evicted = 0;
-    while (size_ > capacity_) {
-      auto victim = nodes_.end();
-      for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
-        if (it->first == keep || !is_leaf(it)) continue;
-        if (victim == nodes_.end()) {
-          victim = it;
-          continue;
-        }
-        const auto key = [this](const Map::iterator& i) {
-          return std::make_pair(is_protected(i->second), i->second.last_access);
-        };
-        if (key(it) == key(victim)) saw_recency_tie = true;
-        if (key(it) < key(victim)) victim = it;
-      }
-      if (victim == nodes_.end()) break;  // cannot happen: keep's path fits
-      const std::size_t edge = victim->first.size() - parent_length(victim->first);
-      size_ -= edge;
-      evicted += edge;
-      nodes_.erase(victim);
-    }
-    return evicted;
-  }
-
-  std::size_t capacity_;
-  std::uint32_t protect_after_hits_;
-  std::size_t size_ = 0;
-  std::uint64_t clock_ = 0;
-  std::uint64_t evicted_total_ = 0;
-  Map nodes_;
-};
-
-// The cached set as plain brute force over leaf paths: longest common prefix.
-std::size_t brute_force_match(const Paths& leaves, const Tokens& p) {
-  std::size_t best = 0;
-  for (const Tokens& leaf : leaves) {
-    std::size_t common = 0;
-    while (common < leaf.size() && common < p.size() && leaf[common] == p[common]) ++common;
-    best = std::max(best, common);
-  }
-  return best;
+TEST(RadixCachePins, UnpinDoesNotEvictTheNextInsertDoes) {
+  RadixCache cache(4, kNoProtection);
+  const auto a = cache.insert(Tokens{1, 2, 3, 4});
+  cache.pin(a.path);
+  cache.insert(Tokens{5, 6});
+  cache.unpin(a.path);
+  EXPECT_EQ(cache.used(), 6u);  // over budget with an evictable leaf: deferred
+  EXPECT_EQ(cache.check_invariants(), "");
+  cache.insert(Tokens{5, 6});   // refreshes {5,6}; the pass evicts the LRU leaf {1,2,3,4}
+  EXPECT_EQ(cache.used(), 2u);
+  EXPECT_EQ(cache.leaf_paths(), (Paths{{5, 6}}));
+  EXPECT_EQ(cache.check_invariants(), "");
 }
 
-std::size_t brute_force_size(const Paths& leaves) {
-  // Distinct non-empty prefixes of the leaf paths = tokens cached.
-  std::set<Tokens> prefixes;
-  for (const Tokens& leaf : leaves)
-    for (std::size_t len = 1; len <= leaf.size(); ++len)
-      prefixes.insert(Tokens(leaf.begin(), leaf.begin() + static_cast<std::ptrdiff_t>(len)));
-  return prefixes.size();
+TEST(RadixCachePins, ReservationCountsAgainstTheBudgetAndEvicts) {
+  RadixCache cache(6, kNoProtection);
+  cache.insert(Tokens{1, 2, 3});
+  cache.insert(Tokens{4, 5, 6});
+  cache.reserve(2);  // used 8 > 6: the least recent leaf {1,2,3} goes
+  EXPECT_EQ(cache.reserved(), 2u);
+  EXPECT_EQ(cache.used(), 5u);
+  EXPECT_EQ(cache.leaf_paths(), (Paths{{4, 5, 6}}));
+  cache.release(2);
+  EXPECT_EQ(cache.used(), 3u);
+  EXPECT_EQ(cache.check_invariants(), "");
 }
+
+TEST(RadixCachePins, UnpinAfterAReservationLeavesTheCacheOverBudgetUntilTheNextPass) {
+  // The case the lockstep fuzzer found against the old wording of the rule.
+  RadixCache cache(4, kNoProtection);
+  const auto a = cache.insert(Tokens{1, 2, 3, 4});
+  cache.pin(a.path);
+  cache.reserve(2);
+  EXPECT_EQ(cache.used(), 6u);  // nothing evictable: overcommitted
+  cache.unpin(a.path);
+  EXPECT_EQ(cache.used(), 6u);
+  EXPECT_EQ(cache.check_invariants(), "");
+  cache.reserve(0);  // an eviction pass with nothing new reserved restores the budget
+  EXPECT_EQ(cache.used(), 2u);
+  EXPECT_EQ(cache.check_invariants(), "");
+}
+
+TEST(RadixCachePins, PinningAPathProtectsItsAncestorsToo) {
+  RadixCache cache(6, kNoProtection);
+  const auto a = cache.insert(Tokens{1, 2, 3, 4});
+  cache.insert(Tokens{1, 2, 9, 9});  // splits: {1,2} -> {3,4}, {9,9}
+  cache.pin(a.path);
+  cache.insert(Tokens{7, 7, 7});     // used 9 > 6: only {9,9} is evictable
+  EXPECT_EQ(cache.leaf_paths(), (Paths{{1, 2, 3, 4}, {7, 7, 7}}));
+  EXPECT_EQ(cache.used(), 7u);
+  EXPECT_EQ(cache.check_invariants(), "");
+}
+
+// ---------------------------------------------------------------------------
+// Lockstep: RadixCache against an independent model of the documented rules
+// (tests/support/reference_radix_cache.h, shared with the lockstep fuzzer).
+// Every answer is compared after every operation; in pin mode the simulator's
+// pattern (insert + pin, later unpin; reserve/release of output tokens) is
+// mixed in.
 
 Tokens random_prompt(Rng& rng, std::size_t max_len, Token alphabet) {
   Tokens p(rng.uniform_int(0, max_len));
@@ -610,31 +528,65 @@ struct LockstepConfig {
   std::uint64_t seed;
   std::size_t capacity;
   std::uint32_t protect_after_hits;
+  bool pins;  // mix in pin/unpin/reserve/release
 };
 
 void PrintTo(const LockstepConfig& c, std::ostream* out) {
   *out << "{seed " << c.seed << ", capacity " << c.capacity << ", protect_after_hits "
-       << c.protect_after_hits << "}";
+       << c.protect_after_hits << ", pins " << c.pins << "}";
 }
 
 std::string describe(const LockstepConfig& c, std::uint64_t step) {
   return "seed " + std::to_string(c.seed) + ", capacity " + std::to_string(c.capacity) +
-         ", protect_after_hits " + std::to_string(c.protect_after_hits) + ", step " +
-         std::to_string(step);
+         ", protect_after_hits " + std::to_string(c.protect_after_hits) + ", pins " +
+         std::to_string(c.pins) + ", step " + std::to_string(step);
 }
 
-// Runs `operations` random peeks and inserts; stops at the first disagreement.
+struct PinnedPath {
+  RadixCache::PathHandle handle;
+  Tokens path;
+};
+
+// Runs `operations` random operations; stops at the first disagreement.
 void run_lockstep(const LockstepConfig& config, std::uint64_t operations) {
   RadixCache cache(config.capacity, config.protect_after_hits);
-  ReferenceCache model(config.capacity, config.protect_after_hits);
+  ReferenceRadixCache model(config.capacity, config.protect_after_hits);
   Rng rng(config.seed);
   constexpr std::size_t kMaxLen = 12;
   constexpr Token kAlphabet = 4;
+  constexpr std::size_t kMaxPinned = 4;  // keeps most of the cache evictable
+  std::vector<PinnedPath> pinned;
+  std::size_t reserved = 0;
   for (std::uint64_t step = 0; step < operations; ++step) {
     SCOPED_TRACE(describe(config, step));
+    const auto op = rng.uniform_int(0, config.pins ? 9 : 3);
+    if (op >= 6) {  // pin mode: unpin, reserve, release
+      if (op <= 7 && !pinned.empty()) {
+        const auto k = static_cast<std::size_t>(rng.uniform_int(0, pinned.size() - 1));
+        cache.unpin(pinned[k].handle);
+        model.unpin(pinned[k].path);
+        pinned.erase(pinned.begin() + static_cast<std::ptrdiff_t>(k));
+      } else if (op == 8) {
+        const auto t = static_cast<std::size_t>(rng.uniform_int(0, 6));
+        cache.reserve(t);
+        model.reserve(t);
+        reserved += t;
+      } else if (op == 9 && reserved > 0) {
+        const auto t = static_cast<std::size_t>(rng.uniform_int(1, reserved));
+        cache.release(t);
+        model.release(t);
+        reserved -= t;
+      }
+      ASSERT_FALSE(model.saw_recency_tie) << "two candidates tied on recency";
+      ASSERT_EQ(cache.used(), model.used());
+      ASSERT_EQ(cache.leaf_paths(), model.leaf_paths());
+      ASSERT_EQ(cache.evicted_total(), model.evicted_total());
+      ASSERT_EQ(cache.check_invariants(), "");
+      continue;
+    }
     const Tokens prompt = random_prompt(rng, kMaxLen, kAlphabet);
     const Paths leaves_before = cache.leaf_paths();
-    if (rng.uniform_int(0, 3) == 0) {
+    if (op == 0) {
       // A peek: must agree with brute force and change nothing.
       const std::size_t m = cache.match(prompt);
       ASSERT_EQ(m, brute_force_match(leaves_before, prompt));
@@ -652,17 +604,34 @@ void run_lockstep(const LockstepConfig& config, std::uint64_t operations) {
     ASSERT_EQ(got.inserted_tokens, want.inserted_tokens);
     ASSERT_EQ(got.evicted_tokens, want.evicted_tokens);
     ASSERT_FALSE(model.saw_recency_tie) << "two candidates tied on recency";
-    ASSERT_LE(cache.size(), config.capacity);
+    if (!config.pins) {
+      ASSERT_LE(cache.size(), config.capacity);
+    }
     ASSERT_EQ(cache.size(), model.size());
+    ASSERT_EQ(cache.used(), model.used());
     ASSERT_EQ(cache.node_count(), model.node_count());
     ASSERT_EQ(cache.evicted_total(), model.evicted_total());
     const Paths leaves = cache.leaf_paths();
     ASSERT_EQ(leaves, model.leaf_paths());
     ASSERT_EQ(cache.size(), brute_force_size(leaves));
     ASSERT_EQ(cache.match(prompt), kept) << "the kept part of the prompt must be fully cached";
+    // The budget rule after an eviction pass (radix_cache.h "Budget rule").
+    if (!kept_part.empty() && cache.used() > config.capacity) {
+      ASSERT_EQ(model.candidates(&kept_part), 0u) << "over budget with evictable leaves left";
+    }
     // Full invariant walk is O(N log N): every few steps is plenty.
     if (step % 16 == 0) {
       ASSERT_EQ(cache.check_invariants(), "");
+    }
+    if (config.pins && op >= 4 && !kept_part.empty()) {  // the simulator's pattern: pin right after insert
+      cache.pin(got.path);
+      model.pin(kept_part);
+      pinned.push_back({got.path, kept_part});
+      if (pinned.size() > kMaxPinned) {
+        cache.unpin(pinned.front().handle);
+        model.unpin(pinned.front().path);
+        pinned.erase(pinned.begin());
+      }
     }
   }
   ASSERT_EQ(cache.check_invariants(), "");
@@ -684,14 +653,16 @@ TEST_P(RadixCacheLockstep, AgreesWithTheReferenceModelOnRandomOperations) {
 // "a few prompts" to "many"; protection off, aggressive and moderate.
 INSTANTIATE_TEST_SUITE_P(
     Seeds, RadixCacheLockstep,
-    ::testing::Values(LockstepConfig{1, 20, 0}, LockstepConfig{2, 20, 1},
-                      LockstepConfig{3, 33, 2}, LockstepConfig{4, 40, 0},
-                      LockstepConfig{5, 47, 3}, LockstepConfig{6, 60, 1},
-                      LockstepConfig{7, 60, 4}, LockstepConfig{8, 25, 16}),
+    ::testing::Values(LockstepConfig{1, 20, 0, false}, LockstepConfig{2, 20, 1, false},
+                      LockstepConfig{3, 33, 2, false}, LockstepConfig{4, 40, 0, false},
+                      LockstepConfig{5, 47, 3, false}, LockstepConfig{6, 60, 1, false},
+                      LockstepConfig{7, 60, 4, false}, LockstepConfig{8, 25, 16, false},
+                      LockstepConfig{9, 20, 0, true}, LockstepConfig{10, 33, 2, true},
+                      LockstepConfig{11, 47, 3, true}, LockstepConfig{12, 12, 1, true}),
     [](const ::testing::TestParamInfo<LockstepConfig>& p) {
       return "seed" + std::to_string(p.param.seed) + "_cap" +
              std::to_string(p.param.capacity) + "_protect" +
-             std::to_string(p.param.protect_after_hits);
+             std::to_string(p.param.protect_after_hits) + (p.param.pins ? "_pins" : "");
     });
 
 }  // namespace

@@ -183,6 +183,8 @@ void RadixCache::unpin(PathHandle path) {
   for (NodeId id = path; id != kRoot; id = nodes_[id].parent) {
     if (--nodes_[id].pins == 0) refresh_candidate(id);
   }
+  // unpin() does not evict (see "Budget rule"): the next insert()/reserve() will.
+  if (used() > capacity_) eviction_deferred_ = true;
 }
 
 void RadixCache::reserve(std::size_t tokens) {
@@ -193,6 +195,8 @@ void RadixCache::reserve(std::size_t tokens) {
 void RadixCache::release(std::size_t tokens) { reserved_ -= tokens; }
 
 std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
+  last_kept_ = keep;
+  eviction_deferred_ = false;
   if (used() <= capacity_) return 0;
   // The prompt's own last node must survive its insert; its ancestors are
   // internal nodes and never candidates. A prompt ending inside an edge ends
@@ -252,8 +256,12 @@ std::string RadixCache::check_invariants() const {
     }
   }
   if (recount != size_) problem << "size counter " << size_ << " != recount " << recount << "; ";
-  if (used() > capacity_ && !candidates_.empty())
-    problem << "used " << used() << " exceeds capacity " << capacity_ << " with evictable nodes left; ";
+  const bool only_kept_left =
+      candidates_.empty() ||
+      (candidates_.size() == 1 && std::get<2>(*candidates_.begin()) == last_kept_);
+  if (!eviction_deferred_ && used() > capacity_ && !only_kept_left)
+    problem << "used " << used() << " exceeds capacity " << capacity_
+            << " with evictable nodes other than the last insert's left; ";
   if (candidates_.size() != leaves) problem << "candidate set size != evictable leaf count; ";
   if (reachable != node_count()) problem << "unreachable nodes; ";
   return problem.str();

@@ -62,11 +62,20 @@
 //   usage above 1.0. Without pins and reservations (the seed model) the budget
 //   is never exceeded.
 //
+// Budget rule (exact)
+//   Eviction runs only inside insert() and reserve() (as SGLang evicts when it
+//   allocates, not when a request frees memory). It stops at used() <=
+//   capacity() or when no candidate is left other than the node that ends the
+//   prompt just inserted, which survives its own insert. unpin() and release()
+//   never evict: a leaf unpinned while the cache is over budget stays cached
+//   until the next insert() or reserve() restores the budget.
+//
 // Invariants (checked by check_invariants())
-//   size() == sum of edge lengths == recount; used() <= capacity() after every
-//   operation unless every remaining node is pinned; children of a node have distinct first tokens, sorted; capacity 0
-//   caches nothing; a prompt longer than the capacity keeps exactly its first
-//   capacity() tokens.
+//   size() == sum of edge lengths == recount; children of a node have distinct
+//   first tokens, sorted; capacity 0 caches nothing; a prompt longer than the
+//   capacity keeps exactly its first capacity() tokens; and the budget rule:
+//   unless an unpin() since the last eviction pass left the cache over budget,
+//   used() <= capacity() or the only candidate is the last insert's own node.
 //
 // Cost
 //   match: O(L log F) for a prompt of L tokens and fan-out F. insert: O(L log F)
@@ -184,6 +193,11 @@ class RadixCache {
   std::vector<Node> nodes_;
   std::vector<NodeId> free_;
   std::set<CandidateKey> candidates_;
+  // For check_invariants()' budget rule: the node the last eviction pass had
+  // to keep (kRoot after reserve()), and whether an unpin() since then made a
+  // leaf evictable while over budget (eviction deferred to the next pass).
+  NodeId last_kept_ = kRoot;
+  bool eviction_deferred_ = false;
 };
 
 }  // namespace prefixroute
