@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # npm test: every test of the project, in the order a failure is cheapest to see.
-#   1. native release build + GoogleTest suites + CLI/README checks (ctest)
+#   1. native release build + GoogleTest suites + CLI/README checks (ctest),
+#      then the benchmark under valgrind (no leak, no memory error)
 #   2. sanitizer build (ASan + UBSan) + the same suites
-#   3. WebAssembly module: build, TypeScript declarations, Node tests
-#      (native == wasm results byte for byte)
+#   3. WebAssembly module: build, TypeScript declarations, Node and Chromium
+#      tests (native == wasm results byte for byte on the presets and 20
+#      random scenarios; the browser checks are required, not skipped)
 #   4. playground: TypeScript check, unit tests of the URL state, production build,
 #      end-to-end tests in headless Chromium
 #   5. a bounded fuzz run of every libFuzzer target
@@ -14,6 +16,7 @@ ensure_native_deps
 log "1/5 native build + tests"
 build_preset native
 ctest --preset native -j2
+bash "$ROOT/scripts/leak-check.sh"
 
 log "2/5 sanitizer build (ASan + UBSan) + tests"
 build_preset sanitize
@@ -21,10 +24,11 @@ ctest --preset sanitize -j2
 
 log "3/5 WebAssembly module + Node tests"
 ensure_npm_deps
+ensure_apt chromium
 bash "$ROOT/scripts/build-wasm.sh"
 cd "$ROOT"
 npx --no-install tsc -p wasm/tsconfig.json
-node --test tests/js/
+PREFIXROUTE_REQUIRE_BROWSER=1 node --test tests/js/
 
 log "4/5 playground: typecheck, unit tests, build, browser tests"
 npx --no-install tsc -p web/tsconfig.json

@@ -25,6 +25,7 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/trace_reader.h"
 #include "prefixroute/workload.h"
+#include "random_scenario.h"
 
 namespace prefixroute {
 namespace {
@@ -35,104 +36,8 @@ constexpr int kScenarios = 24;
 constexpr int kScenarios = 200;
 #endif
 constexpr std::uint64_t kMasterSeed = 0x5EED'0007;
+using testsupport::random_overrides;
 constexpr double kTolerance = 1e-12;
-
-std::string number_text(double v, bool integer) {
-  char text[40];
-  if (integer) std::snprintf(text, sizeof text, "%.0f", v);
-  else std::snprintf(text, sizeof text, "%.17g", v);
-  return text;
-}
-
-// A value in [lo, hi]: an end point now and then, else uniform, or
-// log-uniform when the range spans orders of magnitude.
-double draw(Rng& rng, double lo, double hi, bool integer) {
-  const auto pick = rng.uniform_int(0, 9);
-  double v;
-  if (pick == 0) {
-    v = lo;
-  } else if (pick == 1) {
-    v = hi;
-  } else if (lo > 0 && hi / lo > 1000 && pick < 6) {
-    v = lo * std::exp(rng.uniform01() * std::log(hi / lo));
-  } else if (lo == 0 && hi > 1000 && pick < 6) {
-    v = std::exp(rng.uniform01() * std::log(hi + 1)) - 1;
-  } else {
-    v = lo + rng.uniform01() * (hi - lo);
-  }
-  if (integer) v = std::floor(v);
-  return std::clamp(v, lo, hi);
-}
-
-// Caps on the fields that set the size of a run (inclusive ranges, within the
-// schema's). Everything else is drawn from its whole allowed range.
-const std::map<std::string_view, std::pair<double, double>>& size_caps() {
-  static const std::map<std::string_view, std::pair<double, double>> caps = {
-      {"workload.requests", {1, 300}},
-      {"workload.tenants", {1, 20}},
-      {"workload.prefix_tokens_min", {0, 200}},
-      {"workload.prefix_tokens_max", {0, 200}},
-      {"workload.turn_tokens_min", {1, 100}},
-      {"workload.turn_tokens_max", {1, 100}},
-      {"workload.output_tokens_min", {0, 200}},
-      {"workload.output_tokens_max", {0, 200}},
-      {"cluster.replicas", {1, 8}},
-      {"cluster.cache_tokens", {0, 2000}},
-  };
-  return caps;
-}
-
-// Pairs of fields that must be ordered (min <= max).
-const std::vector<std::pair<std::string_view, std::string_view>> kOrdered = {
-    {"workload.prefix_tokens_min", "workload.prefix_tokens_max"},
-    {"workload.turn_tokens_min", "workload.turn_tokens_max"},
-    {"workload.output_tokens_min", "workload.output_tokens_max"},
-};
-
-std::vector<Override> random_overrides(Rng& rng) {
-  std::vector<Override> out;
-  std::map<std::string, double> numbers;
-  for (const FieldSpec& f : scenario_fields()) {
-    const std::string key(f.key);
-    if (f.kind == FieldKind::Integer || f.kind == FieldKind::Number) {
-      const bool integer = f.kind == FieldKind::Integer;
-      const auto cap = size_caps().find(f.key);
-      if (cap != size_caps().end()) {
-        numbers[key] = draw(rng, cap->second.first, cap->second.second, integer);
-      } else if (rng.uniform_int(0, 2) != 0) {  // a third keep their defaults
-        numbers[key] = draw(rng, f.min, f.max, integer);
-      }
-    } else if (f.kind == FieldKind::Text) {
-      if (f.choices.empty()) continue;  // names and hashes of a replayed file: not a synthetic run
-      std::vector<std::string> choices;
-      std::string_view rest = f.choices;
-      while (true) {
-        const auto comma = rest.find(',');
-        choices.emplace_back(rest.substr(0, comma));
-        if (comma == std::string_view::npos) break;
-        rest.remove_prefix(comma + 1);
-      }
-      out.emplace_back(key, choices[rng.uniform_int(0, choices.size() - 1)]);
-    } else {  // the policy list: a random non-empty subset in random order
-      std::vector<std::string> names;
-      for (const auto& info : policy_catalogue()) names.emplace_back(info.name);
-      for (std::size_t i = names.size(); i > 1; --i) std::swap(names[i - 1], names[rng.uniform_int(0, i - 1)]);
-      names.resize(rng.uniform_int(1, names.size()));
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
-      out.emplace_back(key, list);
-    }
-  }
-  for (const auto& [lo, hi] : kOrdered) {
-    const auto a = numbers.find(std::string(lo)), b = numbers.find(std::string(hi));
-    if (a != numbers.end() && b != numbers.end() && a->second > b->second) std::swap(a->second, b->second);
-  }
-  for (const FieldSpec& f : scenario_fields()) {
-    const auto it = numbers.find(std::string(f.key));
-    if (it != numbers.end()) out.emplace_back(it->first, number_text(it->second, f.kind == FieldKind::Integer));
-  }
-  return out;
-}
 
 struct Case {
   Scenario scenario;

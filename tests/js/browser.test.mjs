@@ -5,25 +5,10 @@
 // Skipped when Chromium or playwright-core is not installed.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { ROOT, WASM_DIR, loadModule } from './helpers.mjs';
-
-const CHROMIUM = '/usr/bin/chromium';
-// As CONTENT_SECURITY_POLICY in web/vite.config.ts.
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'wasm-unsafe-eval'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "worker-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
+import { ROOT, launchChromium, loadModule, serveWithModule } from './helpers.mjs';
 
 const OVERRIDES = JSON.stringify([['workload.requests', '6000'], ['policies', 'round_robin,affinity_balanced']]);
 
@@ -76,36 +61,10 @@ let browser;
 let skip = '';
 
 before(async () => {
-  if (!fs.existsSync(CHROMIUM)) skip = `${CHROMIUM} is not installed`;
-  let chromium;
-  try {
-    ({ chromium } = await import('playwright-core'));
-  } catch {
-    skip ||= 'playwright-core is not installed (npm ci)';
-  }
+  ({ browser, skip = '' } = await launchChromium());
   if (skip) return;
-  server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://x').pathname;
-    let body;
-    let type;
-    if (PAGES[url]) [type, body] = PAGES[url];
-    else if (url === '/prefixroute.mjs' || url === '/prefixroute.wasm') {
-      body = fs.readFileSync(path.join(WASM_DIR, url.slice(1)));
-      type = url.endsWith('.wasm') ? 'application/wasm' : 'text/javascript';
-    } else {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'Content-Type': type, 'Content-Security-Policy': CSP, 'Cache-Control': 'no-store' });
-    res.end(body);
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  server = await serveWithModule(PAGES);
+  base = server.base;
 });
 
 after(async () => {

@@ -75,3 +75,70 @@ export function overridesJson(pairs) {
 export function setArgs(pairs) {
   return pairs.flatMap(([k, v]) => ['--set', `${k}=${v}`]);
 }
+
+export const CHROMIUM = '/usr/bin/chromium';
+// As CONTENT_SECURITY_POLICY in web/vite.config.ts.
+export const PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+/**
+ * Serves `pages` ({ '/path': [contentType, body] }) plus the built module
+ * (/prefixroute.mjs, /prefixroute.wasm) on 127.0.0.1 with the page's CSP.
+ * Returns { base, close }.
+ */
+export async function serveWithModule(pages) {
+  const http = await import('node:http');
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x').pathname;
+    let body;
+    let type;
+    if (pages[url]) [type, body] = pages[url];
+    else if (url === '/prefixroute.mjs' || url === '/prefixroute.wasm') {
+      body = fs.readFileSync(path.join(WASM_DIR, url.slice(1)));
+      type = url.endsWith('.wasm') ? 'application/wasm' : 'text/javascript';
+    } else {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': type, 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': 'no-store' });
+    res.end(body);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { base: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
+}
+
+/**
+ * Headless Debian Chromium through playwright-core: { browser } or
+ * { skip: reason } when Chromium or playwright-core is not installed.
+ * With PREFIXROUTE_REQUIRE_BROWSER=1 (set by `npm test`) a missing browser
+ * is an error instead of a skip, so CI cannot pass without the browser checks.
+ */
+export async function launchChromium() {
+  const missing = (reason) => {
+    if (process.env.PREFIXROUTE_REQUIRE_BROWSER === '1')
+      throw new Error(`${reason}; PREFIXROUTE_REQUIRE_BROWSER=1 requires the browser tests`);
+    return { skip: reason };
+  };
+  if (!fs.existsSync(CHROMIUM)) return missing(`${CHROMIUM} is not installed`);
+  let chromium;
+  try {
+    ({ chromium } = await import('playwright-core'));
+  } catch {
+    return missing('playwright-core is not installed (npm ci)');
+  }
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  return { browser };
+}
