@@ -30,7 +30,9 @@
 //     (length 0) when memory grows.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -512,6 +514,18 @@ double affinity_balanced_load_slack(const prefixroute::AffinityBalanced& p) {
   return ticks_to_seconds(p.load_slack());
 }
 
+// The module's memory: the wasm heap (grows, never shrinks) and the bytes
+// malloc has handed out and not taken back. A run that frees everything it
+// allocated leaves inUseBytes where it found it; tests use both to show that
+// repeated runs do not grow memory.
+val memory_stats() {
+  const struct mallinfo info = mallinfo();
+  val out = val::object();
+  out.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
+  out.set("inUseBytes", static_cast<double>(info.uordblks));
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(prefixroute) {
@@ -525,6 +539,7 @@ EMSCRIPTEN_BINDINGS(prefixroute) {
   function("scenarioSchema", &scenario_schema);
   function("policyCatalogue", &policy_catalogue);
   function("version", &version);
+  function("memoryStats", &memory_stats);
 
   // Library API.
   value_object<JsInsertResult>("InsertResult")

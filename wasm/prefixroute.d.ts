@@ -225,6 +225,12 @@ export interface AffinityBalanced extends RoutingPolicy {
   loadSlackSeconds(): number;
 }
 
+/** See PrefixrouteModule.memoryStats. */
+export interface MemoryStats {
+  heapBytes: number;
+  inUseBytes: number;
+}
+
 export interface PrefixrouteModule {
   /**
    * Runs every policy of a scenario on one trace. scenarioJson may be "" (the
@@ -245,6 +251,12 @@ export interface PrefixrouteModule {
   policyCatalogue(): PolicyInfo[];
   /** Project version, e.g. "0.1.0". */
   version(): string;
+  /**
+   * The module's memory now: heapBytes is the wasm heap (it grows on demand
+   * and never shrinks), inUseBytes what malloc has handed out and not taken
+   * back. A finished run leaves inUseBytes where it found it.
+   */
+  memoryStats(): MemoryStats;
 
   RadixCache: RadixCacheConstructor;
   Cluster: ClusterConstructor;

@@ -9,6 +9,7 @@ import type {
   EmbindHandle,
   FieldError,
   InsertResult,
+  MemoryStats,
   PolicyInfo,
   PolicySeries,
   PrefixrouteModule,
@@ -40,6 +41,8 @@ export function coarse(pr: PrefixrouteModule): number {
   const names: string[] = catalogue.map((p) => `${p.name}: ${p.label}`);
   const schema: unknown = JSON.parse(pr.scenarioSchema());
   const version: string = pr.version();
+  const memory: MemoryStats = pr.memoryStats();
+  const inUse: number = memory.inUseBytes + memory.heapBytes;
 
   const checked: ValidateResult = pr.validateScenario('{"cluster":{"replicas":8}}', '');
   if (checked.ok) {
@@ -70,7 +73,7 @@ export function coarse(pr: PrefixrouteModule): number {
     const cached: Uint32Array = series.cachedTokens;
     sum += ttft[0] + where[0] + cached[0] + series.policy.length;
   }
-  void names, void schema, void version, void doc;
+  void names, void schema, void version, void doc, void inUse;
   return sum;
 }
 

@@ -54,7 +54,7 @@ const DISPLAY = {
   imbalance: (v) => v.toFixed(2),
 };
 
-async function openPage(query = '', { width = 1280, height = 900 } = {}) {
+async function openPage(query = '', { width = 1280, height = 900, rows = DEFAULT_ROWS } = {}) {
   const page = await context.newPage();
   await page.setViewportSize({ width, height });
   const problems = [];
@@ -67,7 +67,7 @@ async function openPage(query = '', { width = 1280, height = 900 } = {}) {
     void d.dismiss();
   });
   await page.goto(`${server.url}${query}`);
-  await waitForRows(page);
+  await waitForRows(page, rows);
   return { page, problems };
 }
 
@@ -345,6 +345,80 @@ describe('playground', () => {
       reached.add(await page.evaluate(() => document.activeElement?.id));
     }
     assert.ok(reached.has('field-workload-requests') && reached.has('field-seed'), [...reached].join(' '));
+    await page.close();
+  });
+
+  test('1,000 consecutive re-runs: wasm memory and the page JS heap stay bounded', async () => {
+    const kReruns = 1000;
+    const { page, problems } = await openPage('?v=1&workload.requests=300');
+    const cdp = await context.newCDPSession(page);
+    const heap = async () => {
+      await cdp.send('HeapProfiler.collectGarbage');
+      return (await cdp.send('Runtime.getHeapUsage')).usedSize;
+    };
+    // Commits a new value of the requests field (a 'change' event re-runs at
+    // once) and waits for the run's results to be on screen, `count` times.
+    const rerun = (count, first) =>
+      page.evaluate(
+        async ([n, start]) => {
+          const input = document.querySelector('#field-workload-requests');
+          const status = document.querySelector('#status');
+          for (let i = 0; i < n; i++) {
+            const before = Number(status.dataset.runs ?? '0');
+            input.value = String(300 + ((start + i) % 2));
+            input.dispatchEvent(new Event('change', { bubbles: true }));
+            await new Promise((resolve, reject) => {
+              const timer = setTimeout(() => reject(new Error(`re-run ${start + i} did not finish`)), 60_000);
+              const check = () => {
+                if (Number(status.dataset.runs ?? '0') > before) {
+                  clearTimeout(timer);
+                  observer.disconnect();
+                  resolve();
+                }
+              };
+              const observer = new MutationObserver(check);
+              observer.observe(status, { attributes: true });
+              check();
+            });
+          }
+          return { heapBytes: Number(status.dataset.wasmHeapBytes), inUseBytes: Number(status.dataset.wasmInUseBytes) };
+        },
+        [count, first],
+      );
+    // Checkpoints: after a warm-up (code compiled, caches filled), then every 250 re-runs.
+    const checkpoints = [50, 250, 500, 750, kReruns];
+    const started = Date.now();
+    const seen = [];
+    let done = 0;
+    for (const at of checkpoints) {
+      const wasm = await rerun(at - done, done);
+      done = at;
+      seen.push({
+        at,
+        wasm,
+        heap: await heap(),
+        dom: await page.evaluate(() => document.getElementsByTagName('*').length),
+      });
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const mb = (b) => (b / 1e6).toFixed(2);
+    console.log(
+      `${kReruns} re-runs in ${seconds.toFixed(1)} s; after re-run ${seen.map((c) => c.at).join(' / ')}: ` +
+        `wasm heap ${seen.map((c) => c.wasm.heapBytes).join(' / ')} bytes, malloc in use ` +
+        `${seen.map((c) => c.wasm.inUseBytes).join(' / ')} bytes, main-thread JS heap after GC ` +
+        `${seen.map((c) => mb(c.heap)).join(' / ')} MB, DOM elements ${seen.map((c) => c.dom).join(' / ')}`,
+    );
+    const [warm, , half, , end] = seen;
+    assert.equal(end.wasm.heapBytes, warm.wasm.heapBytes, 'the wasm heap grew');
+    assert.equal(end.wasm.inUseBytes, warm.wasm.inUseBytes, 'bytes in use in the module grew');
+    assert.equal(end.dom, warm.dom, 'the DOM grew');
+    // Bounds on the JS heap: at most 2 MB over the 950 runs after the warm-up
+    // and 1 MB over the last 500 (2 KB kept per run would fail both). V8's heap
+    // after GC still moves by a few hundred KB as code is optimised.
+    assert.ok(end.heap - warm.heap < 2e6, `the page's JS heap grew by ${end.heap - warm.heap} bytes after the warm-up`);
+    assert.ok(end.heap - half.heap < 1e6, `the page's JS heap grew by ${end.heap - half.heap} bytes over the last 500 re-runs`);
+    assert.deepEqual(problems, []);
+    await cdp.detach();
     await page.close();
   });
 });

@@ -45,6 +45,7 @@ const result = (id: number): FromWorker => ({
   rejected: [],
   cdf: [],
   elapsedMs: 1,
+  memory: { heapBytes: 0, inUseBytes: 0 },
 });
 
 describe('SimClient', () => {

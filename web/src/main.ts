@@ -15,6 +15,7 @@ import { parseResults, type Results } from './results';
 import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, nonDefaultOverrides, scenarioValues, UNSUPPORTED_GROUPS } from './schema';
 import { copyText, embedSnippet, shareLink } from './share';
 import { RunAborted, SimClient, type ProgressInfo, type SimResult } from './sim-client';
+import { markLatest, measureLatest } from './timing';
 import { renderTable } from './table';
 import { Theme } from './theme';
 import { decodeUrlState, encodeUrlState, isEmbedQuery, preview, type Pair, type UrlMessage } from './url-state';
@@ -121,7 +122,7 @@ class Playground {
 
   private async run(overrides: Pair[], origin: Origin, linkMessages: UrlMessage[] = [], unreadable = new Set<string>()): Promise<void> {
     const token = ++this.runCounter;
-    performance.mark('prefixroute:run-start');
+    markLatest('prefixroute:run-start');
     this.setStatus('Running…');
     clearTimeout(this.progressTimer);
     this.progressTimer = setTimeout(() => this.showProgress(true), PROGRESS_DELAY_MS);
@@ -145,10 +146,10 @@ class Playground {
     if (token !== this.runCounter) return;
     clearTimeout(this.progressTimer);
     this.showProgress(false);
-    performance.mark('prefixroute:result');
+    markLatest('prefixroute:result');
     const t0 = performance.now();
     guard('show the results', () => this.show(result, origin, linkMessages, unreadable));
-    performance.measure('prefixroute:show-results', { start: t0, end: performance.now() });
+    measureLatest('prefixroute:show-results', t0, performance.now());
   }
 
   private show(result: SimResult, origin: Origin, linkMessages: UrlMessage[], unreadable: Set<string>): void {
@@ -195,6 +196,11 @@ class Playground {
     byId<HTMLAnchorElement>('open-full').href = shareLink(overrides);
     const w = results.workload;
     this.setStatus(`${formatCount(w.requests)} requests × ${results.results.length} policies, simulated in ${formatCount(result.elapsedMs)} ms. Trace ${w.fingerprint}.`);
+    // Machine-readable, for the abuse tests (1,000 re-runs must not grow memory).
+    const status = byId('status');
+    status.dataset.wasmHeapBytes = String(result.memory.heapBytes);
+    status.dataset.wasmInUseBytes = String(result.memory.inUseBytes);
+    status.dataset.runs = String(Number(status.dataset.runs ?? '0') + 1);
   }
 
   /** The preset whose non-default values are exactly the scenario's, else "custom". */

@@ -42,6 +42,8 @@ export interface PrefixrouteModule {
   validateScenario(scenarioJson: string, overridesJson: string): ValidateOutcome;
   scenarioSchema(): string;
   policyCatalogue(): PolicyInfo[];
+  /** wasm heap size and malloc'd bytes in use (see wasm/prefixroute.d.ts). */
+  memoryStats(): { heapBytes: number; inUseBytes: number };
 }
 
 export type PrefixrouteFactory = (options?: {

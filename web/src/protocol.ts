@@ -34,5 +34,7 @@ export type FromWorker =
       rejected: Rejection[];
       cdf: CdfSeries[];
       elapsedMs: number;
+      /** The worker's wasm heap and malloc'd bytes after the run (leak checks). */
+      memory: { heapBytes: number; inUseBytes: number };
     }
   | { type: 'failed'; id: number | null; message: string };

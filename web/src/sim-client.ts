@@ -20,6 +20,8 @@ export interface SimResult {
   rejected: Rejection[];
   cdf: CdfSeries[];
   elapsedMs: number;
+  /** The worker's wasm heap and malloc'd bytes after the run. */
+  memory: { heapBytes: number; inUseBytes: number };
 }
 
 export interface ProgressInfo {

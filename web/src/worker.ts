@@ -53,6 +53,7 @@ function run(mod: PrefixrouteModule, id: number, overrides: Pair[]): void {
     rejected: resolved.rejected,
     cdf: outcome.series.map((s) => ({ policy: s.policy, ...cdfPoints(s.ttftMs) })),
     elapsedMs: performance.now() - started,
+    memory: mod.memoryStats(),
   });
 }
 
