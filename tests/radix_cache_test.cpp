@@ -500,6 +500,16 @@ TEST(RadixCachePins, UnpinAfterAReservationLeavesTheCacheOverBudgetUntilTheNextP
   EXPECT_EQ(cache.check_invariants(), "");
 }
 
+TEST(RadixCachePins, AnInsertKeepsItsOwnLeafWhileReservationsHoldTheCacheOverBudget) {
+  RadixCache cache(4, kNoProtection);
+  cache.reserve(3);
+  const auto r = cache.insert(Tokens{5, 6});
+  EXPECT_EQ(r.evicted_tokens, 0u);
+  EXPECT_EQ(cache.used(), 5u);
+  EXPECT_EQ(cache.leaf_paths(), (Paths{{5, 6}}));
+  EXPECT_EQ(cache.check_invariants(), "");
+}
+
 TEST(RadixCachePins, PinningAPathProtectsItsAncestorsToo) {
   RadixCache cache(6, kNoProtection);
   const auto a = cache.insert(Tokens{1, 2, 3, 4});
