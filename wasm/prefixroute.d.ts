@@ -231,7 +231,11 @@ export type TraceChunk = string | Uint8Array | Int8Array | Uint8ClampedArray | A
 
 /** What TraceLoader.feed() reports after each chunk. */
 export interface TraceFeedStatus {
-  /** False once reading has stopped (a bad line in "stop" mode, trace.limit reached, or an error): stop feeding. */
+  /**
+   * False once reading has stopped (a bad line in "stop" mode, a fatal problem, or an error): stop
+   * feeding. Past trace.limit requests it stays true: the rest is only hashed, so that contentHash is
+   * the whole file's, as the command line's.
+   */
   going: boolean;
   /** Bytes fed so far (UTF-8 bytes for string chunks). */
   bytes: number;

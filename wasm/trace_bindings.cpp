@@ -223,7 +223,9 @@ class TraceLoader {
           if (!text.empty()) pr_trace_chunk_copy(chunk.as_handle(), text.data());
         }
         bytes_ += static_cast<double>(text.size());
-        going_ = reader_->feed(text);
+        // After trace.limit requests the reader only hashes: keep reading, so
+        // the content hash is the whole file's, as the command line's.
+        going_ = reader_->feed(text) || (options_.limit > 0 && reader_->requests() >= options_.limit);
       }
     }
     val status = val::object();

@@ -97,7 +97,7 @@ describe('runTrace equals prefixroute-bench --trace byte for byte', () => {
         assert.equal(run.resultsJson, native.json);
         const scenario = JSON.parse(run.scenarioJson);
         assert.equal(scenario.trace.name, NAME);
-        assert.equal(scenario.trace.lines, 1000);
+        assert.equal(scenario.trace.lines, c.pairs.some(([k]) => k === 'trace.limit') ? 600 : 1000);
         assert.equal(scenario.trace.content_hash, loaded.contentHash);
         assert.equal(run.series.length, JSON.parse(native.json).results.length);
       } finally {
@@ -242,6 +242,14 @@ describe('refusals are values', () => {
     } finally {
       bad.delete();
     }
+  });
+
+  test('the surface is as declared: TraceLoader has feed and finish, runTrace takes four arguments', () => {
+    assert.equal(pr.runTrace.argCount, 4);
+    const own = Object.getOwnPropertyNames(pr.TraceLoader.prototype).filter(
+      (n) => !['constructor', 'isAliasOf', 'clone', 'delete', 'isDeleted', 'deleteLater'].includes(n),
+    );
+    assert.deepEqual(own.sort(), ['feed', 'finish']);
   });
 
   test('runScenario still refuses a scenario naming a trace, and points to runTrace', () => {

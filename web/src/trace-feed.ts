@@ -24,7 +24,7 @@ export const MAX_FEED_BYTES = 1 << 20;
 
 /**
  * Feeds every chunk of `stream` to `sink` until the stream ends or the loader
- * stops (a bad line in stop mode, trace.limit reached). Calls onProgress
+ * stops (a bad line in stop mode; past trace.limit it keeps hashing). Calls onProgress
  * after each chunk. Returns the last status; the caller then calls finish().
  * A stream error rejects; the reader is released either way.
  */
