@@ -122,7 +122,7 @@ describe('trace replay', () => {
     const search = new URL(page.url()).search;
     assert.match(search, /trace=mooncake-excerpt/);
     assert.match(search, /cluster\.replicas=8/);
-    assert.equal(await page.isDisabled('fieldset.group-workload'), true, 'the synthetic workload fields do not apply');
+    assert.equal(await page.$eval('fieldset.group-workload', (f) => f.disabled), true, 'the synthetic workload fields do not apply');
     await page.screenshot({ path: join(SHOTS, 'trace-excerpt.png'), fullPage: true });
 
     // The link alone replays it again.
