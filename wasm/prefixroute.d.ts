@@ -226,7 +226,11 @@ export interface AffinityBalanced extends RoutingPolicy {
   loadSlackSeconds(): number;
 }
 
-/** A chunk of trace input: text, or the file's bytes (exact: no decoding). */
+/**
+ * A chunk of trace input: text (hashed as its UTF-8; do not split a surrogate
+ * pair between chunks), or the file's bytes (exact: hashed as given, as the
+ * command line hashes the file). Chunks may split lines anywhere.
+ */
 export type TraceChunk = string | Uint8Array | Int8Array | Uint8ClampedArray | ArrayBuffer | DataView;
 
 /** What TraceLoader.feed() reports after each chunk. */
