@@ -106,6 +106,22 @@ describe('runTrace equals prefixroute-bench --trace byte for byte', () => {
     });
   }
 
+  // The whole conversation trace (3 MB, 12,031 requests) lives outside the
+  // repository and takes about 20 s here: opt in with PREFIXROUTE_FULL_TRACE=1.
+  const full = path.join(ROOT, '../shared/traces/mooncake_conversation_trace.jsonl');
+  test('the whole conversation trace, when present and asked for', { skip: !(process.env.PREFIXROUTE_FULL_TRACE === '1' && fs.existsSync(full)) }, () => {
+    const pairs = [['cluster.replicas', '8'], ['cluster.cache_tokens', '1000000']];
+    const { loader, loaded } = load(path.basename(full), chunksOf(new Uint8Array(fs.readFileSync(full)), 7, 1 << 20), pairs);
+    try {
+      assert.equal(loaded.ok, true);
+      const run = pr.runTrace(loader, '', overridesJson(pairs), null);
+      assert.equal(run.ok, true, JSON.stringify(run.errors));
+      assert.equal(run.resultsJson, runNativeBench(['--trace', full, ...setArgs(pairs)]).json);
+    } finally {
+      loader.delete();
+    }
+  });
+
   test('progress counts bytes, lines and requests; a loaded trace runs again with other cluster settings', () => {
     const bytes = new Uint8Array(fs.readFileSync(EXCERPT));
     const { loader, loaded, statuses } = load(`some/dir/${NAME}`, chunksOf(bytes, 5, 50000));
