@@ -91,7 +91,10 @@ class Playground {
     this.updateThemeButton();
     this.sim.onCrash = (message) => showProblem(`The simulation worker stopped (${message}); a fresh one was started.`);
     this.tracePanel = new TracePanel({
-      onExcerpt: () => this.replay(excerptSource(), [...EXCERPT_PRESET], ''),
+      onExcerpt: () => {
+        this.fileLink = null; // a link's file (and its hash) is no longer awaited
+        this.replay(excerptSource(), [...EXCERPT_PRESET], '');
+      },
       onFile: (file) => this.replayFile(file),
       onModeChange: (mode) => {
         if (!this.trace) return;
@@ -121,13 +124,18 @@ class Playground {
   /** Overrides of the last run asked for (kept so "skip bad lines" repeats it). */
   private pendingOverrides: Pair[] = [];
 
-  /** Replays a trace source; from the synthetic workload it starts from the excerpt's cluster settings. */
+  /** Replays a trace source with these overrides. */
   private replay(source: TraceRequest['source'], overrides: Pair[], contentHash: string): void {
     clearTimeout(this.editTimer);
     this.trace = { source, onError: this.tracePanel.onError, contentHash };
     void this.run(overrides, 'preset');
   }
 
+  /**
+   * Replays a picked or dropped file: with the settings of the link that asked
+   * for it, else those on screen (from the synthetic workload, with the
+   * excerpt's cluster settings: Mooncake prompts outgrow the reference caches).
+   */
   private replayFile(file: File): void {
     const link = this.fileLink;
     this.fileLink = null;
