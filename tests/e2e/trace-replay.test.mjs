@@ -178,6 +178,31 @@ describe('trace replay', () => {
     await page.close();
   });
 
+  test('a big file is read in chunks with progress (bytes, lines) and can be cancelled', async () => {
+    // 80 copies of the excerpt, timestamps shifted so they never decrease: about 20 MB.
+    const lines = readFileSync(EXCERPT, 'utf8').trimEnd().split('\n');
+    const parts = [];
+    for (let copy = 0; copy < 80; copy++)
+      for (const l of lines) parts.push(l.replace(/"timestamp": (\d+)/, (_, t) => `"timestamp": ${Number(t) + copy * 4_000_000}`));
+    const big = Buffer.from(`${parts.join('\n')}\n`);
+    const { page, problems } = await newPage();
+    await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+    const before = await page.textContent('#results-table tbody');
+    await page.setInputFiles('#trace-file', { name: 'big.jsonl', mimeType: 'application/jsonl', buffer: big });
+    await page.waitForFunction(
+      () => /^Reading big\.jsonl: [\d.]+ MB of 2\d\.\d MB, [\d,]+ lines, [\d,]+ requests$/.test(document.querySelector('#progress-text')?.textContent ?? '') &&
+        !document.querySelector('#progress').hidden,
+      null,
+      { timeout: 60_000, polling: 20 },
+    );
+    await page.click('#cancel');
+    await statusStarts(page, 'Cancelled. Showing the previous results.');
+    assert.equal(await page.textContent('#results-table tbody'), before);
+    assert.equal(new URL(page.url()).search.includes('trace'), false, 'the link still describes what is shown');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('a file dropped on the drop zone is replayed', async () => {
     const text = readFileSync(EXCERPT, 'utf8').split('\n').slice(0, 25).join('\n');
     const { page, problems } = await newPage();
