@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "prefixroute/cache_bounds.h"
+#include "prefixroute/experiment.h"
 #include "prefixroute/trace_reader.h"
 
 using namespace prefixroute;
@@ -220,4 +221,41 @@ TEST(IdealBound, EqualsDirectCountOnTheWholeConversationTrace) {
   EXPECT_EQ(r.trace->size(), 12031u);
   const CacheBound ideal = ideal_bound(*r.trace);
   EXPECT_EQ(ideal.cached_tokens, direct_count_of_reused_tokens(*r.trace));
+}
+
+// Simulated time is int64 nanoseconds: a trace whose whole prefill work at the
+// cluster's rate exceeds kMaxPrefillSeconds is refused before it runs (it would
+// overflow a Tick in a replica's queue), naming the field to change.
+// 101 requests of 10^7 tokens (10 blocks of 2^20) are 1.01e9 prompt tokens.
+std::unique_ptr<BlockTrace> billion_token_trace() {
+  std::string text;
+  for (int i = 0; i < 101; ++i) {
+    text += "{\"timestamp\": " + std::to_string(i) + ", \"input_length\": 10000000, \"output_length\": 1, \"hash_ids\": [";
+    for (int b = 0; b < 10; ++b) text += (b ? ", " : "") + std::to_string(i * 10 + b);
+    text += "]}\n";
+  }
+  auto r = read_trace(text, with_block(1u << 20));
+  EXPECT_TRUE(r.ok()) << r.error_text();
+  return std::move(r.trace);
+}
+
+TEST(CheckReplay, RefusesATraceWhosePrefillWorkExceedsTheTimeBound) {
+  const auto trace = billion_token_trace();
+  ASSERT_NE(trace, nullptr);
+  ScenarioParse slow = parse_scenario("", {{"cluster.prefill_tokens_per_s", "1"}});
+  ASSERT_TRUE(slow.ok()) << slow.error_text();
+  const std::vector<FieldError> errors = check_replay(slow.scenario, *trace);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "cluster.prefill_tokens_per_s");
+  EXPECT_NE(errors[0].message.find("total prompt tokens (1010000000)"), std::string::npos) << errors[0].message;
+  EXPECT_NE(errors[0].message.find("must be at most 1e+09 s"), std::string::npos) << errors[0].message;
+}
+
+TEST(CheckReplay, AcceptsTheSameTraceAtARateThatFits) {
+  const auto trace = billion_token_trace();
+  ASSERT_NE(trace, nullptr);
+  ScenarioParse fits = parse_scenario("", {{"cluster.prefill_tokens_per_s", "2"}});
+  ASSERT_TRUE(fits.ok()) << fits.error_text();
+  EXPECT_TRUE(check_replay(fits.scenario, *trace).empty());
+  EXPECT_TRUE(check_replay(Scenario::reference(), *trace).empty());
 }

@@ -55,6 +55,12 @@ std::unique_ptr<prefixroute::BlockTrace> load_trace(const std::string& path, con
       problem += "(use --set trace.on_error=skip to skip bad lines; they are counted)\n";
     return nullptr;
   }
+  const std::vector<prefixroute::FieldError> limits = prefixroute::check_replay(scenario, *result.trace);
+  if (!limits.empty()) {
+    problem = "error: cannot replay trace " + path + ":\n";
+    for (const auto& e : limits) problem += "  " + e.field + ": " + e.message + "\n";
+    return nullptr;
+  }
   if (result.bad_lines > 0)
     std::cerr << "warning: skipped " << result.bad_lines << " bad lines of " << path << ":\n" << result.error_text();
   scenario.trace.name = std::filesystem::path(path).filename().string().substr(0, 256);

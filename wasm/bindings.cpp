@@ -266,7 +266,8 @@ prefixroute::ScenarioParse parse_with_overrides(const val& scenario_arg, const v
   if (parse.ok() && parse.scenario.replays_trace()) {
     parse.errors.push_back({"trace.name",
                             "the scenario replays trace \"" + parse.scenario.trace.name +
-                                "\"; this module runs only the synthetic workload (leave trace.name empty)"});
+                                "\"; runScenario runs only the synthetic workload (leave trace.name empty, or replay "
+                                "the file with TraceLoader and runTrace)"});
   }
   if (parse.ok()) {
     const double need = estimated_heap_bytes(parse.scenario);

@@ -32,7 +32,8 @@ export interface PrefixrouteOptions {
  * the pseudo-fields "(document)" (scenarioJson: not a string, not JSON, not an
  * object), "(overrides)" (overridesJson), "(memory)" (the run could outgrow
  * the module's 2 GiB heap), "(onProgress)" (not a function, or it threw),
- * "(run)" (cancelled).
+ * "(run)" (cancelled), and for runTrace "(trace)" (the loader has not
+ * finished, or its trace could not be read).
  */
 export interface FieldError {
   field: string;
@@ -231,6 +232,98 @@ export interface MemoryStats {
   inUseBytes: number;
 }
 
+/**
+ * A chunk of trace input: text (hashed as its UTF-8; do not split a surrogate
+ * pair between chunks), or the file's bytes (exact: hashed as given, as the
+ * command line hashes the file). Chunks may split lines anywhere.
+ */
+export type TraceChunk = string | Uint8Array | Int8Array | Uint8ClampedArray | ArrayBuffer | DataView;
+
+/** What TraceLoader.feed() reports after each chunk. */
+export interface TraceFeedStatus {
+  /**
+   * False once reading has stopped (a bad line in "stop" mode, a fatal problem, or an error): stop
+   * feeding. Past trace.limit requests it stays true: the rest is only hashed, so that contentHash is
+   * the whole file's, as the command line's.
+   */
+  going: boolean;
+  /** Bytes fed so far (UTF-8 bytes for string chunks). */
+  bytes: number;
+  /** Lines seen so far (blank ones included). */
+  lines: number;
+  /** Requests read so far. */
+  requests: number;
+  /** "" normally; else why this chunk was not read (not a string or bytes; a finished loader). */
+  error: string;
+}
+
+/**
+ * One problem with a trace: `line` is 1-based, or 0 for problems of the whole
+ * trace and for the loader's scenario problems (then `field` is a dotted
+ * scenario key). `field` names the line's JSON field ("timestamp",
+ * "input_length", "output_length", "hash_ids"), or is "" when the line is not
+ * a JSON object at all.
+ */
+export interface TraceProblem {
+  line: number;
+  field: string;
+  message: string;
+}
+
+/** What TraceLoader.finish() returns. */
+export interface TraceLoadResult {
+  /** True when a trace was read (possibly with skipped lines). */
+  ok: boolean;
+  /** The file name recorded in scenario.trace.name (directories dropped, at most 256 bytes). */
+  name: string;
+  bytes: number;
+  lines: number;
+  requests: number;
+  /** Bad lines skipped (trace.on_error = "skip"). */
+  skippedLines: number;
+  /** Sum of the requests' input_length. */
+  promptTokens: number;
+  /** FNV-1a 64 of every byte fed, 16 hex digits ("" when the loader never started). */
+  contentHash: string;
+  /** The first 100 problems, in line order. */
+  problems: TraceProblem[];
+  /** Bad lines beyond those listed. */
+  unlistedProblems: number;
+}
+
+/**
+ * Reads a Mooncake-format JSONL trace incrementally (one request a line:
+ * timestamp ms, input_length, output_length, hash_ids), so a big file can be
+ * streamed in chunks split anywhere. The reading settings come from the
+ * scenario given to the constructor: trace.block_size, trace.time_scale,
+ * trace.limit and trace.on_error ("stop" at the first bad line, or "skip"
+ * bad lines and count them). Never throws on input: a bad scenario, chunk or
+ * line is reported as a value. Memory: O(requests + block ids). delete() when done.
+ */
+export interface TraceLoader extends EmbindHandle {
+  /** Reads the next chunk. Once `going` is false, further chunks are ignored. */
+  feed(chunk: TraceChunk): TraceFeedStatus;
+  /** Ends the input (a last line without a newline counts) and returns the outcome; later calls return it again. */
+  finish(): TraceLoadResult;
+}
+
+export interface TraceLoaderConstructor {
+  /**
+   * name: the file name, recorded in results (as prefixroute-bench --trace
+   * records the file's). scenarioJson / overridesJson as for runScenario;
+   * only their trace reading settings matter here.
+   */
+  new (name: string, scenarioJson: string, overridesJson: string): TraceLoader;
+}
+
+/** runTrace's success: as runScenario's, plus the scenario as run (scenario.trace filled in). */
+export interface TraceRunSuccess extends RunSuccess {
+  /** Canonical scenario JSON with trace.name, lines, skipped_lines and content_hash of the loaded trace. */
+  scenarioJson: string;
+}
+
+export type TraceRunResult = TraceRunSuccess | RunFailure;
+
 export interface PrefixrouteModule {
   /**
    * Runs every policy of a scenario on one trace. scenarioJson may be "" (the
@@ -238,11 +331,27 @@ export interface PrefixrouteModule {
    * pairs applied like the CLI's --set key=valueText (a non-string value is
    * taken as its JSON text). Never throws: every problem, including arguments
    * of the wrong type, is an error value. A scenario naming a trace
-   * (trace.name) is refused: the module runs the synthetic workload only.
+   * (trace.name) is refused: replay a trace with TraceLoader and runTrace.
    * Big runs take time (about 5 s per 100k requests for the default policies)
    * and block the calling thread: call it from a Web Worker.
    */
   runScenario(scenarioJson: string, overridesJson: string, onProgress: ProgressCallback | null): RunResult;
+  /**
+   * Runs every policy of a scenario on a finished TraceLoader's trace, with the
+   * cache bounds: resultsJson is byte-identical to `prefixroute-bench --trace
+   * FILE --json` for the same file and scenario (scenario.trace records the
+   * file's name, lines, skipped lines and content hash). The scenario's
+   * trace reading settings must equal the loader's ("trace.*" errors
+   * otherwise); a trace.content_hash given must match the file. A trace whose
+   * prefill work at cluster.prefill_tokens_per_s exceeds 1e9 s is refused.
+   * Never throws; blocks the calling thread like runScenario.
+   */
+  runTrace(
+    loader: TraceLoader,
+    scenarioJson: string,
+    overridesJson: string,
+    onProgress: ProgressCallback | null,
+  ): TraceRunResult;
   /** Parses and checks a scenario exactly as runScenario does, without running it. */
   validateScenario(scenarioJson: string, overridesJson: string): ValidateResult;
   /** JSON Schema (draft 2020-12) of the scenario document. */
@@ -258,6 +367,7 @@ export interface PrefixrouteModule {
    */
   memoryStats(): MemoryStats;
 
+  TraceLoader: TraceLoaderConstructor;
   RadixCache: RadixCacheConstructor;
   Cluster: ClusterConstructor;
   /** The policies' common base: for `instanceof`; not constructible. */

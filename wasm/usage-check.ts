@@ -20,6 +20,12 @@ import type {
   RoutingPolicy,
   RunResult,
   Tokens,
+  TraceChunk,
+  TraceFeedStatus,
+  TraceLoader,
+  TraceLoadResult,
+  TraceProblem,
+  TraceRunResult,
   ValidateResult,
 } from './prefixroute.js';
 
@@ -115,5 +121,32 @@ export function library(pr: PrefixrouteModule): string[] {
   for (const p of policies) lines.push(p.name(), String(p instanceof pr.RoutingPolicy));
   for (const h of handles) h.delete();
   lines.push(String(slack));
+  return lines;
+}
+
+export function trace(pr: PrefixrouteModule, chunks: TraceChunk[]): string[] {
+  const lines: string[] = [];
+  const loader: TraceLoader = new pr.TraceLoader('conversation.jsonl', '', JSON.stringify([['trace.on_error', 'skip']]));
+  for (const chunk of [...chunks, 'text', new Uint8Array([10]), new ArrayBuffer(1)]) {
+    const status: TraceFeedStatus = loader.feed(chunk);
+    lines.push(`${status.bytes} ${status.lines} ${status.requests} ${status.error}`);
+    if (!status.going) break;
+  }
+  const loaded: TraceLoadResult = loader.finish();
+  const first: TraceProblem | undefined = loaded.problems[0];
+  lines.push(`${loaded.ok} ${loaded.name} ${loaded.bytes} ${loaded.lines} ${loaded.requests} ${loaded.skippedLines}`);
+  lines.push(`${loaded.promptTokens} ${loaded.contentHash} ${loaded.unlistedProblems} ${first?.line} ${first?.field} ${first?.message}`);
+  const onProgress: ProgressCallback = (policyIndex, done, total) => policyIndex >= 0 && done <= total;
+  const run: TraceRunResult = pr.runTrace(loader, '', JSON.stringify([['trace.on_error', 'skip']]), onProgress);
+  pr.runTrace(loader, '{}', '', null);
+  if (run.ok) {
+    const scenario: unknown = JSON.parse(run.scenarioJson);
+    const series: PolicySeries[] = run.series;
+    lines.push(run.resultsJson, String(series.length), String(scenario));
+  } else {
+    lines.push(...run.errors.map((e: FieldError) => `${e.field}: ${e.message}`), String(run.cancelled === true));
+  }
+  const handle: EmbindHandle = loader;
+  handle.delete();
   return lines;
 }

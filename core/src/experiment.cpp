@@ -1,5 +1,6 @@
 #include "prefixroute/experiment.h"
 
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,23 @@
 #include "prefixroute/workload.h"
 
 namespace prefixroute {
+
+std::vector<FieldError> check_replay(const Scenario& scenario, const RequestTrace& trace) {
+  std::vector<FieldError> errors;
+  const double tokens = static_cast<double>(trace.total_prompt_tokens());
+  const double rate = scenario.cluster.prefill.tokens_per_s;
+  const double prefill_s = tokens / rate;
+  if (!(prefill_s <= kMaxPrefillSeconds)) {
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "the trace's total prompt tokens (%.0f) / cluster.prefill_tokens_per_s (%g) (the longest "
+                  "possible prefill work) must be at most %g s; got %g s. Raise cluster.prefill_tokens_per_s "
+                  "to at least %g or replay fewer requests (trace.limit)",
+                  tokens, rate, kMaxPrefillSeconds, prefill_s, std::ceil(tokens / kMaxPrefillSeconds));
+    errors.push_back({"cluster.prefill_tokens_per_s", text});
+  }
+  return errors;
+}
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,
                                 const RequestTrace* replay) {

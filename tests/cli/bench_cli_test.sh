@@ -37,5 +37,14 @@ if grep -q '"requests": 200' "$tmp/out.json" 2>/dev/null; then passed=$((passed 
   failed=$((failed + 1)); echo "FAIL results JSON does not echo the scenario"; fi
 expect set_overrides_file 0 'trace: 300 requests' -- --json '' --scenario "$tmp/small.json" --set workload.requests=300
 
+# A trace whose prefill work at the cluster's rate exceeds 1e9 s would overflow
+# simulated time: refused, naming the field (101 requests of 10^7 tokens).
+for i in $(seq 0 100); do
+  printf '{"timestamp": %d, "input_length": 10000000, "output_length": 1, "hash_ids": [%d, %d, %d, %d, %d, %d, %d, %d, %d, %d]}\n' \
+    "$i" $(seq $((i * 10)) $((i * 10 + 9)))
+done >"$tmp/huge.jsonl"
+expect trace_prefill_bound 2 'cluster\.prefill_tokens_per_s: the trace.s total prompt tokens \(1010000000\)' -- \
+  --json '' --trace "$tmp/huge.jsonl" --set trace.block_size=1048576 --set cluster.prefill_tokens_per_s=1
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -62,7 +62,7 @@ describe('exports', () => {
     for (const k of ['seed', 'workload.requests', 'cluster.cache_tokens', 'affinity_balanced.load_slack_s', 'policies']) {
       expect(keys).toContain(k);
     }
-    // Trace replay needs a file the page cannot load: its fields are not controls.
+    // Trace settings are not controls: a trace is chosen in the Trace replay panel.
     const shown = fields.filter(isPageField).map((f) => f.key);
     expect(shown.some((k) => k.startsWith('trace.'))).toBe(false);
     expect(shown).toContain('workload.requests');

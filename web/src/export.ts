@@ -31,8 +31,10 @@ function csvCell(value: unknown): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function resultsToCsv(results: Results, overrides: readonly Pair[]): string {
-  const sets = overrides.map(([k, v]) => `--set ${k}=${v}`).join(' ');
+/** `traceName`: the replayed trace's file, when the results replayed one (the CLI then needs --trace FILE). */
+export function resultsToCsv(results: Results, overrides: readonly Pair[], traceName?: string): string {
+  const trace = traceName ? ` --trace ${/^[A-Za-z0-9._/-]+$/.test(traceName) ? traceName : `'${traceName.replace(/'/g, "'\\''")}'`}` : '';
+  const sets = trace.trimStart() + (trace && overrides.length ? ' ' : '') + overrides.map(([k, v]) => `--set ${k}=${v}`).join(' ');
   const lines = [
     `# ${results.schema}`,
     `# scenario: ${JSON.stringify(results.scenario)}`,

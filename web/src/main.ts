@@ -1,7 +1,9 @@
 // The page: wires the controls, the simulation worker, the table, the charts,
 // sharing and export. State flows one way: controls or link → overrides →
 // worker (validates, runs) → canonical scenario + results → everything drawn
-// from those. The main thread never simulates; it only draws.
+// from those. The main thread never simulates; it only draws. A replayed
+// trace (trace-panel.ts, trace-source.ts) is one more input to the worker:
+// the worker reads the file itself, so its bytes never pass through here.
 
 import './styles.css';
 import { ChartsView, type ChartId } from './charts';
@@ -14,10 +16,22 @@ import { PRESETS, presetOverrides } from './presets';
 import { parseResults, type Results } from './results';
 import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, nonDefaultOverrides, scenarioValues, UNSUPPORTED_GROUPS } from './schema';
 import { copyText, embedSnippet, shareLink } from './share';
-import { RunAborted, SimClient, type ProgressInfo, type SimResult } from './sim-client';
+import type { TraceRequest } from './protocol';
+import { RunAborted, SimClient, type ProgressInfo, type ReadProgressInfo, type SimResult } from './sim-client';
 import { markLatest, measureLatest } from './timing';
 import { renderTable } from './table';
 import { Theme } from './theme';
+import { TracePanel } from './trace-panel';
+import {
+  EXCERPT_PRESET,
+  excerptSource,
+  fileSource,
+  formatBytes,
+  readTraceLink,
+  splitTraceQuery,
+  type TraceLink,
+  traceLinkPairs,
+} from './trace-source';
 import { decodeUrlState, encodeUrlState, isEmbedQuery, preview, type Pair, type UrlMessage } from './url-state';
 
 /** Typing pauses this long before a re-run; checkboxes and presets run at once. */
@@ -32,6 +46,17 @@ interface Shown {
   overrides: Pair[];
   results: Results;
   resultsJson: string;
+  /** The trace these results replayed, if any. */
+  trace: TraceRequest | null;
+  /** The link's trace part for these results. */
+  link: TraceLink;
+}
+
+/** Later pairs replace earlier ones with the same key, as repeated --set do. */
+function mergePairs(base: readonly Pair[], over: readonly Pair[]): Pair[] {
+  const map = new Map<string, string>(base);
+  for (const [k, v] of over) map.set(k, v);
+  return [...map];
 }
 
 class Playground {
@@ -45,6 +70,11 @@ class Playground {
   private runCounter = 0;
   private editTimer: ReturnType<typeof setTimeout> | undefined;
   private progressTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The trace the next runs replay (null: the synthetic workload). */
+  private trace: TraceRequest | null = null;
+  /** A link that replays a file the user must load again: its settings, kept until then. */
+  private fileLink: { name: string; contentHash: string; overrides: Pair[] } | null = null;
+  private readonly tracePanel: TracePanel;
 
   constructor() {
     document.body.classList.toggle('embed', this.embed);
@@ -61,7 +91,57 @@ class Playground {
     });
     this.updateThemeButton();
     this.sim.onCrash = (message) => showProblem(`The simulation worker stopped (${message}); a fresh one was started.`);
+    this.tracePanel = new TracePanel({
+      onExcerpt: () => {
+        this.fileLink = null; // a link's file (and its hash) is no longer awaited
+        this.replay(excerptSource(), [...EXCERPT_PRESET], '');
+      },
+      onFile: (file) => this.replayFile(file),
+      onModeChange: (mode) => {
+        if (!this.trace) return;
+        this.trace = { ...this.trace, onError: mode };
+        void this.run(this.shown?.overrides ?? [], 'edit');
+      },
+      onSkip: () => {
+        if (!this.trace) return;
+        this.tracePanel.onError = 'skip';
+        this.trace = { ...this.trace, onError: 'skip' };
+        void this.run(this.pendingOverrides, 'edit');
+      },
+      onStop: () => {
+        this.tracePanel.hideProblem();
+        this.trace = this.shown?.trace ?? null;
+        this.tracePanel.setStatus('Stopped: the trace was not replayed.' + (this.shown ? ' The previous results stay on screen.' : ''));
+      },
+      onClear: () => {
+        this.trace = null;
+        this.tracePanel.reset();
+        void this.run(this.shown?.overrides ?? [], 'edit');
+      },
+    });
     this.wireButtons();
+  }
+
+  /** Overrides of the last run asked for (kept so "skip bad lines" repeats it). */
+  private pendingOverrides: Pair[] = [];
+
+  /** Replays a trace source with these overrides. */
+  private replay(source: TraceRequest['source'], overrides: Pair[], contentHash: string): void {
+    clearTimeout(this.editTimer);
+    this.trace = { source, onError: this.tracePanel.onError, contentHash };
+    void this.run(overrides, 'preset');
+  }
+
+  /**
+   * Replays a picked or dropped file: with the settings of the link that asked
+   * for it, else those on screen (from the synthetic workload, with the
+   * excerpt's cluster settings: Mooncake prompts outgrow the reference caches).
+   */
+  private replayFile(file: File): void {
+    const link = this.fileLink;
+    this.fileLink = null;
+    const base = link ? link.overrides : this.shown?.trace ? this.shown.overrides : mergePairs(this.shown?.overrides ?? [], EXCERPT_PRESET);
+    this.replay(fileSource(file), base, link?.contentHash ?? '');
   }
 
   async start(): Promise<void> {
@@ -83,13 +163,30 @@ class Playground {
       onCommit: () => this.scheduleEdit(0),
       onPreset: (id) => this.applyPreset(id),
     });
-    const link = decodeUrlState(window.location.search, allFields);
+    const split = splitTraceQuery(window.location.search);
+    const traceLink = readTraceLink(split.trace);
+    const link = decodeUrlState(split.rest, allFields);
+    for (const text of traceLink.messages) link.messages.push({ key: null, text });
     const overrides = link.overrides.filter(([key]) => {
       const field = allFields.find((f) => f.key === key);
       if (!field || isPageField(field)) return true;
       link.messages.push({ key: null, text: `Ignored ${key}: ${UNSUPPORTED_GROUPS[field.group]}.` });
       return false;
     });
+    if (traceLink.link.kind === 'excerpt') {
+      this.tracePanel.onError = traceLink.link.onError;
+      this.trace = { source: excerptSource(), onError: traceLink.link.onError, contentHash: '' };
+    } else if (traceLink.link.kind === 'file') {
+      // The file cannot come with the link: wait for the user to load it again.
+      const { name, contentHash, onError } = traceLink.link;
+      this.tracePanel.onError = onError;
+      this.fileLink = { name, contentHash, overrides };
+      this.tracePanel.showLinkNeedsFile(name, contentHash);
+      this.controls.setValues(new Map(overrides));
+      this.setLinkNotes(link.messages.map((m) => (m.key ? `${this.label(m.key)}: ${m.text}` : m.text)));
+      this.setStatus(`Waiting for the trace file “${name}”: this link replays it, and a link cannot carry a file. Load it again under Trace replay.`);
+      return;
+    }
     await this.run(overrides, 'link', link.messages);
   }
 
@@ -117,24 +214,38 @@ class Playground {
     const preset = PRESETS.find((p) => p.id === id);
     if (!preset) return;
     clearTimeout(this.editTimer);
+    // The presets are synthetic workloads.
+    this.trace = null;
+    this.fileLink = null;
+    this.tracePanel.reset();
     void this.run(presetOverrides(preset.document), 'preset');
   }
 
   private async run(overrides: Pair[], origin: Origin, linkMessages: UrlMessage[] = [], unreadable = new Set<string>()): Promise<void> {
     const token = ++this.runCounter;
+    const trace = this.trace;
+    this.pendingOverrides = overrides;
     markLatest('prefixroute:run-start');
-    this.setStatus('Running…');
+    this.setStatus(trace ? `Replaying ${trace.source.name}…` : 'Running…');
+    if (trace) this.tracePanel.hideProblem();
     clearTimeout(this.progressTimer);
     this.progressTimer = setTimeout(() => this.showProgress(true), PROGRESS_DELAY_MS);
     let result: SimResult;
     try {
-      result = await this.sim.run(overrides, (info) => this.onProgress(token, info));
+      result = await this.sim.run(overrides, (info) => this.onProgress(token, info), trace ?? undefined, (info) => this.onRead(token, info));
     } catch (error) {
       if (token !== this.runCounter) return; // a newer run took over
       this.showProgress(false);
       if (error instanceof RunAborted) {
-        if (error.reason === 'cancelled') this.setStatus(this.shown ? 'Cancelled. Showing the previous results.' : 'Cancelled.');
-        else if (error.reason === 'failed') {
+        if (error.reason === 'cancelled') {
+          this.setStatus(this.shown ? 'Cancelled. Showing the previous results.' : 'Cancelled.');
+          if (trace && this.shown?.trace !== trace) this.trace = this.shown?.trace ?? null;
+        } else if (error.reason === 'failed' && error.trace) {
+          // The trace could not be read: show its bad line and let the user skip or stop.
+          this.setStatus(`${trace?.source.name ?? 'The trace'} was not replayed: see Trace replay.`);
+          this.tracePanel.showProblem(error.trace, trace?.onError === 'stop' && error.trace.problems.some((p) => p.line > 0));
+        } else if (error.reason === 'failed') {
+          if (trace) this.tracePanel.setStatus(`The replay failed: ${error.message}`);
           this.setStatus('The run failed.');
           showProblem(`The run failed: ${error.message}`);
         } else this.setStatus(`The run stopped: ${error.message}. Change a value to try again.`);
@@ -148,16 +259,23 @@ class Playground {
     this.showProgress(false);
     markLatest('prefixroute:result');
     const t0 = performance.now();
-    guard('show the results', () => this.show(result, origin, linkMessages, unreadable));
+    guard('show the results', () => this.show(result, origin, linkMessages, unreadable, trace));
     measureLatest('prefixroute:show-results', t0, performance.now());
   }
 
-  private show(result: SimResult, origin: Origin, linkMessages: UrlMessage[], unreadable: Set<string>): void {
+  private show(result: SimResult, origin: Origin, linkMessages: UrlMessage[], unreadable: Set<string>, trace: TraceRequest | null): void {
     const controls = this.controls!;
     const results = parseResults(result.resultsJson);
     const values = scenarioValues(result.scenarioJson, this.fields);
     const overrides = nonDefaultOverrides(values, this.fields);
-    this.shown = { values, overrides, results, resultsJson: result.resultsJson };
+    let link: TraceLink = { kind: 'none' };
+    if (trace && result.trace) {
+      link = trace.source.kind === 'excerpt'
+        ? { kind: 'excerpt', onError: trace.onError }
+        : { kind: 'file', name: result.trace.name, contentHash: result.trace.contentHash, onError: trace.onError };
+    }
+    this.shown = { values, overrides, results, resultsJson: result.resultsJson, trace, link };
+    const linkPairs = [...overrides, ...traceLinkPairs(link)];
     clearProblems();
 
     controls.clearMessages();
@@ -181,7 +299,11 @@ class Playground {
     }
     controls.setValues(values, keep);
     this.setLinkNotes(notes);
-    controls.setPreset(this.matchPreset(values));
+    controls.setPreset(trace ? 'custom' : this.matchPreset(values));
+    // A replayed trace replaces the synthetic workload: its fields do not apply.
+    const workload = document.querySelector<HTMLFieldSetElement>('fieldset.group-workload');
+    if (workload) workload.disabled = trace !== null;
+    if (trace && result.trace) this.tracePanel.showReplayed(result.trace);
 
     renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results);
     // Many policies need the full width for the per-policy bar charts too.
@@ -190,12 +312,13 @@ class Playground {
 
     if (!this.embed) {
       // The address bar always holds the scenario on screen; replaceState keeps history clean.
-      window.history.replaceState(null, '', encodeUrlState(overrides));
-      byId<HTMLTextAreaElement>('embed-snippet').value = embedSnippet(overrides);
+      window.history.replaceState(null, '', encodeUrlState(linkPairs));
+      byId<HTMLTextAreaElement>('embed-snippet').value = embedSnippet(linkPairs);
     }
-    byId<HTMLAnchorElement>('open-full').href = shareLink(overrides);
+    byId<HTMLAnchorElement>('open-full').href = shareLink(linkPairs);
     const w = results.workload;
-    this.setStatus(`${formatCount(w.requests)} requests × ${results.results.length} policies, simulated in ${formatCount(result.elapsedMs)} ms. Trace ${w.fingerprint}.`);
+    const what = trace && result.trace ? `Replayed ${result.trace.name}: ` : '';
+    this.setStatus(`${what}${formatCount(w.requests)} requests × ${results.results.length} policies, simulated in ${formatCount(result.elapsedMs)} ms. Trace ${w.fingerprint}.`);
     // Machine-readable, for the abuse tests (1,000 re-runs must not grow memory).
     const status = byId('status');
     status.dataset.wasmHeapBytes = String(result.memory.heapBytes);
@@ -237,6 +360,16 @@ class Playground {
     byId('progress-text').textContent = `Policy ${info.policyIndex + 1} of ${info.policyCount} (${info.policy}): ${formatCount(info.done)} / ${formatCount(info.total)} requests`;
   }
 
+  private onRead(token: number, info: ReadProgressInfo): void {
+    if (token !== this.runCounter) return;
+    // Reading comes before any run: show the bar at once, with cancel.
+    clearTimeout(this.progressTimer);
+    byId('progress').hidden = false;
+    byId<HTMLProgressElement>('progress-bar').value = info.totalBytes > 0 ? Math.min(1, info.bytes / info.totalBytes) : 0;
+    byId('progress-text').textContent =
+      `Reading ${info.name}: ${formatBytes(info.bytes)} of ${formatBytes(info.totalBytes)}, ${formatCount(info.lines)} lines, ${formatCount(info.requests)} requests`;
+  }
+
   private showProgress(on: boolean): void {
     if (on) {
       byId<HTMLProgressElement>('progress-bar').value = 0;
@@ -265,15 +398,18 @@ class Playground {
     const note = (text: string) => {
       byId('action-status').textContent = text;
     };
+    const pairs = (shown: Shown) => [...shown.overrides, ...traceLinkPairs(shown.link)];
     byId('copy-link').addEventListener('click', async () => {
       if (!this.shown) return;
-      const ok = await copyText(shareLink(this.shown.overrides), byId<HTMLInputElement>('link-fallback'));
-      note(ok ? 'Link copied.' : 'Copy the selected link.');
+      const ok = await copyText(shareLink(pairs(this.shown)), byId<HTMLInputElement>('link-fallback'));
+      const file = this.shown.link.kind === 'file' ? this.shown.link.name : null;
+      const extra = file ? ` It names the trace file “${file}” and its content hash, not its contents: whoever opens it must load the file again.` : '';
+      note((ok ? 'Link copied.' : 'Copy the selected link.') + extra);
     });
     byId('copy-embed').addEventListener('click', async () => {
       if (!this.shown) return;
       const field = byId<HTMLTextAreaElement>('embed-snippet');
-      const ok = await copyText(embedSnippet(this.shown.overrides), field);
+      const ok = await copyText(embedSnippet(pairs(this.shown)), field);
       note(ok ? 'Embed snippet copied.' : 'Copy the selected snippet.');
     });
     byId('export-json').addEventListener('click', () => {
@@ -283,7 +419,11 @@ class Playground {
     });
     byId('export-csv').addEventListener('click', () => {
       if (!this.shown) return;
-      download(exportName(this.shown.results, 'csv'), 'text/csv', resultsToCsv(this.shown.results, this.shown.overrides));
+      download(exportName(this.shown.results, 'csv'), 'text/csv', resultsToCsv(
+          this.shown.results,
+          this.shown.trace?.onError === 'skip' ? [...this.shown.overrides, ['trace.on_error', 'skip']] : this.shown.overrides,
+          this.shown.trace?.source.name,
+        ));
       note('Results exported as CSV.');
     });
   }

@@ -32,7 +32,38 @@ export interface PolicyInfo {
   label: string;
 }
 
+/** A trace read in chunks (wasm/prefixroute.d.ts documents it in full). */
+export interface TraceLoaderHandle {
+  feed(chunk: Uint8Array | string): { going: boolean; bytes: number; lines: number; requests: number; error: string };
+  finish(): {
+    ok: boolean;
+    name: string;
+    bytes: number;
+    lines: number;
+    requests: number;
+    skippedLines: number;
+    promptTokens: number;
+    contentHash: string;
+    problems: { line: number; field: string; message: string }[];
+    unlistedProblems: number;
+  };
+  delete(): void;
+}
+
+export type TraceRunOutcome =
+  | { ok: true; resultsJson: string; scenarioJson: string; series: PolicySeries[] }
+  | { ok: false; errors: FieldError[]; cancelled?: boolean };
+
 export interface PrefixrouteModule {
+  /** Reading settings (trace.on_error, ...) come from scenarioJson / overridesJson. */
+  TraceLoader: new (name: string, scenarioJson: string, overridesJson: string) => TraceLoaderHandle;
+  /** Runs a scenario on a finished loader's trace; results as prefixroute-bench --trace FILE. */
+  runTrace(
+    loader: TraceLoaderHandle,
+    scenarioJson: string,
+    overridesJson: string,
+    onProgress: ((policyIndex: number, done: number, total: number) => boolean) | null,
+  ): TraceRunOutcome;
   /** overridesJson: JSON array of [dottedKey, valueText] pairs, like the CLI's --set. */
   runScenario(
     scenarioJson: string,

@@ -113,12 +113,15 @@ export function nonDefaultOverrides(values: Map<string, string>, fields: FieldIn
 }
 
 /**
- * Groups of the schema the page does not offer, and why. Trace replay reads a
- * trace file, which the page has no way to load; everything else the core
- * adds later shows up as a control automatically.
+ * Groups of the schema the page does not offer as controls, and why. A trace
+ * is chosen in the Trace replay panel (trace-panel.ts; its link keys are read
+ * by trace-source.ts); its other reading settings are the command line's for
+ * now. Everything else the core adds later shows up as a control automatically.
  */
 export const UNSUPPORTED_GROUPS: Record<string, string> = {
-  trace: 'trace replay needs a trace file, which the page cannot load (use prefixroute-bench --trace)',
+  trace:
+    'the page replays traces with their default reading settings (choose one under Trace replay); ' +
+    'for other trace settings use prefixroute-bench --trace',
 };
 
 /** Whether the page offers a control (and a link key) for this field. */

@@ -5,7 +5,7 @@
 // worker that dies is reported and replaced the same way.
 
 import type { PolicyInfo } from './prefixroute-module';
-import type { CdfSeries, FromWorker, Rejection, ToWorker } from './protocol';
+import type { CdfSeries, FromWorker, Rejection, ToWorker, TraceRequest, TraceSummary } from './protocol';
 import type { Pair } from './url-state';
 
 export interface SimReady {
@@ -22,6 +22,8 @@ export interface SimResult {
   elapsedMs: number;
   /** The worker's wasm heap and malloc'd bytes after the run. */
   memory: { heapBytes: number; inUseBytes: number };
+  /** The replayed trace, when the run replayed one. */
+  trace?: TraceSummary;
 }
 
 export interface ProgressInfo {
@@ -34,11 +36,24 @@ export interface ProgressInfo {
 
 export type Progress = (info: ProgressInfo) => void;
 
+/** Reading a trace before the run: bytes of totalBytes, lines and requests so far. */
+export interface ReadProgressInfo {
+  name: string;
+  bytes: number;
+  totalBytes: number;
+  lines: number;
+  requests: number;
+}
+
+export type ReadProgress = (info: ReadProgressInfo) => void;
+
 /** Why a run did not give results. */
 export class RunAborted extends Error {
   constructor(
     message: string,
     readonly reason: 'cancelled' | 'superseded' | 'failed' | 'crashed',
+    /** When a trace could not be read: what was read and its problems. */
+    readonly trace?: TraceSummary,
   ) {
     super(message);
   }
@@ -49,6 +64,7 @@ interface Pending {
   resolve: (r: SimResult) => void;
   reject: (e: RunAborted) => void;
   onProgress: Progress;
+  onRead: ReadProgress;
 }
 
 export class SimClient {
@@ -76,14 +92,18 @@ export class SimClient {
     return this.pending !== null;
   }
 
-  /** Runs a scenario; a run still in progress is cancelled first (its promise rejects as 'superseded'). */
-  run(overrides: Pair[], onProgress: Progress = () => {}): Promise<SimResult> {
+  /**
+   * Runs a scenario, on a trace when one is given (the worker reads it first,
+   * reporting through onRead, unless it still holds it from the last run); a
+   * run still in progress is cancelled first (its promise rejects as 'superseded').
+   */
+  run(overrides: Pair[], onProgress: Progress = () => {}, trace?: TraceRequest, onRead: ReadProgress = () => {}): Promise<SimResult> {
     if (this.pending) this.abort('superseded', 'replaced by a newer run');
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       try {
-        this.send({ type: 'run', id, overrides });
-        this.pending = { id, resolve, reject, onProgress };
+        this.send(trace ? { type: 'run', id, overrides, trace } : { type: 'run', id, overrides });
+        this.pending = { id, resolve, reject, onProgress, onRead };
       } catch (error) {
         reject(new RunAborted(error instanceof Error ? error.message : String(error), 'crashed'));
       }
@@ -95,11 +115,11 @@ export class SimClient {
     if (this.pending) this.abort('cancelled', 'cancelled');
   }
 
-  private abort(reason: RunAborted['reason'], message: string): void {
+  private abort(reason: RunAborted['reason'], message: string, trace?: TraceSummary): void {
     const p = this.pending;
     this.pending = null;
     this.dispose();
-    p?.reject(new RunAborted(message, reason));
+    p?.reject(new RunAborted(message, reason, trace));
   }
 
   private dispose(): void {
@@ -149,6 +169,12 @@ export class SimClient {
           this.pending.onProgress(info);
         }
         return;
+      case 'read-progress':
+        if (this.pending?.id === message.id) {
+          const { type: _type, id: _id, ...info } = message;
+          this.pending.onRead(info);
+        }
+        return;
       case 'result': {
         this.crashes = 0;
         const p = this.pending;
@@ -168,7 +194,7 @@ export class SimClient {
         }
         if (this.pending?.id !== message.id) return;
         // A failed run may have left the module in a bad state (e.g. out of memory): start afresh.
-        this.abort('failed', message.message);
+        this.abort('failed', message.message, message.trace);
         return;
       }
     }

@@ -59,6 +59,15 @@ using ExperimentProgress =
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress = {},
                                 const RequestTrace* replay = nullptr);
 
+/// Checks a trace read for `scenario` against the limits that depend on both:
+/// the trace's total prompt tokens / cluster.prefill_tokens_per_s (the longest
+/// possible prefill work) must be at most kMaxPrefillSeconds, or a replica's
+/// queue end could overflow a Tick. The synthetic workload has the same bound
+/// in validate(); a trace's size is known only once it is read, so whoever
+/// reads one (the CLI's --trace, the wasm module's runTrace) calls this before
+/// run_experiment. Returns the problems; empty when the replay may run. O(requests).
+std::vector<FieldError> check_replay(const Scenario& scenario, const RequestTrace& trace);
+
 /// The results JSON of a report (2-space indented, trailing newline).
 std::string results_to_json(const Scenario& scenario, const ExperimentReport& report);
 

@@ -1,0 +1,221 @@
+// End-to-end tests of trace replay in the built playground (web/dist), in
+// Debian's Chromium driven by playwright-core: the excerpt preset replays the
+// shipped Mooncake excerpt with the same numbers as `prefixroute-bench
+// --trace`, an uploaded file with a bad line shows the line-numbered message
+// and the choice to skip, and a link for an uploaded file asks for the file.
+// Run: bash scripts/test-e2e.sh (builds first).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serveStatic } from './server.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DIST = join(ROOT, 'web/dist');
+const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
+const SHOTS = join(ROOT, 'build/e2e');
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+/** The excerpt preset's cluster (web/src/trace-source.ts, EXCERPT_PRESET). */
+const EXCERPT_SETS = [['cluster.replicas', '8'], ['cluster.cache_tokens', '1000000']];
+
+let server;
+let context;
+let profile;
+let bench;
+
+/** prefixroute-bench's results JSON for a trace and --set pairs. */
+function benchTrace(file, sets = []) {
+  const dir = mkdtempSync(join(tmpdir(), 'prefixroute-bench-'));
+  const out = join(dir, 'results.json');
+  execFileSync(bench, ['--trace', file, '--json', out, ...sets.flatMap(([k, v]) => ['--set', `${k}=${v}`])], { stdio: 'ignore' });
+  const text = readFileSync(out, 'utf8');
+  rmSync(dir, { recursive: true });
+  return JSON.parse(text);
+}
+
+// The table's rounding (web/src/format.ts), restated as in playground.test.mjs.
+const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const ms = (v) => (Math.abs(v) >= 100 ? grouped.format(Math.round(v)) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
+const DISPLAY = {
+  mean_ttft_ms: ms,
+  p99_ttft_ms: ms,
+  hit_rate: (v) => `${(v * 100).toFixed(1)}%`,
+  prefill_tokens: (v) => grouped.format(v),
+};
+
+function expectedTable(doc) {
+  return Object.fromEntries(doc.results.map((r) => [r.policy, Object.fromEntries(Object.entries(DISPLAY).map(([k, f]) => [k, f(r[k])]))]));
+}
+
+function readTable(page) {
+  return page.$$eval(
+    '#results-table tbody tr',
+    (rows, cols) =>
+      Object.fromEntries(
+        rows.map((tr) => [
+          tr.dataset.policy,
+          Object.fromEntries(cols.map((c) => [c, tr.querySelector(`td[data-col="${c}"] .value`)?.textContent ?? null])),
+        ]),
+      ),
+    Object.keys(DISPLAY),
+  );
+}
+
+async function newPage(query = '') {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  await page.goto(`${server.url}${query}`);
+  return { page, problems };
+}
+
+const statusStarts = (page, prefix) =>
+  page.waitForFunction((p) => document.querySelector('#status')?.textContent?.startsWith(p), prefix, { timeout: 120_000 });
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  profile = mkdtempSync(join(tmpdir(), 'prefixroute-chromium-'));
+  bench = join(profile, 'prefixroute-bench');
+  copyFileSync(join(ROOT, 'build/native/tools/prefixroute-bench'), bench);
+  chmodSync(bench, 0o755);
+  server = await serveStatic(DIST, '/sub/path/');
+  context = await chromium.launchPersistentContext(join(profile, 'chromium'), {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: FLAGS,
+  });
+  context.setDefaultTimeout(120_000);
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+describe('trace replay', () => {
+  test('the excerpt preset replays the shipped excerpt: one row per policy, equal to prefixroute-bench --trace', async () => {
+    const { page, problems } = await newPage();
+    await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+    await page.click('#trace-excerpt');
+    await statusStarts(page, 'Replayed mooncake-conversation-first-1000.jsonl: 1,000 requests');
+    const native = benchTrace(EXCERPT, EXCERPT_SETS);
+    assert.deepEqual(await readTable(page), expectedTable(native));
+    assert.match(await page.textContent('#trace-status'), /1,000 requests from 1,000 lines/);
+    assert.match(await page.textContent('#table-notes'), /Hit-rate bounds no routing can beat/);
+    const search = new URL(page.url()).search;
+    assert.match(search, /trace=mooncake-excerpt/);
+    assert.match(search, /cluster\.replicas=8/);
+    assert.equal(await page.$eval('fieldset.group-workload', (f) => f.disabled), true, 'the synthetic workload fields do not apply');
+    await page.screenshot({ path: join(SHOTS, 'trace-excerpt.png'), fullPage: true });
+
+    // The link alone replays it again.
+    const again = await newPage(search);
+    await statusStarts(again.page, 'Replayed mooncake-conversation-first-1000.jsonl');
+    assert.deepEqual(await readTable(again.page), expectedTable(native));
+    assert.deepEqual([...problems, ...again.problems], []);
+    await again.page.close();
+    await page.close();
+  });
+
+  test('an uploaded file with a bad line shows its line number and field; skip replays the rest', async () => {
+    const lines = readFileSync(EXCERPT, 'utf8').split('\n').slice(0, 40);
+    lines[2] = lines[2].replace(/"input_length": \d+/, '"input_length": -5');
+    const text = `${lines.join('\n')}\n`;
+    const { page, problems } = await newPage();
+    await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+    await page.setInputFiles('#trace-file', { name: 'bad.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
+    await page.waitForSelector('#trace-problem:not([hidden])');
+    const message = await page.textContent('#trace-problem');
+    assert.match(message, /bad\.jsonl has a bad line/);
+    assert.match(message, /line 3, input_length: must be an integer in \[1, 10000000\]; got -5/);
+    await page.screenshot({ path: join(SHOTS, 'trace-bad-line.png'), fullPage: true });
+
+    await page.click('#trace-skip');
+    await statusStarts(page, 'Replayed bad.jsonl: 39 requests');
+    assert.match(await page.textContent('#trace-status'), /Skipped 1 bad line; first: line 3, input_length/);
+    assert.equal(await page.isHidden('#trace-problem'), true);
+
+    // The numbers are the command line's for the same file and settings.
+    const dir = mkdtempSync(join(tmpdir(), 'prefixroute-trace-'));
+    const file = join(dir, 'bad.jsonl');
+    execFileSync('sh', ['-c', 'cat > "$0"', file], { input: text });
+    const native = benchTrace(file, [...EXCERPT_SETS, ['trace.on_error', 'skip']]);
+    rmSync(dir, { recursive: true });
+    assert.deepEqual(await readTable(page), expectedTable(native));
+
+    // Its link names the file and its hash, and says the file must be loaded again.
+    const search = new URL(page.url()).search;
+    assert.match(search, /trace\.name=bad\.jsonl/);
+    assert.match(search, new RegExp(`trace\\.content_hash=${native.scenario.trace.content_hash}`));
+    assert.match(search, /trace\.on_error=skip/);
+    const linked = await newPage(search);
+    await linked.page.waitForSelector('#trace-link-note:not([hidden])');
+    assert.match(await linked.page.textContent('#trace-link-note'), /“bad\.jsonl”, which a link cannot carry: load the file again/);
+    assert.match(await linked.page.textContent('#status'), /Waiting for the trace file/);
+    // Loading it again replays the link's scenario.
+    await linked.page.setInputFiles('#trace-file', { name: 'bad.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
+    await statusStarts(linked.page, 'Replayed bad.jsonl: 39 requests');
+    assert.deepEqual(await readTable(linked.page), expectedTable(native));
+    assert.deepEqual([...problems, ...linked.problems], []);
+    await linked.page.close();
+    await page.close();
+  });
+
+  test('a big file is read in chunks with progress (bytes, lines) and can be cancelled', async () => {
+    // 80 copies of the excerpt, timestamps shifted so they never decrease: about 20 MB.
+    const lines = readFileSync(EXCERPT, 'utf8').trimEnd().split('\n');
+    const parts = [];
+    for (let copy = 0; copy < 80; copy++)
+      for (const l of lines) parts.push(l.replace(/"timestamp": (\d+)/, (_, t) => `"timestamp": ${Number(t) + copy * 4_000_000}`));
+    const big = Buffer.from(`${parts.join('\n')}\n`);
+    const { page, problems } = await newPage();
+    await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+    const before = await page.textContent('#results-table tbody');
+    await page.setInputFiles('#trace-file', { name: 'big.jsonl', mimeType: 'application/jsonl', buffer: big });
+    await page.waitForFunction(
+      () => /^Reading big\.jsonl: [\d.]+ MB of 2\d\.\d MB, [\d,]+ lines, [\d,]+ requests$/.test(document.querySelector('#progress-text')?.textContent ?? '') &&
+        !document.querySelector('#progress').hidden,
+      null,
+      { timeout: 60_000, polling: 20 },
+    );
+    await page.click('#cancel');
+    await statusStarts(page, 'Cancelled. Showing the previous results.');
+    assert.equal(await page.textContent('#results-table tbody'), before);
+    assert.equal(new URL(page.url()).search.includes('trace'), false, 'the link still describes what is shown');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a file dropped on the drop zone is replayed', async () => {
+    const text = readFileSync(EXCERPT, 'utf8').split('\n').slice(0, 25).join('\n');
+    const { page, problems } = await newPage();
+    await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+    const transfer = await page.evaluateHandle((content) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([content], 'dropped.jsonl', { type: 'application/jsonl' }));
+      return dt;
+    }, text);
+    await page.dispatchEvent('#trace-drop', 'dragover', { dataTransfer: transfer });
+    await page.dispatchEvent('#trace-drop', 'drop', { dataTransfer: transfer });
+    await statusStarts(page, 'Replayed dropped.jsonl: 25 requests');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
