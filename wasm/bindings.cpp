@@ -46,6 +46,7 @@
 #include "prefixroute/policy_registry.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload.h"
+#include "coarse_api.h"
 
 #ifndef PREFIXROUTE_VERSION
 #define PREFIXROUTE_VERSION "0.0.0"
@@ -513,6 +514,14 @@ double affinity_balanced_load_slack(const prefixroute::AffinityBalanced& p) {
 }
 
 }  // namespace
+
+// Exported for the other binding files (coarse_api.h).
+namespace prefixroute_wasm {
+val failure(const std::vector<prefixroute::FieldError>& errors) { return ::failure(errors); }
+prefixroute::ScenarioParse parse_with_overrides(const val& scenario_json, const val& overrides_json) {
+  return ::parse_with_overrides(scenario_json, overrides_json);
+}
+}  // namespace prefixroute_wasm
 
 EMSCRIPTEN_BINDINGS(prefixroute) {
   using namespace emscripten;

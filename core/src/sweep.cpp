@@ -93,6 +93,9 @@ SweepReport run_sweep(std::string_view scenario_json, const std::vector<Override
         return progress(i, phase, done, total);
       };
     report.points[i].report = run_experiment(report.points[i].scenario, per_point);
+    // The sweep keeps only the summaries: dropping the per-request series
+    // bounds a sweep's memory by one point's, not by the sum of all points'.
+    for (PolicyOutcome& o : report.points[i].report.outcomes) o.run = SimulationRun{};
     if (report.points[i].report.cancelled) {
       report.cancelled = true;
       break;
