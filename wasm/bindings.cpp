@@ -244,6 +244,9 @@ double estimated_heap_bytes(const prefixroute::Scenario& s) {
   return trace + runs + tree_bytes(replica_tokens) + tree_bytes(distinct);
 }
 
+prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
+                                         const std::vector<prefixroute::Override>& overrides);
+
 prefixroute::ScenarioParse parse_with_overrides(const val& scenario_arg, const val& overrides_arg) {
   prefixroute::ScenarioParse not_text;
   if (!scenario_arg.isString())
@@ -261,6 +264,13 @@ prefixroute::ScenarioParse parse_with_overrides(const val& scenario_arg, const v
     parse.errors.push_back({"(overrides)", error});
     return parse;
   }
+  return parse_checked(scenario_json, overrides);
+}
+
+// parse_scenario, then what this module cannot run: a trace replay, a run
+// that could outgrow the heap.
+prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
+                                         const std::vector<prefixroute::Override>& overrides) {
   prefixroute::ScenarioParse parse = prefixroute::parse_scenario(scenario_json, overrides);
   if (parse.ok() && parse.scenario.replays_trace()) {
     parse.errors.push_back({"trace.name",
@@ -520,6 +530,13 @@ namespace prefixroute_wasm {
 val failure(const std::vector<prefixroute::FieldError>& errors) { return ::failure(errors); }
 prefixroute::ScenarioParse parse_with_overrides(const val& scenario_json, const val& overrides_json) {
   return ::parse_with_overrides(scenario_json, overrides_json);
+}
+bool parse_overrides(const std::string& text, std::vector<prefixroute::Override>& out, std::string& error) {
+  return ::parse_overrides(text, out, error);
+}
+prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
+                                         const std::vector<prefixroute::Override>& overrides) {
+  return ::parse_checked(scenario_json, overrides);
 }
 }  // namespace prefixroute_wasm
 

@@ -20,7 +20,6 @@
 #include <emscripten/val.h>
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -57,19 +56,6 @@ constexpr double kMaxSweptRequests = 2e7;
 
 // overridesJson with [key, value] appended: the text parse_with_overrides
 // reads for one sweep point, so the point is checked exactly as a scenario.
-// overridesJson has passed parse_with_overrides: it is empty or an array.
-nlohmann::json overrides_array(const std::string& overrides_json) {
-  if (overrides_json.find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::json::array();
-  nlohmann::json doc = nlohmann::json::parse(overrides_json, nullptr, /*allow_exceptions=*/false);
-  return doc.is_array() ? doc : nlohmann::json::array();
-}
-
-std::string with_point(const std::string& overrides_json, const std::string& key, const std::string& value) {
-  nlohmann::json doc = overrides_array(overrides_json);
-  doc.push_back(nlohmann::json::array({key, value}));
-  return doc.dump();
-}
-
 val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec_arg, const val& on_progress) {
   const bool has_progress = !on_progress.isNull() && !on_progress.isUndefined();
   if (has_progress && on_progress.typeOf().as<std::string>() != "function")
@@ -82,14 +68,15 @@ val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec
   for (const FieldError& e : base.errors)
     if (e.field == "(document)" || e.field == "(overrides)") return failure(base.errors);
   const std::string scenario_json = scenario_arg.as<std::string>();
-  const std::string overrides_json = overrides_arg.as<std::string>();
+  std::vector<prefixroute::Override> overrides;
+  std::string error;
+  prefixroute_wasm::parse_overrides(overrides_arg.as<std::string>(), overrides, error);  // read above: cannot fail
 
   const std::string spec_text = spec_arg.as<std::string>();
   if (spec_text.size() > kMaxSpecChars)
     return failure({{"(sweep)", "sweepSpec has " + std::to_string(spec_text.size()) + " characters; at most " +
                                     std::to_string(kMaxSpecChars) + " are read"}});
   prefixroute::SweepSpec spec;
-  std::string error;
   if (!prefixroute::parse_sweep(spec_text, spec, error)) return failure({{"(sweep)", error}});
   // A base scenario that is wrong whatever the swept value: its errors once,
   // not once per point. (The swept key's own error, or the memory bound, may
@@ -102,8 +89,9 @@ val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec
   std::vector<FieldError> errors;
   double swept_requests = 0;
   for (const std::string& value : spec.values) {
-    prefixroute::ScenarioParse point =
-        prefixroute_wasm::parse_with_overrides(scenario_arg, val(with_point(overrides_json, spec.key, value)));
+    std::vector<prefixroute::Override> with_value = overrides;
+    with_value.emplace_back(spec.key, value);
+    prefixroute::ScenarioParse point = prefixroute_wasm::parse_checked(scenario_json, with_value);
     for (FieldError& e : point.errors) {
       e.message += " (sweep value \"" + value.substr(0, 40) + "\")";
       errors.push_back(std::move(e));
@@ -118,12 +106,6 @@ val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec
                   "Use fewer steps or fewer workload.requests, or the native prefixroute-bench --sweep",
                   swept_requests, spec.values.size(), kMaxSweptRequests);
     return failure({{"(sweep)", text}});
-  }
-
-  std::vector<prefixroute::Override> overrides;
-  for (const auto& pair : overrides_array(overrides_json)) {
-    const auto& v = pair[1];
-    overrides.emplace_back(pair[0].get<std::string>(), v.is_string() ? v.get<std::string>() : v.dump());
   }
 
   std::string callback_error;
