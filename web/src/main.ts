@@ -15,6 +15,8 @@ import { parseResults, type Results } from './results';
 import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, nonDefaultOverrides, scenarioValues, UNSUPPORTED_GROUPS } from './schema';
 import { copyText, embedSnippet, shareLink } from './share';
 import { RunAborted, SimClient, type ProgressInfo, type SimResult } from './sim-client';
+import { SweepPanel } from './sweep-panel';
+import { decodeSweepUrl } from './sweep-url';
 import { renderTable } from './table';
 import { Theme } from './theme';
 import { decodeUrlState, encodeUrlState, isEmbedQuery, preview, type Pair, type UrlMessage } from './url-state';
@@ -40,6 +42,8 @@ class Playground {
   private readonly charts: ChartsView;
   private fields: FieldInfo[] = [];
   private controls: Controls | null = null;
+  /** The Sweep section (absent in embed mode). */
+  private sweep: SweepPanel | null = null;
   private shown: Shown | null = null;
   private runCounter = 0;
   private editTimer: ReturnType<typeof setTimeout> | undefined;
@@ -57,6 +61,7 @@ class Playground {
     this.theme.onChange(() => {
       this.updateThemeButton();
       this.charts.retheme();
+      this.sweep?.retheme();
     });
     this.updateThemeButton();
     this.sim.onCrash = (message) => showProblem(`The simulation worker stopped (${message}); a fresh one was started.`);
@@ -82,6 +87,17 @@ class Playground {
       onCommit: () => this.scheduleEdit(0),
       onPreset: (id) => this.applyPreset(id),
     });
+    if (!this.embed) {
+      this.sweep = new SweepPanel(
+        {
+          fields: allFields,
+          labels: new Map(ready.catalogue.map((p) => [p.name, p.label])),
+          overrides: () => this.shown?.overrides ?? [],
+          onStateChange: () => this.writeUrl(),
+        },
+        decodeSweepUrl(window.location.search),
+      );
+    }
     const link = decodeUrlState(window.location.search, allFields);
     const overrides = link.overrides.filter(([key]) => {
       const field = allFields.find((f) => f.key === key);
@@ -90,6 +106,13 @@ class Playground {
       return false;
     });
     await this.run(overrides, 'link', link.messages);
+    this.sweep?.startFromLink();
+  }
+
+  /** Keeps the address bar on the scenario (and sweep) on screen; never in embed mode. */
+  private writeUrl(): void {
+    if (this.embed || !this.shown) return;
+    window.history.replaceState(null, '', encodeUrlState(this.shown.overrides, { extra: this.sweep?.urlPairs() ?? [] }));
   }
 
   private label(key: string): string {
@@ -189,7 +212,7 @@ class Playground {
 
     if (!this.embed) {
       // The address bar always holds the scenario on screen; replaceState keeps history clean.
-      window.history.replaceState(null, '', encodeUrlState(overrides));
+      this.writeUrl();
       byId<HTMLTextAreaElement>('embed-snippet').value = embedSnippet(overrides);
     }
     byId<HTMLAnchorElement>('open-full').href = shareLink(overrides);
@@ -261,7 +284,7 @@ class Playground {
     };
     byId('copy-link').addEventListener('click', async () => {
       if (!this.shown) return;
-      const ok = await copyText(shareLink(this.shown.overrides), byId<HTMLInputElement>('link-fallback'));
+      const ok = await copyText(shareLink(this.shown.overrides, undefined, this.sweep?.urlPairs() ?? []), byId<HTMLInputElement>('link-fallback'));
       note(ok ? 'Link copied.' : 'Copy the selected link.');
     });
     byId('copy-embed').addEventListener('click', async () => {

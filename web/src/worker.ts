@@ -9,6 +9,7 @@ import { loadModule } from './load-module';
 import type { PrefixrouteModule } from './prefixroute-module';
 import type { FromWorker, ToWorker } from './protocol';
 import { resolveOverrides } from './resolve';
+import { runSweep } from './sweep-worker';
 import type { Pair } from './url-state';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
@@ -59,13 +60,15 @@ function run(mod: PrefixrouteModule, id: number, overrides: Pair[]): void {
 // Registered synchronously: awaiting the module first could lose the first message.
 scope.onmessage = async (event: MessageEvent<ToWorker>) => {
   const message = event.data;
-  const id = message.type === 'run' ? message.id : null;
+  const id = message.type === 'run' || message.type === 'sweep' ? message.id : null;
   try {
     const mod = await loadModule();
     if (message.type === 'init') {
       post({ type: 'ready', schema: mod.scenarioSchema(), catalogue: mod.policyCatalogue() });
     } else if (message.type === 'run') {
       run(mod, message.id, message.overrides);
+    } else if (message.type === 'sweep') {
+      runSweep(mod, message, post);
     }
   } catch (error) {
     post({ type: 'failed', id, message: error instanceof Error ? error.message : String(error) });
