@@ -8,7 +8,7 @@ import type { SweepResults } from './sweep-results';
 
 /** Replaces the table's content with every point of the sweep. */
 export function renderSweepTable(table: HTMLTableElement, results: SweepResults, labels: Map<string, string>): void {
-  const headers = [results.key, 'Policy', 'Hit rate', 'p99 TTFT (ms)', 'Mean TTFT (ms)', 'Prefill tokens', 'Imbalance', 'Pareto front'];
+  const headers = [results.key, 'Policy', 'Hit rate', 'p99 TTFT (ms)', 'Mean TTFT (ms)', 'Prefill tokens', 'Imbalance', 'Pareto'];
   const head = h('thead', {}, h('tr', {}, ...headers.map((x, i) => h('th', { scope: 'col', class: i >= 2 && i < 7 ? 'num' : '' }, x))));
   const body = h('tbody');
   for (const pt of results.points) {
