@@ -14,8 +14,7 @@ namespace {
 constexpr std::size_t kMaxSweepValues = 200;
 
 // printf's %.12g in the C locale, as an ostream with precision(12) writes it.
-// (No iostreams here: num_get/num_put for double would add ~10 KB gzip to
-// the WebAssembly module, and strtod/snprintf read and write the same.)
+// (No iostreams in the core: see text.h.)
 std::string format_value(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.12g", v);
