@@ -12,6 +12,8 @@
 
 namespace prefixroute {
 
+/// Appends strings and integers; str() is the text so far. Each append is
+/// amortised O(length appended).
 class Text {
  public:
   Text& operator<<(std::string_view s) {

@@ -7,8 +7,10 @@ import type { FromWorker, SweepProgressMessage, ToWorker } from './protocol';
 import { RunAborted } from './sim-client';
 import type { Pair } from './url-state';
 
+/** Where a sweep is: point of pointCount, then phase (policy, or the bounds) and requests done. */
 export type SweepProgressInfo = Omit<SweepProgressMessage, 'type' | 'id'>;
 
+/** A finished sweep: the core's sweep JSON and the time it took in the worker. */
 export interface SweepRunResult {
   sweepJson: string;
   elapsedMs: number;

@@ -15,6 +15,7 @@ export interface SweepState {
   steps: string;
 }
 
+/** Which input a problem is about. */
 export type SweepInput = keyof SweepState;
 
 /** Steps the panel accepts: the core's parse_sweep allows 2..200. */
@@ -68,11 +69,13 @@ export function isDefaultSweep(state: SweepState): boolean {
   );
 }
 
+/** One input's problem, in words that name the field and what is allowed. */
 export interface SweepProblem {
   input: SweepInput;
   message: string;
 }
 
+/** A checked sweep (its --sweep text and point count), or every input's problem. */
 export type SweepCheck =
   | { ok: true; field: FieldInfo; spec: string; pointCount: number }
   | { ok: false; problems: SweepProblem[] };
