@@ -175,6 +175,7 @@ export class SweepPanel {
       byId('sweep-table-details').hidden = false;
       this.chart.update(results, this.host.labels);
       renderSweepTable(byId<HTMLTableElement>('sweep-table'), results, this.host.labels);
+      byId('sweep-table-summary').textContent = `Every point: value of ${results.key} × policy (table)`;
       byId<HTMLButtonElement>('sweep-export').disabled = false;
       const front = results.points.reduce((n, p) => n + p.results.filter((r) => r.pareto).length, 0);
       this.setStatus(

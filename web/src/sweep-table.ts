@@ -6,9 +6,9 @@ import { h } from './dom';
 import { formatCount, formatMs, formatPercent, formatRatio } from './format';
 import type { SweepResults } from './sweep-results';
 
-/** Replaces the table's content with every point of the sweep. */
+/** Replaces the table's content with every point of the sweep (the swept key is in the caption and the section's summary). */
 export function renderSweepTable(table: HTMLTableElement, results: SweepResults, labels: Map<string, string>): void {
-  const headers = [results.key, 'Policy', 'Hit rate', 'p99 TTFT (ms)', 'Mean TTFT (ms)', 'Prefill tokens', 'Imbalance', 'Pareto'];
+  const headers = ['Value', 'Policy', 'Hit rate', 'p99 TTFT (ms)', 'Mean TTFT (ms)', 'Prefill tokens', 'Imbalance', 'Pareto'];
   const head = h('thead', {}, h('tr', {}, ...headers.map((x, i) => h('th', { scope: 'col', class: i >= 2 && i < 7 ? 'num' : '' }, x))));
   const body = h('tbody');
   for (const pt of results.points) {
