@@ -110,6 +110,9 @@ describe('sweep panel', () => {
     assert.equal(await page.inputValue('#sweep-param'), 'affinity_balanced.load_slack_s');
     assert.equal(await page.inputValue('#sweep-steps'), '5');
     assert.equal(await page.isHidden('#chart-sweep'), true); // nothing runs until asked
+    // The equivalent command line follows the scenario on screen.
+    assert.equal(await page.textContent('#sweep-command'),
+      'Same as: prefixroute-bench --sweep affinity_balanced.load_slack_s=0:0.2:5 --set workload.requests=1000');
 
     await page.fill('#sweep-steps', '1');
     assert.equal(await page.textContent('#sweep-steps-error'), 'Steps must be an integer in [2, 200].');

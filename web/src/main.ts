@@ -213,6 +213,7 @@ class Playground {
     if (!this.embed) {
       // The address bar always holds the scenario on screen; replaceState keeps history clean.
       this.writeUrl();
+      this.sweep?.scenarioChanged();
       byId<HTMLTextAreaElement>('embed-snippet').value = embedSnippet(overrides);
     }
     byId<HTMLAnchorElement>('open-full').href = shareLink(overrides);

@@ -75,6 +75,11 @@ export class SweepPanel {
     this.chart.retheme();
   }
 
+  /** The scenario on screen changed: the equivalent command line follows it (shown results stay until re-run). */
+  scenarioChanged(): void {
+    this.check(true);
+  }
+
   private buildParamSelect(): void {
     const select = byId<HTMLSelectElement>('sweep-param');
     const groups = new Map<string, HTMLOptGroupElement>();
