@@ -48,6 +48,7 @@
 #include "prefixroute/policy_registry.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload.h"
+#include "coarse_api.h"
 
 #ifndef PREFIXROUTE_VERSION
 #define PREFIXROUTE_VERSION "0.0.0"
@@ -245,6 +246,9 @@ double estimated_heap_bytes(const prefixroute::Scenario& s) {
   return trace + runs + tree_bytes(replica_tokens) + tree_bytes(distinct);
 }
 
+prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
+                                         const std::vector<prefixroute::Override>& overrides);
+
 prefixroute::ScenarioParse parse_with_overrides(const val& scenario_arg, const val& overrides_arg) {
   prefixroute::ScenarioParse not_text;
   if (!scenario_arg.isString())
@@ -262,6 +266,13 @@ prefixroute::ScenarioParse parse_with_overrides(const val& scenario_arg, const v
     parse.errors.push_back({"(overrides)", error});
     return parse;
   }
+  return parse_checked(scenario_json, overrides);
+}
+
+// parse_scenario, then what this module cannot run: a trace replay, a run
+// that could outgrow the heap.
+prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
+                                         const std::vector<prefixroute::Override>& overrides) {
   prefixroute::ScenarioParse parse = prefixroute::parse_scenario(scenario_json, overrides);
   if (parse.ok() && parse.scenario.replays_trace()) {
     parse.errors.push_back({"trace.name",
@@ -528,6 +539,21 @@ val memory_stats() {
 }
 
 }  // namespace
+
+// Exported for the other binding files (coarse_api.h).
+namespace prefixroute_wasm {
+val failure(const std::vector<prefixroute::FieldError>& errors) { return ::failure(errors); }
+prefixroute::ScenarioParse parse_with_overrides(const val& scenario_json, const val& overrides_json) {
+  return ::parse_with_overrides(scenario_json, overrides_json);
+}
+bool parse_overrides(const std::string& text, std::vector<prefixroute::Override>& out, std::string& error) {
+  return ::parse_overrides(text, out, error);
+}
+prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
+                                         const std::vector<prefixroute::Override>& overrides) {
+  return ::parse_checked(scenario_json, overrides);
+}
+}  // namespace prefixroute_wasm
 
 EMSCRIPTEN_BINDINGS(prefixroute) {
   using namespace emscripten;

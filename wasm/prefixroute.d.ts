@@ -32,8 +32,9 @@ export interface PrefixrouteOptions {
  * the pseudo-fields "(document)" (scenarioJson: not a string, not JSON, not an
  * object), "(overrides)" (overridesJson), "(memory)" (the run could outgrow
  * the module's 2 GiB heap), "(onProgress)" (not a function, or it threw),
- * "(run)" (cancelled), and for runTrace "(trace)" (the loader has not
- * finished, or its trace could not be read).
+ * "(run)" (cancelled), for runTrace "(trace)" (the loader has not
+ * finished, or its trace could not be read), "(sweep)" (runSweep's
+ * sweepSpec, or a sweep too big).
  */
 export interface FieldError {
   field: string;
@@ -91,6 +92,28 @@ export type ValidateResult = ValidateSuccess | ValidateFailure;
  * the module (even runScenario); the run resumes when it returns.
  */
 export type ProgressCallback = (policyIndex: number, done: number, total: number) => boolean | void;
+
+export interface SweepSuccess {
+  ok: true;
+  /**
+   * Sweep JSON ("prefixroute.sweep/1"), byte-identical to what
+   * `prefixroute-bench --sweep SPEC --json FILE` writes: the key, the base
+   * scenario, and per value each policy's mean/p99 TTFT, hit rate, prefill
+   * tokens, imbalance and `pareto` (no other point of the sweep has a
+   * higher-or-equal hit rate and a lower-or-equal p99, one of them strictly).
+   */
+  sweepJson: string;
+}
+
+export type SweepResult = SweepSuccess | RunFailure;
+
+/**
+ * Called before each phase of each sweep point and every 4096 requests within
+ * a policy's run: `point` indexes the sweep's values; `phase`, `done` and
+ * `total` are as for ProgressCallback. Return false to cancel; if it throws,
+ * the sweep stops with an "(onProgress)" error value.
+ */
+export type SweepProgressCallback = (point: number, phase: number, done: number, total: number) => boolean | void;
 
 /** Token ids: integers in [0, 2^32). Anything else throws TypeError. */
 export type Tokens =
@@ -352,6 +375,16 @@ export interface PrefixrouteModule {
     overridesJson: string,
     onProgress: ProgressCallback | null,
   ): TraceRunResult;
+  /**
+   * Runs the scenario once per value of one key and returns the sweep JSON.
+   * sweepSpec is the CLI's --sweep text: "key=v1,v2,..." or
+   * "key=from:to:steps" (evenly spaced, both ends included, 2 <= steps <= 200).
+   * Every point is validated as runScenario validates a scenario before any
+   * runs; errors name the field (a value's error carries `(sweep value "v")`),
+   * or "(sweep)" for the spec itself and for a sweep over 2e7 requests in all
+   * (points x workload.requests). Never throws. Blocks: call it from a Web Worker.
+   */
+  runSweep(scenarioJson: string, overridesJson: string, sweepSpec: string, onProgress: SweepProgressCallback | null): SweepResult;
   /** Parses and checks a scenario exactly as runScenario does, without running it. */
   validateScenario(scenarioJson: string, overridesJson: string): ValidateResult;
   /** JSON Schema (draft 2020-12) of the scenario document. */

@@ -19,6 +19,8 @@ import type {
   ReplicaState,
   RoutingPolicy,
   RunResult,
+  SweepProgressCallback,
+  SweepResult,
   Tokens,
   TraceChunk,
   TraceFeedStatus,
@@ -81,6 +83,22 @@ export function coarse(pr: PrefixrouteModule): number {
   }
   void names, void schema, void version, void doc, void inUse;
   return sum;
+}
+
+export function sweep(pr: PrefixrouteModule): number {
+  const onProgress: SweepProgressCallback = (point: number, phase: number, done: number, total: number) =>
+    point >= 0 && phase >= 0 && done <= total;
+  const overrides: string = JSON.stringify([['workload.requests', '1000']]);
+  const result: SweepResult = pr.runSweep('', overrides, 'affinity_balanced.load_slack_s=0:0.2:5', onProgress);
+  pr.runSweep('{}', '', 'cluster.replicas=2,4,8', null);
+  pr.runSweep('{}', '', 'seed=1,2', () => undefined);
+  if (!result.ok) {
+    const cancelled: boolean = result.cancelled === true;
+    const first: FieldError | undefined = result.errors[0];
+    return cancelled ? -1 : (first?.field.length ?? 0);
+  }
+  const doc: { points: { value: string; results: { pareto: boolean }[] }[] } = JSON.parse(result.sweepJson);
+  return doc.points.length;
 }
 
 export function library(pr: PrefixrouteModule): string[] {

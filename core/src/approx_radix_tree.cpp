@@ -1,7 +1,8 @@
 #include "prefixroute/approx_radix_tree.h"
 
 #include <algorithm>
-#include <sstream>
+
+#include "text.h"
 
 namespace prefixroute {
 
@@ -178,8 +179,8 @@ void ApproxRadixTree::trim(std::size_t replica, std::uint64_t max_tokens) {
 }
 
 std::string ApproxRadixTree::check_invariants() const {
-  std::ostringstream err;
-  const auto fail = [&err](const std::ostream&) { return err.str(); };
+  Text err;
+  const auto fail = [&err](const Text&) { return err.str(); };
   std::vector<std::uint64_t> tokens(tokens_.size(), 0);
   std::vector<std::set<LeafKey>> leaves(tokens_.size());
   std::uint64_t size = 0;

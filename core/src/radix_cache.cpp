@@ -1,7 +1,8 @@
 #include "prefixroute/radix_cache.h"
 
 #include <algorithm>
-#include <sstream>
+
+#include "text.h"
 
 namespace prefixroute {
 
@@ -221,7 +222,7 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
 }
 
 std::string RadixCache::check_invariants() const {
-  std::ostringstream problem;
+  Text problem;
   std::size_t recount = 0;
   std::size_t leaves = 0;
   std::size_t reachable = 0;

@@ -1,8 +1,8 @@
 #include "prefixroute/scenario.h"
 
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "prefixroute/policy_registry.h"
 
@@ -242,11 +242,10 @@ std::string format_number(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e18) {
     return std::to_string(static_cast<long long>(v));
   }
-  std::ostringstream out;
-  out.imbue(std::locale::classic());
-  out.precision(10);
-  out << v;
-  return out.str();
+  // %.10g in the C locale: what an ostream with precision(10) writes.
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", v);
+  return text;
 }
 
 std::string allowed_text(const FieldSpec& spec) {
@@ -346,9 +345,12 @@ bool parse_json(std::string_view text, Json& out, std::string& error) {
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in(text);
-  while (std::getline(in, part, ',')) {
+  // As std::getline(stream, part, ',') splits: an empty last part is dropped.
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string part = text.substr(start, end - start);
+    start = end + 1;
     const auto b = part.find_first_not_of(" \t");
     const auto e = part.find_last_not_of(" \t");
     parts.push_back(b == std::string::npos ? "" : part.substr(b, e - b + 1));

@@ -29,7 +29,8 @@ Chart.register(BarController, BarElement, CategoryScale, LinearScale, Logarithmi
 
 export type ChartId = 'ttft' | 'hits' | 'cdf' | 'load';
 
-interface Palette {
+/** The page's chart colours, read from its CSS custom properties. */
+export interface Palette {
   fg: string;
   muted: string;
   grid: string;
@@ -39,7 +40,7 @@ interface Palette {
   policy: (name: string) => string;
 }
 
-function readPalette(): Palette {
+export function readPalette(): Palette {
   const style = getComputedStyle(document.documentElement);
   const v = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
   const fallbackPolicies = ['--chart-5', '--chart-6', '--chart-7', '--chart-8'];

@@ -19,6 +19,8 @@ import { copyText, embedSnippet, shareLink } from './share';
 import type { TraceRequest } from './protocol';
 import { RunAborted, SimClient, type ProgressInfo, type ReadProgressInfo, type SimResult } from './sim-client';
 import { markLatest, measureLatest } from './timing';
+import { SweepPanel } from './sweep-panel';
+import { decodeSweepUrl } from './sweep-url';
 import { renderTable } from './table';
 import { Theme } from './theme';
 import { TracePanel } from './trace-panel';
@@ -66,6 +68,8 @@ class Playground {
   private readonly charts: ChartsView;
   private fields: FieldInfo[] = [];
   private controls: Controls | null = null;
+  /** The Sweep section (absent in embed mode). */
+  private sweep: SweepPanel | null = null;
   private shown: Shown | null = null;
   private runCounter = 0;
   private editTimer: ReturnType<typeof setTimeout> | undefined;
@@ -88,6 +92,7 @@ class Playground {
     this.theme.onChange(() => {
       this.updateThemeButton();
       this.charts.retheme();
+      this.sweep?.retheme();
     });
     this.updateThemeButton();
     this.sim.onCrash = (message) => showProblem(`The simulation worker stopped (${message}); a fresh one was started.`);
@@ -163,6 +168,17 @@ class Playground {
       onCommit: () => this.scheduleEdit(0),
       onPreset: (id) => this.applyPreset(id),
     });
+    if (!this.embed) {
+      this.sweep = new SweepPanel(
+        {
+          fields: allFields,
+          labels: new Map(ready.catalogue.map((p) => [p.name, p.label])),
+          overrides: () => this.shown?.overrides ?? [],
+          onStateChange: () => this.writeUrl(),
+        },
+        decodeSweepUrl(window.location.search),
+      );
+    }
     const split = splitTraceQuery(window.location.search);
     const traceLink = readTraceLink(split.trace);
     const link = decodeUrlState(split.rest, allFields);
@@ -188,6 +204,14 @@ class Playground {
       return;
     }
     await this.run(overrides, 'link', link.messages);
+    this.sweep?.startFromLink();
+  }
+
+  /** Keeps the address bar on the scenario (and sweep) on screen; never in embed mode. */
+  private writeUrl(): void {
+    if (this.embed || !this.shown) return;
+    const pairs = [...this.shown.overrides, ...traceLinkPairs(this.shown.link)];
+    window.history.replaceState(null, '', encodeUrlState(pairs, { extra: this.sweep?.urlPairs() ?? [] }));
   }
 
   private label(key: string): string {
@@ -312,7 +336,8 @@ class Playground {
 
     if (!this.embed) {
       // The address bar always holds the scenario on screen; replaceState keeps history clean.
-      window.history.replaceState(null, '', encodeUrlState(linkPairs));
+      this.writeUrl();
+      this.sweep?.scenarioChanged();
       byId<HTMLTextAreaElement>('embed-snippet').value = embedSnippet(linkPairs);
     }
     byId<HTMLAnchorElement>('open-full').href = shareLink(linkPairs);
@@ -401,7 +426,7 @@ class Playground {
     const pairs = (shown: Shown) => [...shown.overrides, ...traceLinkPairs(shown.link)];
     byId('copy-link').addEventListener('click', async () => {
       if (!this.shown) return;
-      const ok = await copyText(shareLink(pairs(this.shown)), byId<HTMLInputElement>('link-fallback'));
+      const ok = await copyText(shareLink(pairs(this.shown), undefined, this.sweep?.urlPairs() ?? []), byId<HTMLInputElement>('link-fallback'));
       const file = this.shown.link.kind === 'file' ? this.shown.link.name : null;
       const extra = file ? ` It names the trace file “${file}” and its content hash, not its contents: whoever opens it must load the file again.` : '';
       note((ok ? 'Link copied.' : 'Copy the selected link.') + extra);

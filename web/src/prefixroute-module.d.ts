@@ -20,6 +20,10 @@ export type RunOutcome =
   | { ok: true; resultsJson: string; series: PolicySeries[] }
   | { ok: false; errors: FieldError[]; cancelled?: boolean };
 
+export type SweepOutcome =
+  | { ok: true; sweepJson: string }
+  | { ok: false; errors: FieldError[]; cancelled?: boolean };
+
 export interface ValidateOutcome {
   ok: boolean;
   errors: FieldError[];
@@ -71,6 +75,13 @@ export interface PrefixrouteModule {
     onProgress: ((policyIndex: number, done: number, total: number) => boolean) | null,
   ): RunOutcome;
   validateScenario(scenarioJson: string, overridesJson: string): ValidateOutcome;
+  /** sweepSpec: the CLI's --sweep text ("key=from:to:steps" or "key=v1,v2,..."). */
+  runSweep(
+    scenarioJson: string,
+    overridesJson: string,
+    sweepSpec: string,
+    onProgress: ((point: number, phase: number, done: number, total: number) => boolean) | null,
+  ): SweepOutcome;
   scenarioSchema(): string;
   policyCatalogue(): PolicyInfo[];
   /** wasm heap size and malloc'd bytes in use (see wasm/prefixroute.d.ts). */

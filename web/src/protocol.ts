@@ -48,7 +48,36 @@ export interface TraceSummary {
 
 export type ToWorker =
   | { type: 'init' }
-  | { type: 'run'; id: number; overrides: Pair[]; trace?: TraceRequest };
+  | { type: 'run'; id: number; overrides: Pair[]; trace?: TraceRequest }
+  | SweepRequest;
+
+/** Runs a sweep (the CLI's --sweep text) on the scenario of these overrides. */
+export interface SweepRequest {
+  type: 'sweep';
+  id: number;
+  overrides: Pair[];
+  spec: string;
+}
+
+/** Progress of a sweep: point `point` of `pointCount`, phase as in a run (policies, then the two bounds). */
+export interface SweepProgressMessage {
+  type: 'sweep-progress';
+  id: number;
+  point: number;
+  pointCount: number;
+  phase: number;
+  policyCount: number;
+  done: number;
+  total: number;
+}
+
+/** A finished sweep: the core's sweep JSON, untouched. */
+export interface SweepResultMessage {
+  type: 'sweep-result';
+  id: number;
+  sweepJson: string;
+  elapsedMs: number;
+}
 
 export type FromWorker =
   | { type: 'ready'; schema: string; catalogue: PolicyInfo[] }
@@ -68,6 +97,8 @@ export type FromWorker =
       /** Present when the run replayed a trace. */
       trace?: TraceSummary;
     }
+  | SweepProgressMessage
+  | SweepResultMessage
   | {
       type: 'failed';
       id: number | null;

@@ -8,8 +8,9 @@ export function pageBase(location: Location = window.location): string {
   return `${location.origin}${location.pathname}`;
 }
 
-export function shareLink(overrides: readonly Pair[], base = pageBase()): string {
-  return `${base}${encodeUrlState(overrides)}`;
+/** The link to the page with these overrides (and `extra` pairs: the sweep's keys). */
+export function shareLink(overrides: readonly Pair[], base = pageBase(), extra: readonly Pair[] = []): string {
+  return `${base}${encodeUrlState(overrides, { extra })}`;
 }
 
 export function embedSnippet(overrides: readonly Pair[], base = pageBase()): string {

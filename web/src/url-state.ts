@@ -63,6 +63,8 @@ export const MIGRATIONS: Record<number, Migration> = {
 };
 
 const RESERVED = new Set(['v', 'embed']);
+/** Keys of the Sweep panel's state; not scenario keys. */
+export const SWEEP_PREFIX = 'sweep.';
 const NUMBER_RE = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 const POLICIES_RE = /^[a-z0-9_]+(,[a-z0-9_]+)*$/;
 
@@ -168,7 +170,8 @@ export function decodeUrlState(search: string, fields: FieldInfo[]): UrlState {
     for (const [key, value] of pairs) {
       const field = byKey.get(key);
       if (!field) {
-        if (!RESERVED.has(key)) messages.push({ key: null, text: `Ignored unknown key ${preview(key)}.` });
+        // `sweep.` keys belong to the Sweep panel (sweep-url.ts), which reports its own problems.
+        if (!RESERVED.has(key) && !key.startsWith(SWEEP_PREFIX)) messages.push({ key: null, text: `Ignored unknown key ${preview(key)}.` });
         continue;
       }
       counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -198,10 +201,13 @@ function encodeValue(value: string): string {
   return encodeURIComponent(value).replace(/%2C/gi, ',');
 }
 
-/** The query string for a scenario's overrides (normally only the non-default ones). */
-export function encodeUrlState(overrides: readonly Pair[], options: { embed?: boolean } = {}): string {
+/**
+ * The query string for a scenario's overrides (normally only the non-default
+ * ones); `extra` pairs (the Sweep panel's `sweep.` keys) follow them.
+ */
+export function encodeUrlState(overrides: readonly Pair[], options: { embed?: boolean; extra?: readonly Pair[] } = {}): string {
   const parts = [`v=${URL_VERSION}`];
-  for (const [key, value] of overrides) parts.push(`${encodeURIComponent(key)}=${encodeValue(value)}`);
+  for (const [key, value] of [...overrides, ...(options.extra ?? [])]) parts.push(`${encodeURIComponent(key)}=${encodeValue(value)}`);
   if (options.embed) parts.push('embed=1');
   return `?${parts.join('&')}`;
 }

@@ -16,6 +16,7 @@ import type { PolicySeries, PrefixrouteModule, TraceLoaderHandle } from './prefi
 import type { FromWorker, ToWorker, TraceRequest, TraceSummary } from './protocol';
 import { resolveOverrides } from './resolve';
 import { feedStream } from './trace-feed';
+import { runSweep } from './sweep-worker';
 import type { Pair } from './url-state';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
@@ -139,13 +140,15 @@ async function run(mod: PrefixrouteModule, id: number, overrides: Pair[], trace?
 // Registered synchronously: awaiting the module first could lose the first message.
 scope.onmessage = async (event: MessageEvent<ToWorker>) => {
   const message = event.data;
-  const id = message.type === 'run' ? message.id : null;
+  const id = message.type === 'run' || message.type === 'sweep' ? message.id : null;
   try {
     const mod = await loadModule();
     if (message.type === 'init') {
       post({ type: 'ready', schema: mod.scenarioSchema(), catalogue: mod.policyCatalogue() });
     } else if (message.type === 'run') {
       await run(mod, message.id, message.overrides, message.trace);
+    } else if (message.type === 'sweep') {
+      runSweep(mod, message, post);
     }
   } catch (error) {
     post({ type: 'failed', id, message: error instanceof Error ? error.message : String(error) });

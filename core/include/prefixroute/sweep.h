@@ -42,6 +42,9 @@ struct SweepReport {
 };
 
 /// Runs the base scenario (document + overrides) once per sweep value.
+/// Each point keeps its summaries only: the per-request series of a point's
+/// runs (PolicyOutcome::run) are released once the point is done, so peak
+/// memory is one point's run, whatever the number of points.
 /// `progress(point, phase, done, total)` may cancel by returning false.
 using SweepProgress = std::function<bool(std::size_t point, std::size_t phase, std::uint64_t done,
                                          std::uint64_t total)>;

@@ -1,0 +1,170 @@
+// End-to-end test of the Sweep panel in Debian's Chromium (playwright-core):
+// a small sweep from a link runs in its worker, draws the chart and the
+// table with the native command line's numbers, exports the very bytes of
+// `prefixroute-bench --sweep ... --json`; bad inputs are named and refused;
+// a sweep can be cancelled. Run by scripts/test-e2e.sh (after the builds).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serveStatic } from './server.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DIST = join(ROOT, 'web/dist');
+const SHOTS = join(ROOT, 'build/e2e');
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync'];
+
+let server;
+let context;
+let profile;
+let BENCH;
+
+/** `prefixroute-bench --sweep SPEC --set ... --json FILE`: the file's bytes. */
+function benchSweep(spec, sets) {
+  const dir = mkdtempSync(join(tmpdir(), 'prefixroute-sweep-'));
+  const out = join(dir, 'sweep.json');
+  execFileSync(BENCH, ['--sweep', spec, ...sets.flatMap(([k, v]) => ['--set', `${k}=${v}`]), '--json', out], { stdio: 'ignore' });
+  const text = readFileSync(out, 'utf8');
+  rmSync(dir, { recursive: true });
+  return text;
+}
+
+async function openPage(query) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  await page.goto(`${server.url}${query}`);
+  await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+  return { page, problems };
+}
+
+before(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  profile = mkdtempSync(join(tmpdir(), 'prefixroute-sweep-chromium-'));
+  BENCH = join(profile, 'prefixroute-bench');
+  copyFileSync(join(ROOT, 'build/native/tools/prefixroute-bench'), BENCH);
+  chmodSync(BENCH, 0o755);
+  server = await serveStatic(DIST, '/deep/sub/path/');
+  context = await chromium.launchPersistentContext(join(profile, 'chromium'), {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: FLAGS,
+    acceptDownloads: true,
+  });
+  context.setDefaultTimeout(120_000);
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+describe('sweep panel', () => {
+  test('a sweep from the link: chart, table and export equal the native command line', async () => {
+    const sets = [['workload.requests', '1500']];
+    const query = '?v=1&workload.requests=1500&sweep.param=workload.arrival_rate_per_s&sweep.from=50&sweep.to=150&sweep.steps=3';
+    const { page, problems } = await openPage(query);
+    const native = benchSweep('workload.arrival_rate_per_s=50:150:3', sets);
+    const doc = JSON.parse(native);
+    const rows = doc.points.length * doc.points[0].results.length;
+    await page.waitForFunction((n) => document.querySelectorAll('#sweep-table tbody tr').length === n, rows);
+
+    // The chart is shown, drawn (a sized canvas, Chart.js attached) and described.
+    assert.equal(await page.isVisible('#chart-sweep canvas'), true);
+    const box = await page.$eval('#chart-sweep canvas', (c) => ({ w: c.width, h: c.height }));
+    assert.ok(box.w > 100 && box.h > 100, JSON.stringify(box));
+    const label = await page.getAttribute('#chart-sweep canvas', 'aria-label');
+    assert.match(label, /^Hit rate against p99 time to first token, one series per policy, over 3 values of workload\.arrival_rate_per_s\. On the Pareto front: /);
+
+    // The table holds the native numbers, the Pareto points tagged.
+    const shown = await page.$$eval('#sweep-table tbody tr', (trs) =>
+      trs.map((tr) => ({ value: tr.dataset.value, policy: tr.dataset.policy, cells: [...tr.querySelectorAll('td')].map((td) => td.textContent) })));
+    const expected = doc.points.flatMap((p) => p.results.map((r) => ({ value: p.value, policy: r.policy, hit: `${(r.hit_rate * 100).toFixed(1)}%`, pareto: r.pareto })));
+    assert.deepEqual(shown.map((r) => [r.value, r.policy, r.cells[1], r.cells[6] === 'front']), expected.map((r) => [r.value, r.policy, r.hit, r.pareto]));
+
+    // The link keeps the sweep; the export is the command line's file, byte for byte.
+    assert.match(new URL(page.url()).search, /sweep\.param=workload\.arrival_rate_per_s&sweep\.from=50&sweep\.to=150&sweep\.steps=3$/);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#sweep-export')]);
+    assert.equal(download.suggestedFilename(), 'prefixroute-sweep-workload.arrival_rate_per_s.json');
+    assert.equal(readFileSync(await download.path(), 'utf8'), native);
+    assert.match(await page.textContent('#sweep-command'), /prefixroute-bench --sweep workload\.arrival_rate_per_s=50:150:3 --set workload\.requests=1500/);
+
+    await page.$eval('#sweep', (el) => el.scrollIntoView());
+    await (await page.$('#sweep')).screenshot({ path: join(SHOTS, 'screenshot-sweep.png') });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the default sweep runs from the button; bad inputs name the input and the range', async () => {
+    const { page, problems } = await openPage('?v=1&workload.requests=1000');
+    assert.equal(await page.inputValue('#sweep-param'), 'affinity_balanced.load_slack_s');
+    assert.equal(await page.inputValue('#sweep-steps'), '5');
+    assert.equal(await page.isHidden('#chart-sweep'), true); // nothing runs until asked
+    // The equivalent command line follows the scenario on screen.
+    assert.equal(await page.textContent('#sweep-command'),
+      'Same as: prefixroute-bench --sweep affinity_balanced.load_slack_s=0:0.2:5 --set workload.requests=1000');
+
+    await page.fill('#sweep-steps', '1');
+    assert.equal(await page.textContent('#sweep-steps-error'), 'Steps must be an integer in [2, 200].');
+    assert.equal(await page.getAttribute('#sweep-steps', 'aria-invalid'), 'true');
+    assert.equal(await page.isDisabled('#sweep-run'), true);
+    await page.fill('#sweep-from', '-1');
+    assert.match(await page.textContent('#sweep-from-error'), /^From must be a number in \[0, 3600\] s \(affinity_balanced\.load_slack_s\)\.$/);
+    await page.fill('#sweep-from', '0');
+    await page.fill('#sweep-steps', '5');
+    assert.equal(await page.isHidden('#sweep-steps-error'), true);
+
+    await page.click('#sweep-run');
+    await page.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 20);
+    assert.match(await page.textContent('#sweep-status'), /^5 values of affinity_balanced\.load_slack_s × 4 policies, simulated in [\d,]+ ms; \d+ points? on the Pareto front\.$/);
+    // The default sweep writes nothing into the link.
+    assert.equal(new URL(page.url()).search, '?v=1&workload.requests=1000');
+
+    // Choosing another parameter proposes a range inside its bounds, and the link follows.
+    await page.selectOption('#sweep-param', 'cluster.replicas');
+    assert.equal(await page.inputValue('#sweep-from'), '2');
+    assert.equal(await page.inputValue('#sweep-to'), '6');
+    assert.match(new URL(page.url()).search, /&sweep\.param=cluster\.replicas&sweep\.from=2&sweep\.to=6&sweep\.steps=5$/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('hostile sweep values in the link are reported, never run, never break the page', async () => {
+    const query = '?v=1&sweep.param=__proto__&sweep.from=%3Cimg%20src%3Dx%3E&sweep.steps=99999&sweep.to=%E0%A4%A&sweep.evil=1';
+    const { page, problems } = await openPage(query);
+    await page.waitForFunction(() => !document.querySelector('#sweep-messages').hidden);
+    const messages = await page.$$eval('#sweep-messages li', (li) => li.map((x) => x.textContent));
+    assert.equal(messages.length, 5, messages.join('\n'));
+    assert.equal(await page.$('#sweep img'), null);
+    // Every bad key fell back to the default sweep's value: a valid sweep, ready to run.
+    assert.equal(await page.inputValue('#sweep-param'), 'affinity_balanced.load_slack_s');
+    assert.equal(await page.isDisabled('#sweep-run'), false);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a running sweep shows progress and can be cancelled', async () => {
+    const { page, problems } = await openPage('?v=1&sweep.param=workload.arrival_rate_per_s&sweep.from=50&sweep.to=150&sweep.steps=200');
+    await page.waitForFunction(() => !document.querySelector('#sweep-progress').hidden);
+    await page.waitForFunction(() => /^Point \d+ of 200/.test(document.querySelector('#sweep-progress-text').textContent));
+    await page.click('#sweep-cancel');
+    await page.waitForFunction(() => document.querySelector('#sweep-status').textContent === 'Sweep cancelled.');
+    assert.equal(await page.isHidden('#sweep-progress'), true);
+    // A new sweep runs in a fresh worker afterwards.
+    await page.fill('#sweep-steps', '2');
+    await page.click('#sweep-run');
+    await page.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 8);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,125 @@
+// runSweep and `prefixroute-bench --sweep` are one program: the sweep JSON
+// must be byte-for-byte what the command line writes with --json, and every
+// problem must come back as an error value naming its field.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { before, describe, test } from 'node:test';
+
+import { loadModule, overridesJson, runNativeBench, runNativeBenchFailing, scenarioFiles, setArgs } from './helpers.mjs';
+
+let pr;
+before(async () => {
+  pr = await loadModule();
+});
+
+/** A small sweep: fast enough for every test run. */
+const SMALL = [['workload.requests', '1500']];
+
+describe('sweepJson equals prefixroute-bench --sweep --json byte for byte', () => {
+  const cases = [
+    { name: 'a range of AffinityBalanced slack', spec: 'affinity_balanced.load_slack_s=0:0.2:3', pairs: SMALL },
+    { name: 'a list of arrival rates, two policies', spec: 'workload.arrival_rate_per_s=50,100,150',
+      pairs: [...SMALL, ['policies', 'affinity,least_loaded']] },
+    { name: 'an integer range (replicas)', spec: 'cluster.replicas=2:6:3', pairs: SMALL },
+  ];
+  for (const { name, spec, pairs } of cases) {
+    test(name, () => {
+      const native = runNativeBench(['--sweep', spec, ...setArgs(pairs)]);
+      const wasm = pr.runSweep('', overridesJson(pairs), spec, null);
+      assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+      assert.equal(wasm.sweepJson, native.json);
+      const doc = JSON.parse(wasm.sweepJson);
+      assert.equal(doc.schema, 'prefixroute.sweep/1');
+      assert.ok(doc.points.some((p) => p.results.some((r) => r.pareto)), 'some point is on the Pareto front');
+    });
+  }
+
+  test('on top of a scenario document', () => {
+    const file = scenarioFiles().find((f) => f.endsWith('one-hot-tenant.json'));
+    const spec = 'affinity_balanced.load_slack_s=0.01,0.1';
+    const native = runNativeBench(['--scenario', file, '--sweep', spec, ...setArgs(SMALL)]);
+    const wasm = pr.runSweep(fs.readFileSync(file, 'utf8'), overridesJson(SMALL), spec, null);
+    assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+    assert.equal(wasm.sweepJson, native.json);
+  });
+});
+
+describe('progress and cancel', () => {
+  test('onProgress sees every point in order; returning false cancels', () => {
+    const seen = [];
+    const ok = pr.runSweep('', overridesJson(SMALL), 'seed=1,2,3', (point, phase, done, total) => {
+      seen.push(point);
+      assert.ok(done <= total && phase >= 0);
+      return true;
+    });
+    assert.equal(ok.ok, true);
+    assert.deepEqual([...new Set(seen)], [0, 1, 2]);
+    const cancelled = pr.runSweep('', overridesJson(SMALL), 'seed=1,2,3', (point) => point < 1);
+    assert.equal(cancelled.ok, false);
+    assert.equal(cancelled.cancelled, true);
+    assert.deepEqual(cancelled.errors, [{ field: '(run)', message: 'cancelled' }]);
+  });
+
+  test('a throwing onProgress is an (onProgress) error, and the module still works', () => {
+    const r = pr.runSweep('', overridesJson(SMALL), 'seed=1,2', () => {
+      throw new Error('boom');
+    });
+    assert.deepEqual(r.errors, [{ field: '(onProgress)', message: 'onProgress threw: boom' }]);
+    assert.equal(pr.runSweep('', overridesJson(SMALL), 'seed=1,2', null).ok, true);
+  });
+});
+
+describe('errors are values naming the field, never a throw', () => {
+  const field = (args) => {
+    let r;
+    assert.doesNotThrow(() => {
+      r = pr.runSweep(...args);
+    });
+    assert.equal(r.ok, false, JSON.stringify(r));
+    return r.errors.map((e) => e.field);
+  };
+
+  test('a bad swept value names the field and the value, as the CLI does', () => {
+    const spec = 'cluster.replicas=4,0';
+    const r = pr.runSweep('', '', spec, null);
+    assert.equal(r.ok, false);
+    assert.equal(r.errors.length, 1);
+    const { field, message } = r.errors[0];
+    assert.equal(field, 'cluster.replicas');
+    assert.match(message, /\(sweep value "0"\)$/);
+    const native = runNativeBenchFailing(['--sweep', spec]);
+    assert.equal(native.status, 2);
+    assert.ok(native.stderr.includes(`  ${field}: ${message}\n`), native.stderr);
+  });
+
+  test('the spec itself: (sweep)', () => {
+    assert.deepEqual(field(['', '', 'no-equals-sign', null]), ['(sweep)']);
+    assert.deepEqual(field(['', '', 'seed=1:2:201', null]), ['(sweep)']);
+    assert.deepEqual(field(['', '', 'seed=1:2:1.5', null]), ['(sweep)']);
+    assert.deepEqual(field(['', '', 42, null]), ['(sweep)']);
+    assert.deepEqual(field(['', '', `seed=${'1,'.repeat(20000)}1`, null]), ['(sweep)']);
+    assert.deepEqual(field(['', '', Array.from({ length: 201 }, (_, i) => i).join(',').replace(/^/, 'seed='), null]), ['(sweep)']);
+  });
+
+  test('absurd sizes are refused up front', () => {
+    // 200 points x 200k requests: refused as too many requests in all ...
+    const r = pr.runSweep('', overridesJson([['workload.requests', '200000']]), 'seed=1:200:200', null);
+    assert.deepEqual(r.errors.map((e) => e.field), ['(sweep)']);
+    assert.match(r.errors[0].message, /40000000 requests/);
+    // ... and one point too big for the heap is refused like runScenario refuses it.
+    const big = pr.runSweep('', '', 'workload.requests=1000,1000000000', null);
+    assert.ok(big.errors.some((e) => e.field === '(memory)' || e.field === 'workload.requests'), JSON.stringify(big.errors));
+  });
+
+  test('bad arguments', () => {
+    assert.deepEqual(field([1, '', 'seed=1', null]), ['(document)']);
+    assert.deepEqual(field(['', '{', 'seed=1', null]), ['(overrides)']);
+    assert.deepEqual(field(['', '', 'seed=1', 'not a function']), ['(onProgress)']);
+    assert.deepEqual(field(['', '', 'nope.key=1', null]), ['nope']);
+    assert.deepEqual(field(['', '', 'trace.name=x.jsonl', null]), ['trace.name']);
+  });
+
+  test('a base scenario wrong whatever the value is reported once', () => {
+    assert.deepEqual(field(['{"cluster":{"replicas":0}}', '', 'seed=1,2,3', null]), ['cluster.replicas']);
+  });
+});

@@ -1,0 +1,35 @@
+// The coarse API's argument checks, shared by the binding files.
+//
+// bindings.cpp owns them (its anonymous namespace); these are thin exported
+// wrappers, so that another binding file (sweep_bindings.cpp) checks a
+// scenario exactly as runScenario does: the same type checks on the JS
+// arguments, the same override parsing, the same refusal of trace replay and
+// the same memory bound, with the same fields and messages.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <string>
+#include <vector>
+
+#include "prefixroute/scenario.h"
+
+namespace prefixroute_wasm {
+
+/// {ok: false, errors: [{field, message}, ...]}.
+emscripten::val failure(const std::vector<prefixroute::FieldError>& errors);
+
+/// Parses scenarioJson + overridesJson (JS values; must be strings) as
+/// runScenario does, including its checks that the module can run the result.
+prefixroute::ScenarioParse parse_with_overrides(const emscripten::val& scenario_json,
+                                                const emscripten::val& overrides_json);
+
+/// Reads overridesJson (a JSON array of [key, valueText] pairs; "" for none).
+bool parse_overrides(const std::string& text, std::vector<prefixroute::Override>& out, std::string& error);
+
+/// parse_scenario plus the module's own refusals (trace replay, the memory
+/// bound): the part of parse_with_overrides after the arguments are read.
+prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
+                                         const std::vector<prefixroute::Override>& overrides);
+
+}  // namespace prefixroute_wasm

@@ -1,0 +1,139 @@
+// WebAssembly binding of the sweep (core/include/prefixroute/sweep.h):
+//
+//   runSweep(scenarioJson, overridesJson, sweepSpec, onProgress)
+//     -> { ok: true, sweepJson } | { ok: false, errors: [{field, message}], cancelled? }
+//
+// sweepJson is sweep_to_json(), the bytes `prefixroute-bench --sweep SPEC
+// --json FILE` writes for the same scenario, overrides and SPEC. The binding
+// keeps the rules of bindings.cpp: no exception crosses the boundary in
+// either direction, every problem is an error value naming its field, and a
+// run that could outgrow the module is refused before it starts:
+//   * each sweep point is checked exactly as runScenario checks a scenario
+//     (types, overrides, trace replay refused, the memory bound) — the sweep
+//     releases each point's per-request series, so the bound of one point
+//     bounds the sweep;
+//   * at most 200 points (parse_sweep), and at most kMaxSweptRequests
+//     requests summed over the points, so a sweep cannot run for hours.
+// Its own EMSCRIPTEN_BINDINGS block keeps it apart from bindings.cpp.
+#include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
+#include <emscripten/val.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "coarse_api.h"
+#include "prefixroute/sweep.h"
+
+using emscripten::EM_VAL;
+using emscripten::val;
+
+// Calls onProgress(point, phase, done, total). Returns a handle to: undefined
+// (go on), false (the callback returned false: cancel), or a string (the
+// callback threw; its message). A JS exception must not unwind through C++.
+EM_JS(EM_VAL, pr_call_sweep_progress, (EM_VAL fn, int point, int phase, double done, double total), {
+  try {
+    var r = Emval.toValue(fn)(point, phase, done, total);
+    return Emval.toHandle(r === false ? false : undefined);
+  } catch (e) {
+    var text;
+    try { text = (e && e.message) ? String(e.message) : String(e); } catch (e2) { text = 'exception'; }
+    return Emval.toHandle(text);
+  }
+});
+
+namespace {
+
+using prefixroute::FieldError;
+using prefixroute_wasm::failure;
+
+/// Longest sweep spec read: 200 values of a few dozen characters fit easily.
+constexpr std::size_t kMaxSpecChars = 16384;
+/// Requests simulated per policy over the whole sweep (points x
+/// workload.requests): about ten minutes for the default policies.
+constexpr double kMaxSweptRequests = 2e7;
+
+// overridesJson with [key, value] appended: the text parse_with_overrides
+// reads for one sweep point, so the point is checked exactly as a scenario.
+val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec_arg, const val& on_progress) {
+  const bool has_progress = !on_progress.isNull() && !on_progress.isUndefined();
+  if (has_progress && on_progress.typeOf().as<std::string>() != "function")
+    return failure({{"(onProgress)", "must be a function (point, phase, done, total) => boolean, or null"}});
+  if (!spec_arg.isString())
+    return failure({{"(sweep)", "sweepSpec must be a string: key=v1,v2,... or key=from:to:steps"}});
+
+  // Type checks of scenarioJson / overridesJson, as runScenario makes them.
+  const prefixroute::ScenarioParse base = prefixroute_wasm::parse_with_overrides(scenario_arg, overrides_arg);
+  for (const FieldError& e : base.errors)
+    if (e.field == "(document)" || e.field == "(overrides)") return failure(base.errors);
+  const std::string scenario_json = scenario_arg.as<std::string>();
+  std::vector<prefixroute::Override> overrides;
+  std::string error;
+  prefixroute_wasm::parse_overrides(overrides_arg.as<std::string>(), overrides, error);  // read above: cannot fail
+
+  const std::string spec_text = spec_arg.as<std::string>();
+  if (spec_text.size() > kMaxSpecChars)
+    return failure({{"(sweep)", "sweepSpec has " + std::to_string(spec_text.size()) + " characters; at most " +
+                                    std::to_string(kMaxSpecChars) + " are read"}});
+  prefixroute::SweepSpec spec;
+  if (!prefixroute::parse_sweep(spec_text, spec, error)) return failure({{"(sweep)", error}});
+  // A base scenario that is wrong whatever the swept value: its errors once,
+  // not once per point. (The swept key's own error, or the memory bound, may
+  // depend on the value: those are checked per point below.)
+  bool value_dependent = false;
+  for (const FieldError& e : base.errors) value_dependent |= e.field == spec.key || e.field == "(memory)";
+  if (!base.ok() && !value_dependent) return failure(base.errors);
+
+  // Every point checked before anything runs: a bad value anywhere means no run.
+  std::vector<FieldError> errors;
+  double swept_requests = 0;
+  for (const std::string& value : spec.values) {
+    std::vector<prefixroute::Override> with_value = overrides;
+    with_value.emplace_back(spec.key, value);
+    prefixroute::ScenarioParse point = prefixroute_wasm::parse_checked(scenario_json, with_value);
+    for (FieldError& e : point.errors) {
+      e.message += " (sweep value \"" + value.substr(0, 40) + "\")";
+      errors.push_back(std::move(e));
+    }
+    if (point.ok()) swept_requests += static_cast<double>(point.scenario.workload.requests);
+  }
+  if (!errors.empty()) return failure(errors);
+  if (swept_requests > kMaxSweptRequests) {
+    char text[300];
+    std::snprintf(text, sizeof text,
+                  "this sweep would simulate %.0f requests per policy (%zu points); the module's limit is %.0f. "
+                  "Use fewer steps or fewer workload.requests, or the native prefixroute-bench --sweep",
+                  swept_requests, spec.values.size(), kMaxSweptRequests);
+    return failure({{"(sweep)", text}});
+  }
+
+  std::string callback_error;
+  prefixroute::SweepProgress progress;
+  if (has_progress) {
+    progress = [&](std::size_t point, std::size_t phase, std::uint64_t done, std::uint64_t total) {
+      const val answer = val::take_ownership(pr_call_sweep_progress(
+          on_progress.as_handle(), static_cast<int>(point), static_cast<int>(phase), static_cast<double>(done),
+          static_cast<double>(total)));
+      if (answer.isUndefined()) return true;
+      if (answer.isString()) callback_error = "onProgress threw: " + answer.as<std::string>();
+      return false;
+    };
+  }
+  const prefixroute::SweepReport report = prefixroute::run_sweep(scenario_json, overrides, spec, progress);
+  if (!report.errors.empty()) return failure(report.errors);  // not expected: every point was checked
+  if (!callback_error.empty()) return failure({{"(onProgress)", callback_error}});
+  if (report.cancelled) {
+    val result = failure({{"(run)", "cancelled"}});
+    result.set("cancelled", true);
+    return result;
+  }
+  val result = val::object();
+  result.set("ok", true);
+  result.set("sweepJson", prefixroute::sweep_to_json(spec, report));
+  return result;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(prefixroute_sweep) { emscripten::function("runSweep", &run_sweep); }

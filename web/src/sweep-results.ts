@@ -1,0 +1,43 @@
+// The sweep JSON ("prefixroute.sweep/1", written by the core's
+// sweep_to_json) as the page reads it. The page draws from these numbers and
+// exports the JSON text itself, untouched.
+
+/** One policy's outcome at one swept value. */
+export interface SweepOutcome {
+  policy: string;
+  mean_ttft_ms: number;
+  p99_ttft_ms: number;
+  /** Fraction of prompt tokens served from cache. */
+  hit_rate: number;
+  prefill_tokens: number;
+  imbalance: number;
+  /** On the Pareto front of all the sweep's points (the core's verdict). */
+  pareto: boolean;
+}
+
+/** One swept value (as the override text the core applied) and every policy's outcome. */
+export interface SweepPointResult {
+  value: string;
+  results: SweepOutcome[];
+}
+
+/** A whole sweep: the dotted key varied and its points in order. */
+export interface SweepResults {
+  schema: string;
+  key: string;
+  points: SweepPointResult[];
+}
+
+/** Parses sweep JSON; throws on a document of another schema (a bug, not user input). */
+export function parseSweepResults(json: string): SweepResults {
+  const doc = JSON.parse(json) as Partial<SweepResults>;
+  if (doc.schema !== 'prefixroute.sweep/1' || typeof doc.key !== 'string' || !Array.isArray(doc.points)) {
+    throw new Error(`not a prefixroute.sweep/1 document (schema ${String(doc.schema)})`);
+  }
+  return { schema: doc.schema, key: doc.key, points: doc.points };
+}
+
+/** Policies in the order the sweep reports them. */
+export function sweepPolicies(results: SweepResults): string[] {
+  return results.points[0]?.results.map((r) => r.policy) ?? [];
+}

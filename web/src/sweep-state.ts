@@ -1,0 +1,126 @@
+// What the Sweep panel asks for — which field to vary, from, to, in how many
+// steps — and how that becomes the command line's --sweep text. The texts
+// are kept as typed (form inputs and the link carry text); validation says,
+// per input, what is wrong and what is allowed.
+
+import type { FieldInfo } from './schema';
+import { isPageField } from './schema';
+
+/** The panel's inputs, as texts. */
+export interface SweepState {
+  /** Dotted scenario key of a numeric field. */
+  param: string;
+  from: string;
+  to: string;
+  steps: string;
+}
+
+/** Which input a problem is about. */
+export type SweepInput = keyof SweepState;
+
+/** Steps the panel accepts: the core's parse_sweep allows 2..200. */
+export const SWEEP_STEPS = { min: 2, max: 200 } as const;
+
+/** The default sweep: AffinityBalanced's load slack, 0 to 0.2 s, five points (a few seconds). */
+export const DEFAULT_SWEEP: Readonly<SweepState> = {
+  param: 'affinity_balanced.load_slack_s',
+  from: '0',
+  to: '0.2',
+  steps: '5',
+};
+
+/** Ranges that say more than the generic one, for the fields a sweep is most often about. */
+const SUGGESTED: Record<string, [string, string]> = {
+  'affinity_balanced.load_slack_s': ['0', '0.2'],
+  'workload.arrival_rate_per_s': ['50', '150'],
+};
+
+/** Fields a sweep can vary: the numeric fields the page offers. */
+export function sweepableFields(fields: readonly FieldInfo[]): FieldInfo[] {
+  return fields.filter((f) => (f.kind === 'integer' || f.kind === 'number') && isPageField(f));
+}
+
+/** A starting range for a field: half to one and a half times its default, within its bounds. */
+export function suggestedRange(field: FieldInfo): [string, string] {
+  const known = SUGGESTED[field.key];
+  if (known) return known;
+  const d = Number(field.defaultText);
+  const clamp = (v: number) => Math.min(field.max, Math.max(field.min, v));
+  const round = (v: number) => (field.kind === 'integer' ? Math.round(v) : Number(v.toPrecision(6)));
+  let from = clamp(round(d > 0 ? d / 2 : field.min));
+  let to = clamp(round(d > 0 ? d * 1.5 : field.min + 1));
+  if (from === to) [from, to] = [clamp(field.min), clamp(Math.min(field.max, field.min + 10))];
+  return [String(from), String(to)];
+}
+
+/** The state with the suggested range of a newly chosen field. */
+export function withParam(state: SweepState, field: FieldInfo): SweepState {
+  const [from, to] = suggestedRange(field);
+  return { ...state, param: field.key, from, to };
+}
+
+/** Whether the state is the default sweep (nothing to write into the link). */
+export function isDefaultSweep(state: SweepState): boolean {
+  return (
+    state.param === DEFAULT_SWEEP.param &&
+    Number(state.from) === Number(DEFAULT_SWEEP.from) &&
+    Number(state.to) === Number(DEFAULT_SWEEP.to) &&
+    Number(state.steps) === Number(DEFAULT_SWEEP.steps)
+  );
+}
+
+/** One input's problem, in words that name the field and what is allowed. */
+export interface SweepProblem {
+  input: SweepInput;
+  message: string;
+}
+
+/** A checked sweep (its --sweep text and point count), or every input's problem. */
+export type SweepCheck =
+  | { ok: true; field: FieldInfo; spec: string; pointCount: number }
+  | { ok: false; problems: SweepProblem[] };
+
+const NUMBER_RE = /^\s*-?(0|[1-9][0-9]*)?(\.[0-9]+)?([eE][+-]?[0-9]+)?\s*$/;
+
+function readNumber(text: string): number {
+  return NUMBER_RE.test(text) && /[0-9]/.test(text) ? Number(text) : NaN;
+}
+
+function rangeText(field: FieldInfo): string {
+  return `[${field.min}, ${field.max}]${field.unit ? ` ${field.unit}` : ''}`;
+}
+
+/**
+ * Checks the inputs against the field's schema range and returns the
+ * command line's --sweep text: "key=from:to:steps" for a real-valued field;
+ * for an integer field the evenly spaced values rounded and without repeats,
+ * "key=v1,v2,..." (the core refuses non-integers there).
+ */
+export function checkSweep(state: SweepState, fields: readonly FieldInfo[]): SweepCheck {
+  const field = sweepableFields(fields).find((f) => f.key === state.param);
+  if (!field) return { ok: false, problems: [{ input: 'param', message: 'Choose a numeric scenario field to vary.' }] };
+  const problems: SweepProblem[] = [];
+  const integer = field.kind === 'integer';
+  const bound = (input: 'from' | 'to', label: string): number => {
+    const v = readNumber(state[input]);
+    const ok = Number.isFinite(v) && v >= field.min && v <= field.max && (!integer || Number.isInteger(v));
+    if (!ok) {
+      problems.push({ input, message: `${label} must be ${integer ? 'an integer' : 'a number'} in ${rangeText(field)} (${field.key}).` });
+    }
+    return v;
+  };
+  const from = bound('from', 'From');
+  const to = bound('to', 'To');
+  const steps = readNumber(state.steps);
+  if (!(Number.isInteger(steps) && steps >= SWEEP_STEPS.min && steps <= SWEEP_STEPS.max)) {
+    problems.push({ input: 'steps', message: `Steps must be an integer in [${SWEEP_STEPS.min}, ${SWEEP_STEPS.max}].` });
+  }
+  if (problems.length) return { ok: false, problems };
+  if (!integer) return { ok: true, field, spec: `${field.key}=${from}:${to}:${steps}`, pointCount: steps };
+  const values: number[] = [];
+  for (let i = 0; i < steps; i++) {
+    const v = Math.round(from + ((to - from) * i) / (steps - 1));
+    if (!values.includes(v)) values.push(v);
+  }
+  return { ok: true, field, spec: `${field.key}=${values.join(',')}`, pointCount: values.length };
+}
