@@ -24,8 +24,9 @@
 // whose settings differ, naming the field, because the trace would have to be
 // read again.
 //
-// The overrides format and the memory bound mirror bindings.cpp (its helpers
-// live in an anonymous namespace there, and that file is kept as it is).
+// The argument checks, the overrides format and failure() are bindings.cpp's
+// (coarse_api.h); the memory bound is this file's own, because a trace's size
+// is known from the file, not from the scenario's workload fields.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
@@ -35,13 +36,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "prefixroute/experiment.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/trace_reader.h"
+#include "coarse_api.h"
 
 using emscripten::EM_VAL;
 using emscripten::val;
@@ -88,44 +89,8 @@ using prefixroute::FieldError;
 using prefixroute::Scenario;
 using prefixroute::ScenarioParse;
 using prefixroute::TraceReadOptions;
-
-val error_object(const std::string& field, const std::string& message) {
-  val e = val::object();
-  e.set("field", field);
-  e.set("message", message);
-  return e;
-}
-
-val failure(const std::vector<FieldError>& errors) {
-  val result = val::object();
-  result.set("ok", false);
-  val list = val::array();
-  for (std::size_t i = 0; i < errors.size(); ++i) list.set(i, error_object(errors[i].field, errors[i].message));
-  result.set("errors", list);
-  return result;
-}
-
-// overridesJson: "" or a JSON array of [key, valueText] pairs (see bindings.cpp).
-bool parse_overrides(const std::string& text, std::vector<prefixroute::Override>& out, std::string& error) {
-  using Json = nlohmann::json;
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return true;
-  const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  const char* shape = "must be a JSON array of [key, valueText] pairs, e.g. [[\"cluster.replicas\", \"8\"]]";
-  if (doc.is_discarded() || !doc.is_array()) {
-    error = doc.is_discarded() ? std::string("not valid JSON; ") + shape : shape;
-    return false;
-  }
-  for (std::size_t i = 0; i < doc.size(); ++i) {
-    const Json& pair = doc[i];
-    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string()) {
-      error = "entry " + std::to_string(i) + " is not a [key, valueText] pair; " + shape;
-      return false;
-    }
-    const Json& value = pair[1];
-    out.emplace_back(pair[0].get<std::string>(), value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  return true;
-}
+using prefixroute_wasm::failure;
+using prefixroute_wasm::parse_overrides;
 
 // Parses scenarioJson + overridesJson as the command line parses --scenario
 // and --set; a trace.name in it is allowed (the loader's file replaces it).
