@@ -43,8 +43,9 @@ std::size_t DynamoKv::choose(TokenSpan tokens, std::span<const Replica> replicas
   const std::uint64_t prompt_blocks = ceil_div(prompt, block);
   costs_.resize(n);
   overlap_blocks_.resize(n);
+  match_all(tokens, replicas, CacheView::Precise, matched_);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t overlap = replicas[i].precise_view().match(tokens) / block;
+    const std::uint64_t overlap = matched_[i] / block;
     const std::uint64_t prefill = active_prefill_[i] + prompt - overlap * block;
     const std::uint64_t blocks = active_decode_[i] + (prompt_blocks - overlap);
     overlap_blocks_[i] = overlap;

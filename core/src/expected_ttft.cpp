@@ -20,9 +20,10 @@ std::size_t ExpectedTtft::choose(TokenSpan tokens, std::span<const Replica> repl
   double best_cost = 0;
   std::size_t best_match = 0;
   std::uint32_t best_in_flight = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = (start_ + k) % n;
-    const std::size_t matched = replicas[i].precise_view().match(tokens);
+  match_all(tokens, replicas, CacheView::Precise, matched_);
+  std::size_t i = start_ % n;
+  for (std::size_t k = 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
+    const std::size_t matched = matched_[i];
     // In ticks, with the engine's own rounding of prefill time, so that with
     // an exact view and rate the estimate is the engine's wait to the tick.
     const double cost = static_cast<double>(estimated_wait(i, now) + prefill_.prefill_ticks(tokens.size() - matched)) -

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <queue>
+
+#include "prefixroute/prefix_index.h"
 
 namespace prefixroute {
 namespace {
@@ -58,6 +61,16 @@ class Simulation {
       for (std::uint32_t i = 0; i < cluster.replicas; ++i) replicas_[i].set_lagged_view(&mirrors_[i]);
       mirror_paths_.assign(trace.size(), 0);
     }
+    // One cluster-wide index of the caches the policy matches against, so
+    // routing walks each prompt once, not once per replica.
+    const CacheView view = policy.matched_view();
+    if (view != CacheView::None) {
+      index_ = std::make_unique<PrefixIndex>(cluster.replicas);
+      const bool mirrored = view == CacheView::Precise && lag_ > 0;
+      for (std::uint32_t i = 0; i < cluster.replicas; ++i)
+        (mirrored ? mirrors_[i] : replicas_[i].cache()).attach_index(index_.get(), i);
+      policy_.use_prefix_index(index_.get());
+    }
     const Tick span = trace.size() == 0 ? 0 : trace.arrival(trace.size() - 1);
     run_.in_flight_period = std::max<Tick>(1, span / kInFlightSamples + 1);
     run_.decode = tick_per_output_token_ > 0;
@@ -68,6 +81,10 @@ class Simulation {
     run_.cached_of.reserve(n);
     run_.replicas.resize(cluster.replicas);
   }
+
+  ~Simulation() { policy_.use_prefix_index(nullptr); }
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
 
   SimulationRun run(const ProgressCallback& progress, std::uint64_t progress_every) {
     std::vector<Token> prompt;
@@ -211,6 +228,7 @@ class Simulation {
   Tick next_scrape_ = 0;
   Tick next_sample_ = 0;
   Tick lag_ = 0;
+  std::unique_ptr<PrefixIndex> index_;  // of the caches policy_ matches against, if any
   SimulationRun run_;
 };
 

@@ -68,6 +68,11 @@
 //   caches nothing; a prompt longer than the capacity keeps exactly its first
 //   capacity() tokens.
 //
+// Cluster index
+//   A cache attached to a PrefixIndex (attach_index, while empty) reports each
+//   structural change to it (new leaf, split, evicted node) as it happens, so
+//   the index can answer every replica's match() with one walk of the prompt.
+//
 // Cost
 //   match: O(L log F) for a prompt of L tokens and fan-out F. insert: O(L log F)
 //   plus O(log N) per evicted node (N nodes). Memory: O(tokens cached + nodes).
@@ -83,6 +88,8 @@
 #include "prefixroute/token.h"
 
 namespace prefixroute {
+
+class PrefixIndex;
 
 class RadixCache {
  public:
@@ -130,6 +137,13 @@ class RadixCache {
   std::size_t node_count() const { return nodes_.size() - free_.size() - 1; }
   /// Total tokens evicted since construction.
   std::uint64_t evicted_total() const { return evicted_total_; }
+
+  /// Reports every later structural change to `index` as replica `replica`'s.
+  /// Attach while the cache is empty; the index must outlive the cache's use.
+  void attach_index(PrefixIndex* index, std::uint32_t replica) {
+    index_ = index;
+    index_replica_ = replica;
+  }
 
   /// Verifies every invariant by walking the tree; returns "" or a description
   /// of the first violation. O(N log N); for tests.
@@ -184,6 +198,8 @@ class RadixCache {
   std::vector<Node> nodes_;
   std::vector<NodeId> free_;
   std::set<CandidateKey> candidates_;
+  PrefixIndex* index_ = nullptr;  // not owned
+  std::uint32_t index_replica_ = 0;
 };
 
 }  // namespace prefixroute
