@@ -35,6 +35,20 @@ struct Cluster {
     return out;
   }
 
+  // match_held's answer spread back over all replicas (0 for those not listed);
+  // also checks that the list is in replica order and lists no empty match.
+  Matches held(const Tokens& prompt) const {
+    std::vector<PrefixIndex::Held> list;
+    index.match_held(prompt, list);
+    Matches out(caches.size(), 0);
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      EXPECT_GT(list[k].matched, 0u);
+      if (k > 0) EXPECT_LT(list[k - 1].replica, list[k].replica);
+      out[list[k].replica] = list[k].matched;
+    }
+    return out;
+  }
+
   Matches direct(const Tokens& prompt) const {
     Matches out;
     for (const RadixCache& c : caches) out.push_back(c.match(prompt));
@@ -54,6 +68,7 @@ TEST(PrefixIndex, EachReplicaLeavesTheHolderSetWhereItsCacheEnds) {
   cluster.caches[1].insert(Tokens{1, 2, 9});
   EXPECT_EQ(cluster.indexed(Tokens{1, 2, 3, 7}), (Matches{3, 2, 0}));
   EXPECT_EQ(cluster.indexed(Tokens{1, 2, 9, 9}), (Matches{2, 3, 0}));
+  EXPECT_EQ(cluster.held(Tokens{1, 2, 3, 7}), (Matches{3, 2, 0}));
   EXPECT_EQ(cluster.index.check_invariants(), "");
 }
 
@@ -128,6 +143,7 @@ void run_lockstep(std::size_t replicas, std::uint64_t seed, int steps) {
     for (int probe = 0; probe < 4; ++probe) {
       const Tokens prompt = random_prompt(rng, prefixes);
       ASSERT_EQ(cluster.indexed(prompt), cluster.direct(prompt)) << "seed " << seed << " step " << step;
+      ASSERT_EQ(cluster.held(prompt), cluster.direct(prompt)) << "seed " << seed << " step " << step;
     }
   }
 }

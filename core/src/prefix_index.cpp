@@ -131,6 +131,57 @@ void PrefixIndex::match_all(TokenSpan tokens, std::vector<std::size_t>& out) con
   }
 }
 
+void PrefixIndex::match_held(TokenSpan tokens, std::vector<Held>& out) const {
+  out.clear();
+  // As match_all, but only the holders of the first node on the path (the
+  // replicas with a non-empty match) get a depth, in depth_ (scratch).
+  if (depth_.size() < replicas_) depth_.resize(replicas_);
+  std::size_t depth = 0;
+  NodeId current = kRoot;
+  const std::uint64_t* first_held = nullptr;
+  const std::uint64_t* held = nullptr;
+  while (depth < tokens.size()) {
+    const NodeId child = find_child(nodes_[current], tokens[depth]);
+    if (child == kNone) break;
+    const auto& edge = nodes_[child].edge;
+    const std::size_t limit = std::min(edge.size(), tokens.size() - depth);
+    std::size_t common = 1;
+    while (common < limit && edge[common] == tokens[depth + common]) ++common;
+    const std::uint64_t* child_held = bits(child);
+    if (held != nullptr) {
+      for (std::size_t w = 0; w < words_; ++w) {
+        std::uint64_t dropped = held[w] & ~child_held[w];
+        while (dropped != 0) {
+          depth_[w * 64 + static_cast<std::size_t>(std::countr_zero(dropped))] = depth;
+          dropped &= dropped - 1;
+        }
+      }
+    } else {
+      first_held = child_held;
+    }
+    held = child_held;
+    depth += common;
+    if (common < edge.size()) break;
+    current = child;
+  }
+  if (held == nullptr) return;
+  for (std::size_t w = 0; w < words_; ++w) {
+    std::uint64_t holders = held[w];
+    while (holders != 0) {
+      depth_[w * 64 + static_cast<std::size_t>(std::countr_zero(holders))] = depth;
+      holders &= holders - 1;
+    }
+  }
+  for (std::size_t w = 0; w < words_; ++w) {
+    std::uint64_t holders = first_held[w];
+    while (holders != 0) {
+      const std::size_t r = w * 64 + static_cast<std::size_t>(std::countr_zero(holders));
+      out.push_back(Held{static_cast<std::uint32_t>(r), depth_[r]});
+      holders &= holders - 1;
+    }
+  }
+}
+
 void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::uint32_t leaf, TokenSpan edge) {
   NodeId current = end_of(replica, parent);
   std::size_t pos = 0;

@@ -44,7 +44,7 @@ class Affinity final : public RoutingPolicy {
  private:
   std::size_t start_ = 0;
   std::int64_t predicted_ = -1;
-  std::vector<std::size_t> matched_;  // per replica, this request's (reused buffer)
+  std::vector<PrefixIndex::Held> held_;  // this request's replicas with a cached prefix (reused buffer)
 };
 
 /// AffinityBalanced (recommended): let w_min be the least projected wait.
@@ -67,7 +67,7 @@ class AffinityBalanced final : public RoutingPolicy {
   Tick load_slack_;
   std::size_t start_ = 0;
   std::int64_t predicted_ = -1;
-  std::vector<std::size_t> matched_;  // per replica, this request's (reused buffer)
+  std::vector<PrefixIndex::Held> held_;  // this request's replicas with a cached prefix (reused buffer)
 };
 
 }  // namespace prefixroute

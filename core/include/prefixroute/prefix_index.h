@@ -32,7 +32,7 @@
 // cache's nodes is a boundary here, and match_all equals each cache's own
 // match (the lockstep test in tests/prefix_index_test.cpp drives both).
 //
-// Cost: match_all is O(L log F + D * R / 64 + R) for a prompt of L tokens,
+// Cost: match_all is O(L log F + D * R / 64 + R), match_held the same without the R for a prompt of L tokens,
 // D shared nodes on its path and R replicas. Maintenance is O(new tokens +
 // nodes on the changed path) per reported change. Memory: O(tokens in the
 // union + nodes * R / 64) plus one id per cache node.
@@ -60,6 +60,16 @@ class PrefixIndex {
   /// out[r] = the cached prefix length of `tokens` on replica r, for every
   /// replica (out is resized to replicas()).
   void match_all(TokenSpan tokens, std::vector<std::size_t>& out) const;
+
+  /// A replica with a non-empty cached prefix and its length.
+  struct Held {
+    std::uint32_t replica;
+    std::size_t matched;
+  };
+  /// The replicas whose cached prefix of `tokens` is not empty, in replica
+  /// order, with its length (every other replica matches 0). O(L log F +
+  /// D * R / 64 + holders): no per-replica cost for replicas holding none of it.
+  void match_held(TokenSpan tokens, std::vector<Held>& out) const;
 
   // ---- changes reported by replica `replica`'s RadixCache ----
   /// A new leaf `leaf` with edge `edge` under cache node `parent` (0 = root).
@@ -112,6 +122,7 @@ class PrefixIndex {
   std::vector<NodeId> free_;
   // end_[r][n]: the shared node at whose end replica r's cache node n ends.
   std::vector<std::vector<NodeId>> end_;
+  mutable std::vector<std::size_t> depth_;  // match_held's scratch, per replica
 };
 
 }  // namespace prefixroute

@@ -87,6 +87,23 @@ class RoutingPolicy {
       out[i] = (view == CacheView::Precise ? replicas[i].precise_view() : replicas[i].cache()).match(tokens);
   }
 
+  /// The replicas with a non-empty cached prefix of `tokens` in `view`, in
+  /// replica order, with its length: from the index when one is in use (no
+  /// cost per replica holding none of it), else one match per replica.
+  void match_held(TokenSpan tokens, std::span<const Replica> replicas, CacheView view,
+                  std::vector<PrefixIndex::Held>& out) const {
+    if (prefix_index_ != nullptr) {
+      prefix_index_->match_held(tokens, out);
+      return;
+    }
+    out.clear();
+    for (std::size_t i = 0; i < replicas.size(); ++i) {
+      const std::size_t matched =
+          (view == CacheView::Precise ? replicas[i].precise_view() : replicas[i].cache()).match(tokens);
+      if (matched > 0) out.push_back(PrefixIndex::Held{static_cast<std::uint32_t>(i), matched});
+    }
+  }
+
  private:
   const PrefixIndex* prefix_index_ = nullptr;  // not owned
 };
