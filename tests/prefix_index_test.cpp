@@ -43,7 +43,9 @@ struct Cluster {
     Matches out(caches.size(), 0);
     for (std::size_t k = 0; k < list.size(); ++k) {
       EXPECT_GT(list[k].matched, 0u);
-      if (k > 0) EXPECT_LT(list[k - 1].replica, list[k].replica);
+      if (k > 0) {
+        EXPECT_LT(list[k - 1].replica, list[k].replica);
+      }
       out[list[k].replica] = list[k].matched;
     }
     return out;

@@ -4,13 +4,32 @@
 #include <bit>
 #include <sstream>
 
+#include "prefixroute/radix_cache.h"
+
 namespace prefixroute {
 
 PrefixIndex::PrefixIndex(std::size_t replicas)
-    : replicas_(replicas), words_(std::max<std::size_t>(1, (replicas + 63) / 64)), end_(replicas) {
+    : replicas_(replicas),
+      words_(std::max<std::size_t>(1, (replicas + 63) / 64)),
+      end_(replicas),
+      caches_(replicas, nullptr) {
   nodes_.emplace_back();  // the root: held by everyone, never freed
   bits_.assign(words_, 0);
   for (auto& ends : end_) ends.assign(1, kRoot);  // cache node 0 is the cache's root
+}
+
+const Token* PrefixIndex::tokens(NodeId id) const {
+  const Node& node = nodes_[id];
+  if (node.source == kNone) return node.edge.data();
+  return caches_[node.source]->edge_tokens(node.source_node).data() + node.offset;
+}
+
+void PrefixIndex::own(NodeId id) {
+  Node& node = nodes_[id];
+  if (node.source == kNone) return;
+  const Token* t = tokens(id);
+  node.edge.assign(t, t + node.length);
+  node.source = kNone;
 }
 
 PrefixIndex::NodeId PrefixIndex::allocate() {
@@ -31,6 +50,8 @@ void PrefixIndex::free_node(NodeId id) {
   node.children.clear();
   node.parent = kNone;
   node.end_depth = 0;
+  node.length = 0;
+  node.source = kNone;
   std::fill(bits(id), bits(id) + words_, 0);
   free_.push_back(id);
 }
@@ -42,7 +63,7 @@ PrefixIndex::NodeId PrefixIndex::find_child(const Node& node, Token first) const
 }
 
 void PrefixIndex::add_child(NodeId parent, NodeId child) {
-  const Token first = nodes_[child].edge.front();
+  const Token first = nodes_[child].first;
   auto& children = nodes_[parent].children;
   auto it = std::lower_bound(children.begin(), children.end(), first,
                              [](const Child& c, Token t) { return c.first < t; });
@@ -58,15 +79,26 @@ PrefixIndex::NodeId PrefixIndex::split(NodeId id, std::size_t at) {
   Node& lower = nodes_[id];
   Node& up = nodes_[upper];
   const NodeId parent = lower.parent;
-  up.edge.assign(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
-  lower.edge.erase(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
-  up.end_depth = lower.end_depth - lower.edge.size();
+  up.first = lower.first;
+  up.length = at;
+  if (lower.source == kNone) {
+    up.edge.assign(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
+    lower.edge.erase(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
+  } else {
+    up.source = lower.source;
+    up.source_node = lower.source_node;
+    up.offset = lower.offset;
+    lower.offset += at;
+  }
+  lower.length -= at;
+  lower.first = tokens(id)[0];
+  up.end_depth = lower.end_depth - lower.length;
   up.parent = parent;
-  up.children.push_back(Child{lower.edge.front(), id});
+  up.children.push_back(Child{lower.first, id});
   lower.parent = upper;
   std::copy(bits(id), bits(id) + words_, bits(upper));
   auto& siblings = nodes_[parent].children;
-  auto it = std::lower_bound(siblings.begin(), siblings.end(), up.edge.front(),
+  auto it = std::lower_bound(siblings.begin(), siblings.end(), up.first,
                              [](const Child& c, Token t) { return c.first < t; });
   it->node = upper;
   return upper;
@@ -102,8 +134,9 @@ void PrefixIndex::match_all(TokenSpan tokens, std::vector<std::size_t>& out) con
   while (depth < tokens.size()) {
     const NodeId child = find_child(nodes_[current], tokens[depth]);
     if (child == kNone) break;
-    const auto& edge = nodes_[child].edge;
-    const std::size_t limit = std::min(edge.size(), tokens.size() - depth);
+    const Token* edge = this->tokens(child);
+    const std::size_t length = nodes_[child].length;
+    const std::size_t limit = std::min(length, tokens.size() - depth);
     std::size_t common = 1;
     while (common < limit && edge[common] == tokens[depth + common]) ++common;
     const std::uint64_t* child_held = bits(child);
@@ -118,7 +151,7 @@ void PrefixIndex::match_all(TokenSpan tokens, std::vector<std::size_t>& out) con
     }
     held = child_held;
     depth += common;
-    if (common < edge.size()) break;
+    if (common < length) break;
     current = child;
   }
   if (held == nullptr) return;
@@ -143,8 +176,9 @@ void PrefixIndex::match_held(TokenSpan tokens, std::vector<Held>& out) const {
   while (depth < tokens.size()) {
     const NodeId child = find_child(nodes_[current], tokens[depth]);
     if (child == kNone) break;
-    const auto& edge = nodes_[child].edge;
-    const std::size_t limit = std::min(edge.size(), tokens.size() - depth);
+    const Token* edge = this->tokens(child);
+    const std::size_t length = nodes_[child].length;
+    const std::size_t limit = std::min(length, tokens.size() - depth);
     std::size_t common = 1;
     while (common < limit && edge[common] == tokens[depth + common]) ++common;
     const std::uint64_t* child_held = bits(child);
@@ -161,7 +195,7 @@ void PrefixIndex::match_held(TokenSpan tokens, std::vector<Held>& out) const {
     }
     held = child_held;
     depth += common;
-    if (common < edge.size()) break;
+    if (common < length) break;
     current = child;
   }
   if (held == nullptr) return;
@@ -190,20 +224,27 @@ void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::
   while (pos < edge.size()) {
     NodeId child = find_child(nodes_[current], edge[pos]);
     if (child == kNone) {
+      // Only this replica holds the rest: borrow it from the leaf.
       const NodeId fresh = allocate();
       Node& node = nodes_[fresh];
-      node.edge.assign(edge.begin() + static_cast<std::ptrdiff_t>(pos), edge.end());
-      node.end_depth = nodes_[current].end_depth + node.edge.size();
+      node.source = replica;
+      node.source_node = leaf;
+      node.offset = pos;
+      node.length = edge.size() - pos;
+      node.first = edge[pos];
+      node.end_depth = nodes_[current].end_depth + node.length;
       add_child(current, fresh);
       set_bit(fresh, replica);
       current = fresh;
       break;
     }
-    const auto& shared = nodes_[child].edge;
-    const std::size_t limit = std::min(shared.size(), edge.size() - pos);
+    const Token* shared = tokens(child);
+    const std::size_t length = nodes_[child].length;
+    const std::size_t limit = std::min(length, edge.size() - pos);
     std::size_t common = 1;
     while (common < limit && shared[common] == edge[pos + common]) ++common;
-    if (common < shared.size()) child = split(child, common);
+    if (common < length) child = split(child, common);
+    own(child);  // a second holder: the tokens must outlive the lender's node
     set_bit(child, replica);
     pos += common;
     current = child;
@@ -213,13 +254,27 @@ void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::
 
 void PrefixIndex::on_split(std::uint32_t replica, std::uint32_t lower, std::uint32_t upper, std::size_t at,
                            std::size_t lower_length) {
+  // Called before the cache splits its node: tokens read here are in the old layout.
   const NodeId lower_end = end_of(replica, lower);
-  const std::size_t target = nodes_[lower_end].end_depth - lower_length + at;
+  const std::size_t start = nodes_[lower_end].end_depth - lower_length;
+  const std::size_t target = start + at;
   // The shared node containing depth `target` on the lower node's path.
   NodeId s = lower_end;
-  while (nodes_[s].end_depth - nodes_[s].edge.size() >= target) s = nodes_[s].parent;
-  if (nodes_[s].end_depth != target) s = split(s, target - (nodes_[s].end_depth - nodes_[s].edge.size()));
+  while (nodes_[s].end_depth - nodes_[s].length >= target) s = nodes_[s].parent;
+  if (nodes_[s].end_depth != target) s = split(s, target - (nodes_[s].end_depth - nodes_[s].length));
   end_of(replica, upper) = s;
+  // Nodes borrowing from the split node: its first `at` tokens move to the new
+  // upper node, the rest shift down by `at`. A boundary now lies at `target`,
+  // so each borrowing node lies on one side of it.
+  for (NodeId x = lower_end; x != kRoot && nodes_[x].end_depth > start; x = nodes_[x].parent) {
+    Node& node = nodes_[x];
+    if (node.source != replica || node.source_node != lower) continue;
+    if (node.offset >= at) {
+      node.offset -= at;
+    } else {
+      node.source_node = upper;
+    }
+  }
 }
 
 void PrefixIndex::on_evict(std::uint32_t replica, std::uint32_t node, std::size_t length) {
@@ -232,7 +287,7 @@ void PrefixIndex::on_evict(std::uint32_t replica, std::uint32_t node, std::size_
       // Nobody holds it; its children are held by nobody either, so it has
       // none left (they were freed when their last holder left).
       auto& siblings = nodes_[parent].children;
-      const Token first = nodes_[s].edge.front();
+      const Token first = nodes_[s].first;
       auto it = std::lower_bound(siblings.begin(), siblings.end(), first,
                                  [](const Child& c, Token t) { return c.first < t; });
       siblings.erase(it);
@@ -252,7 +307,15 @@ std::string PrefixIndex::check_invariants() const {
     const Node& node = nodes_[id];
     if (id != kRoot) {
       ++reachable;
-      if (node.edge.empty()) problem << "node " << id << " has an empty edge; ";
+      if (node.length == 0) problem << "node " << id << " has an empty edge; ";
+      if (node.source == kNone && node.edge.size() != node.length) problem << "node " << id << " length wrong; ";
+      if (node.source != kNone) {
+        std::size_t holders = 0;
+        for (std::size_t w = 0; w < words_; ++w) holders += static_cast<std::size_t>(std::popcount(bits(id)[w]));
+        if (holders != 1 || (bits(id)[node.source / 64] >> (node.source % 64) & 1) == 0)
+          problem << "node " << id << " borrows from a replica that is not its only holder; ";
+      }
+      if (node.length > 0 && tokens(id)[0] != node.first) problem << "node " << id << " first token wrong; ";
       bool any = false;
       for (std::size_t w = 0; w < words_; ++w) {
         any = any || bits(id)[w] != 0;
@@ -260,7 +323,7 @@ std::string PrefixIndex::check_invariants() const {
           problem << "node " << id << " held by a replica that does not hold its parent; ";
       }
       if (!any) problem << "node " << id << " held by nobody; ";
-      if (node.end_depth != nodes_[node.parent].end_depth + node.edge.size())
+      if (node.end_depth != nodes_[node.parent].end_depth + node.length)
         problem << "node " << id << " depth wrong; ";
     }
     for (std::size_t i = 0; i < node.children.size(); ++i) {
@@ -268,7 +331,7 @@ std::string PrefixIndex::check_invariants() const {
       if (i > 0 && !(node.children[i - 1].first < c.first))
         problem << "children of " << id << " not sorted/distinct; ";
       if (nodes_[c.node].parent != id) problem << "parent link of " << c.node << " wrong; ";
-      if (nodes_[c.node].edge.empty() || nodes_[c.node].edge.front() != c.first)
+      if (nodes_[c.node].length == 0 || nodes_[c.node].first != c.first)
         problem << "child key of " << c.node << " wrong; ";
       stack.push_back(c.node);
     }

@@ -12,6 +12,12 @@ RadixCache::RadixCache(std::size_t capacity_tokens, std::uint32_t protect_after_
   nodes_.emplace_back();  // the root: empty edge, never evicted
 }
 
+void RadixCache::attach_index(PrefixIndex* index, std::uint32_t replica) {
+  index_ = index;
+  index_replica_ = replica;
+  if (index != nullptr) index->attach(replica, this);
+}
+
 RadixCache::NodeId RadixCache::allocate() {
   if (!free_.empty()) {
     const NodeId id = free_.back();

@@ -37,6 +37,10 @@
 // nodes on the changed path) per reported change. Memory: O(tokens in the
 // union + nodes * R / 64) plus one id per cache node.
 //
+// Tokens cached by one replica only are not copied: such a node borrows them
+// from that replica's cache node (and is copied when a second replica holds
+// it), so the index costs no extra copy of what only one replica caches.
+//
 // Node ids are stable; a split keeps the lower part's id (as RadixCache does),
 // so the shared node recorded for a cache node stays valid when another
 // replica's change splits it.
@@ -50,6 +54,8 @@
 #include "prefixroute/token.h"
 
 namespace prefixroute {
+
+class RadixCache;
 
 class PrefixIndex {
  public:
@@ -72,6 +78,9 @@ class PrefixIndex {
   void match_held(TokenSpan tokens, std::vector<Held>& out) const;
 
   // ---- changes reported by replica `replica`'s RadixCache ----
+  /// Registers replica `replica`'s cache (whose node tokens borrowed nodes
+  /// read); RadixCache::attach_index calls it.
+  void attach(std::uint32_t replica, const RadixCache* cache) { caches_[replica] = cache; }
   /// A new leaf `leaf` with edge `edge` under cache node `parent` (0 = root).
   void on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::uint32_t leaf, TokenSpan edge);
   /// Cache node `lower`, whose edge had `lower_length` tokens, was split after
@@ -97,13 +106,24 @@ class PrefixIndex {
     NodeId node;
   };
 
+  // A node's tokens are either its own (`edge`) or, while only one replica
+  // holds it, borrowed: tokens [offset, offset + length) of that replica's
+  // cache node `source_node` (no copy for what a single replica caches). A
+  // borrowed node is copied into `edge` when a second replica comes to hold it.
   struct Node {
-    std::vector<Token> edge;
+    std::vector<Token> edge;      // own tokens; empty while borrowed
     std::vector<Child> children;  // sorted by first token
     NodeId parent = kNone;
     std::size_t end_depth = 0;  // prompt position just past this node's edge
+    std::size_t length = 0;     // edge length
+    Token first = 0;            // the edge's first token
+    std::uint32_t source = kNone;  // replica lending the tokens; kNone: own
+    std::uint32_t source_node = 0;
+    std::size_t offset = 0;
   };
 
+  const Token* tokens(NodeId id) const;
+  void own(NodeId id);  // copies borrowed tokens into the node
   NodeId allocate();
   void free_node(NodeId id);
   NodeId find_child(const Node& node, Token first) const;
@@ -123,6 +143,7 @@ class PrefixIndex {
   // end_[r][n]: the shared node at whose end replica r's cache node n ends.
   std::vector<std::vector<NodeId>> end_;
   mutable std::vector<std::size_t> depth_;  // match_held's scratch, per replica
+  std::vector<const RadixCache*> caches_;    // per replica, for borrowed tokens
 };
 
 }  // namespace prefixroute

@@ -140,10 +140,11 @@ class RadixCache {
 
   /// Reports every later structural change to `index` as replica `replica`'s.
   /// Attach while the cache is empty; the index must outlive the cache's use.
-  void attach_index(PrefixIndex* index, std::uint32_t replica) {
-    index_ = index;
-    index_replica_ = replica;
-  }
+  void attach_index(PrefixIndex* index, std::uint32_t replica);
+
+  /// The tokens of node `node`'s edge (a node id as PathHandle names it).
+  /// Valid until the node is split or evicted.
+  TokenSpan edge_tokens(PathHandle node) const { return nodes_[node].edge; }
 
   /// Verifies every invariant by walking the tree; returns "" or a description
   /// of the first violation. O(N log N); for tests.
