@@ -43,8 +43,15 @@ std::size_t DynamoKv::choose(TokenSpan tokens, std::span<const Replica> replicas
   const std::uint64_t prompt_blocks = ceil_div(prompt, block);
   costs_.resize(n);
   overlap_blocks_.resize(n);
+  match_all(tokens, replicas, CacheView::Precise, matched_);
+  std::size_t last_matched = ~std::size_t{0};
+  std::uint64_t overlap = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t overlap = replicas[i].precise_view().match(tokens) / block;
+    // A 64-bit division only when the matched length differs from the previous replica's.
+    if (matched_[i] != last_matched) {
+      last_matched = matched_[i];
+      overlap = matched_[i] / block;
+    }
     const std::uint64_t prefill = active_prefill_[i] + prompt - overlap * block;
     const std::uint64_t blocks = active_decode_[i] + (prompt_blocks - overlap);
     overlap_blocks_[i] = overlap;

@@ -20,13 +20,24 @@ std::size_t ExpectedTtft::choose(TokenSpan tokens, std::span<const Replica> repl
   double best_cost = 0;
   std::size_t best_match = 0;
   std::uint32_t best_in_flight = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = (start_ + k) % n;
-    const std::size_t matched = replicas[i].precise_view().match(tokens);
+  match_all(tokens, replicas, CacheView::Precise, matched_);
+  // Most replicas share a few matched lengths (0, the tenant prefix): the two
+  // prefill times (a division and a rounding each) are recomputed only when
+  // the length changes from the previous replica's.
+  std::size_t last_matched = ~std::size_t{0};
+  Tick uncached_ticks = 0, cached_ticks = 0;
+  std::size_t i = start_ % n;
+  for (std::size_t k = 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
+    const std::size_t matched = matched_[i];
+    if (matched != last_matched) {
+      last_matched = matched;
+      uncached_ticks = prefill_.prefill_ticks(tokens.size() - matched);
+      cached_ticks = prefill_.prefill_ticks(matched);
+    }
     // In ticks, with the engine's own rounding of prefill time, so that with
     // an exact view and rate the estimate is the engine's wait to the tick.
-    const double cost = static_cast<double>(estimated_wait(i, now) + prefill_.prefill_ticks(tokens.size() - matched)) -
-                        cache_credit_ * static_cast<double>(prefill_.prefill_ticks(matched));
+    const double cost = static_cast<double>(estimated_wait(i, now) + uncached_ticks) -
+                        cache_credit_ * static_cast<double>(cached_ticks);
     const std::uint32_t in_flight = replicas[i].in_flight();
     const bool better = best == n || cost < best_cost ||
                         (cost == best_cost && (matched > best_match ||

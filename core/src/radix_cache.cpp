@@ -4,11 +4,19 @@
 
 #include "text.h"
 
+#include "prefixroute/prefix_index.h"
+
 namespace prefixroute {
 
 RadixCache::RadixCache(std::size_t capacity_tokens, std::uint32_t protect_after_hits)
     : capacity_(capacity_tokens), protect_after_hits_(protect_after_hits) {
   nodes_.emplace_back();  // the root: empty edge, never evicted
+}
+
+void RadixCache::attach_index(PrefixIndex* index, std::uint32_t replica) {
+  index_ = index;
+  index_replica_ = replica;
+  if (index != nullptr) index->attach(replica, this);
 }
 
 RadixCache::NodeId RadixCache::allocate() {
@@ -118,6 +126,7 @@ RadixCache::NodeId RadixCache::split(NodeId id, std::size_t at) {
   Node& lower = nodes_[id];  // reference taken after allocate(): nodes_ may have grown
   Node& up = nodes_[upper];
   const NodeId parent = lower.parent;
+  if (index_ != nullptr) index_->on_split(index_replica_, id, upper, at, lower.edge.size());
   up.edge.assign(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
   lower.edge.erase(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
   up.hits = lower.hits;
@@ -146,6 +155,7 @@ RadixCache::InsertResult RadixCache::insert(TokenSpan tokens) {
       node.edge.assign(tokens.begin() + static_cast<std::ptrdiff_t>(pos), tokens.end());
       node.last_access = clock_;
       add_child(current, leaf);
+      if (index_ != nullptr) index_->on_new_leaf(index_replica_, current, leaf, node.edge);
       refresh_candidate(current);  // the parent is no longer a leaf
       refresh_candidate(leaf);
       result.inserted_tokens = tokens.size() - pos;
@@ -213,6 +223,7 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
     evicted += node.edge.size();
     size_ -= node.edge.size();
     remove_child(parent, node.edge.front());
+    if (index_ != nullptr) index_->on_evict(index_replica_, victim, node.edge.size());
     free_node(victim);
     if (parent != keep) refresh_candidate(parent);
   }

@@ -3,27 +3,40 @@
 #include <algorithm>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <queue>
+
+#include "prefixroute/prefix_index.h"
 
 namespace prefixroute {
 namespace {
 
 constexpr Tick kNever = std::numeric_limits<Tick>::max();
 
-// A first token or a completion of request `request` on `replica`.
+// A first token or a completion of the request whose record is in `slot`.
+// Ordered by (time, seq); a request's first token has an even seq and its
+// completion the next odd one. Only the first token is queued at admission:
+// the completion is queued when the first token is handled, with the seq it
+// was given at admission. Its key is larger than its first token's, so it is
+// never due before then: events come out in the same order as if both were
+// queued at admission, from a queue half the size with small entries.
 struct Event {
-  enum Kind : std::uint8_t { FirstToken, Completion };
   Tick time;
-  std::uint64_t seq;  // insertion order: ties are deterministic
-  Kind kind;
-  std::uint32_t replica;
-  std::uint64_t request;
-  Replica::Admission admission;
-  std::uint32_t output_tokens;
+  std::uint64_t seq;
+  std::uint32_t slot;
 
+  bool first_token() const { return (seq & 1) == 0; }
   bool operator>(const Event& other) const {
     return time != other.time ? time > other.time : seq > other.seq;
   }
+};
+
+// What an event needs to know about its request, kept while it is in flight.
+struct InFlight {
+  std::uint64_t request;
+  Replica::Admission admission;
+  std::uint32_t replica;
+  std::uint32_t output_tokens;
 };
 
 // A KV event on its way to the router's lagged cache view: the mirror replays
@@ -58,6 +71,16 @@ class Simulation {
       for (std::uint32_t i = 0; i < cluster.replicas; ++i) replicas_[i].set_lagged_view(&mirrors_[i]);
       mirror_paths_.assign(trace.size(), 0);
     }
+    // One cluster-wide index of the caches the policy matches against, so
+    // routing walks each prompt once, not once per replica.
+    const CacheView view = policy.matched_view();
+    if (view != CacheView::None) {
+      index_ = std::make_unique<PrefixIndex>(cluster.replicas);
+      const bool mirrored = view == CacheView::Precise && lag_ > 0;
+      for (std::uint32_t i = 0; i < cluster.replicas; ++i)
+        (mirrored ? mirrors_[i] : replicas_[i].cache()).attach_index(index_.get(), i);
+      policy_.use_prefix_index(index_.get());
+    }
     const Tick span = trace.size() == 0 ? 0 : trace.arrival(trace.size() - 1);
     run_.in_flight_period = std::max<Tick>(1, span / kInFlightSamples + 1);
     run_.decode = tick_per_output_token_ > 0;
@@ -68,6 +91,10 @@ class Simulation {
     run_.cached_of.reserve(n);
     run_.replicas.resize(cluster.replicas);
   }
+
+  ~Simulation() { policy_.use_prefix_index(nullptr); }
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
 
   SimulationRun run(const ProgressCallback& progress, std::uint64_t progress_every) {
     std::vector<Token> prompt;
@@ -114,8 +141,17 @@ class Simulation {
     }
     const auto r = static_cast<std::uint32_t>(chosen);
     const auto out = static_cast<std::uint32_t>(output);
-    events_.push(Event{a.first_token, seq_++, Event::FirstToken, r, i, a, out});
-    events_.push(Event{a.completion, seq_++, Event::Completion, r, i, a, out});
+    std::uint32_t slot;
+    if (free_slots_.empty()) {
+      slot = static_cast<std::uint32_t>(in_flight_.size());
+      in_flight_.push_back(InFlight{i, a, r, out});
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+      in_flight_[slot] = InFlight{i, a, r, out};
+    }
+    events_.push(Event{a.first_token, seq_, slot});
+    seq_ += 2;  // seq_ + 1 is the completion's
     if (lag_ > 0) {
       mirror_ops_.push_back(MirrorOp{now + lag_, r, i, true, std::vector<Token>(prompt.begin(), prompt.end()),
                                      out, a.completion > a.first_token});
@@ -132,8 +168,9 @@ class Simulation {
       if (t > now || t == kNever) break;
       scrape_through(t - 1);  // scrapes strictly before t see the state before t
       if (t_event == t) {
-        handle(events_.top());
+        const Event e = events_.top();
         events_.pop();
+        handle(e);
       } else if (t_op == t) {
         apply_mirror_op(mirror_ops_.front());
         mirror_ops_.pop_front();
@@ -145,20 +182,23 @@ class Simulation {
   }
 
   void handle(const Event& e) {
-    Replica& replica = replicas_[e.replica];
-    const bool decodes = e.admission.completion > e.admission.first_token;
-    if (e.kind == Event::FirstToken) {
-      if (decodes) ++decoding_[e.replica];
-      policy_.on_first_token(e.request, e.replica, e.time);
+    const InFlight& f = in_flight_[e.slot];
+    Replica& replica = replicas_[f.replica];
+    const bool decodes = f.admission.completion > f.admission.first_token;
+    if (e.first_token()) {
+      if (decodes) ++decoding_[f.replica];
+      policy_.on_first_token(f.request, f.replica, e.time);
+      events_.push(Event{f.admission.completion, e.seq + 1, e.slot});
       return;
     }
-    if (decodes) --decoding_[e.replica];
-    replica.complete(e.admission, e.output_tokens);
+    if (decodes) --decoding_[f.replica];
+    replica.complete(f.admission, f.output_tokens);
     replica.router_completed();
-    run_.end_to_end[e.request] = e.time - trace_.arrival(e.request);
-    policy_.on_completed(e.request, e.replica, e.time);
+    run_.end_to_end[f.request] = e.time - trace_.arrival(f.request);
+    policy_.on_completed(f.request, f.replica, e.time);
     if (lag_ > 0 && decodes)
-      mirror_ops_.push_back(MirrorOp{e.time + lag_, e.replica, e.request, false, {}, e.output_tokens, true});
+      mirror_ops_.push_back(MirrorOp{e.time + lag_, f.replica, f.request, false, {}, f.output_tokens, true});
+    free_slots_.push_back(e.slot);
   }
 
   void apply_mirror_op(const MirrorOp& op) {
@@ -205,12 +245,15 @@ class Simulation {
   std::deque<MirrorOp> mirror_ops_;
   std::vector<std::uint32_t> decoding_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::vector<InFlight> in_flight_;       // records of queued events, by slot
+  std::vector<std::uint32_t> free_slots_;
   std::uint64_t seq_ = 0;
   Tick tick_per_output_token_ = 0;
   Tick scrape_period_ = 1;
   Tick next_scrape_ = 0;
   Tick next_sample_ = 0;
   Tick lag_ = 0;
+  std::unique_ptr<PrefixIndex> index_;  // of the caches policy_ matches against, if any
   SimulationRun run_;
 };
 

@@ -1,5 +1,7 @@
 #include "prefixroute/workload.h"
 
+#include <algorithm>
+
 #include "prefixroute/random.h"
 
 namespace prefixroute {
@@ -11,10 +13,12 @@ Workload::Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<
 void Workload::materialize(std::size_t i, std::vector<Token>& out) const {
   const Request& r = requests_[i];
   const auto& prefix = prefixes_[r.tenant];
-  out.assign(prefix.begin(), prefix.end());
+  out.resize(prefix.size() + r.turn_tokens);
+  std::copy(prefix.begin(), prefix.end(), out.begin());
   Rng rng(r.turn_seed);
-  for (std::uint32_t k = 0; k < r.turn_tokens; ++k)
-    out.push_back(static_cast<Token>(rng.uniform_int(0, vocab_size_ - 1)));
+  const std::uint64_t vocab = std::uint64_t{static_cast<std::uint32_t>(vocab_size_ - 1)} + 1;  // uniform_int(0, vocab_size_ - 1)
+  Token* turn = out.data() + prefix.size();
+  for (std::uint32_t k = 0; k < r.turn_tokens; ++k) turn[k] = static_cast<Token>(rng.below(vocab));
 }
 
 std::uint64_t Workload::prompt_tokens(std::size_t i) const {

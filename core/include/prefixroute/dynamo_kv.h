@@ -68,6 +68,7 @@ class DynamoKv final : public RoutingPolicy {
   void on_routed(const RoutedRequest& request) override;
   void on_first_token(std::uint64_t id, std::size_t replica, Tick now) override;
   void on_completed(std::uint64_t id, std::size_t replica, Tick now) override;
+  CacheView matched_view() const override { return CacheView::Precise; }
 
   // ---- the router's bookkeeping, for tests and reports ----
   std::uint64_t active_prefill_tokens(std::size_t replica) const;
@@ -94,6 +95,7 @@ class DynamoKv final : public RoutingPolicy {
   std::vector<double> costs_;                  // last choose(), per replica
   std::vector<std::uint64_t> overlap_blocks_;  // last choose(), per replica
   std::vector<std::size_t> tied_;              // scratch
+  std::vector<std::size_t> matched_;           // scratch: per replica, precise_view() match
   std::size_t last_prompt_tokens_ = 0;
   bool overlaps_valid_ = false;  // overlap_blocks_ belong to the prompt on_routed will see
   std::int64_t predicted_ = -1;

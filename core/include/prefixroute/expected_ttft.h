@@ -45,6 +45,7 @@ class ExpectedTtft final : public RoutingPolicy {
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;
   void on_first_token(std::uint64_t id, std::size_t replica, Tick now) override;
+  CacheView matched_view() const override { return CacheView::Precise; }
 
   /// The router's estimate of replica r's queued prefill at `now`.
   Tick estimated_wait(std::size_t r, Tick now) const;
@@ -60,6 +61,7 @@ class ExpectedTtft final : public RoutingPolicy {
   std::size_t last_choice_tokens_ = 0;
   std::vector<Tick> est_busy_until_;      // per replica
   std::vector<std::uint64_t> last_in_queue_;  // per replica: id of the last request dispatched
+  std::vector<std::size_t> matched_;          // scratch: per replica, precise_view() match
 };
 
 }  // namespace prefixroute

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "prefixroute/routing_policy.h"
 
@@ -38,10 +39,12 @@ class Affinity final : public RoutingPolicy {
   std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
   std::string_view name() const override { return "affinity"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
+  CacheView matched_view() const override { return CacheView::Engine; }
 
  private:
   std::size_t start_ = 0;
   std::int64_t predicted_ = -1;
+  std::vector<PrefixIndex::Held> held_;  // this request's replicas with a cached prefix (reused buffer)
 };
 
 /// AffinityBalanced (recommended): let w_min be the least projected wait.
@@ -58,11 +61,13 @@ class AffinityBalanced final : public RoutingPolicy {
   std::string_view name() const override { return "affinity_balanced"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   Tick load_slack() const { return load_slack_; }
+  CacheView matched_view() const override { return CacheView::Engine; }
 
  private:
   Tick load_slack_;
   std::size_t start_ = 0;
   std::int64_t predicted_ = -1;
+  std::vector<PrefixIndex::Held> held_;  // this request's replicas with a cached prefix (reused buffer)
 };
 
 }  // namespace prefixroute

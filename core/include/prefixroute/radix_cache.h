@@ -77,6 +77,11 @@
 //   unless an unpin() since the last eviction pass left the cache over budget,
 //   used() <= capacity() or the only candidate is the last insert's own node.
 //
+// Cluster index
+//   A cache attached to a PrefixIndex (attach_index, while empty) reports each
+//   structural change to it (new leaf, split, evicted node) as it happens, so
+//   the index can answer every replica's match() with one walk of the prompt.
+//
 // Cost
 //   match: O(L log F) for a prompt of L tokens and fan-out F. insert: O(L log F)
 //   plus O(log N) per evicted node (N nodes). Memory: O(tokens cached + nodes).
@@ -92,6 +97,8 @@
 #include "prefixroute/token.h"
 
 namespace prefixroute {
+
+class PrefixIndex;
 
 class RadixCache {
  public:
@@ -139,6 +146,14 @@ class RadixCache {
   std::size_t node_count() const { return nodes_.size() - free_.size() - 1; }
   /// Total tokens evicted since construction.
   std::uint64_t evicted_total() const { return evicted_total_; }
+
+  /// Reports every later structural change to `index` as replica `replica`'s.
+  /// Attach while the cache is empty; the index must outlive the cache's use.
+  void attach_index(PrefixIndex* index, std::uint32_t replica);
+
+  /// The tokens of node `node`'s edge (a node id as PathHandle names it).
+  /// Valid until the node is split or evicted.
+  TokenSpan edge_tokens(PathHandle node) const { return nodes_[node].edge; }
 
   /// Verifies every invariant by walking the tree; returns "" or a description
   /// of the first violation. O(N log N); for tests.
@@ -198,6 +213,8 @@ class RadixCache {
   // leaf evictable while over budget (eviction deferred to the next pass).
   NodeId last_kept_ = kRoot;
   bool eviction_deferred_ = false;
+  PrefixIndex* index_ = nullptr;  // not owned
+  std::uint32_t index_replica_ = 0;
 };
 
 }  // namespace prefixroute

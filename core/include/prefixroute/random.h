@@ -25,18 +25,56 @@ class Rng {
  public:
   explicit Rng(std::uint64_t seed);
 
-  std::uint64_t next_u64();
+  std::uint64_t next_u64() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
 
   /// Uniform in [0, 1) with 53 random bits.
   double uniform01();
 
   /// Uniform integer in [lo, hi] (inclusive), unbiased (Lemire's method with rejection).
-  std::uint64_t uniform_int(std::uint64_t lo, std::uint64_t hi);
+  std::uint64_t uniform_int(std::uint64_t lo, std::uint64_t hi) {
+    const std::uint64_t span = hi - lo;
+    if (span == ~std::uint64_t{0}) return next_u64();
+    return lo + below(span + 1);
+  }
+
+  /// Uniform integer in [0, range) for range >= 1: uniform_int(0, range - 1)
+  /// draw for draw.
+  std::uint64_t below(std::uint64_t range) {
+    // Lemire's nearly divisionless method: the 128-bit product x * range,
+    // built from 32-bit halves so no compiler extension is needed; its high
+    // half is the draw unless its low half falls in the biased region
+    // [0, 2^64 mod range). That bound is below `range`, so the division that
+    // computes it is only needed when the low half is below `range`
+    // (probability range / 2^64): the same draws are accepted and rejected as
+    // when it is computed every time.
+    const std::uint64_t r_lo = range & 0xFFFFFFFFULL, r_hi = range >> 32;
+    for (;;) {
+      const std::uint64_t x = next_u64();
+      const std::uint64_t x_lo = x & 0xFFFFFFFFULL, x_hi = x >> 32;
+      const std::uint64_t ll = x_lo * r_lo, lh = x_lo * r_hi, hl = x_hi * r_lo, hh = x_hi * r_hi;
+      const std::uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFULL) + (hl & 0xFFFFFFFFULL);
+      const std::uint64_t high = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+      const std::uint64_t low = (mid << 32) | (ll & 0xFFFFFFFFULL);
+      if (low >= range || low >= (0 - range) % range) return high;
+    }
+  }
 
   /// Exponential with the given rate (> 0): -ln(1-U)/rate, via dmath::log.
   double exponential(double rate);
 
  private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
   std::uint64_t s_[4];
 };
 

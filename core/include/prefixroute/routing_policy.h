@@ -14,18 +14,31 @@
 // state built from the lifecycle hooks below (called by the simulator in
 // event order: on_routed right after choose, on_first_token when prefill
 // ends, on_completed when decoding ends).
+//
+// Matching many replicas: a policy that matches the prompt against every
+// replica's cache says which view it reads (matched_view()); the simulator then
+// keeps a PrefixIndex of those caches, hands it over (use_prefix_index) and
+// match_all() answers all replicas with one walk of the prompt instead of one
+// per replica. Without an index (a policy driven directly, as in the unit
+// tests) match_all() matches each replica's cache: the same numbers.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
+#include "prefixroute/prefix_index.h"
 #include "prefixroute/replica.h"
 #include "prefixroute/time.h"
 #include "prefixroute/token.h"
 
 namespace prefixroute {
+
+/// The caches a policy matches prompts against: none, the engine's (cache())
+/// or the router's precise view (precise_view()).
+enum class CacheView : std::uint8_t { None, Engine, Precise };
 
 /// A request the policy has just routed.
 struct RoutedRequest {
@@ -53,6 +66,46 @@ class RoutingPolicy {
   virtual void on_routed(const RoutedRequest&) {}
   virtual void on_first_token(std::uint64_t /*id*/, std::size_t /*replica*/, Tick /*now*/) {}
   virtual void on_completed(std::uint64_t /*id*/, std::size_t /*replica*/, Tick /*now*/) {}
+
+  /// Which caches choose() matches prompts against, if any.
+  virtual CacheView matched_view() const { return CacheView::None; }
+  /// An index of the matched_view() caches of exactly the replicas choose()
+  /// is given, in order, kept current by the caller; nullptr to stop using one.
+  void use_prefix_index(const PrefixIndex* index) { prefix_index_ = index; }
+
+ protected:
+  /// out[i] = replicas[i]'s cached prefix of `tokens` in `view`: one walk of
+  /// the index when one is in use, else one match per replica.
+  void match_all(TokenSpan tokens, std::span<const Replica> replicas, CacheView view,
+                 std::vector<std::size_t>& out) const {
+    if (prefix_index_ != nullptr) {
+      prefix_index_->match_all(tokens, out);
+      return;
+    }
+    out.resize(replicas.size());
+    for (std::size_t i = 0; i < replicas.size(); ++i)
+      out[i] = (view == CacheView::Precise ? replicas[i].precise_view() : replicas[i].cache()).match(tokens);
+  }
+
+  /// The replicas with a non-empty cached prefix of `tokens` in `view`, in
+  /// replica order, with its length: from the index when one is in use (no
+  /// cost per replica holding none of it), else one match per replica.
+  void match_held(TokenSpan tokens, std::span<const Replica> replicas, CacheView view,
+                  std::vector<PrefixIndex::Held>& out) const {
+    if (prefix_index_ != nullptr) {
+      prefix_index_->match_held(tokens, out);
+      return;
+    }
+    out.clear();
+    for (std::size_t i = 0; i < replicas.size(); ++i) {
+      const std::size_t matched =
+          (view == CacheView::Precise ? replicas[i].precise_view() : replicas[i].cache()).match(tokens);
+      if (matched > 0) out.push_back(PrefixIndex::Held{static_cast<std::uint32_t>(i), matched});
+    }
+  }
+
+ private:
+  const PrefixIndex* prefix_index_ = nullptr;  // not owned
 };
 
 /// Index of the replica with the least projected wait at `now`. Ties go to the
