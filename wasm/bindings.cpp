@@ -305,28 +305,24 @@ val validate_scenario(const val& scenario_json, const val& overrides_json) {
   return result;
 }
 
-val run_scenario(const val& scenario_json, const val& overrides_json, const val& on_progress) {
-  const bool has_progress = !on_progress.isNull() && !on_progress.isUndefined();
-  if (has_progress && on_progress.typeOf().as<std::string>() != "function")
-    return failure({{"(onProgress)", "must be a function (policyIndex, done, total) => boolean, or null"}});
+// The run's onProgress as the core's callback (empty for null/undefined):
+// the JS function's answer false cancels; a throw cancels and leaves its
+// message in `callback_error`.
+prefixroute::ExperimentProgress progress_callback(const val& on_progress, std::string& callback_error) {
+  if (on_progress.isNull() || on_progress.isUndefined()) return {};
+  return [&on_progress, &callback_error](std::size_t policy_index, std::uint64_t done, std::uint64_t total) {
+    const val answer = val::take_ownership(pr_call_progress(on_progress.as_handle(), static_cast<int>(policy_index),
+                                                            static_cast<double>(done), static_cast<double>(total)));
+    if (answer.isUndefined()) return true;
+    if (answer.isString()) callback_error = "onProgress threw: " + answer.as<std::string>();
+    return false;
+  };
+}
 
-  const prefixroute::ScenarioParse parse = parse_with_overrides(scenario_json, overrides_json);
-  if (!parse.ok()) return failure(parse.errors);
-
-  std::string callback_error;
-  prefixroute::ExperimentProgress progress;
-  if (has_progress) {
-    progress = [&](std::size_t policy_index, std::uint64_t done, std::uint64_t total) {
-      const val answer = val::take_ownership(
-          pr_call_progress(on_progress.as_handle(), static_cast<int>(policy_index),
-                           static_cast<double>(done), static_cast<double>(total)));
-      if (answer.isUndefined()) return true;
-      if (answer.isString()) callback_error = "onProgress threw: " + answer.as<std::string>();
-      return false;
-    };
-  }
-  prefixroute::ExperimentReport report = prefixroute::run_experiment(parse.scenario, progress);
-
+// What runScenario (and runTrace) return once the core has run: a failure
+// for a throwing callback or a cancel, else {ok, resultsJson, series}.
+val run_outcome(const prefixroute::Scenario& scenario, prefixroute::ExperimentReport& report,
+                const std::string& callback_error) {
   if (!callback_error.empty()) return failure({{"(onProgress)", callback_error}});
   if (report.cancelled) {
     val result = failure({{"(run)", "cancelled"}});
@@ -336,7 +332,7 @@ val run_scenario(const val& scenario_json, const val& overrides_json, const val&
 
   val result = val::object();
   result.set("ok", true);
-  result.set("resultsJson", prefixroute::results_to_json(parse.scenario, report));
+  result.set("resultsJson", prefixroute::results_to_json(scenario, report));
   val series = val::array();
   for (std::size_t p = 0; p < report.outcomes.size(); ++p) {
     prefixroute::PolicyOutcome& outcome = report.outcomes[p];
@@ -352,6 +348,20 @@ val run_scenario(const val& scenario_json, const val& overrides_json, const val&
   }
   result.set("series", series);
   return result;
+}
+
+val run_scenario(const val& scenario_json, const val& overrides_json, const val& on_progress) {
+  const bool has_progress = !on_progress.isNull() && !on_progress.isUndefined();
+  if (has_progress && on_progress.typeOf().as<std::string>() != "function")
+    return failure({{"(onProgress)", "must be a function (policyIndex, done, total) => boolean, or null"}});
+
+  const prefixroute::ScenarioParse parse = parse_with_overrides(scenario_json, overrides_json);
+  if (!parse.ok()) return failure(parse.errors);
+
+  std::string callback_error;
+  prefixroute::ExperimentReport report =
+      prefixroute::run_experiment(parse.scenario, progress_callback(on_progress, callback_error));
+  return run_outcome(parse.scenario, report, callback_error);
 }
 
 std::string scenario_schema() { return prefixroute::scenario_json_schema(); }
@@ -552,6 +562,13 @@ bool parse_overrides(const std::string& text, std::vector<prefixroute::Override>
 prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
                                          const std::vector<prefixroute::Override>& overrides) {
   return ::parse_checked(scenario_json, overrides);
+}
+prefixroute::ExperimentProgress progress_callback(const val& on_progress, std::string& callback_error) {
+  return ::progress_callback(on_progress, callback_error);
+}
+val run_outcome(const prefixroute::Scenario& scenario, prefixroute::ExperimentReport& report,
+                const std::string& callback_error) {
+  return ::run_outcome(scenario, report, callback_error);
 }
 }  // namespace prefixroute_wasm
 

@@ -1,7 +1,7 @@
 // The coarse API's argument checks, shared by the binding files.
 //
 // bindings.cpp owns them (its anonymous namespace); these are thin exported
-// wrappers, so that another binding file (sweep_bindings.cpp) checks a
+// wrappers, so that another binding file (sweep_bindings.cpp, trace_bindings.cpp) checks a
 // scenario exactly as runScenario does: the same type checks on the JS
 // arguments, the same override parsing, the same refusal of trace replay and
 // the same memory bound, with the same fields and messages.
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "prefixroute/experiment.h"
 #include "prefixroute/scenario.h"
 
 namespace prefixroute_wasm {
@@ -31,5 +32,16 @@ bool parse_overrides(const std::string& text, std::vector<prefixroute::Override>
 /// bound): the part of parse_with_overrides after the arguments are read.
 prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
                                          const std::vector<prefixroute::Override>& overrides);
+
+/// A run's onProgress (a JS function, or null/undefined for none) as the
+/// core's callback: false from JS cancels; a throw cancels and its message is
+/// left in `callback_error`. Both references must outlive the run.
+prefixroute::ExperimentProgress progress_callback(const emscripten::val& on_progress, std::string& callback_error);
+
+/// What runScenario returns once the core has run: a failure for a throwing
+/// callback ("(onProgress)") or a cancel ("(run)", cancelled: true), else
+/// {ok: true, resultsJson, series} (series: per-policy typed-array copies).
+emscripten::val run_outcome(const prefixroute::Scenario& scenario, prefixroute::ExperimentReport& report,
+                            const std::string& callback_error);
 
 }  // namespace prefixroute_wasm

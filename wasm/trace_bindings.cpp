@@ -70,19 +70,6 @@ EM_JS(void, pr_trace_chunk_copy, (EM_VAL handle, char* out), {
   HEAPU8.set(bytes, out);
 });
 
-// Calls onProgress(policyIndex, done, total); as pr_call_progress in
-// bindings.cpp: undefined (go on), false (cancel) or a string (it threw).
-EM_JS(EM_VAL, pr_trace_call_progress, (EM_VAL fn, int policy_index, double done, double total), {
-  try {
-    var r = Emval.toValue(fn)(policy_index, done, total);
-    return Emval.toHandle(r === false ? false : undefined);
-  } catch (e) {
-    var text;
-    try { text = (e && e.message) ? String(e.message) : String(e); } catch (e2) { text = 'exception'; }
-    return Emval.toHandle(text);
-  }
-});
-
 namespace {
 
 using prefixroute::FieldError;
@@ -91,6 +78,8 @@ using prefixroute::ScenarioParse;
 using prefixroute::TraceReadOptions;
 using prefixroute_wasm::failure;
 using prefixroute_wasm::parse_overrides;
+using prefixroute_wasm::progress_callback;
+using prefixroute_wasm::run_outcome;
 
 // Parses scenarioJson + overridesJson as the command line parses --scenario
 // and --set; a trace.name in it is allowed (the loader's file replaces it).
@@ -281,12 +270,6 @@ TraceLoader* make_loader(const val& name, const val& scenario_json, const val& o
 val loader_feed(TraceLoader& loader, const val& chunk) { return loader.feed(chunk); }
 val loader_finish(TraceLoader& loader) { return loader.finish(); }
 
-template <typename T>
-val copy_out(const char* type, const T* data, std::size_t n) {
-  val out = val::global(type).new_(n);
-  if (n > 0) out.call<void>("set", val(emscripten::typed_memory_view(n, data)));
-  return out;
-}
 
 val run_trace(TraceLoader& loader, const val& scenario_json, const val& overrides_json, const val& on_progress) {
   const bool has_progress = !on_progress.isNull() && !on_progress.isUndefined();
@@ -347,43 +330,10 @@ val run_trace(TraceLoader& loader, const val& scenario_json, const val& override
   }
 
   std::string callback_error;
-  prefixroute::ExperimentProgress progress;
-  if (has_progress) {
-    progress = [&](std::size_t policy_index, std::uint64_t done, std::uint64_t total) {
-      const val answer = val::take_ownership(pr_trace_call_progress(
-          on_progress.as_handle(), static_cast<int>(policy_index), static_cast<double>(done),
-          static_cast<double>(total)));
-      if (answer.isUndefined()) return true;
-      if (answer.isString()) callback_error = "onProgress threw: " + answer.as<std::string>();
-      return false;
-    };
-  }
-  prefixroute::ExperimentReport report = prefixroute::run_experiment(scenario, progress, loader.trace());
-  if (!callback_error.empty()) return failure({{"(onProgress)", callback_error}});
-  if (report.cancelled) {
-    val result = failure({{"(run)", "cancelled"}});
-    result.set("cancelled", true);
-    return result;
-  }
-
-  val result = val::object();
-  result.set("ok", true);
-  result.set("resultsJson", prefixroute::results_to_json(scenario, report));
-  result.set("scenarioJson", prefixroute::scenario_to_json(scenario));
-  val series = val::array();
-  for (std::size_t p = 0; p < report.outcomes.size(); ++p) {
-    prefixroute::PolicyOutcome& outcome = report.outcomes[p];
-    std::vector<double> ttft_ms(outcome.run.ttft.size());
-    for (std::size_t i = 0; i < ttft_ms.size(); ++i) ttft_ms[i] = prefixroute::ticks_to_ms(outcome.run.ttft[i]);
-    std::vector<prefixroute::Tick>().swap(outcome.run.ttft);
-    val s = val::object();
-    s.set("policy", outcome.policy);
-    s.set("ttftMs", copy_out("Float64Array", ttft_ms.data(), ttft_ms.size()));
-    s.set("replicaOf", copy_out("Uint32Array", outcome.run.replica_of.data(), outcome.run.replica_of.size()));
-    s.set("cachedTokens", copy_out("Uint32Array", outcome.run.cached_of.data(), outcome.run.cached_of.size()));
-    series.set(p, s);
-  }
-  result.set("series", series);
+  prefixroute::ExperimentReport report =
+      prefixroute::run_experiment(scenario, progress_callback(on_progress, callback_error), loader.trace());
+  val result = run_outcome(scenario, report, callback_error);
+  if (result["ok"].as<bool>()) result.set("scenarioJson", prefixroute::scenario_to_json(scenario));
   return result;
 }
 
