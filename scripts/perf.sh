@@ -6,7 +6,9 @@
 #      (options after `--` go to it: --only, --policies, --repeat, --quick, ...)
 #   3. the reference scenario through the wasm module in Node, as a ratio to native
 #      (builds the module with scripts/build-wasm.sh when it is missing)
-#   4. page payload, gzip (of web/dist when the page has been built)
+#   4. page payload, gzip (of web/dist when the page has been built), and the
+#      page's re-run time and longest main-thread task in Chromium
+#      (bench/page_perf.mjs, when web/dist exists and Chromium is installed)
 #
 #   5. with --micro: the Google Benchmark micro-benchmarks (bench/micro_bench.cpp)
 #
@@ -53,6 +55,9 @@ fi
 
 if [ "$payload" = 1 ]; then
   node bench/payload.mjs || status=1
+  if [ -f web/dist/index.html ] && [ -x /usr/bin/chromium ]; then
+    node bench/page_perf.mjs --runs 20 || status=1
+  fi
 fi
 
 if [ "$micro" = 1 ]; then
