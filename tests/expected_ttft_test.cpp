@@ -123,3 +123,38 @@ TEST(ExpectedTtft, WithAnExactViewItsEstimateEqualsTheEnginesWait) {
   EXPECT_EQ(policy.mismatches, 0);
   EXPECT_EQ(run.predicted_cached_tokens, run.predicted_actual_cached_tokens);
 }
+
+// A full miss (no replica holds any of the prompt) breaks the cost tie in
+// favour of the replica the prompt's key last went to; without homes the
+// rotation would pick the next replica.
+TEST(ExpectedTtft, AFullMissGoesBackToTheKeysHomeOnATie) {
+  for (const std::uint32_t key_tokens : {64u, 0u}) {
+    SCOPED_TRACE(key_tokens);
+    ExpectedTtftParams params;
+    params.cache_credit = 0.5;
+    params.home_key_tokens = key_tokens;
+    ExpectedTtft policy(params, kRate);
+    auto replicas = cluster(3);
+    const auto tokens = prompt(100, 60);
+    const std::size_t first = route(policy, replicas, 0, tokens, 0);
+    // Every replica forgets the prompt (evicted everywhere): a fresh cluster.
+    auto cold = cluster(3);
+    const std::size_t again = policy.choose(tokens, cold, seconds_to_ticks(1.0));
+    EXPECT_EQ(policy.predicted_cached_tokens(), 0);
+    if (key_tokens > 0) EXPECT_EQ(again, first);
+    else EXPECT_EQ(again, (first + 1) % 3);  // the rotation
+  }
+}
+
+// A home only breaks ties: a home whose queue is longer loses to a replica
+// that can start at once.
+TEST(ExpectedTtft, AHomeWithALongerQueueDoesNotTakeTheRequest) {
+  ExpectedTtft policy(ExpectedTtftParams{}, kRate);
+  auto replicas = cluster(2);
+  const auto tokens = prompt(100, 60);
+  const std::size_t home = route(policy, replicas, 0, tokens, 0);
+  auto cold = cluster(2);
+  // The router still believes the home busy (60 ms of prefill queued at t = 0).
+  const std::size_t chosen = policy.choose(tokens, cold, seconds_to_ticks(0.010));
+  EXPECT_NE(chosen, home);
+}

@@ -2,11 +2,21 @@
 
 #include <algorithm>
 
+#include "prefixroute/hashing.h"
+
 namespace prefixroute {
 
 ExpectedTtft::ExpectedTtft(const ExpectedTtftParams& params, double cluster_prefill_tokens_per_s)
     : cache_credit_(params.cache_credit),
-      prefill_{params.prefill_tokens_per_s > 0 ? params.prefill_tokens_per_s : cluster_prefill_tokens_per_s} {}
+      prefill_{params.prefill_tokens_per_s > 0 ? params.prefill_tokens_per_s : cluster_prefill_tokens_per_s},
+      home_key_tokens_(params.home_key_tokens) {}
+
+std::uint64_t ExpectedTtft::home_key(TokenSpan tokens) const {
+  hashing::Fnv1a64 hash;
+  const std::size_t n = std::min<std::size_t>(tokens.size(), home_key_tokens_);
+  for (std::size_t t = 0; t < n; ++t) hash.feed(tokens[t]);
+  return hash.value;
+}
 
 Tick ExpectedTtft::estimated_wait(std::size_t r, Tick now) const {
   if (r >= est_busy_until_.size()) return 0;
@@ -48,6 +58,19 @@ std::size_t ExpectedTtft::choose(TokenSpan tokens, std::span<const Replica> repl
       best_match = matched;
       best_in_flight = in_flight;
     }
+  }
+  if (home_key_tokens_ > 0 && !tokens.empty()) {
+    const std::uint64_t key = home_key(tokens);
+    const auto home = home_.find(key);
+    // A full miss: every replica costs a full prefill, so a home that ties
+    // with the cheapest on cost (its wait is as short) takes the request.
+    if (best_match == 0 && home != home_.end() && home->second < n && home->second != best &&
+        matched_[home->second] == 0) {
+      const std::size_t h = home->second;
+      const double home_cost = static_cast<double>(estimated_wait(h, now) + prefill_.prefill_ticks(tokens.size()));
+      if (home_cost <= best_cost) best = h;
+    }
+    home_[key] = best;
   }
   predicted_ = static_cast<std::int64_t>(best_match);
   last_choice_ = best;

@@ -132,6 +132,10 @@ const std::vector<Field>& fields() {
       PR_FIELD("expected_ttft.prefill_tokens_per_s", Number, 0, 1e9, "tokens/s",
                "The router's estimate of the prefill rate (0 = the cluster's true rate).",
                expected_ttft.prefill_tokens_per_s, double),
+      PR_FIELD("expected_ttft.home_key_tokens", Integer, 0, 1e6, "tokens",
+               "On a full miss, a cost tie goes to the replica that last took a prompt with the same "
+               "first this many tokens (its home); 0 = no homes.",
+               expected_ttft.home_key_tokens, std::uint32_t),
       PR_FIELD("trace.block_size", Integer, 1, 1048576, "tokens",
                "Tokens per block id in the replayed trace (Mooncake: 512).", trace.block_size,
                std::uint32_t),

@@ -21,9 +21,24 @@
 // (scan starts one past the previous choice). cache_credit = 0 is plain
 // minimum expected TTFT; large credits approach naive affinity.
 //
-// Cost: one precise_view().match per replica per request (O(replicas x L)).
+// Home on a full miss: when no replica holds any of the prompt, every replica
+// costs a full prefill and the cheapest wins on wait alone, so a tenant whose
+// prefix was evicted everywhere would land wherever the queue is shortest,
+// and tenants would drift between replicas with every eviction. Instead the
+// policy remembers, per key (a hash of the prompt's first `home_key_tokens`
+// tokens), the replica it last sent that key to, and on a full miss breaks a
+// cost tie in favour of that home. Homes stay put, so each replica keeps a
+// stable set of tenants (what SGLang's router gets from a tree that is never
+// told about evictions). Measured on the presets: fewer prefill tokens on all
+// three, and a lower p99 on two (README). home_key_tokens = 0 turns it off.
+//
+// Cost: one precise_view().match per replica per request (O(replicas x L)),
+// plus hashing home_key_tokens tokens and one map lookup; the home map holds
+// one entry per distinct key seen.
 #pragma once
 
+#include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "prefixroute/prefill_model.h"
@@ -34,6 +49,7 @@ namespace prefixroute {
 struct ExpectedTtftParams {
   double cache_credit = 0.5;
   double prefill_tokens_per_s = 0;  ///< the router's estimate; 0 = the cluster's rate
+  std::uint32_t home_key_tokens = 64;  ///< key length of the full-miss home; 0 = no homes
 };
 
 class ExpectedTtft final : public RoutingPolicy {
@@ -52,6 +68,8 @@ class ExpectedTtft final : public RoutingPolicy {
 
  private:
   void ensure_size(std::size_t replicas);
+  /// The home key of a prompt: FNV-1a over its first home_key_tokens_ tokens.
+  std::uint64_t home_key(TokenSpan tokens) const;
 
   double cache_credit_;
   PrefillModel prefill_;  // the router's belief about the engines' prefill rate
@@ -62,6 +80,8 @@ class ExpectedTtft final : public RoutingPolicy {
   std::vector<Tick> est_busy_until_;      // per replica
   std::vector<std::uint64_t> last_in_queue_;  // per replica: id of the last request dispatched
   std::vector<std::size_t> matched_;          // scratch: per replica, precise_view() match
+  std::uint32_t home_key_tokens_;
+  std::unordered_map<std::uint64_t, std::size_t> home_;  // key -> replica it last went to (lookups only)
 };
 
 }  // namespace prefixroute
