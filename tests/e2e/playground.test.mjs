@@ -1,45 +1,19 @@
 // End-to-end tests of the built playground (web/dist) in Debian's Chromium,
 // driven by playwright-core. Run: node --test tests/e2e/ (see scripts/test-e2e.sh).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serveStatic } from './server.mjs';
+import { SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
 import { startTrace } from './trace.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIST = join(ROOT, 'web/dist');
-const BENCH_BUILT = join(ROOT, 'build/native/tools/prefixroute-bench');
-/** A private copy of the benchmark, so a rebuild during the run cannot pull it away. */
-let BENCH = BENCH_BUILT;
-const SHOTS = join(ROOT, 'build/e2e');
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
+let session;
 let server;
 let context;
-let profile;
 
 /** The numbers of prefixroute-bench for a scenario, as its results JSON. */
-function bench(sets = []) {
-  const dir = mkdtempSync(join(tmpdir(), 'prefixroute-bench-'));
-  const out = join(dir, 'results.json');
-  execFileSync(BENCH, ['--json', out, ...sets.flatMap(([k, v]) => ['--set', `${k}=${v}`])], { stdio: 'ignore' });
-  const text = readFileSync(out, 'utf8');
-  rmSync(dir, { recursive: true });
-  return text;
-}
+const bench = (sets = []) => benchOutput(session.bench, [], sets);
 
 // The table's rounding (web/src/format.ts), restated so the test checks it independently.
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -55,20 +29,9 @@ const DISPLAY = {
 };
 
 async function openPage(query = '', { width = 1280, height = 900, rows = DEFAULT_ROWS } = {}) {
-  const page = await context.newPage();
-  await page.setViewportSize({ width, height });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  page.on('dialog', (d) => {
-    problems.push(`dialog: ${d.message()}`);
-    void d.dismiss();
-  });
-  await page.goto(`${server.url}${query}`);
-  await waitForRows(page, rows);
-  return { page, problems };
+  const opened = await openIn(context, `${server.url}${query}`, { width, height });
+  await waitForRows(opened.page, rows);
+  return opened;
 }
 
 /** Rows of the default table: one per default policy (four when written). */
@@ -96,21 +59,9 @@ function expectedTable(resultsJson) {
 }
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  profile = mkdtempSync(join(tmpdir(), 'prefixroute-chromium-'));
-  BENCH = join(profile, 'prefixroute-bench');
-  copyFileSync(BENCH_BUILT, BENCH);
-  chmodSync(BENCH, 0o755);
+  session = await startSession({ acceptDownloads: true });
+  ({ server, context } = session);
   DEFAULT_ROWS = JSON.parse(bench()).results.length;
-  server = await serveStatic(DIST, '/deep/sub/path/');
-  context = await chromium.launchPersistentContext(join(profile, 'chromium'), {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: FLAGS,
-    acceptDownloads: true,
-  });
-  // Generous waits: the machine may be shared with builds (runs are CPU-bound in the worker).
-  context.setDefaultTimeout(120_000);
   // Long tasks on the main thread, recorded from the very start of each page.
   await context.addInitScript(() => {
     window.__longtasks = [];
@@ -123,9 +74,7 @@ before(async () => {
 });
 
 after(async () => {
-  await context?.close();
-  await server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await session?.close();
 });
 
 describe('playground', () => {

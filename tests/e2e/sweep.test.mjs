@@ -4,69 +4,28 @@
 // `prefixroute-bench --sweep ... --json`; bad inputs are named and refused;
 // a sweep can be cancelled. Run by scripts/test-e2e.sh (after the builds).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serveStatic } from './server.mjs';
+import { SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIST = join(ROOT, 'web/dist');
-const SHOTS = join(ROOT, 'build/e2e');
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
-
-let server;
-let context;
-let profile;
-let BENCH;
+let session;
 
 /** `prefixroute-bench --sweep SPEC --set ... --json FILE`: the file's bytes. */
-function benchSweep(spec, sets) {
-  const dir = mkdtempSync(join(tmpdir(), 'prefixroute-sweep-'));
-  const out = join(dir, 'sweep.json');
-  execFileSync(BENCH, ['--sweep', spec, ...sets.flatMap(([k, v]) => ['--set', `${k}=${v}`]), '--json', out], { stdio: 'ignore' });
-  const text = readFileSync(out, 'utf8');
-  rmSync(dir, { recursive: true });
-  return text;
-}
+const benchSweep = (spec, sets) => benchOutput(session.bench, ['--sweep', spec], sets);
 
 async function openPage(query) {
-  const page = await context.newPage();
-  await page.setViewportSize({ width: 1280, height: 900 });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  await page.goto(`${server.url}${query}`);
-  await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
-  return { page, problems };
+  const opened = await openIn(session.context, `${session.server.url}${query}`);
+  await opened.page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+  return opened;
 }
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  profile = mkdtempSync(join(tmpdir(), 'prefixroute-sweep-chromium-'));
-  BENCH = join(profile, 'prefixroute-bench');
-  copyFileSync(join(ROOT, 'build/native/tools/prefixroute-bench'), BENCH);
-  chmodSync(BENCH, 0o755);
-  server = await serveStatic(DIST, '/deep/sub/path/');
-  context = await chromium.launchPersistentContext(join(profile, 'chromium'), {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: FLAGS,
-    acceptDownloads: true,
-  });
-  context.setDefaultTimeout(120_000);
+  session = await startSession({ acceptDownloads: true });
 });
 
 after(async () => {
-  await context?.close();
-  await server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await session?.close();
 });
 
 describe('sweep panel', () => {

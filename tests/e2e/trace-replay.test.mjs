@@ -5,45 +5,20 @@
 // and the choice to skip, and a link for an uploaded file asks for the file.
 // Run: bash scripts/test-e2e.sh (builds first).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serveStatic } from './server.mjs';
+import { ROOT, SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIST = join(ROOT, 'web/dist');
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
-const SHOTS = join(ROOT, 'build/e2e');
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** The excerpt preset's cluster (web/src/trace-source.ts, EXCERPT_PRESET). */
 const EXCERPT_SETS = [['cluster.replicas', '8'], ['cluster.cache_tokens', '1000000']];
 
-let server;
-let context;
-let profile;
-let bench;
+let session;
 
 /** prefixroute-bench's results JSON for a trace and --set pairs. */
-function benchTrace(file, sets = []) {
-  const dir = mkdtempSync(join(tmpdir(), 'prefixroute-bench-'));
-  const out = join(dir, 'results.json');
-  execFileSync(bench, ['--trace', file, '--json', out, ...sets.flatMap(([k, v]) => ['--set', `${k}=${v}`])], { stdio: 'ignore' });
-  const text = readFileSync(out, 'utf8');
-  rmSync(dir, { recursive: true });
-  return JSON.parse(text);
-}
+const benchTrace = (file, sets = []) => JSON.parse(benchOutput(session.bench, ['--trace', file], sets));
 
 // The table's rounding (web/src/format.ts), restated as in playground.test.mjs.
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -73,40 +48,17 @@ function readTable(page) {
   );
 }
 
-async function newPage(query = '') {
-  const page = await context.newPage();
-  await page.setViewportSize({ width: 1280, height: 1000 });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  await page.goto(`${server.url}${query}`);
-  return { page, problems };
-}
+const newPage = (query = '') => openIn(session.context, `${session.server.url}${query}`, { height: 1000 });
 
 const statusStarts = (page, prefix) =>
   page.waitForFunction((p) => document.querySelector('#status')?.textContent?.startsWith(p), prefix, { timeout: 120_000 });
 
 before(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  profile = mkdtempSync(join(tmpdir(), 'prefixroute-chromium-'));
-  bench = join(profile, 'prefixroute-bench');
-  copyFileSync(join(ROOT, 'build/native/tools/prefixroute-bench'), bench);
-  chmodSync(bench, 0o755);
-  server = await serveStatic(DIST, '/sub/path/');
-  context = await chromium.launchPersistentContext(join(profile, 'chromium'), {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: FLAGS,
-  });
-  context.setDefaultTimeout(120_000);
+  session = await startSession({ mount: '/sub/path/' });
 });
 
 after(async () => {
-  await context?.close();
-  await server?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await session?.close();
 });
 
 describe('trace replay', () => {
@@ -155,7 +107,7 @@ describe('trace replay', () => {
     // The numbers are the command line's for the same file and settings.
     const dir = mkdtempSync(join(tmpdir(), 'prefixroute-trace-'));
     const file = join(dir, 'bad.jsonl');
-    execFileSync('sh', ['-c', 'cat > "$0"', file], { input: text });
+    writeFileSync(file, text);
     const native = benchTrace(file, [...EXCERPT_SETS, ['trace.on_error', 'skip']]);
     rmSync(dir, { recursive: true });
     assert.deepEqual(await readTable(page), expectedTable(native));

@@ -1,0 +1,85 @@
+// What every end-to-end test file needs: the built page served under a
+// sub-path, a private copy of the native benchmark (a rebuild during the run
+// cannot pull it away), a persistent Debian Chromium context, pages that
+// collect errors, and the benchmark run for reference numbers.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serveStatic } from './server.mjs';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const DIST = join(ROOT, 'web/dist');
+/** Screenshots of the tests (not in git). */
+export const SHOTS = join(ROOT, 'build/e2e');
+const BENCH_BUILT = join(ROOT, 'build/native/tools/prefixroute-bench');
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * Starts a session: { context, server, bench, close() }. `mount` is the
+ * sub-path the page is served under (proves the build is relocatable).
+ */
+export async function startSession({ mount = '/deep/sub/path/', acceptDownloads = false } = {}) {
+  mkdirSync(SHOTS, { recursive: true });
+  const profile = mkdtempSync(join(tmpdir(), 'prefixroute-chromium-'));
+  const bench = join(profile, 'prefixroute-bench');
+  copyFileSync(BENCH_BUILT, bench);
+  chmodSync(bench, 0o755);
+  const server = await serveStatic(DIST, mount);
+  const context = await chromium.launchPersistentContext(join(profile, 'chromium'), {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: FLAGS,
+    acceptDownloads,
+  });
+  // Generous waits: the machine may be shared with builds (runs are CPU-bound in the worker).
+  context.setDefaultTimeout(120_000);
+  const close = async () => {
+    await context.close();
+    await server.close();
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return { context, server, bench, close };
+}
+
+/** A new page at `url` that records page errors, console errors and dialogs (dismissed) in `problems`. */
+export async function openIn(context, url, { width = 1280, height = 900 } = {}) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('dialog', (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  await page.goto(url);
+  return { page, problems };
+}
+
+/**
+ * Runs the benchmark copy with `args` plus `--json FILE` and `--set` for each
+ * pair; returns the text it wrote to FILE.
+ */
+export function benchOutput(bench, args, sets = []) {
+  const dir = mkdtempSync(join(tmpdir(), 'prefixroute-bench-'));
+  const out = join(dir, 'out.json');
+  try {
+    execFileSync(bench, [...args, ...sets.flatMap(([k, v]) => ['--set', `${k}=${v}`]), '--json', out], { stdio: 'ignore' });
+    return readFileSync(out, 'utf8');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
