@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sorted_children.h"
 #include "text.h"
 
 namespace prefixroute {
@@ -19,25 +20,16 @@ ApproxRadixTree::NodeId ApproxRadixTree::allocate() {
 }
 
 ApproxRadixTree::NodeId ApproxRadixTree::find_child(const Node& node, Token first) const {
-  auto it = std::lower_bound(node.children.begin(), node.children.end(), first,
-                             [](const Child& c, Token t) { return c.first < t; });
-  return (it != node.children.end() && it->first == first) ? it->node : kNone;
+  return sorted_children::find(node.children, first, kNone);
 }
 
 void ApproxRadixTree::add_child(NodeId parent, NodeId child) {
-  const Token first = nodes_[child].edge.front();
-  auto& children = nodes_[parent].children;
-  auto it = std::lower_bound(children.begin(), children.end(), first,
-                             [](const Child& c, Token t) { return c.first < t; });
-  children.insert(it, Child{first, child});
+  sorted_children::insert(nodes_[parent].children, Child{nodes_[child].edge.front(), child});
   nodes_[child].parent = parent;
 }
 
 void ApproxRadixTree::remove_child(NodeId parent, Token first) {
-  auto& children = nodes_[parent].children;
-  auto it = std::lower_bound(children.begin(), children.end(), first,
-                             [](const Child& c, Token t) { return c.first < t; });
-  children.erase(it);
+  sorted_children::erase(nodes_[parent].children, first);
 }
 
 ApproxRadixTree::Holder* ApproxRadixTree::find_holder(Node& node, std::size_t replica) {
@@ -81,11 +73,7 @@ ApproxRadixTree::NodeId ApproxRadixTree::split(NodeId id, std::size_t at) {
   up.holders = lower.holders;
   for (Holder& h : up.holders) h.children = 1;
   const NodeId parent = lower.parent;
-  const Token first = up.edge.front();
-  auto& siblings = nodes_[parent].children;
-  auto it = std::lower_bound(siblings.begin(), siblings.end(), first,
-                             [](const Child& c, Token t) { return c.first < t; });
-  it->node = upper;
+  sorted_children::replace(nodes_[parent].children, up.edge.front(), upper);
   up.parent = parent;
   up.children.push_back(Child{lower.edge.front(), id});
   lower.parent = upper;

@@ -6,6 +6,8 @@
 
 #include "prefixroute/radix_cache.h"
 
+#include "sorted_children.h"
+
 namespace prefixroute {
 
 PrefixIndex::PrefixIndex(std::size_t replicas)
@@ -57,17 +59,11 @@ void PrefixIndex::free_node(NodeId id) {
 }
 
 PrefixIndex::NodeId PrefixIndex::find_child(const Node& node, Token first) const {
-  auto it = std::lower_bound(node.children.begin(), node.children.end(), first,
-                             [](const Child& c, Token t) { return c.first < t; });
-  return (it != node.children.end() && it->first == first) ? it->node : kNone;
+  return sorted_children::find(node.children, first, kNone);
 }
 
 void PrefixIndex::add_child(NodeId parent, NodeId child) {
-  const Token first = nodes_[child].first;
-  auto& children = nodes_[parent].children;
-  auto it = std::lower_bound(children.begin(), children.end(), first,
-                             [](const Child& c, Token t) { return c.first < t; });
-  children.insert(it, Child{first, child});
+  sorted_children::insert(nodes_[parent].children, Child{nodes_[child].first, child});
   nodes_[child].parent = parent;
 }
 
@@ -97,10 +93,7 @@ PrefixIndex::NodeId PrefixIndex::split(NodeId id, std::size_t at) {
   up.children.push_back(Child{lower.first, id});
   lower.parent = upper;
   std::copy(bits(id), bits(id) + words_, bits(upper));
-  auto& siblings = nodes_[parent].children;
-  auto it = std::lower_bound(siblings.begin(), siblings.end(), up.first,
-                             [](const Child& c, Token t) { return c.first < t; });
-  it->node = upper;
+  sorted_children::replace(nodes_[parent].children, up.first, upper);
   return upper;
 }
 
@@ -286,11 +279,7 @@ void PrefixIndex::on_evict(std::uint32_t replica, std::uint32_t node, std::size_
     if (clear_bit(s, replica)) {
       // Nobody holds it; its children are held by nobody either, so it has
       // none left (they were freed when their last holder left).
-      auto& siblings = nodes_[parent].children;
-      const Token first = nodes_[s].first;
-      auto it = std::lower_bound(siblings.begin(), siblings.end(), first,
-                                 [](const Child& c, Token t) { return c.first < t; });
-      siblings.erase(it);
+      sorted_children::erase(nodes_[parent].children, nodes_[s].first);
       free_node(s);
     }
     s = parent;

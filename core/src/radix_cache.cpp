@@ -6,6 +6,8 @@
 
 #include "prefixroute/prefix_index.h"
 
+#include "sorted_children.h"
+
 namespace prefixroute {
 
 RadixCache::RadixCache(std::size_t capacity_tokens, std::uint32_t protect_after_hits)
@@ -43,32 +45,20 @@ void RadixCache::free_node(NodeId id) {
 }
 
 RadixCache::NodeId RadixCache::find_child(const Node& node, Token first) const {
-  auto it = std::lower_bound(node.children.begin(), node.children.end(), first,
-                             [](const Child& c, Token t) { return c.first < t; });
-  return (it != node.children.end() && it->first == first) ? it->node : kNone;
+  return sorted_children::find(node.children, first, kNone);
 }
 
 void RadixCache::replace_child(NodeId parent, Token first, NodeId child) {
-  auto& children = nodes_[parent].children;
-  auto it = std::lower_bound(children.begin(), children.end(), first,
-                             [](const Child& c, Token t) { return c.first < t; });
-  it->node = child;
+  sorted_children::replace(nodes_[parent].children, first, child);
 }
 
 void RadixCache::add_child(NodeId parent, NodeId child) {
-  const Token first = nodes_[child].edge.front();
-  auto& children = nodes_[parent].children;
-  auto it = std::lower_bound(children.begin(), children.end(), first,
-                             [](const Child& c, Token t) { return c.first < t; });
-  children.insert(it, Child{first, child});
+  sorted_children::insert(nodes_[parent].children, Child{nodes_[child].edge.front(), child});
   nodes_[child].parent = parent;
 }
 
 void RadixCache::remove_child(NodeId parent, Token first) {
-  auto& children = nodes_[parent].children;
-  auto it = std::lower_bound(children.begin(), children.end(), first,
-                             [](const Child& c, Token t) { return c.first < t; });
-  children.erase(it);
+  sorted_children::erase(nodes_[parent].children, first);
 }
 
 bool RadixCache::is_protected(const Node& node) const {
