@@ -115,14 +115,33 @@ PrefixIndex::NodeId& PrefixIndex::end_of(std::uint32_t replica, std::uint32_t ca
   return ends[cache_node];
 }
 
-void PrefixIndex::match_all(TokenSpan tokens, std::vector<std::size_t>& out) const {
-  out.assign(replicas_, 0);
-  // Walk the prompt's path once. A replica's holder bit, once cleared along the
-  // path, stays cleared (holder sets shrink with depth), so a replica's match
-  // is the depth reached when it leaves the holder set: recorded when it
-  // drops out, and for the holders of the last node reached, at the end.
+namespace {
+
+// Calls f(r) for every replica r whose bit is set in `words`.
+template <typename F>
+void for_each_bit(const std::uint64_t* words, std::size_t count, F&& f) {
+  for (std::size_t w = 0; w < count; ++w) {
+    std::uint64_t bits = words[w];
+    while (bits != 0) {
+      f(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      bits &= bits - 1;
+    }
+  }
+}
+
+}  // namespace
+
+// Walks the prompt's path once. A replica's holder bit, once cleared along the
+// path, stays cleared (holder sets shrink with depth), so a replica's match is
+// the depth reached when it leaves the holder set: reported when it drops out,
+// and for the holders of the last node reached, at the end. Returns the
+// holders of the first node on the path (nullptr when there is none): the
+// replicas with a non-empty match.
+template <typename SetDepth>
+const std::uint64_t* PrefixIndex::walk(TokenSpan tokens, SetDepth&& set_depth) const {
   std::size_t depth = 0;
   NodeId current = kRoot;
+  const std::uint64_t* first_held = nullptr;
   const std::uint64_t* held = nullptr;  // holders of the last node entered (nullptr: root)
   while (depth < tokens.size()) {
     const NodeId child = find_child(nodes_[current], tokens[depth]);
@@ -137,49 +156,7 @@ void PrefixIndex::match_all(TokenSpan tokens, std::vector<std::size_t>& out) con
       for (std::size_t w = 0; w < words_; ++w) {
         std::uint64_t dropped = held[w] & ~child_held[w];
         while (dropped != 0) {
-          out[w * 64 + static_cast<std::size_t>(std::countr_zero(dropped))] = depth;
-          dropped &= dropped - 1;
-        }
-      }
-    }
-    held = child_held;
-    depth += common;
-    if (common < length) break;
-    current = child;
-  }
-  if (held == nullptr) return;
-  for (std::size_t w = 0; w < words_; ++w) {
-    std::uint64_t holders = held[w];
-    while (holders != 0) {
-      out[w * 64 + static_cast<std::size_t>(std::countr_zero(holders))] = depth;
-      holders &= holders - 1;
-    }
-  }
-}
-
-void PrefixIndex::match_held(TokenSpan tokens, std::vector<Held>& out) const {
-  out.clear();
-  // As match_all, but only the holders of the first node on the path (the
-  // replicas with a non-empty match) get a depth, in depth_ (scratch).
-  if (depth_.size() < replicas_) depth_.resize(replicas_);
-  std::size_t depth = 0;
-  NodeId current = kRoot;
-  const std::uint64_t* first_held = nullptr;
-  const std::uint64_t* held = nullptr;
-  while (depth < tokens.size()) {
-    const NodeId child = find_child(nodes_[current], tokens[depth]);
-    if (child == kNone) break;
-    const Token* edge = this->tokens(child);
-    const std::size_t length = nodes_[child].length;
-    const std::size_t limit = std::min(length, tokens.size() - depth);
-    std::size_t common = 1;
-    while (common < limit && edge[common] == tokens[depth + common]) ++common;
-    const std::uint64_t* child_held = bits(child);
-    if (held != nullptr) {
-      for (std::size_t w = 0; w < words_; ++w) {
-        std::uint64_t dropped = held[w] & ~child_held[w];
-        while (dropped != 0) {
-          depth_[w * 64 + static_cast<std::size_t>(std::countr_zero(dropped))] = depth;
+          set_depth(w * 64 + static_cast<std::size_t>(std::countr_zero(dropped)), depth);
           dropped &= dropped - 1;
         }
       }
@@ -191,22 +168,25 @@ void PrefixIndex::match_held(TokenSpan tokens, std::vector<Held>& out) const {
     if (common < length) break;
     current = child;
   }
-  if (held == nullptr) return;
-  for (std::size_t w = 0; w < words_; ++w) {
-    std::uint64_t holders = held[w];
-    while (holders != 0) {
-      depth_[w * 64 + static_cast<std::size_t>(std::countr_zero(holders))] = depth;
-      holders &= holders - 1;
-    }
-  }
-  for (std::size_t w = 0; w < words_; ++w) {
-    std::uint64_t holders = first_held[w];
-    while (holders != 0) {
-      const std::size_t r = w * 64 + static_cast<std::size_t>(std::countr_zero(holders));
-      out.push_back(Held{static_cast<std::uint32_t>(r), depth_[r]});
-      holders &= holders - 1;
-    }
-  }
+  if (held != nullptr) for_each_bit(held, words_, [&](std::size_t r) { set_depth(r, depth); });
+  return first_held;
+}
+
+void PrefixIndex::match_all(TokenSpan tokens, std::vector<std::size_t>& out) const {
+  out.assign(replicas_, 0);
+  walk(tokens, [&out](std::size_t r, std::size_t depth) { out[r] = depth; });
+}
+
+void PrefixIndex::match_held(TokenSpan tokens, std::vector<Held>& out) const {
+  out.clear();
+  // As match_all, but only the holders of the first node on the path (the
+  // replicas with a non-empty match) get a depth, in depth_ (scratch).
+  if (depth_.size() < replicas_) depth_.resize(replicas_);
+  const std::uint64_t* first_held = walk(tokens, [this](std::size_t r, std::size_t depth) { depth_[r] = depth; });
+  if (first_held == nullptr) return;
+  for_each_bit(first_held, words_, [&](std::size_t r) {
+    out.push_back(Held{static_cast<std::uint32_t>(r), depth_[r]});
+  });
 }
 
 void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::uint32_t leaf, TokenSpan edge) {

@@ -97,6 +97,9 @@ class PrefixIndex {
   std::string check_invariants() const;
 
  private:
+  /// The single walk behind match_all and match_held (prefix_index.cpp).
+  template <typename SetDepth>
+  const std::uint64_t* walk(TokenSpan tokens, SetDepth&& set_depth) const;
   using NodeId = std::uint32_t;
   static constexpr NodeId kRoot = 0;
   static constexpr NodeId kNone = ~NodeId{0};
