@@ -3,7 +3,8 @@
 // issue 6: "in the page the default scenario re-runs in under 100 ms and the
 // main thread is never blocked over 50 ms").
 //
-//   node bench/page_perf.mjs [--runs N] [--dist DIR]     (after `npm run build`)
+//   node bench/page_perf.mjs [--runs N] [--dist DIR] [--each]     (after `npm run build`;
+//                                                   --each also prints every re-run on stderr)
 //
 // Serves the built page (web/dist), opens it in Debian's Chromium, waits for
 // the first result, then re-runs the default scenario N times by committing
@@ -71,6 +72,7 @@ try {
     }
     return out;
   }, runs);
+  if (args.includes("--each")) for (const [i, s] of samples.entries()) console.error(i + 1, JSON.stringify(s));
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const worst = (xs) => Math.max(...xs);
   const col = (k) => samples.map((s) => s[k]);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common_prefix.h"
 #include "sorted_children.h"
 #include "text.h"
 
@@ -50,8 +51,8 @@ std::size_t ApproxRadixTree::match(TokenSpan tokens, std::vector<std::size_t>& p
     const NodeId child = find_child(nodes_[node], tokens[pos]);
     if (child == kNone) break;
     const std::vector<Token>& edge = nodes_[child].edge;
-    std::size_t k = 1;  // the first token matched by find_child
-    while (k < edge.size() && pos + k < tokens.size() && edge[k] == tokens[pos + k]) ++k;
+    // The first token matched by find_child.
+    const std::size_t k = first_difference(edge.data(), tokens.data() + pos, 1, std::min(edge.size(), tokens.size() - pos));
     pos += k;
     // Holders shrink down the path, so each replica's last write is its own depth.
     for (const Holder& h : nodes_[child].holders) per_replica[h.replica] = pos;
@@ -120,8 +121,8 @@ void ApproxRadixTree::insert(TokenSpan tokens, std::size_t replica) {
       break;
     }
     const std::size_t edge_size = nodes_[child].edge.size();
-    std::size_t k = 1;
-    while (k < edge_size && pos + k < tokens.size() && nodes_[child].edge[k] == tokens[pos + k]) ++k;
+    const std::size_t k =
+        first_difference(nodes_[child].edge.data(), tokens.data() + pos, 1, std::min(edge_size, tokens.size() - pos));
     if (k < edge_size) child = split(child, k);
     touch(child, replica);
     pos += k;

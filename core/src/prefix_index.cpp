@@ -6,6 +6,7 @@
 
 #include "prefixroute/radix_cache.h"
 
+#include "common_prefix.h"
 #include "sorted_children.h"
 
 namespace prefixroute {
@@ -149,8 +150,7 @@ const std::uint64_t* PrefixIndex::walk(TokenSpan tokens, SetDepth&& set_depth) c
     const Token* edge = this->tokens(child);
     const std::size_t length = nodes_[child].length;
     const std::size_t limit = std::min(length, tokens.size() - depth);
-    std::size_t common = 1;
-    while (common < limit && edge[common] == tokens[depth + common]) ++common;
+    const std::size_t common = first_difference(edge, tokens.data() + depth, 1, limit);
     const std::uint64_t* child_held = bits(child);
     if (held != nullptr) {
       for (std::size_t w = 0; w < words_; ++w) {
@@ -214,8 +214,7 @@ void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::
     const Token* shared = tokens(child);
     const std::size_t length = nodes_[child].length;
     const std::size_t limit = std::min(length, edge.size() - pos);
-    std::size_t common = 1;
-    while (common < limit && shared[common] == edge[pos + common]) ++common;
+    const std::size_t common = first_difference(shared, edge.data() + pos, 1, limit);
     if (common < length) child = split(child, common);
     own(child);  // a second holder: the tokens must outlive the lender's node
     set_bit(child, replica);

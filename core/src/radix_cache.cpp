@@ -6,6 +6,7 @@
 
 #include "prefixroute/prefix_index.h"
 
+#include "common_prefix.h"
 #include "sorted_children.h"
 
 namespace prefixroute {
@@ -99,8 +100,8 @@ std::size_t RadixCache::match(TokenSpan tokens) const {
     if (child == kNone) break;
     const auto& edge = nodes_[child].edge;
     const std::size_t limit = std::min(edge.size(), tokens.size() - matched);
-    std::size_t common = 1;  // the first token matched through find_child
-    while (common < limit && edge[common] == tokens[matched + common]) ++common;
+    // The first token matched through find_child.
+    const std::size_t common = first_difference(edge.data(), tokens.data() + matched, 1, limit);
     matched += common;
     if (common < edge.size()) break;
     current = child;
@@ -156,8 +157,7 @@ RadixCache::InsertResult RadixCache::insert(TokenSpan tokens) {
     }
     const auto& edge = nodes_[child].edge;
     const std::size_t limit = std::min(edge.size(), tokens.size() - pos);
-    std::size_t common = 1;
-    while (common < limit && edge[common] == tokens[pos + common]) ++common;
+    const std::size_t common = first_difference(edge.data(), tokens.data() + pos, 1, limit);
     if (common < edge.size()) child = split(child, common);
     // `child` now lies entirely on the prompt's path: count the hit, refresh it.
     drop_candidate(child);
