@@ -53,6 +53,25 @@ TEST(Workload, FingerprintOfAFixedConfigAndSeedIsGolden) {
   EXPECT_EQ(w.requests().back().arrival, 1'999'185'206);
 }
 
+TEST(Workload, StoredTurnsAndTurnsDrawnOnDemandAreTheSameTokens) {
+  // The request stream is sequential, so a longer run starts with the same
+  // requests. One just over the storage cap draws its turns on demand.
+  WorkloadConfig small = golden_config();
+  small.turn_tokens_min = small.turn_tokens_max = 125;
+  WorkloadConfig large = small;
+  large.requests = Workload::kMaxStoredTurnTokens / 125 + 1;
+  const Workload stored = generate_workload(small, kGoldenSeed);
+  const Workload drawn = generate_workload(large, kGoldenSeed);
+  ASSERT_TRUE(stored.stores_turns());
+  ASSERT_FALSE(drawn.stores_turns());
+  std::vector<Token> a, b;
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    stored.materialize(i, a);
+    drawn.materialize(i, b);
+    ASSERT_EQ(a, b) << "request " << i;
+  }
+}
+
 TEST(Workload, SameSeedGivesTheSameTrace) {
   const Workload a = generate_workload(golden_config(), kGoldenSeed);
   const Workload b = generate_workload(golden_config(), kGoldenSeed);

@@ -8,17 +8,35 @@ namespace prefixroute {
 
 Workload::Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<Request> requests,
                    std::uint32_t vocab_size)
-    : prefixes_(std::move(tenant_prefixes)), requests_(std::move(requests)), vocab_size_(vocab_size) {}
+    : prefixes_(std::move(tenant_prefixes)), requests_(std::move(requests)), vocab_size_(vocab_size) {
+  std::uint64_t total = 0;
+  for (const Request& r : requests_) total += r.turn_tokens;
+  if (total > kMaxStoredTurnTokens) return;  // large runs keep O(requests) memory: draw on demand
+  turn_offsets_.reserve(requests_.size() + 1);
+  turn_store_.resize(total);
+  std::uint64_t offset = 0;
+  for (const Request& r : requests_) {
+    turn_offsets_.push_back(offset);
+    draw_turn(r, turn_store_.data() + offset);
+    offset += r.turn_tokens;
+  }
+  turn_offsets_.push_back(offset);
+}
+
+void Workload::draw_turn(const Request& r, Token* turn) const {
+  Rng rng(r.turn_seed);
+  const std::uint64_t vocab = std::uint64_t{static_cast<std::uint32_t>(vocab_size_ - 1)} + 1;  // uniform_int(0, vocab_size_ - 1)
+  for (std::uint32_t k = 0; k < r.turn_tokens; ++k) turn[k] = static_cast<Token>(rng.below(vocab));
+}
 
 void Workload::materialize(std::size_t i, std::vector<Token>& out) const {
   const Request& r = requests_[i];
   const auto& prefix = prefixes_[r.tenant];
   out.resize(prefix.size() + r.turn_tokens);
   std::copy(prefix.begin(), prefix.end(), out.begin());
-  Rng rng(r.turn_seed);
-  const std::uint64_t vocab = std::uint64_t{static_cast<std::uint32_t>(vocab_size_ - 1)} + 1;  // uniform_int(0, vocab_size_ - 1)
   Token* turn = out.data() + prefix.size();
-  for (std::uint32_t k = 0; k < r.turn_tokens; ++k) turn[k] = static_cast<Token>(rng.below(vocab));
+  if (turn_offsets_.empty()) draw_turn(r, turn);
+  else std::copy_n(turn_store_.data() + turn_offsets_[i], r.turn_tokens, turn);
 }
 
 std::uint64_t Workload::prompt_tokens(std::size_t i) const {

@@ -9,8 +9,14 @@
 //
 // Determinism: only the project's Rng and dmath are used, arrival times are
 // integer ticks, so one seed gives the same trace on every platform.
-// Memory: requests store a per-request seed, not their turn tokens; tokens are
-// materialised on demand (O(prompt length)), so a million requests cost ~24 MB.
+// Memory and cost: requests store a per-request seed, from which the turn's
+// tokens are drawn. A run reads every prompt many times (once per policy, per
+// cache bound and for the fingerprint: 13 times when all ten policies run), so
+// when all turns together hold at most kMaxStoredTurnTokens tokens (32 MB;
+// the reference scenario's 4,000 requests hold ~410k) they are drawn once, at
+// construction, and materialising a prompt is two copies. Larger workloads
+// draw each turn on demand (O(prompt length) per materialisation), so a
+// million requests still cost ~24 MB. Both paths give the same tokens.
 #pragma once
 
 #include <cstdint>
@@ -65,10 +71,20 @@ class Workload final : public RequestTrace {
   /// Writes request i's prompt (prefix then turn) into `out`, replacing its contents.
   void materialize(std::size_t i, std::vector<Token>& out) const override;
 
+  /// Most turn tokens drawn once and kept (see the header comment).
+  static constexpr std::uint64_t kMaxStoredTurnTokens = std::uint64_t{8} << 20;
+  /// Whether this workload keeps its turns (for tests and benchmarks).
+  bool stores_turns() const { return !turn_offsets_.empty(); }
+
  private:
+  /// Draws request r's turn tokens from its seed into `turn` (r.turn_tokens of them).
+  void draw_turn(const Request& r, Token* turn) const;
+
   std::vector<std::vector<Token>> prefixes_;
   std::vector<Request> requests_;
   std::uint32_t vocab_size_;
+  std::vector<Token> turn_store_;            ///< every stored turn, back to back
+  std::vector<std::uint64_t> turn_offsets_;  ///< request i's turn starts at [i]; empty: not stored
 };
 
 /// Generates the trace for `config` (validated by the caller) and `seed`.
