@@ -74,7 +74,10 @@ RadixCache::CandidateKey RadixCache::key_of(NodeId id) const {
 void RadixCache::drop_candidate(NodeId id) {
   Node& node = nodes_[id];
   if (!node.candidate) return;
-  candidates_.erase(key_of(id));
+  // Keep the set's node for the next insertion: a leaf is dropped and
+  // re-filed on every touch, and allocating a tree node each time was a
+  // large share of a run in WebAssembly (dlmalloc / dlfree).
+  if (auto handle = candidates_.extract(key_of(id))) spare_candidates_.push_back(std::move(handle));
   node.candidate = false;
 }
 
@@ -85,7 +88,14 @@ void RadixCache::refresh_candidate(NodeId id) {
   Node& node = nodes_[id];
   const bool should = id != kRoot && node.children.empty() && node.pins == 0;
   if (should && !node.candidate) {
-    candidates_.insert(key_of(id));
+    if (spare_candidates_.empty()) {
+      candidates_.insert(key_of(id));
+    } else {
+      auto spare = std::move(spare_candidates_.back());
+      spare_candidates_.pop_back();
+      spare.value() = key_of(id);
+      candidates_.insert(std::move(spare));
+    }
     node.candidate = true;
   } else if (!should && node.candidate) {
     drop_candidate(id);

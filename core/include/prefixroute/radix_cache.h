@@ -208,6 +208,20 @@ class RadixCache {
   std::vector<Node> nodes_;
   std::vector<NodeId> free_;
   std::set<CandidateKey> candidates_;
+  // Set nodes of dropped candidates, reused by the next insertion (no
+  // allocation per re-filing); at most as many as candidates_ ever held.
+  // Only an allocation cache: a copy of the cache starts with none.
+  struct SpareCandidates : std::vector<std::set<CandidateKey>::node_type> {
+    SpareCandidates() = default;
+    SpareCandidates(const SpareCandidates&) : std::vector<std::set<CandidateKey>::node_type>() {}
+    SpareCandidates& operator=(const SpareCandidates&) {
+      clear();
+      return *this;
+    }
+    SpareCandidates(SpareCandidates&&) noexcept = default;
+    SpareCandidates& operator=(SpareCandidates&&) noexcept = default;
+  };
+  SpareCandidates spare_candidates_;
   // For check_invariants()' budget rule: the node the last eviction pass had
   // to keep (kRoot after reserve()), and whether an unpin() since then made a
   // leaf evictable while over budget (eviction deferred to the next pass).
