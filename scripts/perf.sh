@@ -50,7 +50,7 @@ if [ "$wasm" = 1 ]; then
   if [ ! -f build/wasm/wasm/prefixroute.mjs ] || [ ! -f build/wasm/wasm/prefixroute.wasm ]; then
     bash scripts/build-wasm.sh >&2
   fi
-  node bench/wasm_perf.mjs --repeat 5 || status=1
+  node bench/wasm_perf.mjs --repeat 5 --rounds 5 || status=1
 fi
 
 if [ "$payload" = 1 ]; then

@@ -26,6 +26,10 @@ RadixCache::NodeId RadixCache::allocate() {
   if (!free_.empty()) {
     const NodeId id = free_.back();
     free_.pop_back();
+    if (!spare_edges_.empty()) {
+      nodes_[id].edge = std::move(spare_edges_.back());
+      spare_edges_.pop_back();
+    }
     return id;
   }
   nodes_.emplace_back();
@@ -35,7 +39,14 @@ RadixCache::NodeId RadixCache::allocate() {
 void RadixCache::free_node(NodeId id) {
   Node& node = nodes_[id];
   node.edge.clear();
-  node.edge.shrink_to_fit();
+  // Keep a few small buffers for the next new nodes: an insert that evicts
+  // usually frees a leaf about the size of the one it just allocated.
+  if (spare_edges_.size() < kSpareEdges && node.edge.capacity() <= kSpareEdgeTokens) {
+    spare_edges_.push_back(std::move(node.edge));
+    node.edge = {};
+  } else {
+    node.edge.shrink_to_fit();
+  }
   node.children.clear();
   node.parent = kNone;
   node.hits = 0;

@@ -222,6 +222,12 @@ class RadixCache {
     SpareCandidates& operator=(SpareCandidates&&) noexcept = default;
   };
   SpareCandidates spare_candidates_;
+  // Emptied edge buffers of freed nodes, handed to the next allocated nodes
+  // (no malloc/free pair per evicted and new leaf). Bounded: at most
+  // kSpareEdges buffers of at most kSpareEdgeTokens tokens (16 KB per cache).
+  static constexpr std::size_t kSpareEdges = 4;
+  static constexpr std::size_t kSpareEdgeTokens = 1024;
+  std::vector<std::vector<Token>> spare_edges_;
   // For check_invariants()' budget rule: the node the last eviction pass had
   // to keep (kRoot after reserve()), and whether an unpin() since then made a
   // leaf evictable while over budget (eviction deferred to the next pass).
