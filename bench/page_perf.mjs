@@ -16,6 +16,8 @@
 // charts are drawn. Prints medians and worst cases as a markdown table, and
 // the long tasks of the page load itself (first run and first charts
 // included), which happen before any re-run.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { loadavg, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +34,25 @@ const option = (name, fallback) => {
 const runs = Number(option('--runs', '20'));
 const dist = path.resolve(root, option('--dist', 'web/dist'));
 
+/** The renderer main thread's tasks over 50 ms in a Chromium trace: wall, thread CPU, top events. */
+function mainThreadLongTasks(trace) {
+  const events = trace.traceEvents ?? trace;
+  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+  if (!main) return [];
+  const onMain = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X');
+  return onMain.filter((e) => e.name === 'RunTask' && e.dur > 50_000).map((task) => {
+    const parts = new Map();
+    for (const e of onMain) {
+      if (e === task || e.ts < task.ts || e.ts + e.dur > task.ts + task.dur) continue;
+      if (['Layout', 'UpdateLayoutTree', 'v8.evaluateModule', 'EvaluateScript', 'FunctionCall', 'TimerFire',
+        'HandlePostMessage', 'Paint', 'ParseHTML', 'MinorGC', 'MajorGC'].includes(e.name))
+        parts.set(e.name, (parts.get(e.name) ?? 0) + e.dur / 1000);
+    }
+    const top = [...parts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([n, d]) => `${n} ${d.toFixed(0)} ms`).join(', ');
+    return { wall: task.dur / 1000, cpu: (task.tdur ?? 0) / 1000, parts: top };
+  });
+}
+
 const server = await serveStatic(dist, '/');
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -39,6 +60,11 @@ const browser = await chromium.launch({
 });
 try {
   const page = await browser.newPage();
+  // A timeline trace of the page load: each long main-thread task's wall time
+  // against the main thread's own CPU time in it (on 2 cores the worker's
+  // wasm compilation and first run compete with the page for the CPUs).
+  const tracePath = path.join(os.tmpdir(), `prefixroute-page-load-${process.pid}.json`);
+  await browser.startTracing(page, { path: tracePath, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute'] });
   await page.addInitScript(() => {
     window.__longtasks = [];
     new PerformanceObserver((list) => {
@@ -51,6 +77,9 @@ try {
   // load's long tasks apart from the re-runs'.
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const loadTasks = await page.evaluate(() => window.__longtasks.map((t) => t.duration));
+  await browser.stopTracing();
+  const loadProfile = mainThreadLongTasks(JSON.parse(fs.readFileSync(tracePath, 'utf8')));
+  fs.rmSync(tracePath, { force: true });
   const samples = await page.evaluate(async (n) => {
     const input = document.querySelector('#field-seed');
     const status = document.querySelector('#status');
@@ -92,6 +121,10 @@ try {
   console.log(`| Longest main-thread task per re-run (wall clock; 0 = none over 50 ms) | ${ms(median(col('longest')))} | ${ms(worst(col('longest')))} | never over 50 ms |`);
   console.log(`| Page load to first charts: longest main-thread task (${loadTasks.length} over 50 ms: ` +
     `${loadTasks.map((d) => d.toFixed(0)).join(', ') || 'none'} ms) | | ${ms(Math.max(0, ...loadTasks))} | (see PERFORMANCE.md) |`);
+  console.log('\nPage load, main-thread tasks over 50 ms (timeline trace): wall time, the main thread\'s CPU time in it, and what ran:\n');
+  console.log('| Wall | Main-thread CPU | Largest parts (wall) |');
+  console.log('|---|---|---|');
+  for (const t of loadProfile) console.log(`| ${ms(t.wall)} | ${ms(t.cpu)} | ${t.parts} |`);
   console.log(`\n- Load: ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores; Chromium ${browser.version()}`);
 } finally {
   await browser.close();
