@@ -5,18 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 
-/** No inline script, no eval; WebAssembly compilation is allowed explicitly. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self' 'wasm-unsafe-eval'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "worker-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
+import { CONTENT_SECURITY_POLICY } from './content-security-policy.mjs';
 
 function contentSecurityPolicy(): Plugin {
   return {

@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { CONTENT_SECURITY_POLICY } from '../../web/content-security-policy.mjs';
+
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const WASM_DIR = path.join(ROOT, 'build/wasm/wasm');
 export const BENCH = path.join(ROOT, 'build/native/tools/prefixroute-bench');
@@ -77,18 +79,8 @@ export function setArgs(pairs) {
 }
 
 export const CHROMIUM = '/usr/bin/chromium';
-// As CONTENT_SECURITY_POLICY in web/vite.config.ts.
-export const PAGE_CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'wasm-unsafe-eval'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "worker-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
+// The page's own policy (the build's meta tag).
+export const PAGE_CSP = CONTENT_SECURITY_POLICY;
 
 /**
  * Serves `pages` ({ '/path': [contentType, body] }) plus the built module
