@@ -68,7 +68,7 @@ export function resolveOverrides(validate: Validate, input: Pair[]): Resolved {
   remaining = accepted;
   if (!scenarioJson) {
     const base = validate([]);
-    scenarioJson = base.scenarioJson ?? '{}';
+    scenarioJson = base.ok ? base.scenarioJson : '{}';
   }
   return { accepted: remaining, rejected, scenarioJson };
 }

@@ -11,7 +11,7 @@ const PROGRESS_INTERVAL_MS = 50;
 function policyCount(mod: PrefixrouteModule, overridesJson: string): number {
   const checked = mod.validateScenario('{}', overridesJson);
   try {
-    const doc = JSON.parse(checked.scenarioJson ?? '{}') as { policies?: unknown };
+    const doc = JSON.parse(checked.ok ? checked.scenarioJson : '{}') as { policies?: unknown };
     return Array.isArray(doc.policies) ? doc.policies.length : 0;
   } catch {
     return 0;
