@@ -303,6 +303,7 @@ describe('playground', () => {
     const cdp = await context.newCDPSession(page);
     const heap = async () => {
       await cdp.send('HeapProfiler.collectGarbage');
+      await cdp.send('HeapProfiler.collectGarbage');
       return (await cdp.send('Runtime.getHeapUsage')).usedSize;
     };
     // Commits a new value of the requests field (a 'change' event re-runs at
@@ -334,8 +335,8 @@ describe('playground', () => {
         },
         [count, first],
       );
-    // Checkpoints: after a warm-up (code compiled, caches filled), then every 250 re-runs.
-    const checkpoints = [50, 250, 500, 750, kReruns];
+    // Checkpoints: after a warm-up (code compiled, caches filled), then every 100 re-runs.
+    const checkpoints = [50, 100, 200, 300, 400, 500, 600, 700, 800, 900, kReruns];
     const started = Date.now();
     const seen = [];
     let done = 0;
@@ -357,15 +358,26 @@ describe('playground', () => {
         `${seen.map((c) => c.wasm.inUseBytes).join(' / ')} bytes, main-thread JS heap after GC ` +
         `${seen.map((c) => mb(c.heap)).join(' / ')} MB, DOM elements ${seen.map((c) => c.dom).join(' / ')}`,
     );
-    const [warm, , half, , end] = seen;
+    const warm = seen[0];
+    const end = seen[seen.length - 1];
     assert.equal(end.wasm.heapBytes, warm.wasm.heapBytes, 'the wasm heap grew');
     assert.equal(end.wasm.inUseBytes, warm.wasm.inUseBytes, 'bytes in use in the module grew');
     assert.equal(end.dom, warm.dom, 'the DOM grew');
-    // Bounds on the JS heap: at most 2 MB over the 950 runs after the warm-up
-    // and 1 MB over the last 500 (2 KB kept per run would fail both). V8's heap
-    // after GC still moves by a few hundred KB as code is optimised.
+    // Bounds on the JS heap. V8's heap after GC moves up and down by several
+    // hundred KB from one checkpoint to the next (code optimised, caches
+    // refilled), so a difference of two samples is noise; what a leak shows is
+    // a trend. The least-squares slope over the checkpoints after the warm-up
+    // must stay under 1 KB per re-run (a leak of 2 KB per run would fail, the
+    // noise alone sits near 0.3 KB), and the total growth under 2 MB.
+    const later = seen.slice(1);
+    const meanAt = later.reduce((a, c) => a + c.at, 0) / later.length;
+    const meanHeap = later.reduce((a, c) => a + c.heap, 0) / later.length;
+    const slope =
+      later.reduce((a, c) => a + (c.at - meanAt) * (c.heap - meanHeap), 0) /
+      later.reduce((a, c) => a + (c.at - meanAt) ** 2, 0);
+    console.log(`JS heap trend after the warm-up: ${slope.toFixed(0)} bytes per re-run`);
+    assert.ok(slope < 1000, `the page's JS heap grows by ${slope.toFixed(0)} bytes per re-run`);
     assert.ok(end.heap - warm.heap < 2e6, `the page's JS heap grew by ${end.heap - warm.heap} bytes after the warm-up`);
-    assert.ok(end.heap - half.heap < 1e6, `the page's JS heap grew by ${end.heap - half.heap} bytes over the last 500 re-runs`);
     assert.deepEqual(problems, []);
     await cdp.detach();
     await page.close();
