@@ -107,7 +107,7 @@ try {
     }
     return out;
   }, runs);
-  if (args.includes("--each")) for (const [i, s] of samples.entries()) console.error(i + 1, JSON.stringify(s));
+  if (args.includes('--each')) for (const [i, s] of samples.entries()) console.error(i + 1, JSON.stringify(s));
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const worst = (xs) => Math.max(...xs);
   const col = (k) => samples.map((s) => s[k]);

@@ -46,6 +46,7 @@ TEST(FirstDifference, FindsTheFirstOfSeveralDifferences) {
   b[6] = 9;
   b[13] = 1;
   EXPECT_EQ(first_difference(a.data(), b.data(), 0, 16), 5u);
+  EXPECT_EQ(first_difference(a.data(), b.data(), 5, 16), 5u);  // both tokens of a 64-bit word differ
   EXPECT_EQ(first_difference(a.data(), b.data(), 6, 16), 6u);
   EXPECT_EQ(first_difference(a.data(), b.data(), 7, 16), 13u);
   EXPECT_EQ(first_difference(a.data(), b.data(), 14, 16), 16u);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -291,6 +292,26 @@ TEST(Rng, UniformIntIsUnbiasedOverARangeThatDoesNotDivideTwoTo64) {
   const int n = kSamples / 10;
   for (int i = 0; i < n; ++i) below_half += rng.uniform_int(0, hi) < hi / 2 ? 1 : 0;
   EXPECT_NEAR(static_cast<double>(below_half) / n, 0.5, 5 * 0.5 / std::sqrt(n));
+}
+
+TEST(Rng, WideMultiplyAgreesWithTheHalvesUsedInWebAssembly) {
+  // Natively below() multiplies with a 128-bit type; the wasm build uses the
+  // 32-bit partial products. Both must give the same bits, or draws differ.
+  const std::uint64_t max = ~std::uint64_t{0};
+  std::uint64_t low = 0;
+  EXPECT_EQ(Rng::multiply_halves(max, max, low), max - 1);  // (2^64 - 1)^2 = 2^128 - 2^65 + 1
+  EXPECT_EQ(low, 1u);
+  const std::uint64_t edges[] = {0, 1, 0xFFFFFFFFULL, 0x100000000ULL, (std::uint64_t{3} << 62), max - 1, max};
+  Rng rng(99);
+  std::vector<std::uint64_t> values(std::begin(edges), std::end(edges));
+  for (int i = 0; i < 1000; ++i) values.push_back(rng.next_u64() >> (i % 64));
+  for (const std::uint64_t x : values) {
+    for (const std::uint64_t y : values) {
+      std::uint64_t wide_low = 0, halves_low = 0;
+      ASSERT_EQ(Rng::multiply_wide(x, y, wide_low), Rng::multiply_halves(x, y, halves_low)) << x << " * " << y;
+      ASSERT_EQ(wide_low, halves_low) << x << " * " << y;
+    }
+  }
 }
 
 TEST(Rng, ExponentialHasMeanOneOverRate) {

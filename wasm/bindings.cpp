@@ -222,9 +222,14 @@ double estimated_heap_bytes(const prefixroute::Scenario& s) {
   const auto& c = s.cluster;
   const double requests = static_cast<double>(w.requests);
   const double replicas = c.replicas;
-  // The trace: one Request per request, one prefix per tenant.
+  // The trace: one Request per request, one prefix per tenant, and the turns
+  // when the workload stores them (at most Workload::kMaxStoredTurnTokens,
+  // plus one offset per request).
+  const double stored_turns =
+      std::min(requests * w.turn_tokens_max, static_cast<double>(prefixroute::Workload::kMaxStoredTurnTokens));
   const double trace = requests * sizeof(prefixroute::Request) +
-                       static_cast<double>(w.tenants) * w.prefix_tokens_max * sizeof(prefixroute::Token);
+                       static_cast<double>(w.tenants) * w.prefix_tokens_max * sizeof(prefixroute::Token) +
+                       stored_turns * sizeof(prefixroute::Token) + (requests + 1) * sizeof(std::uint32_t);
   // Per-request results of every policy (kept until the end), plus the TTFT
   // staging copy made while the series are copied out.
   const double runs = static_cast<double>(s.policies.size()) * requests * (8 + 4 + 4) + requests * 8;

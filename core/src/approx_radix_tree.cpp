@@ -52,7 +52,8 @@ std::size_t ApproxRadixTree::match(TokenSpan tokens, std::vector<std::size_t>& p
     if (child == kNone) break;
     const std::vector<Token>& edge = nodes_[child].edge;
     // The first token matched by find_child.
-    const std::size_t k = first_difference(edge.data(), tokens.data() + pos, 1, std::min(edge.size(), tokens.size() - pos));
+    const std::size_t k =
+        first_difference(edge.data(), tokens.data() + pos, 1, std::min(edge.size(), tokens.size() - pos));
     pos += k;
     // Holders shrink down the path, so each replica's last write is its own depth.
     for (const Holder& h : nodes_[child].holders) per_replica[h.replica] = pos;

@@ -13,8 +13,8 @@ Workload::Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<
   for (const Request& r : requests_) total += r.turn_tokens;
   if (total > kMaxStoredTurnTokens) return;  // large runs keep O(requests) memory: draw on demand
   turn_offsets_.reserve(requests_.size() + 1);
-  turn_store_.resize(total);
-  std::uint64_t offset = 0;
+  turn_store_.resize(static_cast<std::size_t>(total));
+  std::uint32_t offset = 0;  // total <= kMaxStoredTurnTokens < 2^32
   for (const Request& r : requests_) {
     turn_offsets_.push_back(offset);
     draw_turn(r, turn_store_.data() + offset);
@@ -25,7 +25,8 @@ Workload::Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<
 
 void Workload::draw_turn(const Request& r, Token* turn) const {
   Rng rng(r.turn_seed);
-  const std::uint64_t vocab = std::uint64_t{static_cast<std::uint32_t>(vocab_size_ - 1)} + 1;  // uniform_int(0, vocab_size_ - 1)
+  // As uniform_int(0, vocab_size_ - 1).
+  const std::uint64_t vocab = std::uint64_t{static_cast<std::uint32_t>(vocab_size_ - 1)} + 1;
   for (std::uint32_t k = 0; k < r.turn_tokens; ++k) turn[k] = static_cast<Token>(rng.below(vocab));
 }
 

@@ -50,33 +50,43 @@ class Rng {
   /// Uniform integer in [0, range) for range >= 1: uniform_int(0, range - 1)
   /// draw for draw.
   std::uint64_t below(std::uint64_t range) {
-    // Lemire's nearly divisionless method: the 128-bit product x * range,
-    // built from 32-bit halves so no compiler extension is needed; its high
-    // half is the draw unless its low half falls in the biased region
-    // [0, 2^64 mod range). That bound is below `range`, so the division that
-    // computes it is only needed when the low half is below `range`
+    // Lemire's nearly divisionless method: the high half of the 128-bit
+    // product x * range is the draw unless its low half falls in the biased
+    // region [0, 2^64 mod range). That bound is below `range`, so the division
+    // that computes it is only needed when the low half is below `range`
     // (probability range / 2^64): the same draws are accepted and rejected as
     // when it is computed every time.
-#if defined(__SIZEOF_INT128__) && !defined(__wasm__)
-    // The same product in one 64 x 64 -> 128-bit multiply where the target
-    // has one (x86-64, AArch64); WebAssembly would call a library routine.
-    __extension__ typedef unsigned __int128 Product;  // __extension__: a GNU type, not ISO C++
     for (;;) {
-      const Product product = static_cast<Product>(next_u64()) * range;
-      const auto low = static_cast<std::uint64_t>(product);
-      if (low >= range || low >= (0 - range) % range) return static_cast<std::uint64_t>(product >> 64);
-    }
-#endif
-    const std::uint64_t r_lo = range & 0xFFFFFFFFULL, r_hi = range >> 32;
-    for (;;) {
-      const std::uint64_t x = next_u64();
-      const std::uint64_t x_lo = x & 0xFFFFFFFFULL, x_hi = x >> 32;
-      const std::uint64_t ll = x_lo * r_lo, lh = x_lo * r_hi, hl = x_hi * r_lo, hh = x_hi * r_hi;
-      const std::uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFULL) + (hl & 0xFFFFFFFFULL);
-      const std::uint64_t high = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-      const std::uint64_t low = (mid << 32) | (ll & 0xFFFFFFFFULL);
+      std::uint64_t low = 0;
+      const std::uint64_t high = multiply_wide(next_u64(), range, low);
       if (low >= range || low >= (0 - range) % range) return high;
     }
+  }
+
+  /// The 128-bit product x * y as its high half (returned) and low half
+  /// (`low`): one multiply where the compiler has a 128-bit type and the
+  /// target a widening multiply (x86-64, AArch64), else four 32-bit partial
+  /// products (WebAssembly, where the 128-bit type would call a library
+  /// routine). Both give the same bits (a test compares them).
+  static std::uint64_t multiply_wide(std::uint64_t x, std::uint64_t y, std::uint64_t& low) {
+#if defined(__SIZEOF_INT128__) && !defined(__wasm__)
+    __extension__ typedef unsigned __int128 Wide;  // __extension__: a GNU type, not ISO C++
+    const Wide product = static_cast<Wide>(x) * y;
+    low = static_cast<std::uint64_t>(product);
+    return static_cast<std::uint64_t>(product >> 64);
+#else
+    return multiply_halves(x, y, low);
+#endif
+  }
+
+  /// multiply_wide from 32-bit halves, on every target.
+  static std::uint64_t multiply_halves(std::uint64_t x, std::uint64_t y, std::uint64_t& low) {
+    const std::uint64_t x_lo = x & 0xFFFFFFFFULL, x_hi = x >> 32;
+    const std::uint64_t y_lo = y & 0xFFFFFFFFULL, y_hi = y >> 32;
+    const std::uint64_t ll = x_lo * y_lo, lh = x_lo * y_hi, hl = x_hi * y_lo, hh = x_hi * y_hi;
+    const std::uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFULL) + (hl & 0xFFFFFFFFULL);
+    low = (mid << 32) | (ll & 0xFFFFFFFFULL);
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
   }
 
   /// Exponential with the given rate (> 0): -ln(1-U)/rate, via dmath::log.
