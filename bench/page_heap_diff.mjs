@@ -7,8 +7,8 @@
 //   node bench/page_heap_diff.mjs [--dist DIR]     (after `npm run build`)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 
+import { commitAndWaitScript, launchChromium } from '../tests/e2e/harness.mjs';
 import { serveStatic } from '../tests/e2e/server.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -16,12 +16,10 @@ const args = process.argv.slice(2);
 const distArg = args.indexOf('--dist');
 const dist = path.resolve(root, distArg >= 0 ? args[distArg + 1] : 'web/dist');
 const server = await serveStatic(dist, '/');
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage();
+  await page.addInitScript(commitAndWaitScript);
   await page.goto(`${server.url}?v=1&workload.requests=300`);
   await page.waitForFunction(() => Number(document.querySelector('#status')?.dataset.runs ?? '0') >= 1, null, {
     timeout: 120_000,
@@ -32,22 +30,7 @@ try {
   const rerun = (n, start) =>
     page.evaluate(
       async ([count, first]) => {
-        const input = document.querySelector('#field-workload-requests');
-        const status = document.querySelector('#status');
-        for (let i = 0; i < count; i++) {
-          const before = Number(status.dataset.runs ?? '0');
-          input.value = String(300 + ((first + i) % 2));
-          input.dispatchEvent(new Event('change', { bubbles: true }));
-          await new Promise((resolve) => {
-            const observer = new MutationObserver(() => {
-              if (Number(status.dataset.runs) > before) {
-                observer.disconnect();
-                resolve();
-              }
-            });
-            observer.observe(status, { attributes: true });
-          });
-        }
+        for (let i = 0; i < count; i++) await window.__commitAndWait('#field-workload-requests', 300 + ((first + i) % 2));
       },
       [n, start],
     );

@@ -21,8 +21,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadavg, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 
+import { commitAndWaitScript, launchChromium } from '../tests/e2e/harness.mjs';
 import { serveStatic } from '../tests/e2e/server.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -54,10 +54,7 @@ function mainThreadLongTasks(trace) {
 }
 
 const server = await serveStatic(dist, '/');
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage();
   // A timeline trace of the page load: each long main-thread task's wall time
@@ -65,6 +62,7 @@ try {
   // wasm compilation and first run compete with the page for the CPUs).
   const tracePath = path.join(os.tmpdir(), `prefixroute-page-load-${process.pid}.json`);
   await browser.startTracing(page, { path: tracePath, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute'] });
+  await page.addInitScript(commitAndWaitScript);
   await page.addInitScript(() => {
     window.__longtasks = [];
     new PerformanceObserver((list) => {
@@ -81,23 +79,11 @@ try {
   const loadProfile = mainThreadLongTasks(JSON.parse(fs.readFileSync(tracePath, 'utf8')));
   fs.rmSync(tracePath, { force: true });
   const samples = await page.evaluate(async (n) => {
-    const input = document.querySelector('#field-seed');
     const status = document.querySelector('#status');
     const last = (name) => performance.getEntriesByName(name).at(-1);
     const out = [];
     for (let i = 0; i < n; i++) {
-      const before = Number(status.dataset.runs);
-      input.value = String(i % 2 === 0 ? 43 : 42);
-      input.dispatchEvent(new Event('change', { bubbles: true }));
-      await new Promise((resolve) => {
-        const observer = new MutationObserver(() => {
-          if (Number(status.dataset.runs) > before) {
-            observer.disconnect();
-            resolve();
-          }
-        });
-        observer.observe(status, { attributes: true });
-      });
+      await window.__commitAndWait('#field-seed', i % 2 === 0 ? 43 : 42);
       await new Promise((resolve) => setTimeout(resolve, 300)); // the charts draw in later tasks
       const start = last('prefixroute:run-start').startTime;
       const result = last('prefixroute:result').startTime;

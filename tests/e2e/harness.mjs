@@ -83,3 +83,38 @@ export function benchOutput(bench, args, sets = []) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * An init script (page.addInitScript / context.addInitScript) that defines
+ * `window.__commitAndWait(selector, value)`: sets the input's value, fires
+ * 'change' (the page re-runs at once) and resolves when the status line
+ * reports one more finished run, or rejects after 60 s. For the tests and
+ * benchmarks that re-run the page in a loop inside page.evaluate.
+ */
+export function commitAndWaitScript() {
+  window.__commitAndWait = (selector, value) => {
+    const input = document.querySelector(selector);
+    const status = document.querySelector('#status');
+    const before = Number(status.dataset.runs ?? '0');
+    input.value = String(value);
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the run after ${selector} = ${value} did not finish`)), 60_000);
+      const check = () => {
+        if (Number(status.dataset.runs ?? '0') > before) {
+          clearTimeout(timer);
+          observer.disconnect();
+          resolve();
+        }
+      };
+      const observer = new MutationObserver(check);
+      observer.observe(status, { attributes: true });
+      check();
+    });
+  };
+}
+
+/** Debian's Chromium, headless, with the flags of every test (no persistent profile). */
+export function launchChromium() {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
+}

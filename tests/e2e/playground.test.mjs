@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
+import { SHOTS, benchOutput, commitAndWaitScript, openIn, startSession } from './harness.mjs';
 import { startTrace } from './trace.mjs';
 
 let session;
@@ -299,6 +299,7 @@ describe('playground', () => {
 
   test('1,000 consecutive re-runs: wasm memory and the page JS heap stay bounded', async () => {
     const kReruns = 1000;
+    await context.addInitScript(commitAndWaitScript);
     const { page, problems } = await openPage('?v=1&workload.requests=300');
     const cdp = await context.newCDPSession(page);
     const heap = async () => {
@@ -306,31 +307,13 @@ describe('playground', () => {
       await cdp.send('HeapProfiler.collectGarbage');
       return (await cdp.send('Runtime.getHeapUsage')).usedSize;
     };
-    // Commits a new value of the requests field (a 'change' event re-runs at
-    // once) and waits for the run's results to be on screen, `count` times.
+    // Commits a new value of the requests field `count` times, each time
+    // waiting for the run's results to be on screen (harness.mjs).
     const rerun = (count, first) =>
       page.evaluate(
         async ([n, start]) => {
-          const input = document.querySelector('#field-workload-requests');
+          for (let i = 0; i < n; i++) await window.__commitAndWait('#field-workload-requests', 300 + ((start + i) % 2));
           const status = document.querySelector('#status');
-          for (let i = 0; i < n; i++) {
-            const before = Number(status.dataset.runs ?? '0');
-            input.value = String(300 + ((start + i) % 2));
-            input.dispatchEvent(new Event('change', { bubbles: true }));
-            await new Promise((resolve, reject) => {
-              const timer = setTimeout(() => reject(new Error(`re-run ${start + i} did not finish`)), 60_000);
-              const check = () => {
-                if (Number(status.dataset.runs ?? '0') > before) {
-                  clearTimeout(timer);
-                  observer.disconnect();
-                  resolve();
-                }
-              };
-              const observer = new MutationObserver(check);
-              observer.observe(status, { attributes: true });
-              check();
-            });
-          }
           return { heapBytes: Number(status.dataset.wasmHeapBytes), inUseBytes: Number(status.dataset.wasmInUseBytes) };
         },
         [count, first],
