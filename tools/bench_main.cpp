@@ -11,12 +11,12 @@
 #include <iostream>
 #include <sstream>
 
+#include "prefixroute/hashing.h"
 #include "prefixroute/experiment.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sweep.h"
 #include "prefixroute/trace_reader.h"
 #include <nlohmann/json.hpp>
-#include <cstdio>
 #include "table_printer.h"
 
 namespace {
@@ -42,8 +42,7 @@ std::unique_ptr<prefixroute::BlockTrace> load_trace(const std::string& path, con
   options.on_error = scenario.trace.on_error == "skip" ? prefixroute::TraceReadOptions::OnError::Skip
                                                       : prefixroute::TraceReadOptions::OnError::Stop;
   prefixroute::TraceReadResult result = prefixroute::read_trace(text, options);
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(result.content_hash));
+  const std::string hex = prefixroute::hashing::to_hex16(result.content_hash);
   if (!scenario.trace.content_hash.empty() && scenario.trace.content_hash != hex) {
     problem = "error: trace.content_hash: the scenario expects " + scenario.trace.content_hash + " but " +
               path + " hashes to " + hex + " (a different file or version)\n";

@@ -209,13 +209,7 @@ bool parse_overrides(const std::string& text, std::vector<prefixroute::Override>
   return true;
 }
 
-// The wasm heap ends at 2 GiB, and running out of it aborts the module for
-// good (operator new cannot report failure without exceptions). So a scenario
-// whose run could need more is refused up front, as an error value. The bound
-// is deliberately generous: 1.0-2.5x the heap measured for 100k-200k-request
-// runs of each policy with unbounded caches. Revisit it when a policy keeps
-// more state than a copy of the prefixes it has routed.
-constexpr double kHeapBudgetBytes = 1.9e9;
+using prefixroute_wasm::heap_budget_errors;
 
 double estimated_heap_bytes(const prefixroute::Scenario& s) {
   const auto& w = s.workload;
@@ -286,16 +280,10 @@ prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
                                 "the file with TraceLoader and runTrace)"});
   }
   if (parse.ok()) {
-    const double need = estimated_heap_bytes(parse.scenario);
-    if (need > kHeapBudgetBytes) {
-      char text[400];
-      std::snprintf(text, sizeof text,
-                    "this run could need up to %.0f MB of memory; the WebAssembly build has %.0f MB. "
-                    "Lower workload.requests, cluster.cache_tokens or cluster.replicas, "
-                    "or run the native benchmark (prefixroute-bench)",
-                    std::ceil(need / 1e6), kHeapBudgetBytes / 1e6);
-      parse.errors.push_back({"(memory)", text});
-    }
+    for (auto& error : heap_budget_errors(estimated_heap_bytes(parse.scenario), "this run",
+                                          "Lower workload.requests, cluster.cache_tokens or cluster.replicas, "
+                                          "or run the native benchmark (prefixroute-bench)"))
+      parse.errors.push_back(std::move(error));
   }
   return parse;
 }
@@ -557,6 +545,13 @@ val memory_stats() {
 
 // Exported for the other binding files (coarse_api.h).
 namespace prefixroute_wasm {
+std::vector<prefixroute::FieldError> heap_budget_errors(double need, const char* what, const char* advice) {
+  if (!(need > kHeapBudgetBytes)) return {};
+  char text[400];
+  std::snprintf(text, sizeof text, "%s could need up to %.0f MB of memory; the WebAssembly build has %.0f MB. %s",
+                what, std::ceil(need / 1e6), kHeapBudgetBytes / 1e6, advice);
+  return {{"(memory)", text}};
+}
 val failure(const std::vector<prefixroute::FieldError>& errors) { return ::failure(errors); }
 prefixroute::ScenarioParse parse_with_overrides(const val& scenario_json, const val& overrides_json) {
   return ::parse_with_overrides(scenario_json, overrides_json);

@@ -17,6 +17,20 @@
 
 namespace prefixroute_wasm {
 
+// The wasm heap ends at 2 GiB, and running out of it aborts the module for
+// good (operator new cannot report failure without exceptions). So a run
+// (runScenario, runSweep, runTrace) whose estimate could need more is refused
+// up front, as an error value. The bound is deliberately generous: 1.0-2.5x
+// the heap measured for 100k-200k-request runs of each policy with unbounded
+// caches. Revisit it when a policy keeps more state than a copy of the
+// prefixes it has routed.
+inline constexpr double kHeapBudgetBytes = 1.9e9;
+
+/// The "(memory)" error of a run estimated to need `need` bytes, or none
+/// when that fits the budget: "<what> could need up to N MB of memory; the
+/// WebAssembly build has M MB. <advice>".
+std::vector<prefixroute::FieldError> heap_budget_errors(double need, const char* what, const char* advice);
+
 /// {ok: false, errors: [{field, message}, ...]}.
 emscripten::val failure(const std::vector<prefixroute::FieldError>& errors);
 

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
+#include "prefixroute/hashing.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/trace_reader.h"
 #include "coarse_api.h"
@@ -77,6 +78,7 @@ using prefixroute::Scenario;
 using prefixroute::ScenarioParse;
 using prefixroute::TraceReadOptions;
 using prefixroute_wasm::failure;
+using prefixroute_wasm::heap_budget_errors;
 using prefixroute_wasm::parse_overrides;
 using prefixroute_wasm::progress_callback;
 using prefixroute_wasm::run_outcome;
@@ -108,20 +110,12 @@ TraceReadOptions read_options(const Scenario& s) {
   return o;
 }
 
-std::string hex16(std::uint64_t v) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
-  return text;
-}
-
-// The wasm heap ends at 2 GiB and exhausting it aborts the module, so a run
-// that could need more is refused up front (as bindings.cpp does for the
-// synthetic workload, with the same per-token and per-node costs). Every
-// request is inserted into exactly one replica, so all replicas' caches
-// together never hold more than the trace's prompt tokens; the ideal bound
-// and a router's own tree hold at most every distinct token, bounded by the
-// prompt tokens too.
-constexpr double kHeapBudgetBytes = 1.9e9;
+// A replay that could outgrow the wasm heap is refused up front
+// (kHeapBudgetBytes, coarse_api.h), with the per-token and per-node costs
+// bindings.cpp uses for the synthetic workload. Every request is inserted into
+// exactly one replica, so all replicas' caches together never hold more than
+// the trace's prompt tokens; the ideal bound and a router's own tree hold at
+// most every distinct token, bounded by the prompt tokens too.
 
 double estimated_heap_bytes(const Scenario& s, const prefixroute::BlockTrace& trace, double prompt_tokens,
                             double max_prompt) {
@@ -225,7 +219,7 @@ class TraceLoader {
     out.set("requests", result_.trace ? static_cast<double>(result_.trace->size()) : 0.0);
     out.set("skippedLines", static_cast<double>(result_.bad_lines));
     out.set("promptTokens", prompt_tokens_);
-    out.set("contentHash", finished_ && setup_problems_.empty() ? hex16(result_.content_hash) : std::string());
+    out.set("contentHash", finished_ && setup_problems_.empty() ? prefixroute::hashing::to_hex16(result_.content_hash) : std::string());
     val problems = val::array();
     const auto& list = setup_problems_.empty() ? result_.problems : setup_problems_;
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -304,7 +298,7 @@ val run_trace(TraceLoader& loader, const val& scenario_json, const val& override
     differs("trace.on_error", have.on_error == TraceReadOptions::OnError::Skip ? "skip" : "stop");
   if (!errors.empty()) return failure(errors);
 
-  const std::string hash = hex16(loader.result().content_hash);
+  const std::string hash = prefixroute::hashing::to_hex16(loader.result().content_hash);
   if (!scenario.trace.content_hash.empty() && scenario.trace.content_hash != hash)
     return failure({{"trace.content_hash", "the scenario expects " + scenario.trace.content_hash + " but " +
                                                loader.name() + " hashes to " + hash +
@@ -318,16 +312,11 @@ val run_trace(TraceLoader& loader, const val& scenario_json, const val& override
 
   errors = prefixroute::check_replay(scenario, *loader.trace());
   if (!errors.empty()) return failure(errors);
-  const double need = estimated_heap_bytes(scenario, *loader.trace(), loader.prompt_tokens(), loader.max_prompt());
-  if (need > kHeapBudgetBytes) {
-    char text[400];
-    std::snprintf(text, sizeof text,
-                  "this replay could need up to %.0f MB of memory; the WebAssembly build has %.0f MB. "
-                  "Lower cluster.cache_tokens, replay fewer requests (trace.limit), "
-                  "or run the native benchmark (prefixroute-bench --trace)",
-                  std::ceil(need / 1e6), kHeapBudgetBytes / 1e6);
-    return failure({{"(memory)", text}});
-  }
+  errors = heap_budget_errors(
+      estimated_heap_bytes(scenario, *loader.trace(), loader.prompt_tokens(), loader.max_prompt()), "this replay",
+      "Lower cluster.cache_tokens, replay fewer requests (trace.limit), "
+      "or run the native benchmark (prefixroute-bench --trace)");
+  if (!errors.empty()) return failure(errors);
 
   std::string callback_error;
   prefixroute::ExperimentReport report =

@@ -5,6 +5,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "prefixroute/hashing.h"
 #include "prefixroute/policy_registry.h"
 #include "prefixroute/workload.h"
 
@@ -78,11 +79,9 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
   Json doc = Json::object();
   doc["schema"] = "prefixroute.results/1";
   doc["scenario"] = Json::parse(scenario_to_json(scenario));
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(report.fingerprint));
   doc["workload"] = Json{{"requests", report.requests},
                          {"prompt_tokens", report.prompt_tokens},
-                         {"fingerprint", hex}};
+                         {"fingerprint", hashing::to_hex16(report.fingerprint)}};
   auto bound_json = [](const CacheBound& b) {
     return Json{{"capacity_tokens", b.capacity_tokens},
                 {"hit_rate", b.hit_rate},

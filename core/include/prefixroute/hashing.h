@@ -4,11 +4,21 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 namespace prefixroute::hashing {
 
 inline constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
 inline constexpr std::uint64_t kFnvPrime = 0x100000001b3ULL;
+
+/// A 64-bit hash as the results JSON, scenarios and links write it: 16
+/// lower-case hex digits (workload fingerprints, trace content hashes).
+inline std::string to_hex16(std::uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
 
 /// MurmurHash3's 64-bit finaliser: a bijection that spreads every input bit
 /// (used after FNV-1a, whose high bits mix weakly).
