@@ -175,6 +175,32 @@ TEST(LeastLoaded, TiesRotateStartingOnePastThePreviousChoice) {
   EXPECT_EQ(choices(policy, c, the_prompt(), 4), (Picks{1, 2, 1, 2}));
 }
 
+// The simulator hands policies a TournamentTree of busy_until(); the least
+// wait it finds must be the scan's, ties and rotation included.
+TEST(LeastLoaded, WithTheBusyUntilTreeChoosesAsTheScanDoes) {
+  Rng rng(7);
+  for (std::size_t n : {1u, 3u, 4u, 5u, 16u, 37u}) {
+    Cluster c(n);
+    std::vector<Tick> backlog(n);
+    for (Tick& ms : backlog) ms = static_cast<Tick>(rng.below(4)) * 5;  // many ties, many idle
+    c.backlogs(backlog);
+    TournamentTree<Tick> busy_until(n, std::numeric_limits<Tick>::max());
+    for (std::size_t i = 0; i < n; ++i) busy_until.set(i, c.view()[i].busy_until());
+    for (const Tick now : {kNow - kMs, kNow, kNow + 4 * kMs, kNow + 5 * kMs, kNow + 12 * kMs, kNow + 20 * kMs}) {
+      LeastLoaded scanning, with_tree;
+      with_tree.use_busy_until(&busy_until);
+      EXPECT_EQ(choices(with_tree, c, the_prompt(), 2 * static_cast<int>(n) + 1, now),
+                choices(scanning, c, the_prompt(), 2 * static_cast<int>(n) + 1, now))
+          << n << " replicas at " << now;
+      AffinityBalanced balanced_scanning(10 * kMs), balanced_with_tree(10 * kMs);
+      balanced_with_tree.use_busy_until(&busy_until);
+      EXPECT_EQ(choices(balanced_with_tree, c, the_prompt(), 2 * static_cast<int>(n) + 1, now),
+                choices(balanced_scanning, c, the_prompt(), 2 * static_cast<int>(n) + 1, now))
+          << n << " replicas at " << now;
+    }
+  }
+}
+
 TEST(LeastLoaded, NameIsLeastLoaded) { EXPECT_EQ(LeastLoaded().name(), "least_loaded"); }
 
 // ---------------------------------------------------------------------------

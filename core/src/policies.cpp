@@ -70,7 +70,7 @@ std::size_t RoundRobin::choose(TokenSpan, std::span<const Replica> replicas, Tic
 }
 
 std::size_t LeastLoaded::choose(TokenSpan, std::span<const Replica> replicas, Tick now) {
-  const std::size_t chosen = least_loaded_index(replicas, now, start_);
+  const std::size_t chosen = least_wait(replicas, now, start_);
   start_ = chosen + 1;
   return chosen;
 }
@@ -79,7 +79,7 @@ std::size_t Affinity::choose(TokenSpan tokens, std::span<const Replica> replicas
   constexpr Tick kNoLimit = INT64_MAX;
   match_held(tokens, replicas, CacheView::Engine, held_);
   const std::size_t chosen = longest_prefix_index(
-      held_, replicas, now, kNoLimit, start_, [&] { return least_loaded_index(replicas, now, start_); }, predicted_);
+      held_, replicas, now, kNoLimit, start_, [&] { return least_wait(replicas, now, start_); }, predicted_);
   start_ = chosen + 1;
   return chosen;
 }
@@ -87,7 +87,7 @@ std::size_t Affinity::choose(TokenSpan tokens, std::span<const Replica> replicas
 std::size_t AffinityBalanced::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
   // The least-wait replica first in rotated order from start_: its wait is
   // w_min, and it is the choice when no eligible replica has any of the prompt.
-  const std::size_t least = least_loaded_index(replicas, now, start_);
+  const std::size_t least = least_wait(replicas, now, start_);
   const Tick min_wait = replicas[least].projected_wait(now);
   // Saturate: w_min + slack beyond the Tick range means no limit (it must not wrap).
   const Tick limit = load_slack_ > INT64_MAX - min_wait ? INT64_MAX : min_wait + load_slack_;

@@ -7,29 +7,26 @@
 #include <queue>
 
 #include "prefixroute/prefix_index.h"
+#include "prefixroute/tournament_tree.h"
 
 namespace prefixroute {
 namespace {
 
 constexpr Tick kNever = std::numeric_limits<Tick>::max();
 
-// A first token or a completion of the request whose record is in `slot`.
-// Ordered by (time, seq); a request's first token has an even seq and its
-// completion the next odd one. Only the first token is queued at admission:
-// the completion is queued when the first token is handled, with the seq it
-// was given at admission. Its key is larger than its first token's, so it is
-// never due before then: events come out in the same order as if both were
-// queued at admission, from a queue half the size with small entries.
-struct Event {
+// The order of events: by time, then by admission. A request's first token
+// has an even seq and its completion the next odd one, so at equal times a
+// completion follows its own first token and precedes later admissions'.
+struct EventKey {
   Tick time;
   std::uint64_t seq;
-  std::uint32_t slot;
 
-  bool first_token() const { return (seq & 1) == 0; }
-  bool operator>(const Event& other) const {
-    return time != other.time ? time > other.time : seq > other.seq;
+  bool operator<(const EventKey& other) const {
+    return time != other.time ? time < other.time : seq < other.seq;
   }
 };
+
+constexpr EventKey kNoEvent{kNever, std::numeric_limits<std::uint64_t>::max()};
 
 // What an event needs to know about its request, kept while it is in flight.
 struct InFlight {
@@ -37,6 +34,26 @@ struct InFlight {
   Replica::Admission admission;
   std::uint32_t replica;
   std::uint32_t output_tokens;
+};
+
+// An admitted request whose first token is still ahead. A replica's first
+// tokens come in its admission order (one FIFO prefill queue: each starts
+// when the previous one's ends), so one replica's are a sorted queue and the
+// next first token of the run is the least of the queues' heads.
+struct Prefilling {
+  std::uint64_t seq;  // even
+  InFlight record;
+};
+
+// A decoding request's completion; its record is in `slot`. Completions do
+// not come in admission order (outputs differ in length), so they wait in one
+// heap. Without decode a request completes at its first token and never
+// waits here.
+struct Completion {
+  EventKey key;
+  std::uint32_t slot;
+
+  bool operator>(const Completion& other) const { return other.key < key; }
 };
 
 // A KV event on its way to the router's lagged cache view: the mirror replays
@@ -56,10 +73,18 @@ class Simulation {
  public:
   Simulation(const RequestTrace& trace, const ClusterConfig& cluster, RoutingPolicy& policy,
              const RouterConfig& router)
-      : trace_(trace), cluster_(cluster), policy_(policy) {
+      : trace_(trace),
+        cluster_(cluster),
+        policy_(policy),
+        prefilling_(cluster.replicas),
+        next_first_tokens_(cluster.replicas, kNoEvent),
+        busy_until_(cluster.replicas, kNever) {
     replicas_.reserve(cluster.replicas);
-    for (std::uint32_t i = 0; i < cluster.replicas; ++i)
+    for (std::uint32_t i = 0; i < cluster.replicas; ++i) {
       replicas_.emplace_back(RadixCache(cluster.cache_tokens, cluster.protect_after_hits));
+      busy_until_.set(i, replicas_[i].busy_until());
+    }
+    policy_.use_busy_until(&busy_until_);
     decoding_.assign(cluster.replicas, 0);
     tick_per_output_token_ = seconds_to_ticks(cluster.decode_ms_per_token / 1000.0);
     scrape_period_ = std::max<Tick>(1, seconds_to_ticks(router.scrape_period_ms / 1000.0));
@@ -92,7 +117,10 @@ class Simulation {
     run_.replicas.resize(cluster.replicas);
   }
 
-  ~Simulation() { policy_.use_prefix_index(nullptr); }
+  ~Simulation() {
+    policy_.use_prefix_index(nullptr);
+    policy_.use_busy_until(nullptr);
+  }
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 
@@ -128,6 +156,7 @@ class Simulation {
     Replica& replica = replicas_[chosen];
     const Replica::Admission a =
         replica.admit_with_decode(prompt, now, cluster_.prefill, output, tick_per_output_token_);
+    busy_until_.set(chosen, replica.busy_until());
     replica.router_dispatched();
     ReplicaTotals& totals = run_.replicas[chosen];
     totals.peak_in_flight = std::max(totals.peak_in_flight, replica.in_flight());
@@ -141,16 +170,9 @@ class Simulation {
     }
     const auto r = static_cast<std::uint32_t>(chosen);
     const auto out = static_cast<std::uint32_t>(output);
-    std::uint32_t slot;
-    if (free_slots_.empty()) {
-      slot = static_cast<std::uint32_t>(in_flight_.size());
-      in_flight_.push_back(InFlight{i, a, r, out});
-    } else {
-      slot = free_slots_.back();
-      free_slots_.pop_back();
-      in_flight_[slot] = InFlight{i, a, r, out};
-    }
-    events_.push(Event{a.first_token, seq_, slot});
+    std::deque<Prefilling>& queue = prefilling_[chosen];
+    queue.push_back(Prefilling{seq_, InFlight{i, a, r, out}});
+    if (queue.size() == 1) next_first_tokens_.set(chosen, EventKey{a.first_token, seq_});
     seq_ += 2;  // seq_ + 1 is the completion's
     if (lag_ > 0) {
       mirror_ops_.push_back(MirrorOp{now + lag_, r, i, true, std::vector<Token>(prompt.begin(), prompt.end()),
@@ -162,15 +184,23 @@ class Simulation {
   // documented order, then takes the scrape due at or before `now`.
   void advance_to(Tick now) {
     for (;;) {
-      const Tick t_event = events_.empty() ? kNever : events_.top().time;
+      const EventKey& first_token = next_first_tokens_.least();
+      const EventKey& completion = completions_.empty() ? kNoEvent : completions_.top().key;
+      const bool first_token_next = first_token < completion;
+      const Tick t_event = first_token_next ? first_token.time : completion.time;
       const Tick t_op = mirror_ops_.empty() ? kNever : mirror_ops_.front().time;
       const Tick t = std::min({t_event, t_op, next_sample_});
       if (t > now || t == kNever) break;
       scrape_through(t - 1);  // scrapes strictly before t see the state before t
       if (t_event == t) {
-        const Event e = events_.top();
-        events_.pop();
-        handle(e);
+        if (first_token_next) {
+          handle_first_token(next_first_tokens_.position_of_least(), t);
+        } else {
+          const Completion c = completions_.top();
+          completions_.pop();
+          complete(in_flight_[c.slot], t);
+          free_slots_.push_back(c.slot);
+        }
       } else if (t_op == t) {
         apply_mirror_op(mirror_ops_.front());
         mirror_ops_.pop_front();
@@ -181,24 +211,46 @@ class Simulation {
     if (now != kNever) scrape_through(now);
   }
 
-  void handle(const Event& e) {
-    const InFlight& f = in_flight_[e.slot];
-    Replica& replica = replicas_[f.replica];
+  // The first token of the head of `replica`'s prefill queue, due at `now`.
+  void handle_first_token(std::size_t replica, Tick now) {
+    std::deque<Prefilling>& queue = prefilling_[replica];
+    const Prefilling p = queue.front();
+    queue.pop_front();
+    next_first_tokens_.set(replica, queue.empty() ? kNoEvent
+                                                  : EventKey{queue.front().record.admission.first_token,
+                                                             queue.front().seq});
+    const InFlight& f = p.record;
     const bool decodes = f.admission.completion > f.admission.first_token;
-    if (e.first_token()) {
-      if (decodes) ++decoding_[f.replica];
-      policy_.on_first_token(f.request, f.replica, e.time);
-      events_.push(Event{f.admission.completion, e.seq + 1, e.slot});
+    if (decodes) ++decoding_[f.replica];
+    policy_.on_first_token(f.request, f.replica, now);
+    if (!decodes) {
+      // Its completion, (now, seq + 1), is the next event: an event due
+      // before it would be due before this first token too.
+      complete(f, now);
       return;
     }
+    std::uint32_t slot;
+    if (free_slots_.empty()) {
+      slot = static_cast<std::uint32_t>(in_flight_.size());
+      in_flight_.push_back(f);
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+      in_flight_[slot] = f;
+    }
+    completions_.push(Completion{EventKey{f.admission.completion, p.seq + 1}, slot});
+  }
+
+  void complete(const InFlight& f, Tick now) {
+    Replica& replica = replicas_[f.replica];
+    const bool decodes = f.admission.completion > f.admission.first_token;
     if (decodes) --decoding_[f.replica];
     replica.complete(f.admission, f.output_tokens);
     replica.router_completed();
-    run_.end_to_end[f.request] = e.time - trace_.arrival(f.request);
-    policy_.on_completed(f.request, f.replica, e.time);
+    run_.end_to_end[f.request] = now - trace_.arrival(f.request);
+    policy_.on_completed(f.request, f.replica, now);
     if (lag_ > 0 && decodes)
-      mirror_ops_.push_back(MirrorOp{e.time + lag_, f.replica, f.request, false, {}, f.output_tokens, true});
-    free_slots_.push_back(e.slot);
+      mirror_ops_.push_back(MirrorOp{now + lag_, f.replica, f.request, false, {}, f.output_tokens, true});
   }
 
   void apply_mirror_op(const MirrorOp& op) {
@@ -244,8 +296,11 @@ class Simulation {
   std::vector<RadixCache::PathHandle> mirror_paths_;
   std::deque<MirrorOp> mirror_ops_;
   std::vector<std::uint32_t> decoding_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
-  std::vector<InFlight> in_flight_;       // records of queued events, by slot
+  std::vector<std::deque<Prefilling>> prefilling_;  // per replica, in admission order
+  TournamentTree<EventKey> next_first_tokens_;        // per replica: its queue's head
+  TournamentTree<Tick> busy_until_;                   // per replica: busy_until(), for the policy
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
+  std::vector<InFlight> in_flight_;  // records of decoding requests, by slot
   std::vector<std::uint32_t> free_slots_;
   std::uint64_t seq_ = 0;
   Tick tick_per_output_token_ = 0;

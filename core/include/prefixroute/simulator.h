@@ -20,8 +20,16 @@
 // With decode off (the seed model) a request completes at its first token and
 // pins nothing, and the seed policies' results are exactly the one-pass model's.
 //
-// Cost: O(R * (policy cost + L log F) + R log R) for R requests of L tokens,
-// plus one pass over the replicas per scrape period that contains an arrival.
+// Events: each replica's first tokens come in its admission order (one FIFO
+// prefill queue), so they wait in one queue per replica and a TournamentTree
+// over the queues' heads finds the next; only decoding requests' completions
+// wait in a heap. So an event costs O(log replicas), not O(log in-flight
+// requests) in one heap whose scattered entries outgrow the caches as the
+// cluster grows.
+//
+// Cost: O(N * (policy cost + L log F + log R)) for N requests of L tokens on R
+// replicas (plus O(log D) per completion with D requests decoding), plus one
+// pass over the replicas per scrape period that contains an arrival.
 #pragma once
 
 #include <cstdint>
