@@ -52,7 +52,6 @@ void RadixCache::free_node(NodeId id) {
   node.hits = 0;
   node.pins = 0;
   node.last_access = 0;
-  node.candidate = false;
   free_.push_back(id);
 }
 
@@ -79,37 +78,22 @@ bool RadixCache::is_protected(const Node& node) const {
 
 RadixCache::CandidateKey RadixCache::key_of(NodeId id) const {
   const Node& node = nodes_[id];
-  return {is_protected(node), node.last_access, id};
+  return (CandidateKey{is_protected(node)} << 63) | node.last_access;
 }
 
-void RadixCache::drop_candidate(NodeId id) {
-  Node& node = nodes_[id];
-  if (!node.candidate) return;
-  // Keep the set's node for the next insertion: a leaf is dropped and
-  // re-filed on every touch, and allocating a tree node each time was a
-  // large share of a run in WebAssembly (dlmalloc / dlfree).
-  if (auto handle = candidates_.extract(key_of(id))) spare_candidates_.push_back(std::move(handle));
-  node.candidate = false;
-}
+void RadixCache::drop_candidate(NodeId id) { candidates_.erase(id); }
 
 // Re-files a node after its recency, hits, pins or children changed: it is a
 // candidate exactly when it is an unpinned non-root leaf. Callers must drop_candidate()
 // *before* changing last_access or hits, since the stored key is derived from them.
 void RadixCache::refresh_candidate(NodeId id) {
-  Node& node = nodes_[id];
+  const Node& node = nodes_[id];
   const bool should = id != kRoot && node.children.empty() && node.pins == 0;
-  if (should && !node.candidate) {
-    if (spare_candidates_.empty()) {
-      candidates_.insert(key_of(id));
-    } else {
-      auto spare = std::move(spare_candidates_.back());
-      spare_candidates_.pop_back();
-      spare.value() = key_of(id);
-      candidates_.insert(std::move(spare));
-    }
-    node.candidate = true;
-  } else if (!should && node.candidate) {
-    drop_candidate(id);
+  const bool is = candidates_.contains(id);
+  if (should && !is) {
+    candidates_.push(id, key_of(id));
+  } else if (!should && is) {
+    candidates_.erase(id);
   }
 }
 
@@ -227,7 +211,7 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
   drop_candidate(keep);
   std::size_t evicted = 0;
   while (used() > capacity_ && !candidates_.empty()) {
-    const NodeId victim = std::get<2>(*candidates_.begin());
+    const NodeId victim = candidates_.least();
     drop_candidate(victim);
     Node& node = nodes_[victim];
     const NodeId parent = node.parent;
@@ -259,11 +243,11 @@ std::string RadixCache::check_invariants() const {
       recount += node.edge.size();
       const bool evictable = node.children.empty() && node.pins == 0;
       if (evictable) ++leaves;
-      if (evictable != node.candidate) problem << "node " << id << " candidate flag wrong; ";
+      if (evictable != candidates_.contains(id)) problem << "node " << id << " candidate membership wrong; ";
       if (node.pins > nodes_[node.parent].pins && node.parent != kRoot)
         problem << "node " << id << " pinned more than its parent; ";
-      if (node.candidate && !candidates_.count(key_of(id)))
-        problem << "node " << id << " missing from candidate set; ";
+      if (candidates_.contains(id) && candidates_.key(id) != key_of(id))
+        problem << "node " << id << " filed under a stale candidate key; ";
       const Node& parent = nodes_[node.parent];
       if (node.last_access > parent.last_access && node.parent != kRoot)
         problem << "node " << id << " newer than its parent; ";
@@ -281,7 +265,7 @@ std::string RadixCache::check_invariants() const {
   if (recount != size_) problem << "size counter " << size_ << " != recount " << recount << "; ";
   const bool only_kept_left =
       candidates_.empty() ||
-      (candidates_.size() == 1 && std::get<2>(*candidates_.begin()) == last_kept_);
+      (candidates_.size() == 1 && candidates_.least() == last_kept_);
   if (!eviction_deferred_ && used() > capacity_ && !only_kept_left)
     problem << "used " << used() << " exceeds capacity " << capacity_
             << " with evictable nodes other than the last insert's left; ";

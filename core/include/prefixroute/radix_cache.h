@@ -89,11 +89,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <set>
 #include <string>
-#include <tuple>
 #include <vector>
 
+#include "prefixroute/indexed_min_heap.h"
 #include "prefixroute/token.h"
 
 namespace prefixroute {
@@ -180,11 +179,12 @@ class RadixCache {
     std::uint64_t last_access = 0;
     std::uint32_t hits = 0;
     std::uint32_t pins = 0;  // running requests whose path passes through this node
-    bool candidate = false;  // present in candidates_
   };
 
-  // (protected, last_access, id): set order is the eviction order.
-  using CandidateKey = std::tuple<bool, std::uint64_t, NodeId>;
+  // (protected, last_access) in one word, protected in the top bit (the
+  // clock never reaches 2^63); with the id as the heap's tie-break, heap
+  // order is the eviction order (protected, last_access, id).
+  using CandidateKey = IndexedMinHeap::Key;
 
   NodeId allocate();
   void free_node(NodeId id);
@@ -207,21 +207,7 @@ class RadixCache {
   std::uint64_t evicted_total_ = 0;
   std::vector<Node> nodes_;
   std::vector<NodeId> free_;
-  std::set<CandidateKey> candidates_;
-  // Set nodes of dropped candidates, reused by the next insertion (no
-  // allocation per re-filing); at most as many as candidates_ ever held.
-  // Only an allocation cache: a copy of the cache starts with none.
-  struct SpareCandidates : std::vector<std::set<CandidateKey>::node_type> {
-    SpareCandidates() = default;
-    SpareCandidates(const SpareCandidates&) : std::vector<std::set<CandidateKey>::node_type>() {}
-    SpareCandidates& operator=(const SpareCandidates&) {
-      clear();
-      return *this;
-    }
-    SpareCandidates(SpareCandidates&&) noexcept = default;
-    SpareCandidates& operator=(SpareCandidates&&) noexcept = default;
-  };
-  SpareCandidates spare_candidates_;
+  IndexedMinHeap candidates_;  // the unpinned non-root leaves, by CandidateKey
   // Emptied edge buffers of freed nodes, handed to the next allocated nodes
   // (no malloc/free pair per evicted and new leaf). Bounded: at most
   // kSpareEdges buffers of at most kSpareEdgeTokens tokens (16 KB per cache).

@@ -1,0 +1,110 @@
+// IndexedMinHeap: a binary min-heap of (key, id) entries that also knows
+// where each id sits, so any entry can be removed, not only the least.
+//
+// RadixCache keeps its eviction candidates in one: the victim is the least
+// (protected, last_access, id), and a leaf leaves the candidates whenever it is
+// touched, pinned or gets a child. A std::set did the same with one tree node
+// per candidate; at 256 replicas those nodes, scattered over the heap, were
+// the largest growing share of a request's time (docs/PERFORMANCE.md). Here
+// the entries are one contiguous array, and a re-filed leaf, which has the
+// newest recency, stays at the bottom where it is pushed (one compare).
+//
+// Invariants: every entry's key is not less than its parent's; position_[id]
+// is the entry's index in entries_ for ids in the heap, kAbsent otherwise.
+// Ids are small integers (node ids); position_ grows to the largest id seen.
+// Entries are (key, id) pairs ordered lexicographically, so with distinct ids
+// the least entry is unique and the order of removals does not depend on the
+// heap's shape: the same victims as an ordered set.
+//
+// Cost: push and erase O(log n) (a push whose key is not less than any other
+// is one compare); least() and contains() O(1). Memory: 16 bytes per entry plus 4 per id.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace prefixroute {
+
+class IndexedMinHeap {
+ public:
+  using Id = std::uint32_t;
+  using Key = std::uint64_t;
+
+  bool empty() const { return entries_.empty(); }
+  std::size_t size() const { return entries_.size(); }
+  bool contains(Id id) const { return id < position_.size() && position_[id] != kAbsent; }
+  /// The id of the least entry. Requires !empty().
+  Id least() const { return entries_.front().id; }
+  /// The key `id` was pushed with. Requires contains(id).
+  Key key(Id id) const { return entries_[position_[id]].key; }
+
+  /// Adds `id` (not contained) with `key`.
+  void push(Id id, Key key) {
+    if (id >= position_.size()) position_.resize(static_cast<std::size_t>(id) + 1, kAbsent);
+    entries_.push_back(Entry{key, id});
+    sift_up(entries_.size() - 1);
+  }
+
+  /// Removes `id` if it is contained.
+  void erase(Id id) {
+    if (!contains(id)) return;
+    const std::size_t at = position_[id];
+    position_[id] = kAbsent;
+    const Entry last = entries_.back();
+    entries_.pop_back();
+    if (at == entries_.size()) return;  // it was the last entry
+    entries_[at] = last;
+    position_[last.id] = static_cast<std::uint32_t>(at);
+    // The moved entry may belong above or below its new place.
+    if (at > 0 && last < entries_[(at - 1) / 2]) {
+      sift_up(at);
+    } else {
+      sift_down(at);
+    }
+  }
+
+ private:
+  static constexpr std::uint32_t kAbsent = ~std::uint32_t{0};
+
+  struct Entry {
+    Key key;
+    Id id;
+    bool operator<(const Entry& other) const { return key != other.key ? key < other.key : id < other.id; }
+  };
+
+  void sift_up(std::size_t at) {
+    const Entry moving = entries_[at];
+    while (at > 0) {
+      const std::size_t parent = (at - 1) / 2;
+      if (!(moving < entries_[parent])) break;
+      place(at, entries_[parent]);
+      at = parent;
+    }
+    place(at, moving);
+  }
+
+  void sift_down(std::size_t at) {
+    const Entry moving = entries_[at];
+    const std::size_t n = entries_.size();
+    for (;;) {
+      std::size_t child = 2 * at + 1;
+      if (child >= n) break;
+      if (child + 1 < n && entries_[child + 1] < entries_[child]) ++child;
+      if (!(entries_[child] < moving)) break;
+      place(at, entries_[child]);
+      at = child;
+    }
+    place(at, moving);
+  }
+
+  void place(std::size_t at, const Entry& entry) {
+    entries_[at] = entry;
+    position_[entry.id] = static_cast<std::uint32_t>(at);
+  }
+
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> position_;  // by id
+};
+
+}  // namespace prefixroute
