@@ -70,14 +70,20 @@ std::size_t DynamoKv::choose(TokenSpan tokens, std::span<const Replica> replicas
     } else {
       // Weights in (0, 1]; the cheapest replica has weight 1. Summed in index
       // order, so the same costs and draw give the same choice everywhere.
+      // Each weight is computed once (dmath::exp is the costly part of a
+      // choice at hundreds of replicas) and summed twice in the same order.
       const double scale = (max_cost - min_cost) * params_.temperature;
+      weights_.resize(n);
       double total = 0;
-      for (std::size_t i = 0; i < n; ++i) total += dmath::exp(-(costs_[i] - min_cost) / scale);
+      for (std::size_t i = 0; i < n; ++i) {
+        weights_[i] = dmath::exp(-(costs_[i] - min_cost) / scale);
+        total += weights_[i];
+      }
       const double target = rng_.uniform01() * total;
       double cumulative = 0;
       chosen = n - 1;  // rounding can leave target >= the running sum's last value
       for (std::size_t i = 0; i < n; ++i) {
-        cumulative += dmath::exp(-(costs_[i] - min_cost) / scale);
+        cumulative += weights_[i];
         if (target < cumulative) {
           chosen = i;
           break;
@@ -87,15 +93,19 @@ std::size_t DynamoKv::choose(TokenSpan tokens, std::span<const Replica> replicas
   } else {
     // Lowest cost, then least precise-view usage; the survivors draw lots.
     tied_.clear();
+    // The usage is read only for the replicas at the lowest cost: reading it
+    // means visiting each replica's cache, which at hundreds of replicas cost
+    // more than computing every cost.
+    const double min_cost = *std::min_element(costs_.begin(), costs_.end());
     std::size_t best_used = 0;
     for (std::size_t i = 0; i < n; ++i) {
+      if (costs_[i] != min_cost) continue;
       const std::size_t used = replicas[i].precise_view().used();
-      if (tied_.empty() || costs_[i] < costs_[tied_.front()] ||
-          (costs_[i] == costs_[tied_.front()] && used < best_used)) {
+      if (tied_.empty() || used < best_used) {
         tied_.clear();
         tied_.push_back(i);
         best_used = used;
-      } else if (costs_[i] == costs_[tied_.front()] && used == best_used) {
+      } else if (used == best_used) {
         tied_.push_back(i);
       }
     }

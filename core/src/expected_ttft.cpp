@@ -48,6 +48,9 @@ std::size_t ExpectedTtft::choose(TokenSpan tokens, std::span<const Replica> repl
     // an exact view and rate the estimate is the engine's wait to the tick.
     const double cost = static_cast<double>(estimated_wait(i, now) + uncached_ticks) -
                         cache_credit_ * static_cast<double>(cached_ticks);
+    // Most replicas lose on cost alone: read the in-flight count (a visit to
+    // the replica) only for those that may win or tie.
+    if (best != n && (cost > best_cost || (cost == best_cost && matched < best_match))) continue;
     const std::uint32_t in_flight = replicas[i].in_flight();
     const bool better = best == n || cost < best_cost ||
                         (cost == best_cost && (matched > best_match ||

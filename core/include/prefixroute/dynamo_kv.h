@@ -95,6 +95,7 @@ class DynamoKv final : public RoutingPolicy {
   std::vector<double> costs_;                  // last choose(), per replica
   std::vector<std::uint64_t> overlap_blocks_;  // last choose(), per replica
   std::vector<std::size_t> tied_;              // scratch
+  std::vector<double> weights_;                // scratch: sampling weights
   std::vector<std::size_t> matched_;           // scratch: per replica, precise_view() match
   std::size_t last_prompt_tokens_ = 0;
   bool overlaps_valid_ = false;  // overlap_blocks_ belong to the prompt on_routed will see
