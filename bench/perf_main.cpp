@@ -72,6 +72,7 @@ struct Measurement {
   double span_s = 0;            // simulated arrival span of the trace
   double requests = 0;
   double prompt_tokens = 0;
+  double prefill_tokens = 0;    // modelled work: tokens the replicas prefilled (last repeat)
   long peak_rss_kb = 0;         // filled in by the parent
   bool ok = false;
   std::string error;
@@ -91,7 +92,7 @@ std::string serialize(const Measurement& m) {
   std::ostringstream out;
   out.precision(17);
   out << (m.ok ? 1 : 0) << ' ' << m.setup_s << ' ' << m.span_s << ' ' << m.requests << ' ' << m.prompt_tokens
-      << ' ' << m.wall_s.size();
+      << ' ' << m.prefill_tokens << ' ' << m.wall_s.size();
   for (const double w : m.wall_s) out << ' ' << w;
   for (const double c : m.cpu_s) out << ' ' << c;
   out << ' ' << m.error;
@@ -103,7 +104,7 @@ Measurement deserialize(const std::string& text) {
   std::istringstream in(text);
   int ok = 0;
   std::size_t n = 0;
-  if (!(in >> ok >> m.setup_s >> m.span_s >> m.requests >> m.prompt_tokens >> n)) {
+  if (!(in >> ok >> m.setup_s >> m.span_s >> m.requests >> m.prompt_tokens >> m.prefill_tokens >> n)) {
     m.error = "child process died without a result";
     return m;
   }
@@ -194,6 +195,8 @@ Measurement run_synthetic(const std::vector<Override>& overrides, const std::str
     m.wall_s.push_back(seconds_since(t0));
     m.cpu_s.push_back(thread_cpu_seconds() - c0);
     if (run.ttft.size() != workload.size()) m.error = "run incomplete";
+    m.prefill_tokens = 0;
+    for (const prefixroute::ReplicaTotals& t : run.replicas) m.prefill_tokens += static_cast<double>(t.prefill_tokens);
   }
   m.ok = m.error.empty();
   return m;
@@ -503,16 +506,18 @@ int run(const Options& o) {
       std::printf("Arrival rate = 25/s x replicas and tenants = 3 x replicas (the reference scenario's per-replica "
                   "load and tenant mix at 4 replicas). Target: cost per request at most 2x from 4 to %d replicas. "
                   "Cost per request = median wall time of simulate() / requests (%d runs). Target met is judged on "
-                  "the CPU-time ratio.\n\n",
-                  counts.back(), repeat);
+                  "the CPU-time ratio. The last column is the modelled work: prefilled (cache-missed) tokens per "
+                  "request at %d replicas / at 4, each of which a replica writes into its cache.\n\n",
+                  counts.back(), repeat, counts.back());
       std::printf("| Policy |");
       for (const int n : counts) std::printf(" %d |", n);
-      std::printf(" Largest / 4 replicas (wall) | (CPU) | Target met |\n|---|");
+      std::printf(" Largest / 4 replicas (wall) | (CPU) | Target met | Prefilled tokens per request, %d / 4 |\n|---|",
+                  counts.back());
       for (std::size_t i = 0; i < counts.size(); ++i) std::printf("---|");
-      std::printf("---|---|---|\n");
+      std::printf("---|---|---|---|\n");
     }
     for (const std::string& policy : o.policies) {
-      std::vector<double> cost, cpu_cost;
+      std::vector<double> cost, cpu_cost, prefilled;
       if (!o.json) std::printf("| %s |", label_of(policy).c_str());
       for (const int n : counts) {
         const std::vector<Override> overrides = {{"workload.requests", std::to_string(kRequests)},
@@ -528,6 +533,7 @@ int run(const Options& o) {
           continue;
         }
         if (o.json) json_line("replicas", std::to_string(n), policy, m, n);
+        prefilled.push_back(m.prefill_tokens / kRequests);
         cost.push_back(m.median() / kRequests);
         cpu_cost.push_back(m.cpu_median() / kRequests);
         if (!o.json) std::printf(" %s |", time_text(cost.back()).c_str());
@@ -536,7 +542,8 @@ int run(const Options& o) {
       if (!o.json) {
         const double ratio = cost.back() / cost.front();
         const double cpu_ratio = cpu_cost.back() / cpu_cost.front();
-        std::printf(" %.2fx | %.2fx | %s |\n", ratio, cpu_ratio, cpu_ratio <= 2.0 ? "yes" : "**no**");
+        std::printf(" %.2fx | %.2fx | %s | %.2fx |\n", ratio, cpu_ratio, cpu_ratio <= 2.0 ? "yes" : "**no**",
+                    prefilled.back() / prefilled.front());
       }
     }
   }

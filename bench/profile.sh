@@ -100,7 +100,10 @@ for c in "${cases[@]}"; do
       node bench/callgrind_report.mjs --requests 12031 "${args[@]}"
       ;;
     replicas)
-      log "callgrind: 4 and 256 replicas, 20,000 requests, 4 policies"
+      # Every policy of the catalogue: the target (cost per request at most 2x
+      # from 4 to 256 replicas) applies to each.
+      read -r -a policies <<<"$("$perf_bin" --list-policies | tr '\n' ' ')"
+      log "callgrind: 4 and 256 replicas, 20,000 requests, ${#policies[@]} policies"
       for r in 4 256; do
         for p in "${policies[@]}"; do
           grind "rep${r}_$p" --only custom --policies "$p" --set workload.requests=20000 --set cluster.replicas=$r \
@@ -112,6 +115,7 @@ for c in "${cases[@]}"; do
       args=()
       for p in affinity affinity_balanced; do args+=("256 replicas, $p=$out/rep256_$p.out"); done
       node bench/callgrind_report.mjs --requests 20000 "${args[@]}"
+      policies=(round_robin least_loaded affinity affinity_balanced)
       ;;
     requests)
       log "callgrind: 1,000 and 100,000 requests, 4 policies"
