@@ -136,6 +136,7 @@ class Simulation {
       trace_.materialize(i, prompt);
       route(i, prompt, now);
     }
+    arrivals_done_ = true;
     advance_to(kNever);  // finish every request: completions, end-to-end times
     for (std::size_t r = 0; r < replicas_.size(); ++r) {
       ReplicaTotals& t = run_.replicas[r];
@@ -271,7 +272,12 @@ class Simulation {
   // Takes the scrape at the last period boundary <= t, if one is due. Only the
   // latest scrape before an arrival is ever read, so idle periods are skipped.
   void scrape_through(Tick t) {
-    if (t < next_scrape_) return;
+    if (t < next_scrape_ || scrapes_after_arrivals_ > 0) return;
+    // After the last arrival no policy reads a scrape, and a cache only
+    // releases memory (completions), so usage never rises again: the first
+    // scrape after it is the last that can raise peak_kv_usage. An overloaded
+    // run drains for long after its last arrival; its scrapes cost R each.
+    if (arrivals_done_) ++scrapes_after_arrivals_;
     const Tick at = next_scrape_ + ((t - next_scrape_) / scrape_period_) * scrape_period_;
     for (std::size_t r = 0; r < replicas_.size(); ++r) {
       replicas_[r].scrape(at, decoding_[r]);
@@ -308,6 +314,8 @@ class Simulation {
   Tick next_scrape_ = 0;
   Tick next_sample_ = 0;
   Tick lag_ = 0;
+  bool arrivals_done_ = false;
+  int scrapes_after_arrivals_ = 0;
   std::unique_ptr<PrefixIndex> index_;  // of the caches policy_ matches against, if any
   SimulationRun run_;
 };
