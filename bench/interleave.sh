@@ -20,7 +20,17 @@ shift $(($# < 3 ? $# : 3))
 policies=("$@")
 [ ${#policies[@]} -eq 0 ] && read -r -a policies <<<"$("$after" --list-policies | tr '\n' ' ')"
 
-cpu() { "$@" --format json 2>/dev/null | sed -n 's/.*"cpu_median_s":\([0-9.e-]*\).*/\1/p' | head -1; }
+# One run's CPU time; a failed run stops the script (an empty value would
+# otherwise sort as 0 and make a ratio silently wrong).
+cpu() {
+  local v
+  v=$("$@" --format json 2>/dev/null | sed -n 's/.*"cpu_median_s":\([0-9.e-]*\).*/\1/p' | head -1)
+  if [ -z "$v" ]; then
+    echo "interleave.sh: no result from: $*" >&2
+    exit 1
+  fi
+  echo "$v"
+}
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "Load before: $(uptime | sed 's/.*load average: //') (1, 5, 15 min)"

@@ -60,15 +60,16 @@ AWK_COMMAS='function commas(x,  s, r) { s = sprintf("%.0f", x); r = ""; while (l
 
 total_of() { callgrind_annotate --auto=no --threshold=100 "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'; }
 
-# ratio_table TITLE PREFIX_A PREFIX_B REQ_A REQ_B : instructions per request, B / A, per policy.
+# ratio_table TITLE PREFIX_A PREFIX_B REQ_A REQ_B POLICY... : instructions per request, B / A, per policy.
 ratio_table() {
   local title=$1 a=$2 b=$3 ra=$4 rb=$5
+  shift 5
   echo
   echo "#### $title"
   echo
   echo "| Policy | $a: instructions / request | $b: instructions / request | $b / $a |"
   echo "|---|---|---|---|"
-  for p in "${policies[@]}"; do
+  for p in "$@"; do
     local ia ib
     ia=$(total_of "$out/${a}_$p.out")
     ib=$(total_of "$out/${b}_$p.out")
@@ -102,20 +103,19 @@ for c in "${cases[@]}"; do
     replicas)
       # Every policy of the catalogue: the target (cost per request at most 2x
       # from 4 to 256 replicas) applies to each.
-      read -r -a policies <<<"$("$perf_bin" --list-policies | tr '\n' ' ')"
-      log "callgrind: 4 and 256 replicas, 20,000 requests, ${#policies[@]} policies"
+      read -r -a all_policies <<<"$("$perf_bin" --list-policies | tr '\n' ' ')"
+      log "callgrind: 4 and 256 replicas, 20,000 requests, ${#all_policies[@]} policies"
       for r in 4 256; do
-        for p in "${policies[@]}"; do
+        for p in "${all_policies[@]}"; do
           grind "rep${r}_$p" --only custom --policies "$p" --set workload.requests=20000 --set cluster.replicas=$r \
             --set workload.arrival_rate_per_s=$((25 * r)) --set workload.tenants=$((3 * r))
         done
       done
       ratio_table "Replica scaling in instructions (20,000 requests; rate 25/s and 3 tenants per replica)" \
-        rep4 rep256 20000 20000
+        rep4 rep256 20000 20000 "${all_policies[@]}"
       args=()
       for p in affinity affinity_balanced; do args+=("256 replicas, $p=$out/rep256_$p.out"); done
       node bench/callgrind_report.mjs --requests 20000 "${args[@]}"
-      policies=(round_robin least_loaded affinity affinity_balanced)
       ;;
     requests)
       log "callgrind: 1,000 and 100,000 requests, 4 policies"
@@ -124,7 +124,7 @@ for c in "${cases[@]}"; do
           grind "req${n}_$p" --only custom --policies "$p" --set workload.requests=$n
         done
       done
-      ratio_table "Request scaling in instructions (reference scenario)" req1000 req100000 1000 100000
+      ratio_table "Request scaling in instructions (reference scenario)" req1000 req100000 1000 100000 "${policies[@]}"
       ;;
     timeshares)
       log "perf (cpu-clock sampling): time shares inside simulate()"

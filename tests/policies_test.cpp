@@ -201,6 +201,48 @@ TEST(LeastLoaded, WithTheBusyUntilTreeChoosesAsTheScanDoes) {
   }
 }
 
+// Every replica busy: the least wait is in the future and ties there (5 ms
+// on replicas 1 and 2), so the bound is the earliest busy_until, not now.
+TEST(LeastLoaded, WithTheBusyUntilTreeAllBusyTiesInTheFutureRotate) {
+  Cluster c(4);
+  c.backlogs({10, 5, 5, 10});
+  TournamentTree<Tick> busy_until(4, std::numeric_limits<Tick>::max());
+  for (std::size_t i = 0; i < 4; ++i) busy_until.set(i, c.view()[i].busy_until());
+  LeastLoaded with_tree;
+  with_tree.use_busy_until(&busy_until);
+  EXPECT_EQ(choices(with_tree, c, the_prompt(), 5), (Picks{1, 2, 1, 2, 1}));
+}
+
+// Affinity and AffinityBalanced with cached prefixes of several lengths: the
+// tree only replaces their least-wait fallback and limit, so choices match.
+TEST(Affinity, WithTheBusyUntilTreeChoosesAsTheScanDoes) {
+  Rng rng(9);
+  const Tokens p = the_prompt();
+  for (std::size_t n : {2u, 5u, 9u}) {
+    Cluster c(n);
+    std::vector<Tick> backlog(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (rng.below(2) == 0) c.cache_prefix(i, p, 10 * (1 + rng.below(5)));  // some hold 10 - 50 tokens
+      backlog[i] = static_cast<Tick>(rng.below(4)) * 5;
+    }
+    c.backlogs(backlog);
+    TournamentTree<Tick> busy_until(n, std::numeric_limits<Tick>::max());
+    for (std::size_t i = 0; i < n; ++i) busy_until.set(i, c.view()[i].busy_until());
+    for (const Tick now : {kNow, kNow + 5 * kMs, kNow + 12 * kMs}) {
+      Affinity affinity_scanning, affinity_with_tree;
+      affinity_with_tree.use_busy_until(&busy_until);
+      EXPECT_EQ(choices(affinity_with_tree, c, p, 2 * static_cast<int>(n) + 1, now),
+                choices(affinity_scanning, c, p, 2 * static_cast<int>(n) + 1, now))
+          << n << " replicas at " << now;
+      AffinityBalanced balanced_scanning(7 * kMs), balanced_with_tree(7 * kMs);
+      balanced_with_tree.use_busy_until(&busy_until);
+      EXPECT_EQ(choices(balanced_with_tree, c, p, 2 * static_cast<int>(n) + 1, now),
+                choices(balanced_scanning, c, p, 2 * static_cast<int>(n) + 1, now))
+          << n << " replicas at " << now;
+    }
+  }
+}
+
 TEST(LeastLoaded, NameIsLeastLoaded) { EXPECT_EQ(LeastLoaded().name(), "least_loaded"); }
 
 // ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -49,6 +50,85 @@ ClusterConfig hand_cluster(std::uint32_t replicas) {
   c.protect_after_hits = 0;
   c.prefill.tokens_per_s = 1000.0;
   return c;
+}
+
+// ---------------------------------------------------------------------------
+// Event order and the last scrape
+
+// Records every lifecycle call, in the order the simulator makes them.
+class RecordingPolicy final : public RoutingPolicy {
+ public:
+  struct Call {
+    Tick time;
+    std::uint64_t seq;  // 2 x request for a first token, 2 x request + 1 for a completion
+    bool operator==(const Call&) const = default;
+  };
+  std::size_t choose(TokenSpan, std::span<const Replica> replicas, Tick) override { return next_++ % replicas.size(); }
+  std::string_view name() const override { return "recording"; }
+  void on_first_token(std::uint64_t id, std::size_t, Tick now) override { calls.push_back({now, 2 * id}); }
+  void on_completed(std::uint64_t id, std::size_t, Tick now) override { calls.push_back({now, 2 * id + 1}); }
+  std::vector<Call> calls;
+
+ private:
+  std::size_t next_ = 0;
+};
+
+// Many events on the same ticks: bursts of equal prompts, nothing cached (so
+// every prefill takes 4 ms and first tokens fall on a 4 ms grid), outputs of
+// 0 - 8 tokens at 1 ms each (so completions land on that grid too), three
+// replicas. Every first token and completion must come in (time, admission)
+// order, a request's completion right after its first token when it has no
+// output, an earlier request's completion before a later one's first token.
+TEST(Simulator, EventsAtEqualTimesComeInTimeThenAdmissionOrder) {
+  std::vector<Request> requests;
+  for (std::uint32_t i = 0; i < 60; ++i)
+    requests.push_back(Request{static_cast<Tick>(i / 6) * 4 * kMs, 0, 2, 100 + i, i % 9});
+  const Workload trace({run_of(1, 2)}, std::move(requests), 1000);
+  ClusterConfig cluster = hand_cluster(3);
+  cluster.cache_tokens = 0;
+  cluster.decode_ms_per_token = 1.0;
+  RecordingPolicy policy;
+  const SimulationRun run = simulate(trace, cluster, policy);
+  std::vector<RecordingPolicy::Call> expected;
+  for (std::uint64_t i = 0; i < trace.size(); ++i) {
+    expected.push_back({trace.arrival(i) + run.ttft[i], 2 * i});
+    expected.push_back({trace.arrival(i) + run.end_to_end[i], 2 * i + 1});
+  }
+  std::sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) {
+    return a.time != b.time ? a.time < b.time : a.seq < b.seq;
+  });
+  ASSERT_EQ(policy.calls.size(), expected.size());
+  EXPECT_TRUE(policy.calls == expected);
+  // The case only tests tie-breaking if ties happen: an earlier request's
+  // completion and a later request's first token on one tick.
+  std::size_t completion_first_ties = 0;
+  for (std::size_t k = 1; k < expected.size(); ++k)
+    if (expected[k].time == expected[k - 1].time && (expected[k - 1].seq & 1) == 1 && (expected[k].seq & 1) == 0)
+      ++completion_first_ties;
+  EXPECT_GE(completion_first_ties, 5u);
+}
+
+// Usage rises until the last admission; the scrape after the last arrival
+// must still see it (no scrape is taken after that one). The last prompt's
+// 200 ms prefill runs past a scrape boundary (every 50 ms), so the drain
+// takes that scrape.
+TEST(Simulator, PeakKvUsageCountsTheLastAdmission) {
+  for (const double decode_ms : {0.0, 5.0}) {
+    std::vector<Request> requests;
+    for (std::uint32_t i = 0; i < 5; ++i)
+      requests.push_back(Request{i * 100 * kMs, 0, i < 4 ? 40u : 200u, 7 + i, 3});
+    const Workload trace({run_of(1, 10)}, std::move(requests), 1'000'000);
+    ClusterConfig cluster = hand_cluster(1);
+    cluster.cache_tokens = 1000;
+    cluster.decode_ms_per_token = decode_ms;
+    RoundRobin policy;
+    const SimulationRun run = simulate(trace, cluster, policy);
+    // 10 prefix tokens + 4 turns of 40 + one of 200, all cached, plus the
+    // last request's 3 reserved output tokens while it decodes.
+    ASSERT_EQ(run.replicas.size(), 1u);
+    EXPECT_DOUBLE_EQ(run.replicas[0].peak_kv_usage, (decode_ms > 0 ? 373.0 : 370.0) / 1000.0)
+        << "decode " << decode_ms;
+  }
 }
 
 // ---------------------------------------------------------------------------

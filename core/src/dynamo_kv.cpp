@@ -109,6 +109,10 @@ std::size_t DynamoKv::choose(TokenSpan tokens, std::span<const Replica> replicas
         tied_.push_back(i);
       }
     }
+    // Costs are finite (validated parameters), so the minimum ties at least
+    // once; the guard keeps a NaN from a hand-built instance from indexing an
+    // empty list.
+    if (tied_.empty()) tied_.push_back(0);
     chosen = tied_.size() == 1 ? tied_.front()
                                : tied_[static_cast<std::size_t>(rng_.uniform_int(0, tied_.size() - 1))];
   }

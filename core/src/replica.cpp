@@ -21,7 +21,7 @@ Replica::Admission Replica::admit_with_decode(TokenSpan tokens, Tick now, const 
   a.start = std::max(now, busy_until_);
   a.first_token = a.start + service;
   a.completion = a.first_token + static_cast<Tick>(output_tokens) * tick_per_output_token;
-  if (a.completion > a.first_token) {
+  if (a.decodes()) {
     cache_.pin(a.path);
     cache_.reserve(output_tokens);
   }
@@ -35,7 +35,7 @@ Replica::Admission Replica::admit_with_decode(TokenSpan tokens, Tick now, const 
 }
 
 void Replica::complete(const Admission& admission, std::uint64_t output_tokens) {
-  if (admission.completion > admission.first_token) {
+  if (admission.decodes()) {
     cache_.unpin(admission.path);
     cache_.release(static_cast<std::size_t>(output_tokens));
   }

@@ -43,6 +43,8 @@ struct InFlight {
 struct Prefilling {
   std::uint64_t seq;  // even
   InFlight record;
+
+  EventKey first_token() const { return EventKey{record.admission.first_token, seq}; }
 };
 
 // A decoding request's completion; its record is in `slot`. Completions do
@@ -78,13 +80,12 @@ class Simulation {
         policy_(policy),
         prefilling_(cluster.replicas),
         next_first_tokens_(cluster.replicas, kNoEvent),
-        busy_until_(cluster.replicas, kNever) {
+        busy_until_tree_(cluster.replicas, kNever) {
     replicas_.reserve(cluster.replicas);
     for (std::uint32_t i = 0; i < cluster.replicas; ++i) {
       replicas_.emplace_back(RadixCache(cluster.cache_tokens, cluster.protect_after_hits));
-      busy_until_.set(i, replicas_[i].busy_until());
+      busy_until_tree_.set(i, replicas_[i].busy_until());
     }
-    policy_.use_busy_until(&busy_until_);
     decoding_.assign(cluster.replicas, 0);
     tick_per_output_token_ = seconds_to_ticks(cluster.decode_ms_per_token / 1000.0);
     scrape_period_ = std::max<Tick>(1, seconds_to_ticks(router.scrape_period_ms / 1000.0));
@@ -104,7 +105,6 @@ class Simulation {
       const bool mirrored = view == CacheView::Precise && lag_ > 0;
       for (std::uint32_t i = 0; i < cluster.replicas; ++i)
         (mirrored ? mirrors_[i] : replicas_[i].cache()).attach_index(index_.get(), i);
-      policy_.use_prefix_index(index_.get());
     }
     const Tick span = trace.size() == 0 ? 0 : trace.arrival(trace.size() - 1);
     run_.in_flight_period = std::max<Tick>(1, span / kInFlightSamples + 1);
@@ -115,6 +115,10 @@ class Simulation {
     run_.replica_of.reserve(n);
     run_.cached_of.reserve(n);
     run_.replicas.resize(cluster.replicas);
+    // Last: once the policy holds these pointers the destructor must run to
+    // take them back, and it runs only for a fully constructed simulation.
+    policy_.use_prefix_index(index_.get());
+    policy_.use_busy_until(&busy_until_tree_);
   }
 
   ~Simulation() {
@@ -157,7 +161,7 @@ class Simulation {
     Replica& replica = replicas_[chosen];
     const Replica::Admission a =
         replica.admit_with_decode(prompt, now, cluster_.prefill, output, tick_per_output_token_);
-    busy_until_.set(chosen, replica.busy_until());
+    busy_until_tree_.set(chosen, replica.busy_until());
     replica.router_dispatched();
     ReplicaTotals& totals = run_.replicas[chosen];
     totals.peak_in_flight = std::max(totals.peak_in_flight, replica.in_flight());
@@ -173,11 +177,11 @@ class Simulation {
     const auto out = static_cast<std::uint32_t>(output);
     std::deque<Prefilling>& queue = prefilling_[chosen];
     queue.push_back(Prefilling{seq_, InFlight{i, a, r, out}});
-    if (queue.size() == 1) next_first_tokens_.set(chosen, EventKey{a.first_token, seq_});
+    if (queue.size() == 1) next_first_tokens_.set(chosen, queue.front().first_token());
     seq_ += 2;  // seq_ + 1 is the completion's
     if (lag_ > 0) {
       mirror_ops_.push_back(MirrorOp{now + lag_, r, i, true, std::vector<Token>(prompt.begin(), prompt.end()),
-                                     out, a.completion > a.first_token});
+                                     out, a.decodes()});
     }
   }
 
@@ -185,8 +189,8 @@ class Simulation {
   // documented order, then takes the scrape due at or before `now`.
   void advance_to(Tick now) {
     for (;;) {
-      const EventKey& first_token = next_first_tokens_.least();
-      const EventKey& completion = completions_.empty() ? kNoEvent : completions_.top().key;
+      const EventKey first_token = next_first_tokens_.least();
+      const EventKey completion = completions_.empty() ? kNoEvent : completions_.top().key;
       const bool first_token_next = first_token < completion;
       const Tick t_event = first_token_next ? first_token.time : completion.time;
       const Tick t_op = mirror_ops_.empty() ? kNever : mirror_ops_.front().time;
@@ -217,11 +221,9 @@ class Simulation {
     std::deque<Prefilling>& queue = prefilling_[replica];
     const Prefilling p = queue.front();
     queue.pop_front();
-    next_first_tokens_.set(replica, queue.empty() ? kNoEvent
-                                                  : EventKey{queue.front().record.admission.first_token,
-                                                             queue.front().seq});
+    next_first_tokens_.set(replica, queue.empty() ? kNoEvent : queue.front().first_token());
     const InFlight& f = p.record;
-    const bool decodes = f.admission.completion > f.admission.first_token;
+    const bool decodes = f.admission.decodes();
     if (decodes) ++decoding_[f.replica];
     policy_.on_first_token(f.request, f.replica, now);
     if (!decodes) {
@@ -244,7 +246,7 @@ class Simulation {
 
   void complete(const InFlight& f, Tick now) {
     Replica& replica = replicas_[f.replica];
-    const bool decodes = f.admission.completion > f.admission.first_token;
+    const bool decodes = f.admission.decodes();
     if (decodes) --decoding_[f.replica];
     replica.complete(f.admission, f.output_tokens);
     replica.router_completed();
@@ -272,12 +274,13 @@ class Simulation {
   // Takes the scrape at the last period boundary <= t, if one is due. Only the
   // latest scrape before an arrival is ever read, so idle periods are skipped.
   void scrape_through(Tick t) {
-    if (t < next_scrape_ || scrapes_after_arrivals_ > 0) return;
-    // After the last arrival no policy reads a scrape, and a cache only
-    // releases memory (completions), so usage never rises again: the first
-    // scrape after it is the last that can raise peak_kv_usage. An overloaded
-    // run drains for long after its last arrival; its scrapes cost R each.
-    if (arrivals_done_) ++scrapes_after_arrivals_;
+    if (t < next_scrape_ || final_scrape_taken_) return;
+    // After the last arrival no policy reads a scrape, and an engine cache
+    // only unpins and releases (completions): used() never rises again, so
+    // the first scrape after it is the last that can raise peak_kv_usage. An
+    // overloaded run drains for long after its last arrival, and each of its
+    // scrapes would visit every replica.
+    if (arrivals_done_) final_scrape_taken_ = true;
     const Tick at = next_scrape_ + ((t - next_scrape_) / scrape_period_) * scrape_period_;
     for (std::size_t r = 0; r < replicas_.size(); ++r) {
       replicas_[r].scrape(at, decoding_[r]);
@@ -304,7 +307,7 @@ class Simulation {
   std::vector<std::uint32_t> decoding_;
   std::vector<std::deque<Prefilling>> prefilling_;  // per replica, in admission order
   TournamentTree<EventKey> next_first_tokens_;        // per replica: its queue's head
-  TournamentTree<Tick> busy_until_;                   // per replica: busy_until(), for the policy
+  TournamentTree<Tick> busy_until_tree_;              // per replica: busy_until(), for the policy
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   std::vector<InFlight> in_flight_;  // records of decoding requests, by slot
   std::vector<std::uint32_t> free_slots_;
@@ -314,8 +317,8 @@ class Simulation {
   Tick next_scrape_ = 0;
   Tick next_sample_ = 0;
   Tick lag_ = 0;
-  bool arrivals_done_ = false;
-  int scrapes_after_arrivals_ = 0;
+  bool arrivals_done_ = false;       // run() has routed every request
+  bool final_scrape_taken_ = false;  // the one scrape after that (see scrape_through)
   std::unique_ptr<PrefixIndex> index_;  // of the caches policy_ matches against, if any
   SimulationRun run_;
 };

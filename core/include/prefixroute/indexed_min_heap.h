@@ -6,8 +6,10 @@
 // touched, pinned or gets a child. A std::set did the same with one tree node
 // per candidate; at 256 replicas those nodes, scattered over the heap, were
 // the largest growing share of a request's time (docs/PERFORMANCE.md). Here
-// the entries are one contiguous array, and a re-filed leaf, which has the
-// newest recency, stays at the bottom where it is pushed (one compare).
+// the entries are one contiguous array, and a leaf re-filed after a touch,
+// which has the newest recency, usually stays at the bottom where it is pushed
+// (one compare; not when protected entries sort after it, nor for a parent
+// re-filed after an eviction or an unpin, whose recency is old).
 //
 // Invariants: every entry's key is not less than its parent's; position_[id]
 // is the entry's index in entries_ for ids in the heap, kAbsent otherwise.

@@ -49,6 +49,9 @@ class Replica {
     Tick first_token = 0;   ///< prefill ends: the first output token
     Tick completion = 0;    ///< decoding ends (== first_token when decode is off)
     RadixCache::PathHandle path = 0;  ///< pinned until completion when decode is on
+
+    /// Whether it decodes after its first token (and so pins its path).
+    bool decodes() const { return completion > first_token; }
   };
 
   explicit Replica(RadixCache cache) : cache_(std::move(cache)) {}

@@ -105,7 +105,9 @@ class RoutingPolicy {
   /// least_loaded_index(replicas, now, start): from the busy_until tree when
   /// one is in use (O(log R)), else by a scan.
   std::size_t least_wait(std::span<const Replica> replicas, Tick now, std::size_t start) const {
-    if (busy_until_ == nullptr) return least_loaded_index(replicas, now, start);
+    // The tree must be of exactly these replicas (the simulator's always is).
+    if (busy_until_ == nullptr || busy_until_->size() != replicas.size())
+      return least_loaded_index(replicas, now, start);
     // The least wait is max(earliest busy_until - now, 0); the replicas with it
     // are those whose busy_until is at most max(now, earliest).
     const Tick bound = std::max(now, busy_until_->least());

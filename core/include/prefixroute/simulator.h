@@ -5,8 +5,9 @@
 // order, the events that change what a router can see: first tokens (prefill
 // ends), completions (decode ends), engine-metric scrapes, and the arrival of
 // lagged KV events at the router's precise cache view. Events at the same time
-// go in the order: first tokens and completions (by insertion), KV events,
-// then the scrape, then arrivals.
+// go in the order: first tokens and completions (by admission: a request's
+// first token, then its completion, then the next admitted request's), KV
+// events, then the scrape, then arrivals.
 //
 // At each arrival the policy sees the replicas as of that instant and picks
 // one; the chosen replica matches and inserts the prompt at admission and
@@ -29,7 +30,9 @@
 //
 // Cost: O(N * (policy cost + L log F + log R)) for N requests of L tokens on R
 // replicas (plus O(log D) per completion with D requests decoding), plus one
-// pass over the replicas per scrape period that contains an arrival.
+// pass over the replicas per scrape period that contains an event, up to the
+// first scrape after the last arrival (later ones could change nothing: no
+// policy reads them and usage only falls; see ReplicaTotals::peak_kv_usage).
 #pragma once
 
 #include <cstdint>
@@ -61,7 +64,10 @@ struct ReplicaTotals {
   std::uint64_t cached_tokens = 0;
   Tick busy_ticks = 0;
   std::uint32_t peak_in_flight = 0;  ///< most requests dispatched and not completed at once
-  double peak_kv_usage = 0;          ///< highest scraped cache usage (used / capacity)
+  /// Highest scraped cache usage (used / capacity). Scrapes stop after the
+  /// first one past the last arrival: from then on caches only unpin and
+  /// release, so usage cannot rise again.
+  double peak_kv_usage = 0;
 };
 
 /// Everything one run produced, per request (arrival order) and per replica.

@@ -6,8 +6,8 @@
 // The simulator keeps one over its replicas: of the time each replica's next
 // first token is due (the next event of the whole run is the least), and of
 // when each replica's queued prefill drains (the least-wait replica is the
-// first at or after a rotating start whose queue drains no later than the
-// earliest). A scan of R replicas per request reads R scattered records; these
+// first at or after a rotating start whose queue drains no later than
+// max(now, the earliest): every idle replica ties at wait 0). A scan of R replicas per request reads R scattered records; these
 // read ~2 log2 R nodes from one small array, so the per-request cost stays
 // nearly flat from 4 to 256 replicas (docs/PERFORMANCE.md).
 //
