@@ -1,9 +1,11 @@
 // The four charts. Chart.js is tree-shaken: only the controllers, elements,
 // scales and plugins used here are registered. Charts are created once and
 // then updated in place (chart.update('none'): no animation, no re-layout
-// jank). Colours come from the page's CSS custom properties, so they follow
-// the light/dark scheme. Each chart has a text alternative: a one-sentence
-// aria-label on the canvas and a visually hidden table with the numbers.
+// jank); they are built before the first results, one per task (prepare()),
+// so that drawing the first results is no long task. Colours come from the
+// page's CSS custom properties, so they follow the light/dark scheme. Each
+// chart has a text alternative: a one-sentence aria-label on the canvas and a
+// visually hidden table with the numbers.
 
 import {
   BarController,
@@ -20,10 +22,11 @@ import {
   Tooltip,
 } from 'chart.js';
 import { h } from './dom';
-import { formatCount, formatMs, formatPercent } from './format';
+import { formatCount, formatMs, formatPercent, warmUpNumberFormats } from './format';
 import type { CdfSeries } from './protocol';
 import type { Results } from './results';
 import { measureLatest } from './timing';
+import { afterNextPaint } from './yield';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LogarithmicScale, LineController, LineElement, PointElement, Legend, Tooltip);
 
@@ -103,16 +106,95 @@ function logTick(v: number): string {
 /** Most replicas drawn in the load chart; beyond that the hidden table still lists all. */
 const MAX_REPLICA_BARS = 64;
 
+/** What each chart is, fixed for the page's life: known before any results, so a chart can be built early. */
+const SPECS: Record<ChartId, { type: 'bar' | 'line'; legend: boolean; scales: Record<string, unknown> }> = {
+  ttft: { type: 'bar', legend: true, scales: { y: { beginAtZero: true, title: { display: true, text: 'ms' } } } },
+  hits: { type: 'bar', legend: false, scales: { y: { beginAtZero: true, max: 100, title: { display: true, text: '% of prompt tokens from cache' } } } },
+  cdf: {
+    type: 'line',
+    legend: true,
+    scales: {
+      x: {
+        type: 'logarithmic',
+        title: { display: true, text: 'time to first token (ms, log scale)' },
+        // Label only 1-2-5 steps: a log axis labels every minor tick otherwise.
+        ticks: { callback: (v: number | string) => logTick(Number(v)) },
+      },
+      y: { min: 0, max: 100, title: { display: true, text: '% of requests' } },
+    },
+  },
+  load: { type: 'bar', legend: true, scales: { y: { beginAtZero: true, title: { display: true, text: 'prefill work (s)' } } } },
+};
+
+/**
+ * Runs Chart.js's code once on a throwaway chart before the page's first
+ * chart: that code's first run (V8 compiling it) made the first chart's task
+ * some 40 ms of main-thread CPU. Here it is split in two tasks (build, then
+ * update) and the page's charts are then built warm, each in under 20 ms.
+ * The canvas is never in the page: nothing is drawn.
+ */
+async function warmUpChartJs(scales: Record<string, unknown>): Promise<void> {
+  const chart = new Chart(document.createElement('canvas'), {
+    type: 'bar',
+    data: { labels: [], datasets: [] },
+    options: { animation: false, scales },
+  } as never) as Chart;
+  try {
+    await afterNextPaint();
+    chart.update('none');
+  } finally {
+    chart.destroy();
+  }
+}
+
 export class ChartsView {
   private readonly charts = new Map<ChartId, Chart>();
+  /** Charts that have been given data: until then they draw nothing (an empty chart would show bare axes). */
+  private readonly filled = new Set<ChartId>();
   private palette = readPalette();
   private last: { results: Results; cdf: CdfSeries[] } | null = null;
   private generation = 0;
+  private warming: Promise<void> | null = null;
 
   constructor(private readonly figures: Partial<Record<ChartId, HTMLElement>>) {
     Chart.defaults.animation = false;
     Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
     Chart.defaults.maintainAspectRatio = false;
+  }
+
+  /**
+   * Pays for the first use of Intl and of Chart.js's code ahead of the first
+   * chart, in tasks of their own; touches nothing on the page, so it can run
+   * while the page is still being built. Later calls share the same promise.
+   */
+  warmUp(): Promise<void> {
+    this.warming ??= (async () => {
+      // Chart.js formats the axis ticks with Intl.
+      await warmUpNumberFormats();
+      await afterNextPaint();
+      await warmUpChartJs(this.themedScales('ttft'));
+    })();
+    return this.warming;
+  }
+
+  /**
+   * Builds the empty charts ahead of the first results, each in its own task
+   * after a frame: a chart's construction is much of its first draw (Chart.js
+   * sets up the canvas, its options and scales), and the page is idle while
+   * the worker compiles the module. Call once the page around the charts is
+   * built: a chart measures its box, which would force the layout of anything
+   * built just before. A chart not built when results come is built by update().
+   */
+  async prepare(): Promise<void> {
+    await this.warmUp();
+    for (const id of Object.keys(SPECS) as ChartId[]) {
+      if (!this.figures[id]) continue;
+      await afterNextPaint();
+      if (this.charts.has(id)) continue;
+      const t0 = performance.now();
+      this.create(id);
+      measureLatest(`prefixroute:chart-prepare-${id}`, t0, performance.now());
+    }
   }
 
   /** Re-reads the colours (after a theme change) and redraws. */
@@ -126,8 +208,9 @@ export class ChartsView {
 
   /**
    * Redraws every chart for new results. Each chart is drawn in its own task
-   * so no single task blocks the main thread for long; a newer update
-   * abandons the remaining steps of an older one.
+   * so no single task blocks the main thread for long; a chart not built yet
+   * (results came before prepare() got to it) is built in a task of its own
+   * first. A newer update abandons the remaining steps of an older one.
    */
   update(results: Results, cdf: CdfSeries[]): void {
     this.last = { results, cdf };
@@ -135,44 +218,46 @@ export class ChartsView {
     const steps = this.steps(results, cdf);
     const next = (i: number) => {
       if (generation !== this.generation || i >= steps.length) return;
-      const t0 = performance.now();
-      steps[i]();
-      // User Timing entries: visible in the browser's performance panel and to the tests.
-      measureLatest(`prefixroute:chart-step-${i}`, t0, performance.now());
-      setTimeout(() => next(i + 1), 0);
+      const [id, draw] = steps[i];
+      if (this.figures[id] && !this.charts.has(id)) this.create(id);
+      else {
+        const t0 = performance.now();
+        draw();
+        // User Timing entries: visible in the browser's performance panel and to the tests.
+        measureLatest(`prefixroute:chart-step-${i}`, t0, performance.now());
+        i++;
+      }
+      setTimeout(() => next(i), 0);
     };
     setTimeout(() => next(0), 0);
   }
 
-  private steps(results: Results, cdf: CdfSeries[]): (() => void)[] {
+  private steps(results: Results, cdf: CdfSeries[]): [ChartId, () => void][] {
     const p = this.palette;
-    Chart.defaults.color = p.muted;
-    Chart.defaults.borderColor = p.grid;
     const rows = results.results;
     const labels = rows.map((r) => r.label);
 
-    const steps: (() => void)[] = [];
-    steps.push(() => {
-      this.draw('ttft', 'bar', (chart) => {
+    const steps: [ChartId, () => void][] = [];
+    steps.push(['ttft', () => {
+      this.draw('ttft', (chart) => {
         chart.data.labels = labels;
         syncDatasets(chart as Chart<'bar'>, [
           { label: 'Mean TTFT (ms)', data: rows.map((r) => r.mean_ttft_ms), backgroundColor: p.accent, borderRadius: 3 },
           { label: 'p99 TTFT (ms)', data: rows.map((r) => r.p99_ttft_ms), backgroundColor: p.accent2, borderRadius: 3 },
         ]);
-      }, { y: { beginAtZero: true, title: { display: true, text: 'ms' } } });
+      });
       if (this.figures.ttft) {
         describe(this.figures.ttft, `Mean and p99 time to first token per policy. ${rows.map((r) => `${r.label}: mean ${formatMs(r.mean_ttft_ms)} ms, p99 ${formatMs(r.p99_ttft_ms)} ms`).join('; ')}.`,
           ['Policy', 'Mean TTFT (ms)', 'p99 TTFT (ms)'], rows.map((r) => [r.label, formatMs(r.mean_ttft_ms), formatMs(r.p99_ttft_ms)]));
       }
-
-    });
-    steps.push(() => {
+    }]);
+    steps.push(['hits', () => {
       // The core's cache bounds, drawn beside the policies as what no routing can beat.
       const bounds = [
         { label: 'Pooled bound', bound: results.bounds?.pooled },
         { label: 'Ideal bound', bound: results.bounds?.ideal },
       ].filter((b): b is { label: string; bound: NonNullable<typeof b.bound> } => b.bound !== undefined);
-      this.draw('hits', 'bar', (chart) => {
+      this.draw('hits', (chart) => {
         chart.data.labels = [...labels, ...bounds.map((b) => b.label)];
         syncDatasets(chart as Chart<'bar'>, [
           {
@@ -182,16 +267,15 @@ export class ChartsView {
             borderRadius: 3,
           },
         ]);
-      }, { y: { beginAtZero: true, max: 100, title: { display: true, text: '% of prompt tokens from cache' } } }, false);
+      });
       if (this.figures.hits) {
         const all = [...rows.map((r) => [r.label, formatPercent(r.hit_rate)]), ...bounds.map((b) => [`${b.label} (${formatCount(b.bound.capacity_tokens)} tokens)`, formatPercent(b.bound.hit_rate)])];
         describe(this.figures.hits, `Cache hit rate per policy, and the bounds no routing can beat. ${all.map(([l, v]) => `${l}: ${v}`).join('; ')}.`,
           ['Policy or bound', 'Hit rate'], all);
       }
-
-    });
-    steps.push(() => {
-      this.draw('cdf', 'line', (chart) => {
+    }]);
+    steps.push(['cdf', () => {
+      this.draw('cdf', (chart) => {
         syncDatasets(chart as Chart<'line'>, cdf.map((s) => {
           const label = rows.find((r) => r.policy === s.policy)?.label ?? s.policy;
           return {
@@ -204,27 +288,18 @@ export class ChartsView {
             stepped: 'after' as const,
           };
         }));
-      }, {
-        x: {
-          type: 'logarithmic',
-          title: { display: true, text: 'time to first token (ms, log scale)' },
-          // Label only 1-2-5 steps: a log axis labels every minor tick otherwise.
-          ticks: { callback: (v: number | string) => logTick(Number(v)) },
-        },
-        y: { min: 0, max: 100, title: { display: true, text: '% of requests' } },
-    });
-    if (this.figures.cdf) {
-      const q = (s: CdfSeries, f: number) => s.x[s.y.findIndex((y) => y >= f)] ?? NaN;
-      describe(this.figures.cdf, `Distribution of time to first token, one line per policy. ${cdf.map((s) => `${rows.find((r) => r.policy === s.policy)?.label ?? s.policy}: half of requests within ${formatMs(q(s, 0.5))} ms, 99% within ${formatMs(q(s, 0.99))} ms`).join('; ')}.`,
-        ['Policy', 'p50 (ms)', 'p90 (ms)', 'p99 (ms)', 'max (ms)'],
-        cdf.map((s) => [rows.find((r) => r.policy === s.policy)?.label ?? s.policy, formatMs(q(s, 0.5)), formatMs(q(s, 0.9)), formatMs(q(s, 0.99)), formatMs(s.x[s.x.length - 1])]));
-    }
-
-    });
-    steps.push(() => {
+      });
+      if (this.figures.cdf) {
+        const q = (s: CdfSeries, f: number) => s.x[s.y.findIndex((y) => y >= f)] ?? NaN;
+        describe(this.figures.cdf, `Distribution of time to first token, one line per policy. ${cdf.map((s) => `${rows.find((r) => r.policy === s.policy)?.label ?? s.policy}: half of requests within ${formatMs(q(s, 0.5))} ms, 99% within ${formatMs(q(s, 0.99))} ms`).join('; ')}.`,
+          ['Policy', 'p50 (ms)', 'p90 (ms)', 'p99 (ms)', 'max (ms)'],
+          cdf.map((s) => [rows.find((r) => r.policy === s.policy)?.label ?? s.policy, formatMs(q(s, 0.5)), formatMs(q(s, 0.9)), formatMs(q(s, 0.99)), formatMs(s.x[s.x.length - 1])]));
+      }
+    }]);
+    steps.push(['load', () => {
       const replicas = Math.max(0, ...rows.map((r) => r.replicas.length));
       const drawn = Math.min(replicas, MAX_REPLICA_BARS);
-      this.draw('load', 'bar', (chart) => {
+      this.draw('load', (chart) => {
         chart.data.labels = Array.from({ length: drawn }, (_, i) => `R${i + 1}`);
         syncDatasets(chart as Chart<'bar'>, rows.map((r) => ({
           label: r.label,
@@ -232,7 +307,7 @@ export class ChartsView {
           backgroundColor: p.policy(r.policy),
           borderRadius: 2,
         })));
-      }, { y: { beginAtZero: true, title: { display: true, text: 'prefill work (s)' } } });
+      });
       if (this.figures.load) {
         const busiest = rows.map((r) => {
           const work = r.replicas.map((x) => x.work_ms);
@@ -243,52 +318,68 @@ export class ChartsView {
           ['Replica', ...rows.map((r) => `${r.label} (s)`)],
           Array.from({ length: replicas }, (_, i) => [`R${i + 1}`, ...rows.map((r) => ((r.replicas[i]?.work_ms ?? 0) / 1000).toFixed(2))]));
       }
-        });
-      return steps;
-    }
-
-    private draw(
-      id: ChartId,
-      type: 'bar' | 'line',
-      fill: (chart: Chart) => void,
-      scales: Record<string, unknown>,
-      legend = true,
-    ): void {
-      const figure = this.figures[id];
-      if (!figure) return;
-      let chart = this.charts.get(id);
-      const p = this.palette;
-      const themed = Object.fromEntries(Object.entries(scales).map(([axis, s]) => [axis, {
-        ...(s as object),
-        grid: { color: p.grid },
-        ticks: { ...((s as { ticks?: object }).ticks ?? {}), color: p.muted },
-        title: { ...((s as { title?: object }).title ?? {}), color: p.muted },
-      }]));
-      if (!chart) {
-        const canvas = figure.querySelector('canvas');
-        if (!canvas) return;
-        chart = new Chart(canvas, {
-          type,
-          data: { labels: [], datasets: [] },
-          options: {
-            responsive: true,
-            maintainAspectRatio: false,
-            animation: false,
-            normalized: true,
-            interaction: { mode: type === 'line' ? 'nearest' : 'index', intersect: false },
-            plugins: {
-              legend: { display: legend, labels: { color: p.fg, boxWidth: 12, boxHeight: 12 } },
-              tooltip: { enabled: true },
-            },
-            scales: themed,
-          },
-        } as never) as Chart;
-        this.charts.set(id, chart);
-      } else {
-        chart.options.scales = themed as never;
-        if (chart.options.plugins?.legend?.labels) chart.options.plugins.legend.labels.color = p.fg;
-      }
-      fill(chart);
-      chart.update('none');
-    }
+    }]);
+    return steps;
   }
+
+  /** The chart's scales in the current colours. */
+  private themedScales(id: ChartId): Record<string, unknown> {
+    const p = this.palette;
+    return Object.fromEntries(Object.entries(SPECS[id].scales).map(([axis, s]) => [axis, {
+      ...(s as object),
+      grid: { color: p.grid },
+      ticks: { ...((s as { ticks?: object }).ticks ?? {}), color: p.muted },
+      title: { ...((s as { title?: object }).title ?? {}), color: p.muted },
+    }]));
+  }
+
+  /** Chart.js's global colours: the charts' defaults for what the options leave unset. */
+  private applyDefaults(): void {
+    Chart.defaults.color = this.palette.muted;
+    Chart.defaults.borderColor = this.palette.grid;
+  }
+
+  /** Builds a chart with no data; it draws nothing until draw() fills it. */
+  private create(id: ChartId): Chart | undefined {
+    const canvas = this.figures[id]?.querySelector('canvas');
+    if (!canvas) return undefined;
+    const { type, legend } = SPECS[id];
+    const p = this.palette;
+    this.applyDefaults();
+    const chart = new Chart(canvas, {
+      type,
+      data: { labels: [], datasets: [] },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        normalized: true,
+        interaction: { mode: type === 'line' ? 'nearest' : 'index', intersect: false },
+        plugins: {
+          legend: { display: legend, labels: { color: p.fg, boxWidth: 12, boxHeight: 12 } },
+          tooltip: { enabled: true },
+        },
+        scales: this.themedScales(id),
+      },
+      // Cancelled draws leave the canvas cleared: blank, as before the chart existed.
+      plugins: [{ id: 'prefixroute-hold', beforeDraw: () => this.filled.has(id) }],
+    } as never) as Chart;
+    this.charts.set(id, chart);
+    return chart;
+  }
+
+  private draw(id: ChartId, fill: (chart: Chart) => void): void {
+    if (!this.figures[id]) return;
+    this.applyDefaults();
+    let chart = this.charts.get(id);
+    if (!chart) chart = this.create(id);
+    else {
+      chart.options.scales = this.themedScales(id) as never;
+      if (chart.options.plugins?.legend?.labels) chart.options.plugins.legend.labels.color = this.palette.fg;
+    }
+    if (!chart) return;
+    fill(chart);
+    this.filled.add(id);
+    chart.update('none');
+  }
+}

@@ -2,13 +2,46 @@
 // human columns. Fixed locale so a number reads the same everywhere (and the
 // end-to-end test can recompute it from the benchmark's JSON).
 
-const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+let groupedFormat: Intl.NumberFormat | null = null;
+
+/**
+ * Made on first use, not when the module loads: a page's first Intl object
+ * costs the browser some 40 ms (ICU's locale data), which made the page's
+ * start-up one long task (issue 6: never blocked over 50 ms).
+ */
+function grouped(): Intl.NumberFormat {
+  groupedFormat ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+  return groupedFormat;
+}
+
+let warming: Promise<void> | null = null;
+
+/**
+ * Pays for the first Intl use ahead of need, in two tasks of about 20 ms
+ * (the locale data, then the number formats) instead of 40 ms inside
+ * whichever task first formats a number: the first results, or the first
+ * chart's axis ticks (Chart.js formats them with Intl, in the browser's
+ * locale). Resolves when done; later calls share the same promise.
+ */
+export function warmUpNumberFormats(): Promise<void> {
+  warming ??= new Promise((resolve) => {
+    setTimeout(() => {
+      void new Intl.Locale('en-US').maximize();
+      setTimeout(() => {
+        grouped();
+        void new Intl.NumberFormat().format(0.5);
+        resolve();
+      }, 0);
+    }, 0);
+  });
+  return warming;
+}
 
 /** Milliseconds with about three significant digits: 3.35, 18.1, 240, 1,204. */
 export function formatMs(ms: number): string {
   if (!Number.isFinite(ms)) return '—';
   const abs = Math.abs(ms);
-  if (abs >= 100) return grouped.format(Math.round(ms));
+  if (abs >= 100) return grouped().format(Math.round(ms));
   if (abs >= 10) return ms.toFixed(1);
   return ms.toFixed(2);
 }
@@ -19,7 +52,7 @@ export function formatPercent(fraction: number): string {
 }
 
 export function formatCount(n: number): string {
-  return Number.isFinite(n) ? grouped.format(Math.round(n)) : '—';
+  return Number.isFinite(n) ? grouped().format(Math.round(n)) : '—';
 }
 
 /** Max-over-mean load ratio: 1.00 is perfectly even. */

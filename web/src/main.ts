@@ -6,21 +6,22 @@
 // the worker reads the file itself, so its bytes never pass through here.
 
 import './styles.css';
-import { ChartsView, type ChartId } from './charts';
+import type { ChartId } from './charts';
+import { LazyCharts } from './charts-loader';
 import { Controls } from './controls';
 import { byId, h } from './dom';
 import { clearProblems, guard, installErrorBoundary, showProblem } from './error-boundary';
 import { download, exportName, resultsToCsv } from './export';
-import { formatCount } from './format';
+import { formatCount, warmUpNumberFormats } from './format';
 import { PRESETS, presetOverrides } from './presets';
 import { parseResults, type Results } from './results';
 import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, nonDefaultOverrides, scenarioValues, UNSUPPORTED_GROUPS } from './schema';
 import { copyText, embedSnippet, shareLink } from './share';
+import type { PolicyInfo } from './prefixroute-module';
 import type { TraceRequest } from './protocol';
 import { RunAborted, SimClient, type ProgressInfo, type ReadProgressInfo, type SimResult } from './sim-client';
 import { markLatest, measureLatest } from './timing';
-import { SweepPanel } from './sweep-panel';
-import { decodeSweepUrl } from './sweep-url';
+import type { SweepPanel } from './sweep-panel';
 import { renderTable } from './table';
 import { Theme } from './theme';
 import { TracePanel } from './trace-panel';
@@ -34,6 +35,7 @@ import {
   type TraceLink,
   traceLinkPairs,
 } from './trace-source';
+import { nextTask } from './yield';
 import { decodeUrlState, encodeUrlState, isEmbedQuery, preview, type Pair, type UrlMessage } from './url-state';
 
 /** Typing pauses this long before a re-run; checkboxes and presets run at once. */
@@ -61,15 +63,31 @@ function mergePairs(base: readonly Pair[], over: readonly Pair[]): Pair[] {
   return [...map];
 }
 
+/**
+ * The Sweep panel's code, a chunk of its own: it draws with Chart.js, which
+ * is loaded apart from the page's first module (charts-loader.ts). A failure
+ * is reported where the panel is built (startSweep), not as an unhandled
+ * rejection before that.
+ */
+function loadSweepCode() {
+  const code = import('./sweep-panel');
+  code.catch(() => {});
+  return code;
+}
+
 class Playground {
   private readonly embed = isEmbedQuery(window.location.search);
   private readonly sim = new SimClient();
   private readonly theme = new Theme(!this.embed);
-  private readonly charts: ChartsView;
+  private readonly charts: LazyCharts;
   private fields: FieldInfo[] = [];
   private controls: Controls | null = null;
-  /** The Sweep section (absent in embed mode). */
+  /** The Sweep section (absent in embed mode, and until built: see startSweep). */
   private sweep: SweepPanel | null = null;
+  /** The Sweep panel's code: fetched from the start, while the worker loads, to be in before the first results. */
+  private readonly sweepCode = this.embed ? null : loadSweepCode();
+  /** Resolves once the Sweep panel is built or has failed to load (at once in embed mode). */
+  private sweepReady: Promise<void> = Promise.resolve();
   private shown: Shown | null = null;
   private runCounter = 0;
   private editTimer: ReturnType<typeof setTimeout> | undefined;
@@ -88,7 +106,8 @@ class Playground {
       figures.cdf = byId('chart-cdf');
       figures.load = byId('chart-load');
     }
-    this.charts = new ChartsView(figures);
+    this.charts = new LazyCharts(figures, (error) =>
+      showProblem(`The charts could not be loaded: ${error instanceof Error ? error.message : String(error)}`));
     this.theme.onChange(() => {
       this.updateThemeButton();
       this.charts.retheme();
@@ -151,6 +170,8 @@ class Playground {
 
   async start(): Promise<void> {
     this.setStatus('Loading the simulator…');
+    // While the worker loads the module, the page is idle: the first Intl use is paid then.
+    void warmUpNumberFormats();
     let ready;
     try {
       ready = await this.sim.init();
@@ -168,17 +189,9 @@ class Playground {
       onCommit: () => this.scheduleEdit(0),
       onPreset: (id) => this.applyPreset(id),
     });
-    if (!this.embed) {
-      this.sweep = new SweepPanel(
-        {
-          fields: allFields,
-          labels: new Map(ready.catalogue.map((p) => [p.name, p.label])),
-          overrides: () => this.shown?.overrides ?? [],
-          onStateChange: () => this.writeUrl(),
-        },
-        decodeSweepUrl(window.location.search),
-      );
-    }
+    if (this.sweepCode) this.sweepReady = this.startSweep(this.sweepCode, allFields, ready.catalogue, window.location.search);
+    // Build the charts before the results come, now that the controls are in and the charts' boxes keep their size.
+    this.charts.prepare();
     const split = splitTraceQuery(window.location.search);
     const traceLink = readTraceLink(split.trace);
     const link = decodeUrlState(split.rest, allFields);
@@ -205,6 +218,30 @@ class Playground {
     }
     await this.run(overrides, 'link', link.messages);
     this.sweep?.startFromLink();
+  }
+
+  /**
+   * Builds the Sweep panel in a task of its own: built in the task that
+   * builds the controls and starts the first run, it made that task long;
+   * it is below the fold and idle until the first results. `search` is the
+   * page's query as opened (the sweep's link keys).
+   */
+  private async startSweep(code: ReturnType<typeof loadSweepCode>, fields: FieldInfo[], catalogue: PolicyInfo[], search: string): Promise<void> {
+    try {
+      const { SweepPanel, decodeSweepUrl } = await code;
+      await nextTask();
+      this.sweep = new SweepPanel(
+        {
+          fields,
+          labels: new Map(catalogue.map((p) => [p.name, p.label])),
+          overrides: () => this.shown?.overrides ?? [],
+          onStateChange: () => this.writeUrl(),
+        },
+        decodeSweepUrl(search),
+      );
+    } catch (error) {
+      showProblem(`The sweep panel could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** Keeps the address bar on the scenario (and sweep) on screen; never in embed mode. */
@@ -278,6 +315,8 @@ class Playground {
       }
       return;
     }
+    // The first results wait for the Sweep panel, whose keys their link carries.
+    await this.sweepReady;
     if (token !== this.runCounter) return;
     clearTimeout(this.progressTimer);
     this.showProgress(false);

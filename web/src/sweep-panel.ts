@@ -18,6 +18,9 @@ import type { SweepUrlState } from './sweep-url';
 import { sweepUrlPairs } from './sweep-url';
 import type { Pair } from './url-state';
 
+// The page loads this panel on its own (main.ts): the link's sweep keys are read with it.
+export { decodeSweepUrl } from './sweep-url';
+
 /** What the panel needs from the page. */
 export interface SweepHost {
   /** Every scenario field (from the core's schema). */
