@@ -29,6 +29,35 @@ constexpr std::uint32_t kNoProtection = 0;
 // ---------------------------------------------------------------------------
 // match()
 
+// insert(tokens, known_cached) skips re-reading the known prefix's edges: it
+// must do exactly what insert(tokens) does, for any known length up to the
+// match (the simulator passes the router's match; 0 and shorter ones too).
+TEST(RadixCacheInsert, AKnownCachedPrefixChangesNothing) {
+  Rng rng(5);
+  RadixCache told(600, 2), untold(600, 2);
+  for (int step = 0; step < 3000; ++step) {
+    // Prompts share prefixes: a few families, cut and extended at random.
+    std::vector<Token> prompt;
+    const Token family = static_cast<Token>(rng.below(6));
+    const std::size_t shared = rng.below(120);
+    for (std::size_t i = 0; i < shared; ++i) prompt.push_back(family * 1000 + static_cast<Token>(i));
+    const std::size_t own = rng.below(40);
+    for (std::size_t i = 0; i < own; ++i) prompt.push_back(static_cast<Token>(100000 + rng.below(50)));
+    const std::size_t matched = told.match(prompt);
+    ASSERT_EQ(matched, untold.match(prompt));
+    const std::size_t known = step % 3 == 0 ? matched : step % 3 == 1 ? rng.below(matched + 1) : 0;
+    const RadixCache::InsertResult a = told.insert(prompt, known);
+    const RadixCache::InsertResult b = untold.insert(prompt);
+    ASSERT_EQ(a.cached_tokens, b.cached_tokens) << "step " << step;
+    ASSERT_EQ(a.inserted_tokens, b.inserted_tokens) << "step " << step;
+    ASSERT_EQ(a.evicted_tokens, b.evicted_tokens) << "step " << step;
+    ASSERT_EQ(a.path, b.path) << "step " << step;
+    ASSERT_EQ(told.check_invariants(), "");
+  }
+  EXPECT_EQ(told.leaf_paths(), untold.leaf_paths());
+  EXPECT_EQ(told.size(), untold.size());
+}
+
 TEST(RadixCacheMatch, EmptyCacheMatchesNothing) {
   const RadixCache cache(100);
   EXPECT_EQ(cache.match(Tokens{1, 2, 3}), 0u);

@@ -1,6 +1,7 @@
 #include "prefixroute/radix_cache.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "text.h"
 
@@ -135,7 +136,10 @@ RadixCache::NodeId RadixCache::split(NodeId id, std::size_t at) {
   return upper;
 }
 
-RadixCache::InsertResult RadixCache::insert(TokenSpan tokens) {
+RadixCache::InsertResult RadixCache::insert(TokenSpan tokens, std::size_t known_cached) {
+  // A known length beyond the real match would cache tokens that are not in
+  // the prompt. Checked in debug builds (the sanitizer tests); O(L).
+  assert(known_cached <= match(tokens));
   InsertResult result;
   if (tokens.size() > capacity_) tokens = tokens.first(capacity_);
   if (tokens.empty()) return result;
@@ -162,7 +166,10 @@ RadixCache::InsertResult RadixCache::insert(TokenSpan tokens) {
     }
     const auto& edge = nodes_[child].edge;
     const std::size_t limit = std::min(edge.size(), tokens.size() - pos);
-    const std::size_t common = first_difference(edge.data(), tokens.data() + pos, 1, limit);
+    // The first token matched through find_child; those up to known_cached
+    // are known to match.
+    const std::size_t known = known_cached > pos ? std::min(known_cached - pos, limit) : 1;
+    const std::size_t common = first_difference(edge.data(), tokens.data() + pos, std::max<std::size_t>(known, 1), limit);
     if (common < edge.size()) child = split(child, common);
     // `child` now lies entirely on the prompt's path: count the hit, refresh it.
     drop_candidate(child);

@@ -9,11 +9,12 @@ Replica::Admission Replica::admit(TokenSpan tokens, Tick now, const PrefillModel
 }
 
 Replica::Admission Replica::admit_with_decode(TokenSpan tokens, Tick now, const PrefillModel& prefill,
-                                              std::uint64_t output_tokens, Tick tick_per_output_token) {
+                                              std::uint64_t output_tokens, Tick tick_per_output_token,
+                                              std::size_t known_cached) {
   Admission a;
   // insert() reports the cached prefix it found before adding the prompt, so
   // the prompt is walked once. Tokens past the cache budget are never cached.
-  const RadixCache::InsertResult inserted = cache_.insert(tokens);
+  const RadixCache::InsertResult inserted = cache_.insert(tokens, known_cached);
   a.cached_tokens = inserted.cached_tokens;
   a.path = inserted.path;
   a.prefill_tokens = tokens.size() - a.cached_tokens;

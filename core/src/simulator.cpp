@@ -159,8 +159,14 @@ class Simulation {
     const std::uint64_t output = run_.decode ? trace_.output_tokens(i) : 0;
     policy_.on_routed(RoutedRequest{i, chosen, prompt, output, now});
     Replica& replica = replicas_[chosen];
+    // A policy that matched the engine's caches predicts exactly the chosen
+    // cache's match (nothing changes it between choose() and here): the
+    // insert need not re-read those tokens. Other views may hold more than
+    // the engine (a lagged mirror), so their predictions are not used.
+    const std::size_t known_cached =
+        policy_.matched_view() == CacheView::Engine && predicted > 0 ? static_cast<std::size_t>(predicted) : 0;
     const Replica::Admission a =
-        replica.admit_with_decode(prompt, now, cluster_.prefill, output, tick_per_output_token_);
+        replica.admit_with_decode(prompt, now, cluster_.prefill, output, tick_per_output_token_, known_cached);
     busy_until_tree_.set(chosen, replica.busy_until());
     replica.router_dispatched();
     ReplicaTotals& totals = run_.replicas[chosen];

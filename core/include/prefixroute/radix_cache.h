@@ -123,7 +123,11 @@ class RadixCache {
   std::size_t match(TokenSpan tokens) const;
 
   /// Caches `tokens` (at most the first capacity() of them) and evicts to budget.
-  InsertResult insert(TokenSpan tokens);
+  /// `known_cached`: a length the caller has just learnt is cached (a match of
+  /// this cache, as a router's index gives it); the walk does not re-read
+  /// those tokens' edges, which at hundreds of replicas are rarely in the CPU
+  /// cache. It must not exceed match(tokens); 0 compares every token.
+  InsertResult insert(TokenSpan tokens, std::size_t known_cached = 0);
 
   /// Pins every node of the path ending at `path` (a reference count).
   void pin(PathHandle path);

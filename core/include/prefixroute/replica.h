@@ -73,8 +73,11 @@ class Replica {
   /// As admit(), then decodes `output_tokens` at `tick_per_output_token`; when
   /// that is > 0 the prompt path is pinned and the outputs reserved until
   /// complete() is called with the returned admission.
+  /// `known_cached` as RadixCache::insert's: a cached-prefix length the
+  /// caller has just matched against this replica's cache (0: none known).
   Admission admit_with_decode(TokenSpan tokens, Tick now, const PrefillModel& prefill,
-                              std::uint64_t output_tokens, Tick tick_per_output_token);
+                              std::uint64_t output_tokens, Tick tick_per_output_token,
+                              std::size_t known_cached = 0);
 
   /// Ends a decoding request: unpins its path and releases its outputs.
   void complete(const Admission& admission, std::uint64_t output_tokens);
