@@ -1,6 +1,6 @@
 // prefixroute-perf: the macro benchmark behind `npm run perf` (docs/PERFORMANCE.md).
 //
-//   prefixroute-perf [--only SECTIONS] [--policies P,..] [--repeat N] [--rounds N] [--quick]
+//   prefixroute-perf [--only SECTIONS] [--policies P,..] [--repeat N] [--rounds N] [--cpu N|none] [--quick]
 //                    [--trace FILE] [--format md|json] [--in-process]
 //   prefixroute-perf --only custom [--set key=value]... [--custom-trace] [--policies P]
 //
@@ -23,6 +23,7 @@
 // divided by the wall time. Timings vary with machine load: see `uptime`.
 // The scaling sections judge their ratio on `rounds` alternating pairs of
 // processes (the smallest case, then the largest), not on one process each.
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -121,6 +122,29 @@ Measurement deserialize(const std::string& text) {
 }
 
 bool g_in_process = false;  // --in-process: no fork (for valgrind/perf profiles)
+
+// Pins this process (and so every child it forks) to one CPU. On this VM the
+// two vCPUs differ in speed by ~35 % (the same run, `taskset -c 0` against
+// `taskset -c 1`, alternately), and successive children landed on either: a
+// ratio of two cases then measured the cores as much as the code. `cpu` < 0:
+// the first CPU this process may run on. Returns the CPU, or -1 when pinning
+// failed (then nothing is pinned and the output says so).
+int pin_to_one_cpu(int cpu) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
+  if (cpu < 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &allowed)) {
+        cpu = c;
+        break;
+      }
+  if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed)) return -1;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return sched_setaffinity(0, sizeof one, &one) == 0 ? cpu : -1;
+}
 
 // Runs `body` in a child process and returns its measurement with the
 // child's peak resident memory.
@@ -279,6 +303,8 @@ struct Options {
   std::vector<std::string> policies;
   int repeat = 5;
   int rounds = 5;  // scaling sections: alternating small/large rounds behind each judged ratio
+  int cpu = -1;    // --cpu: the CPU to pin to (-1: the first allowed); --cpu none: no pinning
+  bool pin = true;
   bool quick = false;
   bool json = false;
   std::string trace = "../shared/traces/mooncake_conversation_trace.jsonl";
@@ -622,7 +648,7 @@ int run(const Options& o) {
 void usage() {
   std::fprintf(stderr,
                "usage: prefixroute-perf [--only reference,experiment,mooncake,requests,replicas]\n"
-               "                        [--policies round_robin,...] [--repeat N] [--rounds N] [--quick]\n"
+               "                        [--policies round_robin,...] [--repeat N] [--rounds N] [--cpu N|none] [--quick]\n"
                "                        [--trace FILE] [--format md|json] [--in-process]\n"
                "                        [--only custom --set key=value ... [--custom-trace]]\n"
                "       prefixroute-perf --list-policies\n"
@@ -652,6 +678,10 @@ int main(int argc, char** argv) {
       o.repeat = std::max(1, std::atoi(value().c_str()));
     } else if (arg == "--rounds") {
       o.rounds = std::max(1, std::atoi(value().c_str()));
+    } else if (arg == "--cpu") {
+      const std::string v = value();
+      if (v == "none") o.pin = false;
+      else o.cpu = std::atoi(v.c_str());
     } else if (arg == "--set") {
       const std::string kv = value();
       const auto eq = kv.find('=');
@@ -701,5 +731,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: unknown policy %s\n", p.c_str());
       return 2;
     }
+  if (o.pin) {
+    const int cpu = pin_to_one_cpu(o.cpu);
+    if (cpu < 0) std::fprintf(stderr, "warning: could not pin to one CPU; timings mix the CPUs' speeds\n");
+    else if (!o.json) std::printf("Pinned to CPU %d (every case and child process; `--cpu N` or `--cpu none`).\n", cpu);
+  }
   return run(o);
 }

@@ -50,7 +50,11 @@ if [ "$wasm" = 1 ]; then
   if [ ! -f build/wasm/wasm/prefixroute.mjs ] || [ ! -f build/wasm/wasm/prefixroute.wasm ]; then
     bash scripts/build-wasm.sh >&2
   fi
-  node bench/wasm_perf.mjs --repeat 5 --rounds 5 || status=1
+  # Native and Node processes on one CPU: this VM's two vCPUs differ in speed
+  # (prefixroute-perf pins itself the same way; see its --cpu).
+  pin=()
+  command -v taskset >/dev/null && pin=(taskset -c "$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')")
+  "${pin[@]}" node bench/wasm_perf.mjs --repeat 5 --rounds 5 || status=1
 fi
 
 if [ "$payload" = 1 ]; then
