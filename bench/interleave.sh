@@ -10,9 +10,15 @@
 # Cases: the reference scenario (4,000 requests, 4 replicas) and 100,000
 # requests at 4 and at 256 replicas (arrival rate 25/s and 3 tenants per
 # replica, as the replicas section of `npm run perf`). Policies default to
-# every policy of AFTER_BIN's catalogue. Prints a Markdown table: median CPU
+# every policy of AFTER_BIN's catalogue. Runs on one CPU (taskset). Prints a Markdown table: median CPU
 # time of simulate() of each binary (one run per process) and after / before.
 set -euo pipefail
+# Both builds on one CPU: this VM's two vCPUs differ by ~35 % in speed, and an
+# older build may not pin itself (prefixroute-perf's --cpu).
+if [ -z "${PREFIXROUTE_PINNED:-}" ] && command -v taskset >/dev/null; then
+  export PREFIXROUTE_PINNED=1
+  exec taskset -c "$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')" bash "$0" "$@"
+fi
 before=${1:?usage: interleave.sh BEFORE_BIN AFTER_BIN [ROUNDS] [POLICY ...]}
 after=${2:?usage: interleave.sh BEFORE_BIN AFTER_BIN [ROUNDS] [POLICY ...]}
 rounds=${3:-5}
