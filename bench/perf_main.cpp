@@ -376,13 +376,12 @@ bool check(const Measurement& m, const std::string& what) {
 
 // A scaling ratio (cost per request of the large case / of the small one)
 // as the median of per-round ratios: each round runs the small case, then the
-// large one, each in its own process, back to back. On this VM a process's
-// speed varies by 20 - 40 % from one process to the next and over minutes, so
-// one process per case gives ratios that swing across the target; pairing the
-// cases in rounds and taking the median cancels most of it.
+// large one, each in its own process, back to back. Even on one CPU (see
+// pin_to_one_cpu) this VM's speed drifts over minutes, so one process per case
+// gives ratios that swing across the target; pairing the cases in rounds and
+// taking the median cancels most of it.
 struct ScalingRatio {
   double median = NAN, low = NAN, high = NAN;
-  int rounds = 0;
 };
 
 // `first` is the ratio of a round already measured (the table's row); the
@@ -398,7 +397,6 @@ ScalingRatio alternating_ratio(double first, int rounds, const std::function<dou
     ratios.push_back(large / small);
   }
   ScalingRatio r;
-  r.rounds = static_cast<int>(ratios.size());
   r.median = Measurement::median_of(ratios);
   r.low = *std::min_element(ratios.begin(), ratios.end());
   r.high = *std::max_element(ratios.begin(), ratios.end());

@@ -166,10 +166,10 @@ RadixCache::InsertResult RadixCache::insert(TokenSpan tokens, std::size_t known_
     }
     const auto& edge = nodes_[child].edge;
     const std::size_t limit = std::min(edge.size(), tokens.size() - pos);
-    // The first token matched through find_child; those up to known_cached
-    // are known to match.
-    const std::size_t known = known_cached > pos ? std::min(known_cached - pos, limit) : 1;
-    const std::size_t common = first_difference(edge.data(), tokens.data() + pos, std::max<std::size_t>(known, 1), limit);
+    // Compare from the first token not known to match: the first matched
+    // through find_child, and those up to known_cached are known.
+    const std::size_t from = known_cached > pos ? std::min(known_cached - pos, limit) : 1;
+    const std::size_t common = first_difference(edge.data(), tokens.data() + pos, from, limit);
     if (common < edge.size()) child = split(child, common);
     // `child` now lies entirely on the prompt's path: count the hit, refresh it.
     drop_candidate(child);

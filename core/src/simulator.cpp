@@ -36,16 +36,10 @@ struct InFlight {
   std::uint32_t output_tokens;
 };
 
-// An admitted request whose first token is still ahead. A replica's first
-// tokens come in its admission order (one FIFO prefill queue: each starts
-// when the previous one's ends), so one replica's are a sorted queue and the
-// next first token of the run is the least of the queues' heads.
-struct Prefilling {
-  std::uint64_t seq;  // even
-  InFlight record;
-
-  EventKey first_token() const { return EventKey{record.admission.first_token, seq}; }
-};
+// Requests are admitted one per arrival, in trace order, so request i's first
+// token has seq 2i and its completion 2i + 1.
+EventKey first_token_key(const InFlight& f) { return EventKey{f.admission.first_token, 2 * f.request}; }
+EventKey completion_key(const InFlight& f) { return EventKey{f.admission.completion, 2 * f.request + 1}; }
 
 // A decoding request's completion; its record is in `slot`. Completions do
 // not come in admission order (outputs differ in length), so they wait in one
@@ -181,10 +175,9 @@ class Simulation {
     }
     const auto r = static_cast<std::uint32_t>(chosen);
     const auto out = static_cast<std::uint32_t>(output);
-    std::deque<Prefilling>& queue = prefilling_[chosen];
-    queue.push_back(Prefilling{seq_, InFlight{i, a, r, out}});
-    if (queue.size() == 1) next_first_tokens_.set(chosen, queue.front().first_token());
-    seq_ += 2;  // seq_ + 1 is the completion's
+    std::deque<InFlight>& queue = prefilling_[chosen];
+    queue.push_back(InFlight{i, a, r, out});
+    if (queue.size() == 1) next_first_tokens_.set(chosen, first_token_key(queue.front()));
     if (lag_ > 0) {
       mirror_ops_.push_back(MirrorOp{now + lag_, r, i, true, std::vector<Token>(prompt.begin(), prompt.end()),
                                      out, a.decodes()});
@@ -224,11 +217,10 @@ class Simulation {
 
   // The first token of the head of `replica`'s prefill queue, due at `now`.
   void handle_first_token(std::size_t replica, Tick now) {
-    std::deque<Prefilling>& queue = prefilling_[replica];
-    const Prefilling p = queue.front();
+    std::deque<InFlight>& queue = prefilling_[replica];
+    const InFlight f = queue.front();
     queue.pop_front();
-    next_first_tokens_.set(replica, queue.empty() ? kNoEvent : queue.front().first_token());
-    const InFlight& f = p.record;
+    next_first_tokens_.set(replica, queue.empty() ? kNoEvent : first_token_key(queue.front()));
     const bool decodes = f.admission.decodes();
     if (decodes) ++decoding_[f.replica];
     policy_.on_first_token(f.request, f.replica, now);
@@ -247,7 +239,7 @@ class Simulation {
       free_slots_.pop_back();
       in_flight_[slot] = f;
     }
-    completions_.push(Completion{EventKey{f.admission.completion, p.seq + 1}, slot});
+    completions_.push(Completion{completion_key(f), slot});
   }
 
   void complete(const InFlight& f, Tick now) {
@@ -311,13 +303,16 @@ class Simulation {
   std::vector<RadixCache::PathHandle> mirror_paths_;
   std::deque<MirrorOp> mirror_ops_;
   std::vector<std::uint32_t> decoding_;
-  std::vector<std::deque<Prefilling>> prefilling_;  // per replica, in admission order
+  // Per replica, the admitted requests whose first token is still ahead, in
+  // admission order. A replica's first tokens come in that order (one FIFO
+  // prefill queue: each starts when the previous one's ends), so each queue
+  // is sorted and the run's next first token is the least of the heads.
+  std::vector<std::deque<InFlight>> prefilling_;
   TournamentTree<EventKey> next_first_tokens_;        // per replica: its queue's head
   TournamentTree<Tick> busy_until_tree_;              // per replica: busy_until(), for the policy
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   std::vector<InFlight> in_flight_;  // records of decoding requests, by slot
   std::vector<std::uint32_t> free_slots_;
-  std::uint64_t seq_ = 0;
   Tick tick_per_output_token_ = 0;
   Tick scrape_period_ = 1;
   Tick next_scrape_ = 0;
