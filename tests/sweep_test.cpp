@@ -37,6 +37,14 @@ TEST(ParseSweep, RangeValuesAreWrittenWithTwelveSignificantDigits) {
   EXPECT_EQ(parsed("k=10:-10:3").values, (std::vector<std::string>{"10", "0", "-10"}));
 }
 
+TEST(ParseSweep, ARangeOverAnIntegerFieldIsRoundedHalfUpWithoutRepeats) {
+  EXPECT_EQ(parsed("cluster.replicas=1:4:5").values, (std::vector<std::string>{"1", "2", "3", "4"}));
+  EXPECT_EQ(parsed("cluster.replicas=2:3:4").values, (std::vector<std::string>{"2", "3"}));
+  EXPECT_EQ(parsed("cluster.replicas=8:2:3").values, (std::vector<std::string>{"8", "5", "2"}));
+  EXPECT_EQ(parsed("seed=9007199254740000:9007199254740991:2").values,
+            (std::vector<std::string>{"9007199254740000", "9007199254740991"}));
+}
+
 TEST(ParseSweep, AListIsTakenAsWrittenAndATrailingCommaAddsNothing) {
   EXPECT_EQ(parsed("cluster.replicas=2,4,8").values, (std::vector<std::string>{"2", "4", "8"}));
   EXPECT_EQ(parsed("seed=1,2,").values, (std::vector<std::string>{"1", "2"}));

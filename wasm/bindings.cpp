@@ -366,6 +366,11 @@ val policy_catalogue() {
     val entry = val::object();
     entry.set("name", std::string(catalogue[i].name));
     entry.set("label", std::string(catalogue[i].label));
+    entry.set("description", std::string(catalogue[i].description));
+    val colours = val::object();
+    colours.set("light", std::string(catalogue[i].colour_light));
+    colours.set("dark", std::string(catalogue[i].colour_dark));
+    entry.set("colours", colours);
     list.set(i, entry);
   }
   return list;

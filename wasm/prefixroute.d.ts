@@ -133,7 +133,16 @@ export interface PolicyInfo {
   name: string;
   /** For tables and charts ("Affinity balanced"). */
   label: string;
+  /** One line: what the policy does. */
+  description: string;
+  /** Its colour in charts and swatches (CSS hex), on a light and on a dark page. */
+  colours: { light: string; dark: string };
 }
+
+/** expandSweep's answer: the values a sweep spec runs, in order. */
+export type SweepExpansion =
+  | { ok: true; key: string; values: string[] }
+  | { ok: false; errors: FieldError[] };
 
 /**
  * A C++ object owned by JS: call delete() when done, or its memory leaks.
@@ -385,6 +394,12 @@ export interface PrefixrouteModule {
    * (points x workload.requests). Never throws. Blocks: call it from a Web Worker.
    */
   runSweep(scenarioJson: string, overridesJson: string, sweepSpec: string, onProgress: SweepProgressCallback | null): SweepResult;
+  /**
+   * The values a sweep spec runs, as runSweep expands it: "key=v1,v2,..." as
+   * given; "key=from:to:steps" evenly spaced, and for an integer field rounded
+   * half up without repeats. Errors name "(sweep)". Never throws.
+   */
+  expandSweep(sweepSpec: string): SweepExpansion;
   /** Parses and checks a scenario exactly as runScenario does, without running it. */
   validateScenario(scenarioJson: string, overridesJson: string): ValidateResult;
   /** JSON Schema (draft 2020-12) of the scenario document. */

@@ -134,6 +134,30 @@ val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec
   return result;
 }
 
+// The values a sweep spec runs, as the core expands it (integer fields
+// rounded): the page shows and counts points from this, never its own copy.
+val expand_sweep(const val& spec_arg) {
+  if (!spec_arg.isString())
+    return failure({{"(sweep)", "sweepSpec must be a string: key=v1,v2,... or key=from:to:steps"}});
+  const std::string spec_text = spec_arg.as<std::string>();
+  if (spec_text.size() > kMaxSpecChars)
+    return failure({{"(sweep)", "sweepSpec has " + std::to_string(spec_text.size()) + " characters; at most " +
+                                    std::to_string(kMaxSpecChars) + " are read"}});
+  prefixroute::SweepSpec spec;
+  std::string error;
+  if (!prefixroute::parse_sweep(spec_text, spec, error)) return failure({{"(sweep)", error}});
+  val result = val::object();
+  result.set("ok", true);
+  result.set("key", spec.key);
+  val values = val::array();
+  for (std::size_t i = 0; i < spec.values.size(); ++i) values.set(i, spec.values[i]);
+  result.set("values", values);
+  return result;
+}
+
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(prefixroute_sweep) { emscripten::function("runSweep", &run_sweep); }
+EMSCRIPTEN_BINDINGS(prefixroute_sweep) {
+  emscripten::function("runSweep", &run_sweep);
+  emscripten::function("expandSweep", &expand_sweep);
+}

@@ -20,6 +20,7 @@ import type {
   RoutingPolicy,
   RunResult,
   SweepProgressCallback,
+  SweepExpansion,
   SweepResult,
   Tokens,
   TraceChunk,
@@ -92,6 +93,9 @@ export function sweep(pr: PrefixrouteModule): number {
   const result: SweepResult = pr.runSweep('', overrides, 'affinity_balanced.load_slack_s=0:0.2:5', onProgress);
   pr.runSweep('{}', '', 'cluster.replicas=2,4,8', null);
   pr.runSweep('{}', '', 'seed=1,2', () => undefined);
+  const expanded: SweepExpansion = pr.expandSweep('cluster.replicas=1:4:5');
+  const points: number = expanded.ok ? expanded.values.length : expanded.errors.length;
+  void points;
   if (!result.ok) {
     const cancelled: boolean = result.cancelled === true;
     const first: FieldError | undefined = result.errors[0];

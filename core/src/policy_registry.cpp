@@ -13,16 +13,28 @@ namespace prefixroute {
 
 const std::vector<PolicyInfo>& policy_catalogue() {
   static const std::vector<PolicyInfo> catalogue = {
-      {"round_robin", "Round robin"},
-      {"least_loaded", "Least loaded"},
-      {"affinity", "Affinity (naive)"},
-      {"affinity_balanced", "Affinity balanced"},
-      {"expected_ttft", "Expected TTFT (prefixroute)"},
-      {"dynamo_kv", "Dynamo KV router"},
-      {"llmd_epp", "llm-d EPP"},
-      {"chwbl", "KubeAI CHWBL"},
-      {"sglang_cache_aware", "SGLang cache-aware"},
-      {"preble_e2", "Preble E2"},
+      {"round_robin", "Round robin", "Replicas in turn, blind to caches and load.", "#8792a2", "#9aa5b5"},
+      {"least_loaded", "Least loaded", "The replica with the least queued prefill work.", "#8b5cf6", "#a78bfa"},
+      {"affinity", "Affinity (naive)", "The replica with the longest cached prefix of the prompt; no load guard.",
+       "#f97316", "#fb923c"},
+      {"affinity_balanced", "Affinity balanced",
+       "The longest cached prefix among replicas whose wait is within a slack of the least.", "#0f9f6e",
+       "#34d399"},
+      {"expected_ttft", "Expected TTFT (prefixroute)",
+       "The least expected time to first token: queue estimate plus uncached prefill, with a credit for cache.",
+       "#0284c7", "#38bdf8"},
+      {"dynamo_kv", "Dynamo KV router",
+       "NVIDIA Dynamo: lowest cost of prefill blocks to compute plus blocks held, from KV events.", "#e11d48",
+       "#fb7185"},
+      {"llmd_epp", "llm-d EPP", "llm-d endpoint picker: weighted prefix, queue and KV-usage scorers.", "#a16207",
+       "#facc15"},
+      {"chwbl", "KubeAI CHWBL", "KubeAI: consistent hashing of the prompt prefix with bounded loads.", "#4f46e5",
+       "#818cf8"},
+      {"sglang_cache_aware", "SGLang cache-aware",
+       "SGLang router: approximate radix tree of routed prompts, least loaded when imbalanced.", "#db2777",
+       "#f472b6"},
+      {"preble_e2", "Preble E2", "Preble: exploit a long cached match, else explore the least loaded replica.",
+       "#65a30d", "#a3e635"},
   };
   return catalogue;
 }

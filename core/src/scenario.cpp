@@ -19,9 +19,9 @@ struct Field {
   void (*set)(Scenario&, double);
 };
 
-#define PR_FIELD(KEY, KIND, MIN, MAX, UNIT, DESC, MEMBER, TYPE)                                  \
+#define PR_FIELD(KEY, LABEL, KIND, MIN, MAX, UNIT, DESC, MEMBER, TYPE)                                  \
   Field {                                                                                     \
-    FieldSpec{KEY, FieldKind::KIND, MIN, MAX, UNIT, DESC},                                    \
+    FieldSpec{KEY, LABEL, FieldKind::KIND, MIN, MAX, UNIT, DESC},                                    \
         [](const Scenario& s) { return static_cast<double>(s.MEMBER); },                      \
         [](Scenario& s, double v) { s.MEMBER = static_cast<TYPE>(v); }                        \
   }
@@ -30,126 +30,126 @@ constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 - 1: exact in JS
 
 const std::vector<Field>& fields() {
   static const std::vector<Field> table = {
-      PR_FIELD("seed", Integer, 0, kMaxSafeInteger, "", "Seed of the workload generator.", seed,
+      PR_FIELD("seed", "Seed", Integer, 0, kMaxSafeInteger, "", "Seed of the workload generator.", seed,
                std::uint64_t),
-      PR_FIELD("workload.requests", Integer, 1, 1e7, "requests", "Requests in the trace.",
+      PR_FIELD("workload.requests", "Requests", Integer, 1, 1e7, "requests", "Requests in the trace.",
                workload.requests, std::uint64_t),
-      PR_FIELD("workload.tenants", Integer, 1, 1e5, "tenants",
+      PR_FIELD("workload.tenants", "Tenants", Integer, 1, 1e5, "tenants",
                "Tenants, each with its own shared prompt prefix.", workload.tenants, std::uint32_t),
-      PR_FIELD("workload.zipf_s", Number, 0, 10, "",
+      PR_FIELD("workload.zipf_s", "Zipf skew", Number, 0, 10, "",
                "Zipf exponent of tenant popularity (0 = uniform).", workload.zipf_s, double),
-      PR_FIELD("workload.arrival_rate_per_s", Number, 1e-3, 1e7, "requests/s",
+      PR_FIELD("workload.arrival_rate_per_s", "Arrival rate", Number, 1e-3, 1e7, "requests/s",
                "Mean Poisson arrival rate of the whole cluster.", workload.arrival_rate_per_s,
                double),
-      PR_FIELD("workload.prefix_tokens_min", Integer, 0, 1e6, "tokens",
+      PR_FIELD("workload.prefix_tokens_min", "Prefix length, min", Integer, 0, 1e6, "tokens",
                "Shortest tenant prefix (drawn uniformly per tenant).", workload.prefix_tokens_min,
                std::uint32_t),
-      PR_FIELD("workload.prefix_tokens_max", Integer, 0, 1e6, "tokens", "Longest tenant prefix.",
+      PR_FIELD("workload.prefix_tokens_max", "Prefix length, max", Integer, 0, 1e6, "tokens", "Longest tenant prefix.",
                workload.prefix_tokens_max, std::uint32_t),
-      PR_FIELD("workload.turn_tokens_min", Integer, 1, 1e6, "tokens",
+      PR_FIELD("workload.turn_tokens_min", "Turn length, min", Integer, 1, 1e6, "tokens",
                "Shortest unique user turn (drawn uniformly per request).", workload.turn_tokens_min,
                std::uint32_t),
-      PR_FIELD("workload.turn_tokens_max", Integer, 1, 1e6, "tokens", "Longest unique user turn.",
+      PR_FIELD("workload.turn_tokens_max", "Turn length, max", Integer, 1, 1e6, "tokens", "Longest unique user turn.",
                workload.turn_tokens_max, std::uint32_t),
-      PR_FIELD("workload.vocab_size", Integer, 2, 4294967295.0, "tokens",
+      PR_FIELD("workload.vocab_size", "Vocabulary size", Integer, 2, 4294967295.0, "tokens",
                "Token ids are drawn from [0, vocab_size).", workload.vocab_size, std::uint32_t),
-      PR_FIELD("workload.output_tokens_min", Integer, 0, 1e6, "tokens",
+      PR_FIELD("workload.output_tokens_min", "Output length, min", Integer, 0, 1e6, "tokens",
                "Shortest output (decode) length; used when cluster.decode_ms_per_token > 0.",
                workload.output_tokens_min, std::uint32_t),
-      PR_FIELD("workload.output_tokens_max", Integer, 0, 1e6, "tokens", "Longest output length.",
+      PR_FIELD("workload.output_tokens_max", "Output length, max", Integer, 0, 1e6, "tokens", "Longest output length.",
                workload.output_tokens_max, std::uint32_t),
-      PR_FIELD("cluster.replicas", Integer, 1, 4096, "replicas", "Serving replicas.",
+      PR_FIELD("cluster.replicas", "Replicas", Integer, 1, 4096, "replicas", "Serving replicas.",
                cluster.replicas, std::uint32_t),
-      PR_FIELD("cluster.cache_tokens", Integer, 0, 1e9, "tokens",
+      PR_FIELD("cluster.cache_tokens", "Cache per replica", Integer, 0, 1e9, "tokens",
                "Prefix-cache budget of each replica.", cluster.cache_tokens, std::uint64_t),
-      PR_FIELD("cluster.prefill_tokens_per_s", Number, 1, 1e9, "tokens/s",
+      PR_FIELD("cluster.prefill_tokens_per_s", "Prefill rate", Number, 1, 1e9, "tokens/s",
                "Prefill speed of one replica.", cluster.prefill.tokens_per_s, double),
-      PR_FIELD("cluster.protect_after_hits", Integer, 0, 4294967295.0, "hits",
+      PR_FIELD("cluster.protect_after_hits", "Protect after hits", Integer, 0, 4294967295.0, "hits",
                "A cache node reused this many times is evicted only after unprotected ones "
                "(0 = no protection).",
                cluster.protect_after_hits, std::uint32_t),
-      PR_FIELD("cluster.decode_ms_per_token", Number, 0, 1e4, "ms",
+      PR_FIELD("cluster.decode_ms_per_token", "Decode time per token", Number, 0, 1e4, "ms",
                "Time per output token (0 = no decode: requests complete at their first token).",
                cluster.decode_ms_per_token, double),
-      PR_FIELD("router.scrape_period_ms", Number, 1, 3.6e6, "ms",
+      PR_FIELD("router.scrape_period_ms", "Metrics scrape period", Number, 1, 3.6e6, "ms",
                "The router scrapes engine metrics (queue, running, KV usage) this often.",
                router.scrape_period_ms, double),
-      PR_FIELD("router.kv_event_lag_ms", Number, 0, 3.6e6, "ms",
+      PR_FIELD("router.kv_event_lag_ms", "KV event lag", Number, 0, 3.6e6, "ms",
                "The router's precise cache view lags the engines' caches by this.",
                router.kv_event_lag_ms, double),
-      PR_FIELD("sglang_cache_aware.balance_abs", Number, 0, 1e9, "requests",
+      PR_FIELD("sglang_cache_aware.balance_abs", "Imbalance gate, absolute", Number, 0, 1e9, "requests",
                "Imbalance gate: max - min in-flight above this (and the relative test) -> least loaded.",
                sglang.balance_abs, double),
-      PR_FIELD("sglang_cache_aware.balance_rel", Number, 1, 1e6, "",
+      PR_FIELD("sglang_cache_aware.balance_rel", "Imbalance gate, relative", Number, 1, 1e6, "",
                "Imbalance gate: max in-flight above this x min (and the absolute test).",
                sglang.balance_rel, double),
-      PR_FIELD("sglang_cache_aware.cache_threshold", Number, 0, 1, "",
+      PR_FIELD("sglang_cache_aware.cache_threshold", "Cache threshold", Number, 0, 1, "",
                "Matched / prompt above this routes to the replica holding the match.",
                sglang.cache_threshold, double),
-      PR_FIELD("sglang_cache_aware.eviction_interval_s", Number, 1e-3, 1e6, "s",
+      PR_FIELD("sglang_cache_aware.eviction_interval_s", "Tree trim interval", Number, 1e-3, 1e6, "s",
                "How often the router trims its approximate trees.", sglang.eviction_interval_s, double),
-      PR_FIELD("sglang_cache_aware.max_tree_tokens", Integer, 1, 1e10, "tokens",
+      PR_FIELD("sglang_cache_aware.max_tree_tokens", "Tree size after trim", Integer, 1, 1e10, "tokens",
                "Per-replica approximate tree size after a trim.", sglang.max_tree_tokens, std::uint64_t),
-      PR_FIELD("sglang_cache_aware.smallest_tree_fallback", Integer, 0, 1, "",
+      PR_FIELD("sglang_cache_aware.smallest_tree_fallback", "Smallest-tree fallback", Integer, 0, 1, "",
                "1: below the threshold route to the smallest tree (older rule); 0: least loaded.",
                sglang.smallest_tree_fallback, std::uint32_t),
-      PR_FIELD("dynamo_kv.block_size", Integer, 1, 65536, "tokens", "KV block size.",
+      PR_FIELD("dynamo_kv.block_size", "Block size", Integer, 1, 65536, "tokens", "KV block size.",
                dynamo.block_size, std::uint32_t),
-      PR_FIELD("dynamo_kv.overlap_weight", Number, 0, 1e6, "",
+      PR_FIELD("dynamo_kv.overlap_weight", "Overlap weight", Number, 0, 1e6, "",
                "Weight of the prefill-blocks term in the cost.", dynamo.overlap_weight, double),
-      PR_FIELD("dynamo_kv.temperature", Number, 0, 1e6, "",
+      PR_FIELD("dynamo_kv.temperature", "Temperature", Number, 0, 1e6, "",
                "0: lowest cost wins; > 0: softmax sampling over normalised costs (seeded).",
                dynamo.temperature, double),
-      PR_FIELD("llmd_epp.block_size", Integer, 1, 65536, "tokens", "Prefix index block size.",
+      PR_FIELD("llmd_epp.block_size", "Block size", Integer, 1, 65536, "tokens", "Prefix index block size.",
                llmd.block_size, std::uint32_t),
-      PR_FIELD("llmd_epp.max_prefix_blocks", Integer, 1, 1e6, "blocks",
+      PR_FIELD("llmd_epp.max_prefix_blocks", "Prefix blocks considered", Integer, 1, 1e6, "blocks",
                "Prompt blocks the prefix scorer considers.", llmd.max_prefix_blocks, std::uint32_t),
-      PR_FIELD("llmd_epp.lru_blocks_per_replica", Integer, 1, 1e9, "blocks",
+      PR_FIELD("llmd_epp.lru_blocks_per_replica", "Index blocks per replica", Integer, 1, 1e9, "blocks",
                "Capacity of the approximate per-replica block index (LRU).", llmd.lru_blocks_per_replica,
                std::uint64_t),
-      PR_FIELD("llmd_epp.prefix_weight", Number, 0, 1e6, "", "Weight of the prefix scorer.",
+      PR_FIELD("llmd_epp.prefix_weight", "Prefix scorer weight", Number, 0, 1e6, "", "Weight of the prefix scorer.",
                llmd.prefix_weight, double),
-      PR_FIELD("llmd_epp.queue_weight", Number, 0, 1e6, "", "Weight of the queue scorer.",
+      PR_FIELD("llmd_epp.queue_weight", "Queue scorer weight", Number, 0, 1e6, "", "Weight of the queue scorer.",
                llmd.queue_weight, double),
-      PR_FIELD("llmd_epp.kv_weight", Number, 0, 1e6, "", "Weight of the KV-usage scorer.",
+      PR_FIELD("llmd_epp.kv_weight", "KV scorer weight", Number, 0, 1e6, "", "Weight of the KV-usage scorer.",
                llmd.kv_weight, double),
-      PR_FIELD("chwbl.key_tokens", Integer, 1, 1e6, "tokens",
+      PR_FIELD("chwbl.key_tokens", "Key length", Integer, 1, 1e6, "tokens",
                "The prompt's first this many tokens are hashed onto the ring.", chwbl.key_tokens,
                std::uint32_t),
-      PR_FIELD("chwbl.virtual_nodes", Integer, 1, 65536, "", "Ring points per replica.",
+      PR_FIELD("chwbl.virtual_nodes", "Virtual nodes", Integer, 1, 65536, "", "Ring points per replica.",
                chwbl.virtual_nodes, std::uint32_t),
-      PR_FIELD("chwbl.load_factor", Number, 1, 1e6, "",
+      PR_FIELD("chwbl.load_factor", "Load factor", Number, 1, 1e6, "",
                "A replica takes a key while its in-flight <= factor x (total + 1) / replicas.",
                chwbl.load_factor, double),
-      PR_FIELD("preble_e2.window_s", Number, 1e-3, 1e6, "s", "Load history window.", preble.window_s,
+      PR_FIELD("preble_e2.window_s", "Load window", Number, 1e-3, 1e6, "s", "Load history window.", preble.window_s,
                double),
-      PR_FIELD("preble_e2.rebalance_ratio", Number, 1, 1e6, "",
+      PR_FIELD("preble_e2.rebalance_ratio", "Rebalance ratio", Number, 1, 1e6, "",
                "Rebalance when the heaviest replica's load exceeds this x the lightest's.",
                preble.rebalance_ratio, double),
-      PR_FIELD("expected_ttft.cache_credit", Number, 0, 1e3, "",
+      PR_FIELD("expected_ttft.cache_credit", "Cache credit", Number, 0, 1e3, "",
                "Extra credit per cached token, in prefill tokens (0 = plain minimum expected TTFT).",
                expected_ttft.cache_credit, double),
-      PR_FIELD("expected_ttft.prefill_tokens_per_s", Number, 0, 1e9, "tokens/s",
+      PR_FIELD("expected_ttft.prefill_tokens_per_s", "Router's prefill rate", Number, 0, 1e9, "tokens/s",
                "The router's estimate of the prefill rate (0 = the cluster's true rate).",
                expected_ttft.prefill_tokens_per_s, double),
-      PR_FIELD("expected_ttft.home_key_tokens", Integer, 0, 1e6, "tokens",
+      PR_FIELD("expected_ttft.home_key_tokens", "Home key length", Integer, 0, 1e6, "tokens",
                "On a full miss, a cost tie goes to the replica that last took a prompt with the same "
                "first this many tokens (its home); 0 = no homes.",
                expected_ttft.home_key_tokens, std::uint32_t),
-      PR_FIELD("trace.block_size", Integer, 1, 1048576, "tokens",
+      PR_FIELD("trace.block_size", "Trace block size", Integer, 1, 1048576, "tokens",
                "Tokens per block id in the replayed trace (Mooncake: 512).", trace.block_size,
                std::uint32_t),
-      PR_FIELD("trace.time_scale", Number, 1e-6, 1e6, "",
+      PR_FIELD("trace.time_scale", "Time scale", Number, 1e-6, 1e6, "",
                "Arrival time = trace timestamp x time_scale (2 = half the rate).", trace.time_scale,
                double),
-      PR_FIELD("trace.limit", Integer, 0, 1e9, "requests",
+      PR_FIELD("trace.limit", "Request limit", Integer, 0, 1e9, "requests",
                "Replay only the first this many requests (0 = all).", trace.limit, std::uint64_t),
-      PR_FIELD("trace.lines", Integer, 0, 1e12, "lines", "Lines read from the trace file (recorded).",
+      PR_FIELD("trace.lines", "Lines read", Integer, 0, 1e12, "lines", "Lines read from the trace file (recorded).",
                trace.lines, std::uint64_t),
-      PR_FIELD("trace.skipped_lines", Integer, 0, 1e12, "lines",
+      PR_FIELD("trace.skipped_lines", "Lines skipped", Integer, 0, 1e12, "lines",
                "Bad lines skipped under on_error = skip (recorded).", trace.skipped_lines,
                std::uint64_t),
-      PR_FIELD("affinity_balanced.load_slack_s", Number, 0, 3600, "s",
+      PR_FIELD("affinity_balanced.load_slack_s", "Load slack", Number, 0, 3600, "s",
                "AffinityBalanced prefers cache only among replicas whose wait is within this "
                "of the least busy one.",
                affinity_balanced_load_slack_s, double),
@@ -170,16 +170,16 @@ struct TextAccess {
 
 const std::vector<TextAccess>& text_fields() {
   static const std::vector<TextAccess> table = {
-      {FieldSpec{"trace.on_error", FieldKind::Text, 0, 0, "",
+      {FieldSpec{"trace.on_error", "On a bad line", FieldKind::Text, 0, 0, "",
                  "On a bad trace line: stop with its message, or skip it (bad lines are counted).",
                  "stop,skip"},
        [](Scenario& s) -> std::string& { return s.trace.on_error; },
        [](const Scenario& s) -> const std::string& { return s.trace.on_error; }},
-      {FieldSpec{"trace.name", FieldKind::Text, 0, 0, "",
+      {FieldSpec{"trace.name", "Trace file", FieldKind::Text, 0, 0, "",
                  "File name of the replayed trace (recorded; empty = synthetic workload)."},
        [](Scenario& s) -> std::string& { return s.trace.name; },
        [](const Scenario& s) -> const std::string& { return s.trace.name; }},
-      {FieldSpec{"trace.content_hash", FieldKind::Text, 0, 0, "",
+      {FieldSpec{"trace.content_hash", "Trace content hash", FieldKind::Text, 0, 0, "",
                  "FNV-1a 64 of the trace file's bytes, 16 hex digits (recorded; a given hash must "
                  "match the file)."},
        [](Scenario& s) -> std::string& { return s.trace.content_hash; },
@@ -188,7 +188,7 @@ const std::vector<TextAccess>& text_fields() {
   return table;
 }
 
-const FieldSpec kPoliciesSpec{"policies", FieldKind::PolicyList, 0, 0, "",
+const FieldSpec kPoliciesSpec{"policies", "Policies to run", FieldKind::PolicyList, 0, 0, "",
                               "Policies to run, in report order (or \"all\")."};
 
 // "" when `value` is acceptable for text field `spec`, else what is allowed.
@@ -702,6 +702,7 @@ std::string scenario_json_schema() {
     if (f.spec.kind == FieldKind::Integer) prop["default"] = static_cast<std::uint64_t>(def);
     else prop["default"] = def;
     if (!f.spec.unit.empty()) prop["x-unit"] = f.spec.unit;
+    prop["x-label"] = f.spec.label;
     prop["description"] = f.spec.description;
     const auto dot = f.spec.key.find('.');
     if (dot == std::string_view::npos) {
@@ -729,6 +730,7 @@ std::string scenario_json_schema() {
       prop["enum"] = choices;
     }
     prop["default"] = t.cref(defaults);
+    prop["x-label"] = t.spec.label;
     prop["description"] = t.spec.description;
     const auto dot = t.spec.key.find('.');
     Json& group = props[std::string(t.spec.key.substr(0, dot))];
@@ -741,6 +743,7 @@ std::string scenario_json_schema() {
                            {"minItems", 1},
                            {"uniqueItems", true},
                            {"default", defaults.policies},
+                           {"x-label", kPoliciesSpec.label},
                            {"description", kPoliciesSpec.description}};
   return schema.dump(2);
 }

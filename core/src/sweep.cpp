@@ -73,8 +73,23 @@ bool parse_sweep(std::string_view text, SweepSpec& spec, std::string& error) {
       return false;
     }
     const auto n = static_cast<std::size_t>(steps);
-    for (std::size_t i = 0; i < n; ++i)
-      spec.values.push_back(format_value(from + (to - from) * static_cast<double>(i) / static_cast<double>(n - 1)));
+    // An integer field takes the evenly spaced values rounded (half up), each
+    // once: 1:4:5 gives 1, 2, 3, 4 rather than values the field refuses.
+    bool integer = false;
+    for (const FieldSpec& f : scenario_fields()) integer = integer || (f.key == spec.key && f.kind == FieldKind::Integer);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = from + (to - from) * static_cast<double>(i) / static_cast<double>(n - 1);
+      if (!integer) {
+        spec.values.push_back(format_value(v));
+        continue;
+      }
+      char integer_text[32];
+      // floor(v + 0.5) would round 2^53 - 1 up: the sum is not representable.
+      double rounded = std::floor(v);
+      if (v - rounded >= 0.5) rounded += 1;
+      std::snprintf(integer_text, sizeof integer_text, "%.0f", rounded);
+      if (spec.values.empty() || spec.values.back() != integer_text) spec.values.emplace_back(integer_text);
+    }
   } else {
     spec.values = split(rest, ',');
   }

@@ -123,7 +123,13 @@ describe('metadata', () => {
     const names = c.map((p) => p.name);
     for (const seed of ['round_robin', 'least_loaded', 'affinity', 'affinity_balanced']) assert.ok(names.includes(seed), seed);
     assert.deepEqual(names, JSON.parse(pr.scenarioSchema()).properties.policies.items.enum);
-    for (const p of c) assert.ok(typeof p.label === 'string' && p.label.length > 0);
+    for (const p of c) {
+      assert.ok(typeof p.label === 'string' && p.label.length > 0);
+      assert.ok(typeof p.description === 'string' && p.description.length > 0, p.name);
+      assert.match(p.colours.light, /^#[0-9a-f]{6}$/, p.name);
+      assert.match(p.colours.dark, /^#[0-9a-f]{6}$/, p.name);
+    }
+    assert.equal(new Set(c.map((p) => p.colours.light)).size, c.length, 'every policy has its own colour');
   });
 
   test('version is the package version', async () => {

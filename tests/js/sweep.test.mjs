@@ -123,3 +123,23 @@ describe('errors are values naming the field, never a throw', () => {
     assert.deepEqual(field(['{"cluster":{"replicas":0}}', '', 'seed=1,2,3', null]), ['cluster.replicas']);
   });
 });
+
+describe('expandSweep is the core\'s expansion', () => {
+  test('a real-valued range is evenly spaced', () => {
+    assert.deepEqual(pr.expandSweep('affinity_balanced.load_slack_s=0:0.2:3'),
+      { ok: true, key: 'affinity_balanced.load_slack_s', values: ['0', '0.1', '0.2'] });
+  });
+  test('an integer range is rounded half up, each value once', () => {
+    assert.deepEqual(pr.expandSweep('cluster.replicas=1:4:5').values, ['1', '2', '3', '4']);
+    assert.deepEqual(pr.expandSweep('cluster.replicas=2:3:4').values, ['2', '3']);
+  });
+  test('a list is kept as given', () => {
+    assert.deepEqual(pr.expandSweep('workload.arrival_rate_per_s=50,100').values, ['50', '100']);
+  });
+  test('a bad spec is an error naming (sweep)', () => {
+    const r = pr.expandSweep('cluster.replicas=1:4:1');
+    assert.equal(r.ok, false);
+    assert.equal(r.errors[0].field, '(sweep)');
+    assert.equal(pr.expandSweep(7).ok, false);
+  });
+});

@@ -12,8 +12,11 @@ namespace prefixroute {
 struct Scenario;
 
 struct PolicyInfo {
-  std::string_view name;   ///< as in results JSON and the scenario's policy list
-  std::string_view label;  ///< for tables and charts
+  std::string_view name;         ///< as in results JSON and the scenario's policy list
+  std::string_view label;        ///< for tables and charts
+  std::string_view description;  ///< one line: what the policy does
+  std::string_view colour_light; ///< its colour in charts on a light page (CSS hex)
+  std::string_view colour_dark;  ///< the same on a dark page
 };
 
 /// Every known policy, in the order reports list them.

@@ -99,6 +99,7 @@ enum class FieldKind { Integer, Number, Text, PolicyList };
 /// One entry of the schema's field table.
 struct FieldSpec {
   std::string_view key;          ///< dotted key, e.g. "workload.requests"
+  std::string_view label;        ///< short human name, e.g. "Requests" (page controls, messages)
   FieldKind kind;
   double min;                    ///< allowed range, inclusive (numbers only)
   double max;

@@ -25,8 +25,10 @@ struct SweepSpec {
   std::vector<std::string> values;  ///< override texts, in order
 };
 
-/// Parses "key=v1,v2,..." or "key=from:to:steps" (2 <= steps <= 200).
-/// Returns false with a message naming what is wrong.
+/// Parses "key=v1,v2,..." or "key=from:to:steps" (2 <= steps <= 200) into
+/// the values to run. A range over an integer field (scenario_fields()) takes
+/// its evenly spaced values rounded half up, without repeats. Returns false
+/// with a message naming what is wrong.
 bool parse_sweep(std::string_view text, SweepSpec& spec, std::string& error);
 
 struct SweepPoint {
