@@ -27,15 +27,15 @@
 #include <utility>
 #include <vector>
 
-#include "prefixroute/block_trace.h"
+#include "prefixroute/workload/block_trace.h"
 #include "prefixroute/experiment.h"
-#include "prefixroute/policy_registry.h"
-#include "prefixroute/radix_cache.h"
-#include "prefixroute/random.h"
+#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/cache/radix_cache.h"
+#include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
-#include "prefixroute/simulator.h"
-#include "prefixroute/trace_reader.h"
-#include "prefixroute/workload.h"
+#include "prefixroute/sim/simulator.h"
+#include "prefixroute/workload/trace_reader.h"
+#include "prefixroute/workload/workload.h"
 
 #ifndef PREFIXROUTE_SOURCE_DIR
 #define PREFIXROUTE_SOURCE_DIR "."

@@ -44,11 +44,11 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
-#include "prefixroute/policy_registry.h"
+#include "prefixroute/policies/policy_registry.h"
 #include "prefixroute/scenario.h"
-#include "prefixroute/simulator.h"
-#include "prefixroute/trace_reader.h"
-#include "prefixroute/workload.h"
+#include "prefixroute/sim/simulator.h"
+#include "prefixroute/workload/trace_reader.h"
+#include "prefixroute/workload/workload.h"
 
 namespace {
 

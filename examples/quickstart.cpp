@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "prefixroute/policies.h"
+#include "prefixroute/policies/policies.h"
 
 int main() {
   using namespace prefixroute;

@@ -9,7 +9,7 @@
 // the model and with brute force over leaf_paths(); any disagreement aborts.
 //
 // The model is tests/support/reference_radix_cache.h (shared with the seeded
-// GoogleTest lockstep in tests/radix_cache_test.cpp): no tree, every rule
+// GoogleTest lockstep in tests/cache/radix_cache_test.cpp): no tree, every rule
 // applied by brute force on the set of node end points.
 //
 // Operations are counted; the totals are printed at exit (and every 2^22
@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/radix_cache.h"
+#include "prefixroute/cache/radix_cache.h"
 #include "reference_radix_cache.h"
 
 namespace {

@@ -25,7 +25,7 @@
 
 #include "prefixroute/experiment.h"
 #include "prefixroute/scenario.h"
-#include "prefixroute/trace_reader.h"
+#include "prefixroute/workload/trace_reader.h"
 
 namespace {
 

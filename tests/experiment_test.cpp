@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "prefixroute/scenario.h"
-#include "prefixroute/workload.h"
+#include "prefixroute/workload/workload.h"
 
 namespace prefixroute {
 namespace {

@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
-#include "prefixroute/metrics.h"
-#include "prefixroute/policy_registry.h"
-#include "prefixroute/radix_cache.h"
-#include "prefixroute/random.h"
+#include "prefixroute/sim/metrics.h"
+#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/cache/radix_cache.h"
+#include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
-#include "prefixroute/trace_reader.h"
-#include "prefixroute/workload.h"
+#include "prefixroute/workload/trace_reader.h"
+#include "prefixroute/workload/workload.h"
 #include "random_scenario.h"
 
 namespace prefixroute {

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "prefixroute/random.h"
+#include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
 #include "random_scenario.h"
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/policy_registry.h"
-#include "prefixroute/random.h"
+#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/base/random.h"
 
 namespace prefixroute {
 namespace {

@@ -11,11 +11,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "prefixroute/hashing.h"
+#include "prefixroute/base/hashing.h"
 #include "prefixroute/experiment.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sweep.h"
-#include "prefixroute/trace_reader.h"
+#include "prefixroute/workload/trace_reader.h"
 #include <nlohmann/json.hpp>
 #include "table_printer.h"
 

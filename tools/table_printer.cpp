@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "prefixroute/policy_registry.h"
+#include "prefixroute/policies/policy_registry.h"
 #include "prefixroute/scenario.h"
 
 namespace prefixroute {

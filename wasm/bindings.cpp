@@ -44,10 +44,10 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
-#include "prefixroute/policies.h"
-#include "prefixroute/policy_registry.h"
+#include "prefixroute/policies/policies.h"
+#include "prefixroute/policies/policy_registry.h"
 #include "prefixroute/scenario.h"
-#include "prefixroute/workload.h"
+#include "prefixroute/workload/workload.h"
 #include "coarse_api.h"
 
 #ifndef PREFIXROUTE_VERSION

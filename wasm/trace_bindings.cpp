@@ -40,9 +40,9 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
-#include "prefixroute/hashing.h"
+#include "prefixroute/base/hashing.h"
 #include "prefixroute/scenario.h"
-#include "prefixroute/trace_reader.h"
+#include "prefixroute/workload/trace_reader.h"
 #include "coarse_api.h"
 
 using emscripten::EM_VAL;

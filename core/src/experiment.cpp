@@ -5,9 +5,9 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
-#include "prefixroute/hashing.h"
-#include "prefixroute/policy_registry.h"
-#include "prefixroute/workload.h"
+#include "prefixroute/base/hashing.h"
+#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/workload/workload.h"
 
 namespace prefixroute {
 

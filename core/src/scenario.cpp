@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "prefixroute/policy_registry.h"
+#include "prefixroute/policies/policy_registry.h"
 
 namespace prefixroute {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "prefixroute/policy_registry.h"
+#include "prefixroute/policies/policy_registry.h"
 
 namespace prefixroute {
 namespace {

@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "prefixroute/policy_registry.h"
-#include "prefixroute/random.h"
+#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
 
 namespace prefixroute::testsupport {

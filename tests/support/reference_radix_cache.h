@@ -1,6 +1,6 @@
 // ReferenceRadixCache: a trivially correct model of the rules in
-// core/include/prefixroute/radix_cache.h, for lockstep tests (GoogleTest
-// tests/radix_cache_test.cpp and the libFuzzer target
+// core/include/prefixroute/cache/radix_cache.h, for lockstep tests (GoogleTest
+// tests/cache/radix_cache_test.cpp and the libFuzzer target
 // fuzz/radix_lockstep_fuzzer.cpp drive the real cache and this model with the
 // same operations and compare every answer).
 //
@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "prefixroute/radix_cache.h"
+#include "prefixroute/cache/radix_cache.h"
 
 namespace prefixroute::reference {
 

@@ -23,11 +23,11 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/cache_bounds.h"
-#include "prefixroute/metrics.h"
-#include "prefixroute/request_trace.h"
+#include "prefixroute/cache/cache_bounds.h"
+#include "prefixroute/sim/metrics.h"
+#include "prefixroute/workload/request_trace.h"
 #include "prefixroute/scenario.h"
-#include "prefixroute/simulator.h"
+#include "prefixroute/sim/simulator.h"
 
 namespace prefixroute {
 

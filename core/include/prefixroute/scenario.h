@@ -17,10 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include "prefixroute/expected_ttft.h"
-#include "prefixroute/policy_params.h"
-#include "prefixroute/simulator.h"
-#include "prefixroute/workload.h"
+#include "prefixroute/policies/expected_ttft.h"
+#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/sim/simulator.h"
+#include "prefixroute/workload/workload.h"
 
 namespace prefixroute {
 

@@ -1,0 +1,32 @@
+// Headroom: how much cache benefit was there to capture at all?
+//
+// ideal:  one cache of unbounded size serving every request. No routing policy
+//         over per-replica caches can hit more: a replica can only hold
+//         prefixes of prompts it has seen, all of which this cache holds.
+// pooled: one cache as large as all replicas' caches together, under the same
+//         eviction rule. Not a strict bound (LRU is not optimal), but what the
+//         cluster's memory would give if it were one cache.
+#pragma once
+
+#include <cstdint>
+
+#include "prefixroute/workload/request_trace.h"
+
+namespace prefixroute {
+
+struct CacheBound {
+  std::uint64_t capacity_tokens = 0;
+  std::uint64_t cached_tokens = 0;
+  std::uint64_t prefill_tokens = 0;
+  double hit_rate = 0;  ///< cached / prompt tokens
+};
+
+/// Serves every request of `trace` from one RadixCache of `capacity_tokens`.
+/// Cost: one insert per request, O(total prompt tokens).
+CacheBound single_cache_bound(const RequestTrace& trace, std::uint64_t capacity_tokens,
+                              std::uint32_t protect_after_hits);
+
+/// single_cache_bound with a capacity that holds the whole trace.
+CacheBound ideal_bound(const RequestTrace& trace);
+
+}  // namespace prefixroute

@@ -1,0 +1,105 @@
+// DynamoKv: NVIDIA Dynamo's KV router, re-implemented from its published
+// cost function.
+//
+// What it models. Dynamo's router learns each worker's cache from KV events
+// (blocks stored / removed) and keeps its own count of the work it has routed.
+// For a prompt of L tokens and block size B it scores every replica by
+//
+//   overlap  = full blocks of the prompt the replica holds, consecutively from
+//              the start (precise_view().match(prompt) / B, floor)
+//   cost     = overlap_weight x (active_prefill_tokens + L - overlap x B) / B
+//            + active_decode_blocks + (ceil(L / B) - overlap)
+//
+// i.e. the prefill blocks the replica would have queued plus the KV blocks it
+// would hold. Lowest cost wins. With temperature T > 0 the choice is instead
+// sampled from softmax(-(cost - min) / ((max - min) x T)) (uniform when every
+// cost is equal), as Dynamo does to spread load.
+//
+// Router bookkeeping (from the lifecycle hooks, never from engine truth):
+// on_routed adds the request's uncached tokens (L - overlap x B on the chosen
+// replica) to that replica's active prefill tokens and ceil((L + output) / B)
+// to its active decode blocks; on_first_token removes the prefill tokens,
+// on_completed the decode blocks.
+//
+// What it simplifies. Dynamo's indexer is a global radix tree of block hashes
+// fed by KV events; here the precise view is the replica's radix cache as the
+// events show it (lagging by router.kv_event_lag_ms), and overlap is its token
+// match floored to blocks (the same number for a block-aligned cache). Dynamo
+// counts a worker's active blocks once per distinct block and grows decode
+// blocks as tokens are generated; here each request reserves its prompt plus
+// its full output up front and blocks shared between running requests are
+// counted once per request. No per-worker limits or busy thresholds.
+//
+// Tie-breaks (temperature 0): lowest cost, then the smaller precise-view cache
+// usage (used()), then a seeded uniform draw among the replicas still tied.
+// The draws come from the policy's own Rng, seeded from the scenario seed, so
+// a run is reproducible; the Rng is drawn only when a tie remains (T = 0) or
+// for every request (T > 0). Softmax weights use dmath::exp and are summed in
+// replica order, so native and wasm sample the same replica.
+//
+// Invariants: active prefill tokens and decode blocks per replica equal the
+// sums over the requests routed there and not yet past first token /
+// completion; predicted_cached_tokens() is overlap x B on the last choice.
+// Cost: choose is O(n x L log F) for n replicas (one precise-view match each)
+// plus O(n); the hooks are O(1) expected (a hash map keyed by request id, only
+// looked up, never iterated).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/base/random.h"
+#include "prefixroute/policies/routing_policy.h"
+
+namespace prefixroute {
+
+class DynamoKv final : public RoutingPolicy {
+ public:
+  /// `seed` is the scenario seed; the policy derives its own stream from it.
+  DynamoKv(const DynamoParams& params, std::uint64_t seed);
+
+  std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
+  std::string_view name() const override { return "dynamo_kv"; }
+  std::int64_t predicted_cached_tokens() const override { return predicted_; }
+
+  void on_routed(const RoutedRequest& request) override;
+  void on_first_token(std::uint64_t id, std::size_t replica, Tick now) override;
+  void on_completed(std::uint64_t id, std::size_t replica, Tick now) override;
+  CacheView matched_view() const override { return CacheView::Precise; }
+
+  // ---- the router's bookkeeping, for tests and reports ----
+  std::uint64_t active_prefill_tokens(std::size_t replica) const;
+  std::uint64_t active_decode_blocks(std::size_t replica) const;
+  /// Per-replica costs computed by the last choose().
+  const std::vector<double>& last_costs() const { return costs_; }
+  const DynamoParams& params() const { return params_; }
+
+ private:
+  struct Active {
+    std::uint32_t replica;
+    std::uint64_t prefill_tokens;
+    std::uint64_t decode_blocks;
+    bool prefilling;
+  };
+
+  void ensure_replicas(std::size_t n);
+
+  DynamoParams params_;
+  Rng rng_;
+  std::vector<std::uint64_t> active_prefill_;  // per replica
+  std::vector<std::uint64_t> active_decode_;   // per replica
+  std::unordered_map<std::uint64_t, Active> active_;  // by request id; lookups only
+  std::vector<double> costs_;                  // last choose(), per replica
+  std::vector<std::uint64_t> overlap_blocks_;  // last choose(), per replica
+  std::vector<std::size_t> tied_;              // scratch
+  std::vector<double> weights_;                // scratch: sampling weights
+  std::vector<std::size_t> matched_;           // scratch: per replica, precise_view() match
+  std::size_t last_prompt_tokens_ = 0;
+  bool overlaps_valid_ = false;  // overlap_blocks_ belong to the prompt on_routed will see
+  std::int64_t predicted_ = -1;
+};
+
+}  // namespace prefixroute

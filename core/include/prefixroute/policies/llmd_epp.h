@@ -1,0 +1,116 @@
+// LlmdEpp: the llm-d inference scheduler's endpoint picker (EPP), as in the
+// Gateway API Inference Extension's scheduler, re-implemented from its
+// published scorers.
+//
+// What it models. Every replica gets a weighted sum of three scores in [0, 1]:
+//
+//   score = prefix_weight x prefix + queue_weight x queue + kv_weight x kv
+//
+//   prefix  matched blocks / prompt blocks over the router's APPROXIMATE
+//           prefix index (below).
+//   queue   (maxQ - q) / (maxQ - minQ) over the scraped queue lengths
+//           (scraped().queue_length); 1 for every replica when maxQ == minQ.
+//   kv      1 - scraped().kv_usage, clamped to [0, 1].
+//
+// The highest score wins. The scraped metrics are as stale as the last
+// scrape (router.scrape_period_ms).
+//
+// The approximate prefix index. The prompt is cut into block_size-token
+// blocks (full blocks only, at most max_prefix_blocks of them); block k's hash
+// is a 64-bit hash of (hash of block k-1, block k's tokens) -- FNV-1a over the
+// 32-bit token ids started from the parent hash, then MurmurHash3's finaliser
+// -- so equal hashes mean equal prefixes up to that block (up to collisions). Each replica has an LRU set of block
+// hashes holding at most lru_blocks_per_replica entries. When a request is
+// routed, its blocks are added to (or refreshed in) the chosen replica's set,
+// in prompt order. The index is never told about engine evictions: it says
+// what the router sent, not what the engine still holds. Matching follows the
+// published scorer: walk the prompt's blocks in order and stop at the first
+// block no replica's set holds; each replica's matched count is the number of
+// walked blocks its own set holds.
+//
+// What it simplifies. llm-d hashes characters of the prompt text (and the
+// model name into the first block) and filters endpoints (e.g. by model or
+// LoRA adapter) before scoring; here tokens are hashed and every replica is a
+// candidate. Metrics are the simulator's scraped ones (queue = admitted, not
+// started; KV usage = cache used / capacity). No precise (KV-event) prefix
+// mode and no prefill/decode disaggregation.
+//
+// Tie-breaks: the candidates are shuffled with the policy's own seeded Rng
+// (Fisher-Yates, n - 1 draws per request), then the first replica with the
+// highest score in shuffled order wins: a uniform seeded pick among ties.
+//
+// Invariants: every per-replica set holds at most lru_blocks_per_replica
+// distinct hashes; predicted_cached_tokens() = matched blocks x block_size on
+// the last choice, capped at the prompt length.
+// Cost: choose hashes the considered prefix once (O(min(L, block_size x
+// max_prefix_blocks))), then does one hash lookup per walked block (a
+// cluster-wide map from block hash to the bit set of replicas holding it) plus
+// one step per holder, and O(n) for the scores and the shuffle. on_routed is
+// O(blocks) expected. The index's hash tables are only looked up, never
+// iterated, so no container order decides a result. A block hash of 0 is
+// stored as 1 (0 marks empty slots).
+// Memory: O(n x lru_blocks_per_replica) at most.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/base/random.h"
+#include "prefixroute/policies/routing_policy.h"
+
+namespace prefixroute {
+
+class LlmdEpp final : public RoutingPolicy {
+ public:
+  /// `seed` is the scenario seed; the policy derives its own stream from it.
+  LlmdEpp(const LlmdParams& params, std::uint64_t seed);
+  ~LlmdEpp() override;
+  LlmdEpp(const LlmdEpp&) = delete;
+  LlmdEpp& operator=(const LlmdEpp&) = delete;
+
+  std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
+  std::string_view name() const override { return "llmd_epp"; }
+  std::int64_t predicted_cached_tokens() const override { return predicted_; }
+  void on_routed(const RoutedRequest& request) override;
+
+  /// The chained hashes of the prompt's considered blocks (full blocks, at
+  /// most max_prefix_blocks), written into `out`.
+  static void block_hashes(TokenSpan tokens, std::uint32_t block_size, std::uint32_t max_blocks,
+                           std::vector<std::uint64_t>& out);
+
+  // ---- inspection, for tests ----
+  /// Whether replica's index holds `hash`.
+  bool index_contains(std::size_t replica, std::uint64_t hash) const;
+  /// Number of hashes in replica's index.
+  std::size_t index_size(std::size_t replica) const;
+  /// Per-replica scores (and their parts) computed by the last choose().
+  const std::vector<double>& last_scores() const { return scores_; }
+  const std::vector<double>& last_prefix_scores() const { return prefix_; }
+  const std::vector<double>& last_queue_scores() const { return queue_; }
+  const std::vector<double>& last_kv_scores() const { return kv_; }
+  const LlmdParams& params() const { return params_; }
+
+ private:
+  // The per-replica LRU sets plus a cluster-wide map from block hash to the
+  // replicas holding it (so the prefix walk does one lookup per block, not one
+  // per replica). Defined in the source file.
+  struct Index;
+
+  void ensure_replicas(std::size_t n);
+
+  LlmdParams params_;
+  Rng rng_;
+  std::unique_ptr<Index> index_;
+  std::vector<std::uint64_t> hashes_;    // the last chosen prompt's block hashes
+  std::vector<std::uint32_t> matched_;   // per replica, last choose()
+  std::vector<double> prefix_, queue_, kv_, scores_;
+  std::vector<std::size_t> order_;       // shuffled candidate order
+  std::size_t hashed_prompt_tokens_ = 0;
+  bool hashes_valid_ = false;  // hashes_ belong to the prompt on_routed will see
+  std::int64_t predicted_ = -1;
+};
+
+}  // namespace prefixroute

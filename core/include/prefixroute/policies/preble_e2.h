@@ -1,0 +1,106 @@
+// PrebleE2: the E2 (exploit / explore) global scheduler of Preble (Srivatsa
+// et al., "Preble: Efficient Distributed Prompt Scheduling for LLM Serving",
+// ICLR 2025), re-implemented from the paper's description.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "prefixroute/cache/approx_radix_tree.h"
+#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/sim/prefill_model.h"
+#include "prefixroute/policies/routing_policy.h"
+
+namespace prefixroute {
+
+/// PrebleE2: route by how much of the prompt the cluster already holds.
+///
+/// Models. The scheduler keeps a global radix tree of the prompts it routed,
+/// recording per node which replicas hold it (ApproxRadixTree: a router-side
+/// approximation, as in SGLang's router). For a prompt of L tokens whose
+/// longest match in the tree is m:
+///   - Rebalance: if the heaviest replica's load exceeds rebalance_ratio x the
+///     lightest's, the request goes to the lightest, whatever it shares.
+///   - Exploit (m > L - m: the cached part is longer than the uncached part):
+///     among the replicas holding the deepest matched node (those whose own
+///     match is m), the least loaded.
+///   - Explore (m <= L - m, so a tie goes here): the least loaded replica.
+/// Load of a replica at `now` = prefill work of the requests routed to it in
+/// the window (now - window_s, now], each charged uncached / prefill rate with
+/// "uncached" as the router estimated it against that replica's share of the
+/// tree (Preble's miss-rate weighting), plus decode work (output tokens x time
+/// per output token) of its requests in flight (on_routed to on_completed).
+/// After routing, the prompt (its first cache_tokens tokens, as the engine
+/// keeps) joins the chosen replica's share, and that share is trimmed to
+/// cache_tokens by LRU leaves: Preble's scheduler mirrors the engines'
+/// evictions with the same rule as SGLang's router trim, here with the
+/// engine's capacity and on every insert.
+///
+/// Simplifies. Explore takes the least loaded replica; Preble's explore cost
+/// also adds the eviction cost of making room and this prompt's own prefill on
+/// each candidate. Rebalancing sends the one request to the lightest replica;
+/// Preble instead migrates prefix subtrees from heavy to light replicas and
+/// autoscales hot prefixes by replicating them. The eviction mirror ignores
+/// what the engine pins or reserves (running requests' KV), so it can believe
+/// a prefix survived that the engine evicted, or the reverse. With a replica
+/// idle (load 0) and another loaded, the ratio test fires, so an idle replica
+/// gets the next request: the cluster warms up round-robin-like. Ties: lowest
+/// index throughout; loads are integer ticks, so sums are exact.
+///
+/// Invariants. A request counts in the prefill load while now - routed_at <=
+/// window_s; decode load counts exactly the requests routed and not completed.
+/// predicted_cached_tokens() is the chosen replica's own match in the tree
+/// before the prompt is inserted. Deterministic: no randomness; the
+/// in-flight map is only looked up, never iterated.
+///
+/// Cost. choose(): O(R) for loads plus O(expired) to slide the windows, one
+/// walk of the prompt for all replicas (match, then insert: O(L log F + H)),
+/// and O(log N) per trimmed leaf. on_routed / on_completed: O(1) expected.
+class PrebleE2 final : public RoutingPolicy {
+ public:
+  /// Which rule decided the last choice.
+  enum class Rule : std::uint8_t { Exploit, Explore, Rebalance };
+
+  /// `tick_per_output_token` 0 means no decode work (decode off).
+  PrebleE2(const PrebleParams& params, const PrefillModel& prefill, Tick tick_per_output_token,
+           std::uint64_t cache_tokens_per_replica);
+
+  std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
+  std::string_view name() const override { return "preble_e2"; }
+  std::int64_t predicted_cached_tokens() const override { return predicted_; }
+  void on_routed(const RoutedRequest& request) override;
+  void on_completed(std::uint64_t id, std::size_t replica, Tick now) override;
+
+  Rule last_rule() const { return rule_; }
+  /// Load of `replica` at `now` (>= the last choose()), in ticks: windowed
+  /// prefill work plus in-flight decode work.
+  Tick load(std::size_t replica, Tick now) const;
+  const ApproxRadixTree& tree() const { return tree_; }
+
+ private:
+  void set_replicas(std::size_t n);
+  /// Whether work routed at `at` still counts in the load at `now`.
+  bool in_window(Tick at, Tick now) const { return now - at <= window_; }
+  void slide_windows(Tick now);
+
+  PrebleParams params_;
+  PrefillModel prefill_;
+  Tick tick_per_output_token_;
+  std::uint64_t cache_tokens_;
+  Tick window_;
+  ApproxRadixTree tree_;
+  std::vector<std::deque<std::pair<Tick, Tick>>> routed_;  // per replica: (routed at, prefill work)
+  std::vector<Tick> prefill_load_;                         // per replica: sum over routed_
+  std::vector<Tick> decode_load_;                          // per replica: in-flight decode work
+  std::unordered_map<std::uint64_t, Tick> decode_of_;      // request id -> its decode work
+  std::vector<std::size_t> matched_;                       // scratch: per-replica match
+  std::vector<Tick> loads_;                                // scratch
+  std::int64_t predicted_ = -1;
+  Rule rule_ = Rule::Explore;
+};
+
+}  // namespace prefixroute

@@ -1,0 +1,81 @@
+// SglangCacheAware: the cache-aware policy of SGLang's router (sgl-router),
+// re-implemented from its published algorithm.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "prefixroute/cache/approx_radix_tree.h"
+#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/policies/routing_policy.h"
+
+namespace prefixroute {
+
+/// SglangCacheAware: what SGLang's router does in cache-aware mode.
+///
+/// Models. The router sees only its own in-flight counters and what it routed:
+///   1. Imbalance gate. With max and min the largest and smallest in-flight
+///      counts, if max - min > balance_abs AND max > balance_rel x min, the
+///      request goes to the least loaded replica (fewest in flight).
+///   2. Otherwise the prompt is matched against the router's approximate radix
+///      tree (ApproxRadixTree: one tree of routed prompts, per-replica
+///      membership and recency). If matched / prompt length > cache_threshold
+///      (strictly), the request goes to a replica holding the deepest matched
+///      node.
+///   3. Otherwise to the least loaded replica, or, with smallest_tree_fallback
+///      = 1 (the router's older rule), to the replica whose share of the tree
+///      holds the fewest tokens.
+///   Whatever the rule, the prompt is then inserted into the chosen replica's
+///   share (SGLang updates the tree on the imbalanced path too).
+///   Every eviction_interval_s the router trims each replica's share to
+///   max_tree_tokens, least recently routed leaves first.
+///
+/// Simplifies. Prompts are token ids, not characters (SGLang's tree is over
+/// text, so its ratios count characters). Ties are deterministic where SGLang's
+/// are arbitrary (its maps' iteration order): among the deepest node's holders
+/// the fewest in flight, then the lowest index; least loaded and smallest tree
+/// break ties by lowest index. The trim runs on simulated time, checked at each
+/// routing decision (SGLang's runs on a wall-clock background thread): the
+/// first choose() at or after each interval boundary trims before routing, and
+/// boundaries that passed without an arrival are not trimmed twice. Recency is
+/// a logical clock per routed prompt, not a timestamp.
+///
+/// Invariants. The tree learns only from this policy's own decisions: an
+/// engine's eviction is invisible to it, so what it predicts can exceed the
+/// engine's actual hit. predicted_cached_tokens() is the chosen replica's own
+/// match in the tree before the prompt is inserted. Deterministic: no
+/// randomness; choose() alone updates the state (trim, insert).
+///
+/// Cost. choose(): O(R) for the gate plus one walk of the prompt for all
+/// replicas (ApproxRadixTree::match, then insert): O(L log F + H) for L
+/// tokens; a trim is O(log N) per removed leaf.
+class SglangCacheAware final : public RoutingPolicy {
+ public:
+  /// Which rule decided the last choice.
+  enum class Rule : std::uint8_t { Imbalance, CacheMatch, LeastLoaded, SmallestTree };
+
+  explicit SglangCacheAware(const SglangParams& params);
+
+  std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
+  std::string_view name() const override { return "sglang_cache_aware"; }
+  std::int64_t predicted_cached_tokens() const override { return predicted_; }
+
+  Rule last_rule() const { return rule_; }
+  /// The router's approximate tree (for tests and reports).
+  const ApproxRadixTree& tree() const { return tree_; }
+  /// Simulated time at or after which the next choose() trims the tree.
+  Tick next_trim() const { return next_trim_; }
+  const SglangParams& params() const { return params_; }
+
+ private:
+  SglangParams params_;
+  Tick interval_;
+  Tick next_trim_;
+  ApproxRadixTree tree_;
+  std::vector<std::size_t> matched_;  // scratch: per-replica match of the current prompt
+  std::int64_t predicted_ = -1;
+  Rule rule_ = Rule::LeastLoaded;
+};
+
+}  // namespace prefixroute

@@ -1,0 +1,53 @@
+// Summary metrics of a simulation run.
+//
+// Definitions
+//   percentile p of N values: nearest rank, the value at 1-based rank
+//     ceil(p/100 * N) of the sorted values (no interpolation); p50 of
+//     {1,2,3,4} is 2. Computed on integer ticks, reported in ms.
+//   hit rate: cached prompt tokens / all prompt tokens (token-weighted).
+//   imbalance: busiest replica's work (busy time) / mean work over replicas;
+//     1.0 is perfect balance, n means one replica did everything. 1.0 when no
+//     work was done at all.
+//   predicted hit rate: the tokens a policy expected to be cached on the
+//     replicas it chose / those requests' prompt tokens (policies that make
+//     predictions only); beside it the engines' actual hit rate on the same
+//     requests. The gap measures how wrong the router's view of the caches is.
+//   end-to-end: completion - arrival; equals TTFT when decode is off.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "prefixroute/sim/simulator.h"
+#include "prefixroute/base/time.h"
+
+namespace prefixroute {
+
+struct RunSummary {
+  std::uint64_t requests = 0;
+  double mean_ttft_ms = 0;
+  double p50_ttft_ms = 0;
+  double p90_ttft_ms = 0;
+  double p99_ttft_ms = 0;
+  double max_ttft_ms = 0;
+  double hit_rate = 0;
+  std::uint64_t prompt_tokens = 0;
+  std::uint64_t prefill_tokens = 0;
+  std::uint64_t cached_tokens = 0;
+  double imbalance = 1.0;
+  bool has_prediction = false;
+  double predicted_hit_rate = 0;  ///< valid when has_prediction
+  double predicted_actual_hit_rate = 0;
+  double mean_e2e_ms = 0;
+  double p50_e2e_ms = 0;
+  double p99_e2e_ms = 0;
+};
+
+/// Nearest-rank percentile of `sorted` (ascending, non-empty), percent in [1, 100].
+/// Integer arithmetic: rank = ceil(percent * N / 100).
+Tick nearest_rank_percentile(std::span<const Tick> sorted, std::uint32_t percent);
+
+RunSummary summarize(const SimulationRun& run);
+
+}  // namespace prefixroute

@@ -1,0 +1,104 @@
+// The discrete-event simulator: one policy, one cluster, one trace.
+//
+// Requests are processed in arrival order (the trace is sorted; equal arrival
+// times keep trace order). Between arrivals the simulator processes, in time
+// order, the events that change what a router can see: first tokens (prefill
+// ends), completions (decode ends), engine-metric scrapes, and the arrival of
+// lagged KV events at the router's precise cache view. Events at the same time
+// go in the order: first tokens and completions (by admission: a request's
+// first token, then its completion, then the next admitted request's), KV
+// events, then the scrape, then arrivals.
+//
+// At each arrival the policy sees the replicas as of that instant and picks
+// one; the chosen replica matches and inserts the prompt at admission and
+// queues its prefill behind earlier work (FIFO). Because each replica's prefill
+// queue serves in admission order, the cache state at admission equals the
+// state its predecessors leave behind.
+//
+//   TTFT = queue wait + uncached tokens / prefill rate
+//   end-to-end = TTFT + output tokens x time per output token (decode on)
+//
+// With decode off (the seed model) a request completes at its first token and
+// pins nothing, and the seed policies' results are exactly the one-pass model's.
+//
+// Events: each replica's first tokens come in its admission order (one FIFO
+// prefill queue), so they wait in one queue per replica and a TournamentTree
+// over the queues' heads finds the next; only decoding requests' completions
+// wait in a heap. So an event costs O(log replicas), not O(log in-flight
+// requests) in one heap whose scattered entries outgrow the caches as the
+// cluster grows.
+//
+// Cost: O(N * (policy cost + L log F + log R)) for N requests of L tokens on R
+// replicas (plus O(log D) per completion with D requests decoding), plus one
+// pass over the replicas per scrape period that contains an event, up to the
+// first scrape after the last arrival (later ones could change nothing: no
+// policy reads them and usage only falls; see ReplicaTotals::peak_kv_usage).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/sim/prefill_model.h"
+#include "prefixroute/workload/request_trace.h"
+#include "prefixroute/policies/routing_policy.h"
+#include "prefixroute/base/time.h"
+
+namespace prefixroute {
+
+struct ClusterConfig {
+  std::uint32_t replicas = 4;
+  std::uint64_t cache_tokens = 4000;
+  std::uint32_t protect_after_hits = RadixCache::kDefaultProtectAfterHits;
+  PrefillModel prefill;
+  /// Time per output token; 0 turns decode off (the seed model: a request
+  /// completes at its first token and pins nothing).
+  double decode_ms_per_token = 0;
+};
+
+/// Per-replica totals of one run.
+struct ReplicaTotals {
+  std::uint64_t requests = 0;
+  std::uint64_t prefill_tokens = 0;
+  std::uint64_t cached_tokens = 0;
+  Tick busy_ticks = 0;
+  std::uint32_t peak_in_flight = 0;  ///< most requests dispatched and not completed at once
+  /// Highest scraped cache usage (used / capacity). Scrapes stop after the
+  /// first one past the last arrival: from then on caches only unpin and
+  /// release, so usage cannot rise again.
+  double peak_kv_usage = 0;
+};
+
+/// Everything one run produced, per request (arrival order) and per replica.
+struct SimulationRun {
+  std::vector<Tick> ttft;                 ///< per request
+  std::vector<Tick> end_to_end;           ///< per request: completion - arrival
+  std::vector<std::uint32_t> replica_of;  ///< per request: where it was served
+  std::vector<std::uint32_t> cached_of;   ///< per request: cached prompt tokens
+  std::vector<ReplicaTotals> replicas;
+  /// Router's in-flight count per replica, sampled every in_flight_period
+  /// ticks from 0: in_flight_samples[sample * replicas + replica].
+  std::vector<std::uint32_t> in_flight_samples;
+  Tick in_flight_period = 0;
+  /// The policy's own prediction of cached tokens, summed over the requests
+  /// it predicted for (-1 predictions excluded), and those requests' prompt tokens.
+  std::uint64_t predicted_cached_tokens = 0;
+  std::uint64_t predicted_actual_cached_tokens = 0;
+  std::uint64_t predicted_prompt_tokens = 0;
+  bool decode = false;  ///< whether decode was modelled
+  bool cancelled = false;
+};
+
+/// Called every `progress_every` requests with the number done so far;
+/// returning false cancels the run (the result has cancelled = true).
+using ProgressCallback = std::function<bool(std::uint64_t done)>;
+
+/// Number of in-flight samples a run takes over its arrival span.
+inline constexpr std::uint32_t kInFlightSamples = 256;
+
+SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster,
+                       RoutingPolicy& policy, const ProgressCallback& progress = {},
+                       std::uint64_t progress_every = 4096, const RouterConfig& router = {});
+
+}  // namespace prefixroute

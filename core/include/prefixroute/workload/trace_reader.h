@@ -1,0 +1,95 @@
+// TraceReader: reads a Mooncake-format JSONL trace incrementally, validating
+// every line, so a browser can stream a file in chunks with progress and the
+// command line can read it whole through the same code.
+//
+// Line format: {"timestamp": ms, "input_length": n, "output_length": m,
+// "hash_ids": [ids...]} with ceil(n / block_size) ids. Other keys are ignored.
+// Every problem names its line and field: a malformed line, a missing field, a
+// negative or non-integral length, an id outside [0, 2^32), a timestamp earlier
+// than the previous request's, a hash list whose length disagrees with
+// input_length, a line over 16 MiB. Blank lines are skipped.
+//
+// On a bad line the reader either stops (OnError::Stop: no trace, the problem
+// reported) or skips the line (OnError::Skip: the trace keeps every good line,
+// and the result counts the bad ones and keeps the first 100 problems).
+// Nothing is dropped silently.
+//
+// Cost: O(bytes) time; memory O(requests + block ids) plus the longest line.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "prefixroute/workload/block_trace.h"
+
+namespace prefixroute {
+
+struct TraceReadOptions {
+  enum class OnError { Stop, Skip };
+  std::uint32_t block_size = 512;
+  double time_scale = 1.0;   ///< arrival = timestamp_ms x time_scale
+  std::uint64_t limit = 0;   ///< keep the first `limit` requests; 0 keeps all
+  OnError on_error = OnError::Stop;
+};
+
+struct TraceProblem {
+  std::uint64_t line = 0;  ///< 1-based; 0 for problems of the whole trace
+  std::string field;       ///< "" when the line is not a JSON object at all
+  std::string message;
+  std::string text() const;
+};
+
+struct TraceReadResult {
+  std::unique_ptr<BlockTrace> trace;  ///< null when reading failed
+  std::vector<TraceProblem> problems; ///< first 100 problems
+  std::uint64_t lines = 0;            ///< lines seen (blank ones included)
+  std::uint64_t bad_lines = 0;        ///< lines skipped as bad (Skip mode)
+  std::uint64_t content_hash = 0;     ///< FNV-1a 64 of every byte fed
+  bool ok() const { return trace != nullptr; }
+  std::string error_text() const;     ///< every kept problem, one per line
+};
+
+class TraceReader {
+ public:
+  static constexpr std::size_t kMaxLineBytes = 16u << 20;
+  static constexpr std::size_t kMaxProblemsKept = 100;
+
+  explicit TraceReader(TraceReadOptions options);
+
+  /// Feeds the next chunk (split anywhere). Returns false once reading has
+  /// stopped (a fatal problem, or `limit` reached); further input is ignored
+  /// except by the content hash.
+  bool feed(std::string_view chunk);
+
+  /// Ends the input and builds the trace.
+  TraceReadResult finish();
+
+  std::uint64_t lines() const { return line_number_; }
+  std::uint64_t requests() const { return entries_.size(); }
+
+ private:
+  void process_line(std::string_view line);
+  void problem(std::string field, std::string message);
+
+  TraceReadOptions options_;
+  std::string pending_;
+  std::vector<BlockTrace::Entry> entries_;
+  std::vector<std::uint32_t> block_ids_;
+  std::vector<TraceProblem> problems_;
+  std::uint64_t line_number_ = 0;
+  std::uint64_t bad_lines_ = 0;
+  std::uint64_t total_tokens_ = 0;
+  std::uint64_t hash_ = 0xCBF29CE484222325ULL;
+  double last_timestamp_ms_ = 0;
+  bool stopped_ = false;
+  bool fatal_ = false;
+  bool line_failed_ = false;
+};
+
+/// Reads a whole trace held in memory.
+TraceReadResult read_trace(std::string_view text, const TraceReadOptions& options);
+
+}  // namespace prefixroute

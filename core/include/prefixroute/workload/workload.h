@@ -1,0 +1,93 @@
+// Workload: a seeded multi-tenant request trace.
+//
+// Model: `tenants` tenants, each with its own shared prefix (system prompt, tool
+// schema, few-shot block) whose length is drawn uniformly per tenant from
+// [prefix_tokens_min, prefix_tokens_max]. Each request picks a tenant by Zipf
+// popularity (tenant 0 most popular; zipf_s = 0 is uniform), appends a unique
+// user turn of uniform length in [turn_tokens_min, turn_tokens_max] with random
+// token ids, and arrives by a Poisson process of rate arrival_rate_per_s.
+//
+// Determinism: only the project's Rng and dmath are used, arrival times are
+// integer ticks, so one seed gives the same trace on every platform.
+// Memory and cost: requests store a per-request seed, from which the turn's
+// tokens are drawn. A run reads every prompt many times (once per policy, per
+// cache bound and for the fingerprint: 13 times when all ten policies run), so
+// when all turns together hold at most kMaxStoredTurnTokens tokens (32 MB;
+// the reference scenario's 4,000 requests hold ~410k) they are drawn once, at
+// construction, and materialising a prompt is two copies. Larger workloads
+// draw each turn on demand (O(prompt length) per materialisation), so a
+// million requests still cost ~32 MB (one 32-byte Request each). Both paths give the same tokens.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "prefixroute/workload/request_trace.h"
+#include "prefixroute/base/time.h"
+#include "prefixroute/base/token.h"
+
+namespace prefixroute {
+
+struct WorkloadConfig {
+  std::uint64_t requests = 4000;
+  std::uint32_t tenants = 12;
+  // Defaults: the reference scenario, calibrated so the benchmark lands near
+  // the seed write-up's published table (see README, "Reference benchmark").
+  double zipf_s = 1.29;
+  double arrival_rate_per_s = 100.0;
+  std::uint32_t prefix_tokens_min = 700;
+  std::uint32_t prefix_tokens_max = 880;
+  std::uint32_t turn_tokens_min = 80;
+  std::uint32_t turn_tokens_max = 125;
+  std::uint32_t vocab_size = 32000;
+  /// Output (decode) tokens per request, uniform in [min, max]; used only
+  /// when the cluster decodes (cluster.decode_ms_per_token > 0).
+  std::uint32_t output_tokens_min = 0;
+  std::uint32_t output_tokens_max = 0;
+};
+
+/// One request of the trace. Its prompt is tenant prefix + turn tokens.
+struct Request {
+  Tick arrival = 0;
+  std::uint32_t tenant = 0;
+  std::uint32_t turn_tokens = 0;
+  std::uint64_t turn_seed = 0;  ///< seeds the turn's token ids
+  std::uint32_t output_tokens = 0;
+};
+
+class Workload final : public RequestTrace {
+ public:
+  Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<Request> requests,
+           std::uint32_t vocab_size);
+
+  const std::vector<Request>& requests() const { return requests_; }
+  const std::vector<Token>& tenant_prefix(std::uint32_t tenant) const { return prefixes_[tenant]; }
+  std::uint32_t tenants() const { return static_cast<std::uint32_t>(prefixes_.size()); }
+
+  std::size_t size() const override { return requests_.size(); }
+  Tick arrival(std::size_t i) const override { return requests_[i].arrival; }
+  std::uint64_t prompt_tokens(std::size_t i) const override;
+  std::uint64_t output_tokens(std::size_t i) const override { return requests_[i].output_tokens; }
+  /// Writes request i's prompt (prefix then turn) into `out`, replacing its contents.
+  void materialize(std::size_t i, std::vector<Token>& out) const override;
+
+  /// Most turn tokens drawn once and kept (see the header comment).
+  static constexpr std::uint64_t kMaxStoredTurnTokens = std::uint64_t{8} << 20;
+  /// Whether this workload keeps its turns (for tests and benchmarks).
+  bool stores_turns() const { return !turn_offsets_.empty(); }
+
+ private:
+  /// Draws request r's turn tokens from its seed into `turn` (r.turn_tokens of them).
+  void draw_turn(const Request& r, Token* turn) const;
+
+  std::vector<std::vector<Token>> prefixes_;
+  std::vector<Request> requests_;
+  std::uint32_t vocab_size_;
+  std::vector<Token> turn_store_;            ///< every stored turn, back to back
+  std::vector<std::uint32_t> turn_offsets_;  ///< request i's turn starts at [i]; empty: not stored
+};
+
+/// Generates the trace for `config` (validated by the caller) and `seed`.
+Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed);
+
+}  // namespace prefixroute

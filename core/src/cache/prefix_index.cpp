@@ -1,0 +1,311 @@
+#include "prefixroute/cache/prefix_index.h"
+
+#include <algorithm>
+#include <bit>
+#include <sstream>
+
+#include "prefixroute/cache/radix_cache.h"
+
+#include "common_prefix.h"
+#include "sorted_children.h"
+
+namespace prefixroute {
+
+PrefixIndex::PrefixIndex(std::size_t replicas)
+    : replicas_(replicas),
+      words_(std::max<std::size_t>(1, (replicas + 63) / 64)),
+      end_(replicas),
+      caches_(replicas, nullptr) {
+  nodes_.emplace_back();  // the root: held by everyone, never freed
+  bits_.assign(words_, 0);
+  for (auto& ends : end_) ends.assign(1, kRoot);  // cache node 0 is the cache's root
+}
+
+const Token* PrefixIndex::tokens(NodeId id) const {
+  const Node& node = nodes_[id];
+  if (node.source == kNone) return node.edge.data();
+  return caches_[node.source]->edge_tokens(node.source_node).data() + node.offset;
+}
+
+void PrefixIndex::own(NodeId id) {
+  Node& node = nodes_[id];
+  if (node.source == kNone) return;
+  const Token* t = tokens(id);
+  node.edge.assign(t, t + node.length);
+  node.source = kNone;
+}
+
+PrefixIndex::NodeId PrefixIndex::allocate() {
+  if (!free_.empty()) {
+    const NodeId id = free_.back();
+    free_.pop_back();
+    return id;
+  }
+  nodes_.emplace_back();
+  bits_.resize(bits_.size() + words_, 0);
+  return static_cast<NodeId>(nodes_.size() - 1);
+}
+
+void PrefixIndex::free_node(NodeId id) {
+  Node& node = nodes_[id];
+  node.edge.clear();
+  node.edge.shrink_to_fit();
+  node.children.clear();
+  node.parent = kNone;
+  node.end_depth = 0;
+  node.length = 0;
+  node.source = kNone;
+  std::fill(bits(id), bits(id) + words_, 0);
+  free_.push_back(id);
+}
+
+PrefixIndex::NodeId PrefixIndex::find_child(const Node& node, Token first) const {
+  return sorted_children::find(node.children, first, kNone);
+}
+
+void PrefixIndex::add_child(NodeId parent, NodeId child) {
+  sorted_children::insert(nodes_[parent].children, Child{nodes_[child].first, child});
+  nodes_[child].parent = parent;
+}
+
+// Splits `id` after its first `at` tokens; the new upper node takes the holder
+// set (every holder of the lower part holds the upper). The lower part keeps
+// its id and end depth.
+PrefixIndex::NodeId PrefixIndex::split(NodeId id, std::size_t at) {
+  const NodeId upper = allocate();
+  Node& lower = nodes_[id];
+  Node& up = nodes_[upper];
+  const NodeId parent = lower.parent;
+  up.first = lower.first;
+  up.length = at;
+  if (lower.source == kNone) {
+    up.edge.assign(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
+    lower.edge.erase(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
+  } else {
+    up.source = lower.source;
+    up.source_node = lower.source_node;
+    up.offset = lower.offset;
+    lower.offset += at;
+  }
+  lower.length -= at;
+  lower.first = tokens(id)[0];
+  up.end_depth = lower.end_depth - lower.length;
+  up.parent = parent;
+  up.children.push_back(Child{lower.first, id});
+  lower.parent = upper;
+  std::copy(bits(id), bits(id) + words_, bits(upper));
+  sorted_children::replace(nodes_[parent].children, up.first, upper);
+  return upper;
+}
+
+void PrefixIndex::set_bit(NodeId id, std::uint32_t replica) {
+  bits(id)[replica / 64] |= std::uint64_t{1} << (replica % 64);
+}
+
+bool PrefixIndex::clear_bit(NodeId id, std::uint32_t replica) {
+  std::uint64_t* b = bits(id);
+  b[replica / 64] &= ~(std::uint64_t{1} << (replica % 64));
+  for (std::size_t w = 0; w < words_; ++w)
+    if (b[w] != 0) return false;
+  return true;
+}
+
+PrefixIndex::NodeId& PrefixIndex::end_of(std::uint32_t replica, std::uint32_t cache_node) {
+  auto& ends = end_[replica];
+  if (cache_node >= ends.size()) ends.resize(static_cast<std::size_t>(cache_node) + 1, kNone);
+  return ends[cache_node];
+}
+
+namespace {
+
+// Calls f(r) for every replica r whose bit is set in `words`.
+template <typename F>
+void for_each_bit(const std::uint64_t* words, std::size_t count, F&& f) {
+  for (std::size_t w = 0; w < count; ++w) {
+    std::uint64_t bits = words[w];
+    while (bits != 0) {
+      f(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      bits &= bits - 1;
+    }
+  }
+}
+
+}  // namespace
+
+// Walks the prompt's path once. A replica's holder bit, once cleared along the
+// path, stays cleared (holder sets shrink with depth), so a replica's match is
+// the depth reached when it leaves the holder set: reported when it drops out,
+// and for the holders of the last node reached, at the end. Returns the
+// holders of the first node on the path (nullptr when there is none): the
+// replicas with a non-empty match.
+template <typename SetDepth>
+const std::uint64_t* PrefixIndex::walk(TokenSpan tokens, SetDepth&& set_depth) const {
+  std::size_t depth = 0;
+  NodeId current = kRoot;
+  const std::uint64_t* first_held = nullptr;
+  const std::uint64_t* held = nullptr;  // holders of the last node entered (nullptr: root)
+  while (depth < tokens.size()) {
+    const NodeId child = find_child(nodes_[current], tokens[depth]);
+    if (child == kNone) break;
+    const Token* edge = this->tokens(child);
+    const std::size_t length = nodes_[child].length;
+    const std::size_t limit = std::min(length, tokens.size() - depth);
+    const std::size_t common = first_difference(edge, tokens.data() + depth, 1, limit);
+    const std::uint64_t* child_held = bits(child);
+    if (held != nullptr) {
+      for (std::size_t w = 0; w < words_; ++w) {
+        std::uint64_t dropped = held[w] & ~child_held[w];
+        while (dropped != 0) {
+          set_depth(w * 64 + static_cast<std::size_t>(std::countr_zero(dropped)), depth);
+          dropped &= dropped - 1;
+        }
+      }
+    } else {
+      first_held = child_held;
+    }
+    held = child_held;
+    depth += common;
+    if (common < length) break;
+    current = child;
+  }
+  if (held != nullptr) for_each_bit(held, words_, [&](std::size_t r) { set_depth(r, depth); });
+  return first_held;
+}
+
+void PrefixIndex::match_all(TokenSpan tokens, std::vector<std::size_t>& out) const {
+  out.assign(replicas_, 0);
+  walk(tokens, [&out](std::size_t r, std::size_t depth) { out[r] = depth; });
+}
+
+void PrefixIndex::match_held(TokenSpan tokens, std::vector<Held>& out) const {
+  out.clear();
+  // As match_all, but only the holders of the first node on the path (the
+  // replicas with a non-empty match) get a depth, in depth_ (scratch).
+  if (depth_.size() < replicas_) depth_.resize(replicas_);
+  const std::uint64_t* first_held = walk(tokens, [this](std::size_t r, std::size_t depth) { depth_[r] = depth; });
+  if (first_held == nullptr) return;
+  for_each_bit(first_held, words_, [&](std::size_t r) {
+    out.push_back(Held{static_cast<std::uint32_t>(r), depth_[r]});
+  });
+}
+
+void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::uint32_t leaf, TokenSpan edge) {
+  NodeId current = end_of(replica, parent);
+  std::size_t pos = 0;
+  // The replica holds nothing below `current` on this path: mark what other
+  // replicas already hold, add the rest, and make the leaf's end a boundary.
+  while (pos < edge.size()) {
+    NodeId child = find_child(nodes_[current], edge[pos]);
+    if (child == kNone) {
+      // Only this replica holds the rest: borrow it from the leaf.
+      const NodeId fresh = allocate();
+      Node& node = nodes_[fresh];
+      node.source = replica;
+      node.source_node = leaf;
+      node.offset = pos;
+      node.length = edge.size() - pos;
+      node.first = edge[pos];
+      node.end_depth = nodes_[current].end_depth + node.length;
+      add_child(current, fresh);
+      set_bit(fresh, replica);
+      current = fresh;
+      break;
+    }
+    const Token* shared = tokens(child);
+    const std::size_t length = nodes_[child].length;
+    const std::size_t limit = std::min(length, edge.size() - pos);
+    const std::size_t common = first_difference(shared, edge.data() + pos, 1, limit);
+    if (common < length) child = split(child, common);
+    own(child);  // a second holder: the tokens must outlive the lender's node
+    set_bit(child, replica);
+    pos += common;
+    current = child;
+  }
+  end_of(replica, leaf) = current;
+}
+
+void PrefixIndex::on_split(std::uint32_t replica, std::uint32_t lower, std::uint32_t upper, std::size_t at,
+                           std::size_t lower_length) {
+  // Called before the cache splits its node: tokens read here are in the old layout.
+  const NodeId lower_end = end_of(replica, lower);
+  const std::size_t start = nodes_[lower_end].end_depth - lower_length;
+  const std::size_t target = start + at;
+  // The shared node containing depth `target` on the lower node's path.
+  NodeId s = lower_end;
+  while (nodes_[s].end_depth - nodes_[s].length >= target) s = nodes_[s].parent;
+  if (nodes_[s].end_depth != target) s = split(s, target - (nodes_[s].end_depth - nodes_[s].length));
+  end_of(replica, upper) = s;
+  // Nodes borrowing from the split node: its first `at` tokens move to the new
+  // upper node, the rest shift down by `at`. A boundary now lies at `target`,
+  // so each borrowing node lies on one side of it.
+  for (NodeId x = lower_end; x != kRoot && nodes_[x].end_depth > start; x = nodes_[x].parent) {
+    Node& node = nodes_[x];
+    if (node.source != replica || node.source_node != lower) continue;
+    if (node.offset >= at) {
+      node.offset -= at;
+    } else {
+      node.source_node = upper;
+    }
+  }
+}
+
+void PrefixIndex::on_evict(std::uint32_t replica, std::uint32_t node, std::size_t length) {
+  NodeId s = end_of(replica, node);
+  end_of(replica, node) = kNone;
+  const std::size_t start = nodes_[s].end_depth - length;
+  while (s != kRoot && nodes_[s].end_depth > start) {
+    const NodeId parent = nodes_[s].parent;
+    if (clear_bit(s, replica)) {
+      // Nobody holds it; its children are held by nobody either, so it has
+      // none left (they were freed when their last holder left).
+      sorted_children::erase(nodes_[parent].children, nodes_[s].first);
+      free_node(s);
+    }
+    s = parent;
+  }
+}
+
+std::string PrefixIndex::check_invariants() const {
+  std::ostringstream problem;
+  std::size_t reachable = 0;
+  std::vector<NodeId> stack{kRoot};
+  while (!stack.empty()) {
+    const NodeId id = stack.back();
+    stack.pop_back();
+    const Node& node = nodes_[id];
+    if (id != kRoot) {
+      ++reachable;
+      if (node.length == 0) problem << "node " << id << " has an empty edge; ";
+      if (node.source == kNone && node.edge.size() != node.length) problem << "node " << id << " length wrong; ";
+      if (node.source != kNone) {
+        std::size_t holders = 0;
+        for (std::size_t w = 0; w < words_; ++w) holders += static_cast<std::size_t>(std::popcount(bits(id)[w]));
+        if (holders != 1 || (bits(id)[node.source / 64] >> (node.source % 64) & 1) == 0)
+          problem << "node " << id << " borrows from a replica that is not its only holder; ";
+      }
+      if (node.length > 0 && tokens(id)[0] != node.first) problem << "node " << id << " first token wrong; ";
+      bool any = false;
+      for (std::size_t w = 0; w < words_; ++w) {
+        any = any || bits(id)[w] != 0;
+        if (node.parent != kRoot && (bits(id)[w] & ~bits(node.parent)[w]) != 0)
+          problem << "node " << id << " held by a replica that does not hold its parent; ";
+      }
+      if (!any) problem << "node " << id << " held by nobody; ";
+      if (node.end_depth != nodes_[node.parent].end_depth + node.length)
+        problem << "node " << id << " depth wrong; ";
+    }
+    for (std::size_t i = 0; i < node.children.size(); ++i) {
+      const Child& c = node.children[i];
+      if (i > 0 && !(node.children[i - 1].first < c.first))
+        problem << "children of " << id << " not sorted/distinct; ";
+      if (nodes_[c.node].parent != id) problem << "parent link of " << c.node << " wrong; ";
+      if (nodes_[c.node].length == 0 || nodes_[c.node].first != c.first)
+        problem << "child key of " << c.node << " wrong; ";
+      stack.push_back(c.node);
+    }
+  }
+  if (reachable != node_count()) problem << "unreachable nodes; ";
+  return problem.str();
+}
+
+}  // namespace prefixroute

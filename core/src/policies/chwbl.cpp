@@ -1,0 +1,78 @@
+#include "prefixroute/policies/chwbl.h"
+
+#include <algorithm>
+
+#include "prefixroute/base/hashing.h"
+
+namespace prefixroute {
+namespace {
+
+using hashing::fmix64;
+using hashing::kFnvOffset;
+using hashing::kFnvPrime;
+
+}  // namespace
+
+Chwbl::Chwbl(const ChwblParams& params) : params_(params) {
+  if (params_.key_tokens == 0) params_.key_tokens = 1;
+  if (params_.virtual_nodes == 0) params_.virtual_nodes = 1;
+}
+
+std::uint64_t Chwbl::key_hash(TokenSpan tokens, std::uint32_t key_tokens) {
+  const std::size_t k = std::min<std::size_t>(tokens.size(), key_tokens);
+  std::uint64_t h = kFnvOffset;
+  for (std::size_t i = 0; i < k; ++i) h = (h ^ tokens[i]) * kFnvPrime;
+  return fmix64(h);
+}
+
+std::uint64_t Chwbl::point_hash(std::uint32_t replica, std::uint32_t i) {
+  return fmix64((static_cast<std::uint64_t>(replica) << 32) | i);
+}
+
+void Chwbl::build_ring(std::size_t replicas) {
+  ring_.clear();
+  ring_.reserve(replicas * params_.virtual_nodes);
+  for (std::size_t r = 0; r < replicas; ++r)
+    for (std::uint32_t i = 0; i < params_.virtual_nodes; ++i)
+      ring_.push_back(Point{point_hash(static_cast<std::uint32_t>(r), i), static_cast<std::uint32_t>(r)});
+  std::sort(ring_.begin(), ring_.end(), [](const Point& a, const Point& b) {
+    return a.hash != b.hash ? a.hash < b.hash : a.replica < b.replica;
+  });
+  ring_replicas_ = replicas;
+  seen_.assign(replicas, 0);
+  walk_ = 0;
+}
+
+std::size_t Chwbl::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick) {
+  const std::size_t n = replicas.size();
+  if (n != ring_replicas_) build_ring(n);
+  if (++walk_ == 0) {  // stamps wrapped: forget them all
+    seen_.assign(n, 0);
+    walk_ = 1;
+  }
+
+  std::uint64_t total = 0;
+  for (const Replica& r : replicas) total += r.in_flight();
+  const double bound = params_.load_factor * static_cast<double>(total + 1);
+  const double count = static_cast<double>(n);
+
+  const std::uint64_t key = key_hash(tokens, params_.key_tokens);
+  const auto start = std::lower_bound(ring_.begin(), ring_.end(), key,
+                                      [](const Point& p, std::uint64_t k) { return p.hash < k; });
+  std::size_t pos = static_cast<std::size_t>(start - ring_.begin());
+  if (pos == ring_.size()) pos = 0;  // past the top point: wrap to the first
+  const std::size_t first = ring_[pos].replica;
+  std::size_t checked = 0;
+  for (std::size_t step = 0; step < ring_.size() && checked < n; ++step) {
+    const std::uint32_t r = ring_[pos].replica;
+    if (seen_[r] != walk_) {
+      seen_[r] = walk_;
+      ++checked;
+      if (static_cast<double>(replicas[r].in_flight()) * count <= bound) return r;
+    }
+    if (++pos == ring_.size()) pos = 0;
+  }
+  return first;
+}
+
+}  // namespace prefixroute

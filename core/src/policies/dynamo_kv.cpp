@@ -1,0 +1,156 @@
+#include "prefixroute/policies/dynamo_kv.h"
+
+#include <algorithm>
+
+#include "prefixroute/base/deterministic_math.h"
+
+namespace prefixroute {
+namespace {
+
+// Salt of the policy's random stream, so policies sharing a scenario seed draw
+// independent numbers ("dynamo" in ASCII).
+constexpr std::uint64_t kStreamSalt = 0x64796e616d6fULL;
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+}  // namespace
+
+DynamoKv::DynamoKv(const DynamoParams& params, std::uint64_t seed)
+    : params_(params), rng_(mix_seed(seed, kStreamSalt)) {
+  if (params_.block_size == 0) params_.block_size = 1;
+}
+
+void DynamoKv::ensure_replicas(std::size_t n) {
+  if (active_prefill_.size() < n) {
+    active_prefill_.resize(n, 0);
+    active_decode_.resize(n, 0);
+  }
+}
+
+std::uint64_t DynamoKv::active_prefill_tokens(std::size_t replica) const {
+  return replica < active_prefill_.size() ? active_prefill_[replica] : 0;
+}
+
+std::uint64_t DynamoKv::active_decode_blocks(std::size_t replica) const {
+  return replica < active_decode_.size() ? active_decode_[replica] : 0;
+}
+
+std::size_t DynamoKv::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick) {
+  const std::size_t n = replicas.size();
+  ensure_replicas(n);
+  const std::uint64_t block = params_.block_size;
+  const std::uint64_t prompt = tokens.size();
+  const std::uint64_t prompt_blocks = ceil_div(prompt, block);
+  costs_.resize(n);
+  overlap_blocks_.resize(n);
+  match_all(tokens, replicas, CacheView::Precise, matched_);
+  std::size_t last_matched = ~std::size_t{0};
+  std::uint64_t overlap = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    // A 64-bit division only when the matched length differs from the previous replica's.
+    if (matched_[i] != last_matched) {
+      last_matched = matched_[i];
+      overlap = matched_[i] / block;
+    }
+    const std::uint64_t prefill = active_prefill_[i] + prompt - overlap * block;
+    const std::uint64_t blocks = active_decode_[i] + (prompt_blocks - overlap);
+    overlap_blocks_[i] = overlap;
+    costs_[i] = params_.overlap_weight * static_cast<double>(prefill) / static_cast<double>(block) +
+                static_cast<double>(blocks);
+  }
+  last_prompt_tokens_ = tokens.size();
+  overlaps_valid_ = true;
+
+  std::size_t chosen = 0;
+  if (params_.temperature > 0) {
+    const auto [lo, hi] = std::minmax_element(costs_.begin(), costs_.end());
+    const double min_cost = *lo, max_cost = *hi;
+    if (max_cost == min_cost) {
+      chosen = static_cast<std::size_t>(rng_.uniform_int(0, n - 1));
+    } else {
+      // Weights in (0, 1]; the cheapest replica has weight 1. Summed in index
+      // order, so the same costs and draw give the same choice everywhere.
+      // Each weight is computed once (dmath::exp is the costly part of a
+      // choice at hundreds of replicas) and summed twice in the same order.
+      const double scale = (max_cost - min_cost) * params_.temperature;
+      weights_.resize(n);
+      double total = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        weights_[i] = dmath::exp(-(costs_[i] - min_cost) / scale);
+        total += weights_[i];
+      }
+      const double target = rng_.uniform01() * total;
+      double cumulative = 0;
+      chosen = n - 1;  // rounding can leave target >= the running sum's last value
+      for (std::size_t i = 0; i < n; ++i) {
+        cumulative += weights_[i];
+        if (target < cumulative) {
+          chosen = i;
+          break;
+        }
+      }
+    }
+  } else {
+    // Lowest cost, then least precise-view usage; the survivors draw lots.
+    tied_.clear();
+    // The usage is read only for the replicas at the lowest cost: reading it
+    // means visiting each replica's cache, which at hundreds of replicas cost
+    // more than computing every cost.
+    const double min_cost = *std::min_element(costs_.begin(), costs_.end());
+    std::size_t best_used = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (costs_[i] != min_cost) continue;
+      const std::size_t used = replicas[i].precise_view().used();
+      if (tied_.empty() || used < best_used) {
+        tied_.clear();
+        tied_.push_back(i);
+        best_used = used;
+      } else if (used == best_used) {
+        tied_.push_back(i);
+      }
+    }
+    // Costs are finite (validated parameters), so the minimum ties at least
+    // once; the guard keeps a NaN from a hand-built instance from indexing an
+    // empty list.
+    if (tied_.empty()) tied_.push_back(0);
+    chosen = tied_.size() == 1 ? tied_.front()
+                               : tied_[static_cast<std::size_t>(rng_.uniform_int(0, tied_.size() - 1))];
+  }
+  predicted_ = static_cast<std::int64_t>(overlap_blocks_[chosen] * block);
+  return chosen;
+}
+
+void DynamoKv::on_routed(const RoutedRequest& request) {
+  ensure_replicas(request.replica + 1);
+  const std::uint64_t block = params_.block_size;
+  const std::uint64_t prompt = request.tokens.size();
+  // The overlap choose() saw on this replica; a request routed without a
+  // choose() for it (tests driving the hooks directly) counts as uncached.
+  const std::uint64_t overlap =
+      overlaps_valid_ && last_prompt_tokens_ == prompt && request.replica < overlap_blocks_.size()
+          ? overlap_blocks_[request.replica]
+          : 0;
+  overlaps_valid_ = false;
+  Active a{static_cast<std::uint32_t>(request.replica), prompt - overlap * block,
+           ceil_div(prompt + request.output_tokens, block), true};
+  active_prefill_[a.replica] += a.prefill_tokens;
+  active_decode_[a.replica] += a.decode_blocks;
+  active_[request.id] = a;
+}
+
+void DynamoKv::on_first_token(std::uint64_t id, std::size_t, Tick) {
+  const auto it = active_.find(id);
+  if (it == active_.end() || !it->second.prefilling) return;
+  active_prefill_[it->second.replica] -= it->second.prefill_tokens;
+  it->second.prefilling = false;
+}
+
+void DynamoKv::on_completed(std::uint64_t id, std::size_t replica, Tick now) {
+  on_first_token(id, replica, now);  // a completion ends prefill too, if it was never reported
+  const auto it = active_.find(id);
+  if (it == active_.end()) return;
+  active_decode_[it->second.replica] -= it->second.decode_blocks;
+  active_.erase(it);
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,109 @@
+#include "prefixroute/policies/expected_ttft.h"
+
+#include <algorithm>
+
+#include "prefixroute/base/hashing.h"
+
+namespace prefixroute {
+
+ExpectedTtft::ExpectedTtft(const ExpectedTtftParams& params, double cluster_prefill_tokens_per_s)
+    : cache_credit_(params.cache_credit),
+      prefill_{params.prefill_tokens_per_s > 0 ? params.prefill_tokens_per_s : cluster_prefill_tokens_per_s},
+      home_key_tokens_(params.home_key_tokens) {}
+
+std::uint64_t ExpectedTtft::home_key(TokenSpan tokens) const {
+  hashing::Fnv1a64 hash;
+  const std::size_t n = std::min<std::size_t>(tokens.size(), home_key_tokens_);
+  for (std::size_t t = 0; t < n; ++t) hash.feed(tokens[t]);
+  return hash.value;
+}
+
+Tick ExpectedTtft::estimated_wait(std::size_t r, Tick now) const {
+  if (r >= est_busy_until_.size()) return 0;
+  return est_busy_until_[r] > now ? est_busy_until_[r] - now : 0;
+}
+
+std::size_t ExpectedTtft::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
+  const std::size_t n = replicas.size();
+  ensure_size(n);
+  std::size_t best = n;
+  double best_cost = 0;
+  std::size_t best_match = 0;
+  std::uint32_t best_in_flight = 0;
+  match_all(tokens, replicas, CacheView::Precise, matched_);
+  // Most replicas share a few matched lengths (0, the tenant prefix): the two
+  // prefill times (a division and a rounding each) are recomputed only when
+  // the length changes from the previous replica's.
+  std::size_t last_matched = ~std::size_t{0};
+  Tick uncached_ticks = 0, cached_ticks = 0;
+  std::size_t i = start_ % n;
+  for (std::size_t k = 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
+    const std::size_t matched = matched_[i];
+    if (matched != last_matched) {
+      last_matched = matched;
+      uncached_ticks = prefill_.prefill_ticks(tokens.size() - matched);
+      cached_ticks = prefill_.prefill_ticks(matched);
+    }
+    // In ticks, with the engine's own rounding of prefill time, so that with
+    // an exact view and rate the estimate is the engine's wait to the tick.
+    const double cost = static_cast<double>(estimated_wait(i, now) + uncached_ticks) -
+                        cache_credit_ * static_cast<double>(cached_ticks);
+    // Most replicas lose on cost alone: read the in-flight count (a visit to
+    // the replica) only for those that may win or tie.
+    if (best != n && (cost > best_cost || (cost == best_cost && matched < best_match))) continue;
+    const std::uint32_t in_flight = replicas[i].in_flight();
+    const bool better = best == n || cost < best_cost ||
+                        (cost == best_cost && (matched > best_match ||
+                                               (matched == best_match && in_flight < best_in_flight)));
+    if (better) {
+      best = i;
+      best_cost = cost;
+      best_match = matched;
+      best_in_flight = in_flight;
+    }
+  }
+  if (home_key_tokens_ > 0 && !tokens.empty()) {
+    const std::uint64_t key = home_key(tokens);
+    const auto home = home_.find(key);
+    // A full miss: every replica costs a full prefill, so a home that ties
+    // with the cheapest on cost (its wait is as short) takes the request.
+    if (best_match == 0 && home != home_.end() && home->second < n && home->second != best &&
+        matched_[home->second] == 0) {
+      const std::size_t h = home->second;
+      const double home_cost = static_cast<double>(estimated_wait(h, now) + prefill_.prefill_ticks(tokens.size()));
+      if (home_cost <= best_cost) best = h;
+    }
+    home_[key] = best;
+  }
+  predicted_ = static_cast<std::int64_t>(best_match);
+  last_choice_ = best;
+  last_choice_tokens_ = tokens.size();
+  start_ = best + 1;
+  return best;
+}
+
+void ExpectedTtft::ensure_size(std::size_t replicas) {
+  if (est_busy_until_.size() >= replicas) return;
+  est_busy_until_.resize(replicas, 0);
+  last_in_queue_.resize(replicas, ~std::uint64_t{0});
+}
+
+void ExpectedTtft::on_routed(const RoutedRequest& request) {
+  // The estimated prefill of what was just dispatched joins that replica's queue.
+  ensure_size(request.replica + 1);
+  const bool ours = request.replica == last_choice_ && request.tokens.size() == last_choice_tokens_;
+  const std::uint64_t cached = ours && predicted_ > 0 ? static_cast<std::uint64_t>(predicted_) : 0;
+  last_choice_ = ~std::size_t{0};
+  const Tick service = prefill_.prefill_ticks(request.tokens.size() - cached);
+  Tick& busy = est_busy_until_[request.replica];
+  busy = std::max(busy, request.now) + service;
+  last_in_queue_[request.replica] = request.id;
+}
+
+void ExpectedTtft::on_first_token(std::uint64_t id, std::size_t replica, Tick now) {
+  // The last request dispatched to this replica has finished its prefill: the
+  // router now knows the queue is empty, whatever its estimate said.
+  if (replica < last_in_queue_.size() && last_in_queue_[replica] == id) est_busy_until_[replica] = now;
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,369 @@
+#include "prefixroute/policies/llmd_epp.h"
+
+#include <algorithm>
+
+#include "prefixroute/base/hashing.h"
+#include <bit>
+#include <utility>
+
+namespace prefixroute {
+namespace {
+
+// Salt of the policy's random stream ("llmd" in ASCII).
+constexpr std::uint64_t kStreamSalt = 0x6c6c6d64ULL;
+
+using hashing::fmix64;
+using hashing::kFnvOffset;
+using hashing::kFnvPrime;
+
+// An open-addressing hash map from a nonzero 64-bit key to a 32-bit value:
+// linear probing in a power-of-two table kept at most half full, deletion by
+// backward shift (no tombstones). Keys are already well-mixed hashes, so their
+// low bits index the table directly. Never iterated.
+template <class Value>
+class FlatMap {
+ public:
+  FlatMap() : keys_(16, 0), values_(16, 0), mask_(15) {}
+
+  const Value* find(std::uint64_t key) const {
+    for (std::size_t i = key & mask_;; i = (i + 1) & mask_) {
+      if (keys_[i] == key) return &values_[i];
+      if (keys_[i] == 0) return nullptr;
+    }
+  }
+
+  Value* find(std::uint64_t key) {
+    return const_cast<Value*>(static_cast<const FlatMap&>(*this).find(key));
+  }
+
+  /// Inserts `key` (absent) with `value`.
+  void insert(std::uint64_t key, Value value) {
+    if ((size_ + 1) * 2 > keys_.size()) grow();
+    place(key, value);
+    ++size_;
+  }
+
+  void erase(std::uint64_t key) {
+    std::size_t i = key & mask_;
+    while (keys_[i] != key) {
+      if (keys_[i] == 0) return;
+      i = (i + 1) & mask_;
+    }
+    // Backward shift: move later entries of the probe run into the hole when
+    // their home slot is not after it.
+    for (std::size_t j = (i + 1) & mask_; keys_[j] != 0; j = (j + 1) & mask_) {
+      const std::size_t home = keys_[j] & mask_;
+      if (((j - home) & mask_) >= ((j - i) & mask_)) {
+        keys_[i] = keys_[j];
+        values_[i] = values_[j];
+        i = j;
+      }
+    }
+    keys_[i] = 0;
+    --size_;
+  }
+
+  std::size_t size() const { return size_; }
+
+  /// Hints the CPU to load `key`'s home slot (the tables are larger than the
+  /// caches and hashes are random, so each lookup is otherwise a miss).
+  void prefetch(std::uint64_t key) const {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(&keys_[key & mask_]);
+    __builtin_prefetch(&values_[key & mask_]);
+#else
+    (void)key;
+#endif
+  }
+
+ private:
+  void place(std::uint64_t key, Value value) {
+    std::size_t i = key & mask_;
+    while (keys_[i] != 0) i = (i + 1) & mask_;
+    keys_[i] = key;
+    values_[i] = value;
+  }
+
+  void grow() {
+    std::vector<std::uint64_t> keys(keys_.size() * 2, 0);
+    std::vector<Value> values(keys_.size() * 2, 0);
+    keys.swap(keys_);
+    values.swap(values_);
+    mask_ = keys_.size() - 1;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] != 0) place(keys[i], values[i]);
+  }
+
+  std::vector<std::uint64_t> keys_;
+  std::vector<Value> values_;
+  std::size_t mask_;
+  std::size_t size_ = 0;
+};
+
+// A set of block hashes with LRU eviction at a fixed capacity: an intrusive
+// doubly linked list of slots (most recent at the head) and a map from hash to
+// slot. Eviction reuses the least recent slot at once but leaves the evicted
+// hash's map entry in place (stale: its slot now holds another hash) until
+// forget() removes it, so callers can batch those removals; every lookup checks
+// the slot's hash, so a stale entry never counts as held.
+class BlockLru {
+ public:
+  static constexpr std::uint32_t kNil = ~std::uint32_t{0};
+
+  explicit BlockLru(std::uint64_t capacity) : capacity_(capacity) {}
+
+  bool contains(std::uint64_t hash) const {
+    const std::uint32_t* slot = slots_.find(hash);
+    return slot != nullptr && nodes_[*slot].hash == hash;
+  }
+  /// Hashes held (at most the capacity).
+  std::size_t size() const { return nodes_.size(); }
+  void prefetch(std::uint64_t hash) const { slots_.prefetch(hash); }
+
+  /// Makes `hash` the most recent entry. Returns true when it was not held;
+  /// then `evicted` is the hash dropped to make room (0 if none was), whose
+  /// stale map entry stays until forget(evicted).
+  bool touch(std::uint64_t hash, std::uint64_t& evicted) {
+    evicted = 0;
+    std::uint32_t* mapped = slots_.find(hash);
+    if (mapped != nullptr && nodes_[*mapped].hash == hash) {
+      if (*mapped != head_) {
+        unlink(*mapped);
+        push_front(*mapped);
+      }
+      return false;
+    }
+    std::uint32_t slot;
+    if (nodes_.size() < capacity_) {
+      slot = static_cast<std::uint32_t>(nodes_.size());
+      nodes_.push_back(Node{hash, kNil, kNil});
+    } else {
+      slot = tail_;  // reuse the least recent entry's slot
+      unlink(slot);
+      evicted = nodes_[slot].hash;
+      nodes_[slot].hash = hash;
+    }
+    if (mapped != nullptr) *mapped = slot; else slots_.insert(hash, slot);  // a stale entry is reused
+    push_front(slot);
+    return true;
+  }
+
+  /// Removes `hash`'s map entry if it is stale (no-op when held or absent).
+  void forget(std::uint64_t hash) {
+    const std::uint32_t* slot = slots_.find(hash);
+    if (slot != nullptr && nodes_[*slot].hash != hash) slots_.erase(hash);
+  }
+
+ private:
+  struct Node {
+    std::uint64_t hash;
+    std::uint32_t prev, next;
+  };
+
+  void unlink(std::uint32_t slot) {
+    const std::uint32_t p = nodes_[slot].prev, n = nodes_[slot].next;
+    if (p != kNil) nodes_[p].next = n; else head_ = n;
+    if (n != kNil) nodes_[n].prev = p; else tail_ = p;
+  }
+
+  void push_front(std::uint32_t slot) {
+    nodes_[slot].prev = kNil;
+    nodes_[slot].next = head_;
+    if (head_ != kNil) nodes_[head_].prev = slot;
+    head_ = slot;
+    if (tail_ == kNil) tail_ = slot;
+  }
+
+  std::uint64_t capacity_;
+  FlatMap<std::uint32_t> slots_;
+  std::vector<Node> nodes_;
+  std::uint32_t head_ = kNil, tail_ = kNil;
+};
+
+}  // namespace
+
+// Per-replica LRU sets, and for every hash held anywhere the set of replicas
+// holding it, as 64-bit masks: group g (replicas 64g .. 64g + 63) of hash h is
+// stored under key(h, g), so the prefix walk costs one lookup per block and
+// group (one for up to 64 replicas). Invariant: bit r % 64 of key(h, r / 64)
+// is set iff lru[r] holds h; a zero mask is removed.
+struct LlmdEpp::Index {
+  std::uint64_t capacity;
+  std::vector<BlockLru> lru;
+  FlatMap<std::uint64_t> holders;  // key(hash, group) -> mask of holders in the group
+  std::size_t groups = 1;
+
+  explicit Index(std::uint64_t cap) : capacity(cap) {}
+
+  // Group 0 is the hash itself; further groups (more than 64 replicas) are
+  // rehashed, nonzero, keys (a collision with another block's key is as
+  // likely as a block-hash collision, 2^-64 per pair).
+  static std::uint64_t key(std::uint64_t hash, std::size_t group) {
+    if (group == 0) return hash;
+    const std::uint64_t k = fmix64(hash ^ (static_cast<std::uint64_t>(group) * 0x9e3779b97f4a7c15ULL));
+    return k == 0 ? 1 : k;
+  }
+
+  void ensure_replicas(std::size_t n) {
+    while (lru.size() < n) lru.emplace_back(capacity);
+    groups = std::max(groups, (n + 63) / 64);
+  }
+
+  std::uint64_t mask(std::uint64_t hash, std::size_t group) const {
+    const std::uint64_t* m = holders.find(key(hash, group));
+    return m == nullptr ? 0 : *m;
+  }
+
+  /// Adds (or refreshes) `hashes`, in order, in replica's LRU set, then
+  /// brings the holder masks up to date. The masks are updated in two batched
+  /// passes, each issuing its lookups ahead (the tables exceed the CPU caches
+  /// and the keys are random, so the lookups, not the arithmetic, are the
+  /// cost): set the bit of every newly held hash, then clear it for every
+  /// evicted hash the set no longer holds (with a capacity below the prompt's
+  /// block count a hash can be added and evicted within one call).
+  void add_blocks(std::size_t replica, const std::vector<std::uint64_t>& hashes) {
+    constexpr std::size_t kAhead = 8;  // lookups in flight while one is processed
+    BlockLru& set = lru[replica];
+    const std::size_t group = replica / 64;
+    const std::uint64_t bit = std::uint64_t{1} << (replica % 64);
+    added.clear();
+    evicted.clear();
+    for (std::size_t k = 0; k < hashes.size(); ++k) {
+      if (k + kAhead < hashes.size()) set.prefetch(hashes[k + kAhead]);
+      std::uint64_t out = 0;
+      if (set.touch(hashes[k], out)) added.push_back(hashes[k]);
+      if (out != 0) evicted.push_back(out);
+    }
+    for (std::size_t k = 0; k < added.size(); ++k) {
+      if (k + kAhead < added.size()) holders.prefetch(key(added[k + kAhead], group));
+      const std::uint64_t id = key(added[k], group);
+      if (std::uint64_t* m = holders.find(id)) *m |= bit; else holders.insert(id, bit);
+    }
+    for (std::size_t k = 0; k < evicted.size(); ++k) {
+      if (k + kAhead < evicted.size()) {
+        set.prefetch(evicted[k + kAhead]);
+        holders.prefetch(key(evicted[k + kAhead], group));
+      }
+      const std::uint64_t gone = evicted[k];
+      if (set.contains(gone)) continue;  // evicted, then added again
+      set.forget(gone);
+      const std::uint64_t id = key(gone, group);
+      std::uint64_t* m = holders.find(id);
+      if (m == nullptr) continue;  // evicted twice in this call: already cleared
+      *m &= ~bit;
+      if (*m == 0) holders.erase(id);
+    }
+  }
+
+  std::vector<std::uint64_t> added, evicted;  // add_blocks() scratch
+};
+
+LlmdEpp::~LlmdEpp() = default;
+
+LlmdEpp::LlmdEpp(const LlmdParams& params, std::uint64_t seed)
+    : params_(params), rng_(mix_seed(seed, kStreamSalt)) {
+  if (params_.block_size == 0) params_.block_size = 1;
+  if (params_.lru_blocks_per_replica == 0) params_.lru_blocks_per_replica = 1;
+  index_ = std::make_unique<Index>(params_.lru_blocks_per_replica);
+}
+
+void LlmdEpp::block_hashes(TokenSpan tokens, std::uint32_t block_size, std::uint32_t max_blocks,
+                           std::vector<std::uint64_t>& out) {
+  out.clear();
+  const std::size_t blocks = std::min<std::size_t>(tokens.size() / block_size, max_blocks);
+  std::uint64_t parent = kFnvOffset;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    // FNV-1a-style over 32-bit token ids, started from the parent's hash (one
+    // multiply per token), then a finaliser so every bit depends on every token.
+    std::uint64_t h = parent;
+    const Token* t = tokens.data() + b * block_size;
+    for (std::uint32_t k = 0; k < block_size; ++k) h = (h ^ t[k]) * kFnvPrime;
+    parent = fmix64(h);
+    if (parent == 0) parent = 1;  // 0 marks an empty slot in the index's tables
+    out.push_back(parent);
+  }
+}
+
+void LlmdEpp::ensure_replicas(std::size_t n) { index_->ensure_replicas(n); }
+
+bool LlmdEpp::index_contains(std::size_t replica, std::uint64_t hash) const {
+  return replica < index_->lru.size() && hash != 0 && index_->lru[replica].contains(hash);
+}
+
+std::size_t LlmdEpp::index_size(std::size_t replica) const {
+  return replica < index_->lru.size() ? index_->lru[replica].size() : 0;
+}
+
+std::size_t LlmdEpp::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick) {
+  const std::size_t n = replicas.size();
+  ensure_replicas(n);
+  block_hashes(tokens, params_.block_size, params_.max_prefix_blocks, hashes_);
+  hashed_prompt_tokens_ = tokens.size();
+  hashes_valid_ = true;
+
+  // Prefix scorer: walk the blocks while some replica holds the block; each
+  // holder of a walked block counts it.
+  // (Sized for every replica the index has seen: a policy may be shown fewer
+  // replicas than it routed to before; those extra counts are ignored.)
+  matched_.assign(index_->lru.size(), 0);
+  const std::size_t groups = index_->groups;
+  for (std::size_t b = 0; b < hashes_.size(); ++b) {
+    if (b + 8 < hashes_.size()) index_->holders.prefetch(hashes_[b + 8]);
+    bool any = false;
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::uint64_t mask = index_->mask(hashes_[b], g);
+      any = any || mask != 0;
+      for (std::uint64_t bits = mask; bits != 0; bits &= bits - 1)
+        ++matched_[g * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
+    }
+    if (!any) break;
+  }
+
+  std::uint32_t min_q = replicas[0].scraped().queue_length, max_q = min_q;
+  for (const Replica& r : replicas) {
+    min_q = std::min(min_q, r.scraped().queue_length);
+    max_q = std::max(max_q, r.scraped().queue_length);
+  }
+
+  prefix_.resize(n);
+  queue_.resize(n);
+  kv_.resize(n);
+  scores_.resize(n);
+  const double total_blocks = static_cast<double>(hashes_.size());
+  for (std::size_t r = 0; r < n; ++r) {
+    const EngineMetrics& m = replicas[r].scraped();
+    prefix_[r] = hashes_.empty() ? 0.0 : static_cast<double>(matched_[r]) / total_blocks;
+    queue_[r] = max_q == min_q ? 1.0
+                               : static_cast<double>(max_q - m.queue_length) /
+                                     static_cast<double>(max_q - min_q);
+    kv_[r] = std::clamp(1.0 - m.kv_usage, 0.0, 1.0);
+    scores_[r] = params_.prefix_weight * prefix_[r] + params_.queue_weight * queue_[r] +
+                 params_.kv_weight * kv_[r];
+  }
+
+  // Seeded Fisher-Yates shuffle, then the first highest score in that order.
+  order_.resize(n);
+  for (std::size_t r = 0; r < n; ++r) order_[r] = r;
+  for (std::size_t i = n - 1; i > 0; --i)
+    std::swap(order_[i], order_[static_cast<std::size_t>(rng_.uniform_int(0, i))]);
+  std::size_t chosen = order_[0];
+  for (std::size_t k = 1; k < n; ++k)
+    if (scores_[order_[k]] > scores_[chosen]) chosen = order_[k];
+
+  const std::uint64_t predicted = std::min<std::uint64_t>(
+      static_cast<std::uint64_t>(matched_[chosen]) * params_.block_size, tokens.size());
+  predicted_ = static_cast<std::int64_t>(predicted);
+  return chosen;
+}
+
+void LlmdEpp::on_routed(const RoutedRequest& request) {
+  ensure_replicas(request.replica + 1);
+  // Reuse choose()'s hashes when they are this prompt's (the simulator calls
+  // on_routed right after choose); otherwise hash again.
+  if (!hashes_valid_ || hashed_prompt_tokens_ != request.tokens.size())
+    block_hashes(request.tokens, params_.block_size, params_.max_prefix_blocks, hashes_);
+  hashes_valid_ = false;
+  index_->add_blocks(request.replica, hashes_);
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,102 @@
+#include "prefixroute/policies/preble_e2.h"
+
+#include <algorithm>
+
+namespace prefixroute {
+
+PrebleE2::PrebleE2(const PrebleParams& params, const PrefillModel& prefill, Tick tick_per_output_token,
+                   std::uint64_t cache_tokens_per_replica)
+    : params_(params),
+      prefill_(prefill),
+      tick_per_output_token_(tick_per_output_token),
+      cache_tokens_(cache_tokens_per_replica),
+      window_(seconds_to_ticks(params.window_s)) {}
+
+void PrebleE2::set_replicas(std::size_t n) {
+  if (n <= routed_.size()) return;
+  routed_.resize(n);
+  prefill_load_.resize(n, 0);
+  decode_load_.resize(n, 0);
+  tree_.set_replicas(n);
+}
+
+void PrebleE2::slide_windows(Tick now) {
+  for (std::size_t r = 0; r < routed_.size(); ++r) {
+    auto& routed = routed_[r];
+    while (!routed.empty() && !in_window(routed.front().first, now)) {
+      prefill_load_[r] -= routed.front().second;
+      routed.pop_front();
+    }
+  }
+}
+
+Tick PrebleE2::load(std::size_t replica, Tick now) const {
+  if (replica >= routed_.size()) return 0;
+  Tick prefill = prefill_load_[replica];
+  for (const auto& [at, work] : routed_[replica]) {
+    if (in_window(at, now)) break;
+    prefill -= work;
+  }
+  return prefill + decode_load_[replica];
+}
+
+std::size_t PrebleE2::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
+  const std::size_t n = replicas.size();
+  set_replicas(n);
+  slide_windows(now);
+
+  loads_.resize(n);
+  std::size_t lightest = 0;
+  Tick heaviest = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    loads_[i] = prefill_load_[i] + decode_load_[i];
+    if (loads_[i] < loads_[lightest]) lightest = i;
+    heaviest = std::max(heaviest, loads_[i]);
+  }
+
+  const std::size_t matched = tree_.match(tokens, matched_);
+  std::size_t chosen = lightest;
+  if (static_cast<double>(heaviest) > params_.rebalance_ratio * static_cast<double>(loads_[lightest])) {
+    rule_ = Rule::Rebalance;
+  } else if (matched > tokens.size() - matched) {
+    // The deepest node's holders are the replicas whose own match is the overall one.
+    rule_ = Rule::Exploit;
+    std::size_t best = n;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (matched_[i] != matched) continue;
+      if (best == n || loads_[i] < loads_[best]) best = i;
+    }
+    if (best < n) chosen = best;
+  } else {
+    rule_ = Rule::Explore;
+  }
+
+  const std::size_t believed = matched_[chosen];
+  predicted_ = static_cast<std::int64_t>(believed);
+  const Tick work = prefill_.prefill_ticks(tokens.size() - believed);
+  routed_[chosen].emplace_back(now, work);
+  prefill_load_[chosen] += work;
+  if (cache_tokens_ > 0) {
+    tree_.insert(tokens.first(static_cast<std::size_t>(std::min<std::uint64_t>(tokens.size(), cache_tokens_))),
+                 chosen);
+  }
+  tree_.trim(chosen, cache_tokens_);
+  return chosen;
+}
+
+void PrebleE2::on_routed(const RoutedRequest& request) {
+  set_replicas(request.replica + 1);
+  const Tick work = static_cast<Tick>(request.output_tokens) * tick_per_output_token_;
+  if (work == 0) return;
+  decode_load_[request.replica] += work;
+  decode_of_[request.id] = work;
+}
+
+void PrebleE2::on_completed(std::uint64_t id, std::size_t replica, Tick) {
+  const auto it = decode_of_.find(id);
+  if (it == decode_of_.end()) return;
+  decode_load_[replica] -= it->second;
+  decode_of_.erase(it);
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,64 @@
+#include "prefixroute/policies/sglang_cache_aware.h"
+
+#include <algorithm>
+
+namespace prefixroute {
+
+SglangCacheAware::SglangCacheAware(const SglangParams& params)
+    : params_(params),
+      interval_(std::max<Tick>(1, seconds_to_ticks(params.eviction_interval_s))),
+      next_trim_(interval_) {}
+
+std::size_t SglangCacheAware::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
+  const std::size_t n = replicas.size();
+  tree_.set_replicas(n);
+  if (now >= next_trim_) {
+    for (std::size_t r = 0; r < tree_.replicas(); ++r) tree_.trim(r, params_.max_tree_tokens);
+    // The next boundary strictly after now: missed boundaries collapse into this trim.
+    next_trim_ += ((now - next_trim_) / interval_ + 1) * interval_;
+  }
+
+  std::size_t least = 0;
+  std::uint32_t min_load = replicas[0].in_flight();
+  std::uint32_t max_load = min_load;
+  for (std::size_t i = 1; i < n; ++i) {
+    const std::uint32_t load = replicas[i].in_flight();
+    if (load < min_load) {
+      min_load = load;
+      least = i;
+    }
+    max_load = std::max(max_load, load);
+  }
+
+  const std::size_t matched = tree_.match(tokens, matched_);
+  const bool imbalanced = static_cast<double>(max_load - min_load) > params_.balance_abs &&
+                          static_cast<double>(max_load) > params_.balance_rel * static_cast<double>(min_load);
+  const bool hit = !tokens.empty() && static_cast<double>(matched) / static_cast<double>(tokens.size()) >
+                                          params_.cache_threshold;
+  std::size_t chosen = least;
+  if (imbalanced) {
+    rule_ = Rule::Imbalance;
+  } else if (hit) {
+    // The deepest node's holders are exactly the replicas whose own match is
+    // the overall match (matched > 0 here, since the ratio beat a threshold >= 0).
+    rule_ = Rule::CacheMatch;
+    std::size_t best = n;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (matched_[i] != matched) continue;
+      if (best == n || replicas[i].in_flight() < replicas[best].in_flight()) best = i;
+    }
+    if (best < n) chosen = best;
+  } else if (params_.smallest_tree_fallback != 0) {
+    rule_ = Rule::SmallestTree;
+    chosen = 0;
+    for (std::size_t i = 1; i < n; ++i)
+      if (tree_.replica_tokens(i) < tree_.replica_tokens(chosen)) chosen = i;
+  } else {
+    rule_ = Rule::LeastLoaded;
+  }
+  predicted_ = static_cast<std::int64_t>(matched_[chosen]);
+  tree_.insert(tokens, chosen);
+  return chosen;
+}
+
+}  // namespace prefixroute

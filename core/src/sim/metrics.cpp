@@ -1,0 +1,80 @@
+#include "prefixroute/sim/metrics.h"
+
+#include <algorithm>
+
+namespace prefixroute {
+
+Tick nearest_rank_percentile(std::span<const Tick> sorted, std::uint32_t percent) {
+  const std::uint64_t n = sorted.size();
+  std::uint64_t rank = (static_cast<std::uint64_t>(percent) * n + 99) / 100;
+  rank = std::clamp<std::uint64_t>(rank, 1, n);
+  return sorted[rank - 1];
+}
+
+namespace {
+
+// Mean of non-negative ticks, in ms. The sum is kept in two 64-bit words: a
+// few million requests waiting hours each already pass 2^63 ns. Below 2^63 the
+// result is bit-identical to converting the plain integer sum.
+double mean_ms(const std::vector<Tick>& ticks) {
+  std::uint64_t low = 0, high = 0;
+  for (const Tick t : ticks) {
+    const auto u = static_cast<std::uint64_t>(t);
+    low += u;
+    if (low < u) ++high;
+  }
+  const double sum = static_cast<double>(high) * 18446744073709551616.0 + static_cast<double>(low);
+  return sum / 1e6 / static_cast<double>(ticks.size());
+}
+
+}  // namespace
+
+RunSummary summarize(const SimulationRun& run) {
+  RunSummary s;
+  s.requests = run.ttft.size();
+  for (const ReplicaTotals& r : run.replicas) {
+    s.prefill_tokens += r.prefill_tokens;
+    s.cached_tokens += r.cached_tokens;
+  }
+  s.prompt_tokens = s.prefill_tokens + s.cached_tokens;
+  s.hit_rate = s.prompt_tokens == 0
+                   ? 0.0
+                   : static_cast<double>(s.cached_tokens) / static_cast<double>(s.prompt_tokens);
+
+  Tick busiest = 0;
+  Tick total_busy = 0;
+  for (const ReplicaTotals& r : run.replicas) {
+    busiest = std::max(busiest, r.busy_ticks);
+    total_busy += r.busy_ticks;
+  }
+  if (total_busy > 0) {
+    s.imbalance = static_cast<double>(busiest) * static_cast<double>(run.replicas.size()) /
+                  static_cast<double>(total_busy);
+  }
+
+  if (!run.ttft.empty()) {
+    std::vector<Tick> sorted(run.ttft);
+    std::sort(sorted.begin(), sorted.end());
+    s.mean_ttft_ms = mean_ms(sorted);
+    s.p50_ttft_ms = ticks_to_ms(nearest_rank_percentile(sorted, 50));
+    s.p90_ttft_ms = ticks_to_ms(nearest_rank_percentile(sorted, 90));
+    s.p99_ttft_ms = ticks_to_ms(nearest_rank_percentile(sorted, 99));
+    s.max_ttft_ms = ticks_to_ms(sorted.back());
+  }
+  if (run.predicted_prompt_tokens > 0) {
+    s.has_prediction = true;
+    const auto denominator = static_cast<double>(run.predicted_prompt_tokens);
+    s.predicted_hit_rate = static_cast<double>(run.predicted_cached_tokens) / denominator;
+    s.predicted_actual_hit_rate = static_cast<double>(run.predicted_actual_cached_tokens) / denominator;
+  }
+  if (!run.end_to_end.empty() && !run.cancelled) {
+    std::vector<Tick> sorted(run.end_to_end);
+    std::sort(sorted.begin(), sorted.end());
+    s.mean_e2e_ms = mean_ms(sorted);
+    s.p50_e2e_ms = ticks_to_ms(nearest_rank_percentile(sorted, 50));
+    s.p99_e2e_ms = ticks_to_ms(nearest_rank_percentile(sorted, 99));
+  }
+  return s;
+}
+
+}  // namespace prefixroute

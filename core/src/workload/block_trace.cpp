@@ -1,0 +1,54 @@
+#include "prefixroute/workload/block_trace.h"
+
+#include <algorithm>
+
+#include "prefixroute/base/hashing.h"
+
+namespace prefixroute {
+
+BlockTrace::BlockTrace(std::uint32_t block_size, std::vector<Entry> entries,
+                       std::vector<std::uint32_t> block_ids)
+    : block_size_(block_size), entries_(std::move(entries)), block_ids_(std::move(block_ids)) {}
+
+Token BlockTrace::block_token(std::uint32_t id, std::uint32_t k) {
+  if (k == 0) return id;
+  // A 32-bit mix of (id, k) (the murmur3 finaliser): any fixed, well-spread
+  // function works; only "same id and k give the same token" matters.
+  std::uint32_t h = id * 0x9E3779B1u ^ (k * 0x85EBCA77u);
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  h *= 0xC2B2AE35u;
+  h ^= h >> 16;
+  return h;
+}
+
+std::span<const std::uint32_t> BlockTrace::blocks_of(std::size_t i) const {
+  const Entry& e = entries_[i];
+  return {block_ids_.data() + e.first_block, e.blocks};
+}
+
+void BlockTrace::materialize(std::size_t i, std::vector<Token>& out) const {
+  const Entry& e = entries_[i];
+  out.resize(e.input_tokens);
+  std::uint64_t pos = 0;
+  for (const std::uint32_t id : blocks_of(i)) {
+    const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(block_size_, e.input_tokens - pos));
+    for (std::uint32_t k = 0; k < n; ++k) out[pos + k] = block_token(id, k);
+    pos += n;
+  }
+}
+
+std::uint64_t BlockTrace::fingerprint() const {
+  hashing::Fnv1a64 h;
+  h.feed(block_size_);
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    h.feed(static_cast<std::uint64_t>(entries_[i].arrival));
+    h.feed(entries_[i].input_tokens);
+    h.feed(entries_[i].output_tokens);
+    for (const std::uint32_t id : blocks_of(i)) h.feed(id);
+  }
+  return h.value;
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,226 @@
+#include "prefixroute/workload/trace_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "prefixroute/scenario.h"
+
+namespace prefixroute {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::uint64_t kMaxLength = 10'000'000;      // tokens in one request
+constexpr std::uint64_t kMaxBlockId = 4294967295ULL;  // ids become 32-bit tokens
+
+std::string describe(const Json& v) {
+  std::string text = v.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+// Reads an integer in [lo, hi] from `v`; false when it is anything else.
+bool read_integer(const Json& v, std::uint64_t lo, std::uint64_t hi, std::uint64_t& out) {
+  if (v.is_number_unsigned()) {
+    out = v.get<std::uint64_t>();
+  } else if (v.is_number_integer()) {
+    if (v.get<std::int64_t>() < 0) return false;
+    out = static_cast<std::uint64_t>(v.get<std::int64_t>());
+  } else if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!(d >= 0) || d != std::floor(d) || d > 1e18) return false;
+    out = static_cast<std::uint64_t>(d);
+  } else {
+    return false;
+  }
+  return out >= lo && out <= hi;
+}
+
+// Deepest [ / { nesting of a line, strings skipped. For valid JSON this is the
+// exact depth; invalid JSON is refused by the parser anyway.
+constexpr int kMaxNesting = 16;
+int nesting_depth(std::string_view line) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : line) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > kMaxNesting) break;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
+
+std::string TraceProblem::text() const {
+  std::string where = line > 0 ? "line " + std::to_string(line) : "trace";
+  if (!field.empty()) where += ", " + field;
+  return where + ": " + message;
+}
+
+std::string TraceReadResult::error_text() const {
+  std::string text;
+  for (const auto& p : problems) text += p.text() + "\n";
+  if (bad_lines > problems.size()) {
+    text += "(";
+    text += std::to_string(bad_lines - problems.size());
+    text += " more bad lines not listed)\n";
+  }
+  return text;
+}
+
+TraceReader::TraceReader(TraceReadOptions options) : options_(options) {}
+
+void TraceReader::problem(std::string field, std::string message) {
+  line_failed_ = true;
+  if (problems_.size() < kMaxProblemsKept) problems_.push_back({line_number_, std::move(field), std::move(message)});
+}
+
+bool TraceReader::feed(std::string_view chunk) {
+  for (const char c : chunk) {
+    hash_ ^= static_cast<unsigned char>(c);
+    hash_ *= 0x100000001B3ULL;
+  }
+  while (!chunk.empty() && !stopped_) {
+    const auto newline = chunk.find('\n');
+    const std::string_view piece = chunk.substr(0, newline);
+    if (pending_.size() + piece.size() > kMaxLineBytes) {
+      ++line_number_;
+      problem("", "line is longer than " + std::to_string(kMaxLineBytes) + " bytes");
+      fatal_ = true;  // cannot resynchronise cheaply: the rest of the line is unknown
+      stopped_ = true;
+      break;
+    }
+    pending_.append(piece);
+    if (newline == std::string_view::npos) break;
+    chunk.remove_prefix(newline + 1);
+    ++line_number_;
+    process_line(pending_);
+    pending_.clear();
+  }
+  return !stopped_;
+}
+
+void TraceReader::process_line(std::string_view line) {
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;  // blank
+  line_failed_ = false;
+  // A deeply nested line would cost ~80 bytes of tree per input byte and
+  // overflow the stack when a message dumps it: refuse it before parsing.
+  const bool too_deep = nesting_depth(line) > kMaxNesting;
+  const Json doc = too_deep ? Json(nullptr) : Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (too_deep) {
+    problem("", "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
+  } else if (doc.is_discarded() || !doc.is_object()) {
+    problem("", doc.is_discarded() ? "not valid JSON" : "not a JSON object");
+  } else {
+    double timestamp = 0;
+    std::uint64_t input = 0, output = 0;
+    auto ts = doc.find("timestamp");
+    if (ts == doc.end()) {
+      problem("timestamp", "missing (arrival time in ms, a number >= 0)");
+    } else if (!ts->is_number() || !std::isfinite(ts->get<double>()) || ts->get<double>() < 0) {
+      problem("timestamp", "must be a number >= 0 (ms); got " + describe(*ts));
+    } else {
+      timestamp = ts->get<double>();
+      if (timestamp * options_.time_scale / 1000.0 > kMaxArrivalSpanSeconds) {
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g", kMaxArrivalSpanSeconds * 1000.0 / options_.time_scale);
+        problem("timestamp", "must be at most " + std::string(limit) +
+                                 " ms at this time_scale (simulated time stops at 1e9 s); got " + describe(*ts));
+      } else if (!entries_.empty() && timestamp < last_timestamp_ms_)
+        problem("timestamp", "is " + describe(*ts) + ", earlier than the previous request's; timestamps must not decrease");
+    }
+    auto in = doc.find("input_length");
+    if (in == doc.end()) problem("input_length", "missing (prompt tokens, an integer >= 1)");
+    else if (!read_integer(*in, 1, kMaxLength, input))
+      problem("input_length", "must be an integer in [1, " + std::to_string(kMaxLength) + "]; got " + describe(*in));
+    auto out = doc.find("output_length");
+    if (out == doc.end()) problem("output_length", "missing (output tokens, an integer >= 0)");
+    else if (!read_integer(*out, 0, kMaxLength, output))
+      problem("output_length", "must be an integer in [0, " + std::to_string(kMaxLength) + "]; got " + describe(*out));
+    auto ids = doc.find("hash_ids");
+    const std::size_t first_block = block_ids_.size();
+    if (ids == doc.end()) {
+      problem("hash_ids", "missing (the prompt's block ids)");
+    } else if (!ids->is_array()) {
+      problem("hash_ids", "must be an array of block ids; got " + describe(*ids));
+    } else {
+      for (const Json& id : *ids) {
+        std::uint64_t value = 0;
+        if (!read_integer(id, 0, kMaxBlockId, value)) {
+          problem("hash_ids", "ids must be integers in [0, 4294967295]; got " + describe(id));
+          break;
+        }
+        block_ids_.push_back(static_cast<std::uint32_t>(value));
+      }
+      if (!line_failed_ && input > 0) {
+        const std::uint64_t want = (input + options_.block_size - 1) / options_.block_size;
+        if (ids->size() != want)
+          problem("hash_ids", "has " + std::to_string(ids->size()) + " ids, but input_length " +
+                                  std::to_string(input) + " needs " + std::to_string(want) +
+                                  " blocks of " + std::to_string(options_.block_size) + " tokens");
+      }
+    }
+    if (!line_failed_ && static_cast<double>(total_tokens_ + input) > kMaxTotalPromptTokens) {
+      problem("input_length", "the trace exceeds the limit of 2e10 prompt tokens in all");
+      fatal_ = true;
+    }
+    if (line_failed_) {
+      block_ids_.resize(first_block);
+    } else {
+      BlockTrace::Entry e;
+      e.arrival = seconds_to_ticks(timestamp * options_.time_scale / 1000.0);
+      e.input_tokens = static_cast<std::uint32_t>(input);
+      e.output_tokens = static_cast<std::uint32_t>(output);
+      e.first_block = first_block;
+      e.blocks = static_cast<std::uint32_t>(block_ids_.size() - first_block);
+      entries_.push_back(e);
+      total_tokens_ += input;
+      last_timestamp_ms_ = timestamp;
+      if (options_.limit > 0 && entries_.size() >= options_.limit) stopped_ = true;
+      return;
+    }
+  }
+  ++bad_lines_;
+  if (options_.on_error == TraceReadOptions::OnError::Stop || fatal_) {
+    fatal_ = true;
+    stopped_ = true;
+  }
+}
+
+TraceReadResult TraceReader::finish() {
+  if (!stopped_ && !pending_.empty()) {  // a last line without a newline
+    ++line_number_;
+    process_line(pending_);
+    pending_.clear();
+  }
+  TraceReadResult result;
+  result.lines = line_number_;
+  result.bad_lines = bad_lines_;
+  result.content_hash = hash_;
+  if (!fatal_ && entries_.empty() && problems_.empty())
+    problems_.push_back({0, "", "the trace has no requests"});
+  result.problems = std::move(problems_);
+  if (!fatal_ && !entries_.empty())
+    result.trace = std::make_unique<BlockTrace>(options_.block_size, std::move(entries_), std::move(block_ids_));
+  return result;
+}
+
+TraceReadResult read_trace(std::string_view text, const TraceReadOptions& options) {
+  TraceReader reader(options);
+  reader.feed(text);
+  return reader.finish();
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,83 @@
+#include "prefixroute/workload/workload.h"
+
+#include <algorithm>
+
+#include "prefixroute/base/random.h"
+
+namespace prefixroute {
+
+Workload::Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<Request> requests,
+                   std::uint32_t vocab_size)
+    : prefixes_(std::move(tenant_prefixes)), requests_(std::move(requests)), vocab_size_(vocab_size) {
+  std::uint64_t total = 0;
+  for (const Request& r : requests_) total += r.turn_tokens;
+  if (total > kMaxStoredTurnTokens) return;  // large runs keep O(requests) memory: draw on demand
+  turn_offsets_.reserve(requests_.size() + 1);
+  turn_store_.resize(static_cast<std::size_t>(total));
+  std::uint32_t offset = 0;  // total <= kMaxStoredTurnTokens < 2^32
+  for (const Request& r : requests_) {
+    turn_offsets_.push_back(offset);
+    draw_turn(r, turn_store_.data() + offset);
+    offset += r.turn_tokens;
+  }
+  turn_offsets_.push_back(offset);
+}
+
+void Workload::draw_turn(const Request& r, Token* turn) const {
+  Rng rng(r.turn_seed);
+  // As uniform_int(0, vocab_size_ - 1).
+  const std::uint64_t vocab = std::uint64_t{static_cast<std::uint32_t>(vocab_size_ - 1)} + 1;
+  for (std::uint32_t k = 0; k < r.turn_tokens; ++k) turn[k] = static_cast<Token>(rng.below(vocab));
+}
+
+void Workload::materialize(std::size_t i, std::vector<Token>& out) const {
+  const Request& r = requests_[i];
+  const auto& prefix = prefixes_[r.tenant];
+  out.resize(prefix.size() + r.turn_tokens);
+  std::copy(prefix.begin(), prefix.end(), out.begin());
+  Token* turn = out.data() + prefix.size();
+  if (turn_offsets_.empty()) draw_turn(r, turn);
+  else std::copy_n(turn_store_.data() + turn_offsets_[i], r.turn_tokens, turn);
+}
+
+std::uint64_t Workload::prompt_tokens(std::size_t i) const {
+  return prefixes_[requests_[i].tenant].size() + requests_[i].turn_tokens;
+}
+
+Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed) {
+  // Independent streams for tenants and requests, so changing the request
+  // count does not change the tenants' prefixes (and vice versa).
+  Rng tenant_rng(mix_seed(seed, 1));
+  Rng request_rng(mix_seed(seed, 2));
+
+  std::vector<std::vector<Token>> prefixes(config.tenants);
+  for (auto& prefix : prefixes) {
+    const auto length = tenant_rng.uniform_int(config.prefix_tokens_min, config.prefix_tokens_max);
+    prefix.resize(length);
+    for (auto& token : prefix)
+      token = static_cast<Token>(tenant_rng.uniform_int(0, config.vocab_size - 1));
+  }
+
+  const ZipfSampler popularity(config.tenants, config.zipf_s);
+  std::vector<Request> requests(config.requests);
+  Tick clock = 0;
+  for (auto& r : requests) {
+    clock += seconds_to_ticks(request_rng.exponential(config.arrival_rate_per_s));
+    r.arrival = clock;
+    r.tenant = static_cast<std::uint32_t>(popularity.sample(request_rng));
+    r.turn_tokens = static_cast<std::uint32_t>(
+        request_rng.uniform_int(config.turn_tokens_min, config.turn_tokens_max));
+    r.turn_seed = request_rng.next_u64();
+  }
+  // Output lengths come from their own stream, drawn after the requests, so
+  // enabling decode leaves arrivals, tenants and prompts exactly as they were.
+  if (config.output_tokens_max > 0) {
+    Rng output_rng(mix_seed(seed, 3));
+    for (auto& r : requests)
+      r.output_tokens = static_cast<std::uint32_t>(
+          output_rng.uniform_int(config.output_tokens_min, config.output_tokens_max));
+  }
+  return Workload(std::move(prefixes), std::move(requests), config.vocab_size);
+}
+
+}  // namespace prefixroute

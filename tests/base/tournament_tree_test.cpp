@@ -1,0 +1,76 @@
+// TournamentTree (prefixroute/tournament_tree.h) against a scan of its keys:
+// the least key, the lowest position holding it, and the first position from
+// `from` on whose key is at most a bound, after every update, for sizes that
+// are and are not powers of two, with keys drawn from a small range so that
+// ties are common.
+#include "prefixroute/base/tournament_tree.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "prefixroute/base/random.h"
+
+namespace prefixroute {
+namespace {
+
+constexpr std::int64_t kEmpty = std::numeric_limits<std::int64_t>::max();
+
+std::size_t scan_first_at_most(const std::vector<std::int64_t>& keys, std::size_t from, std::int64_t bound) {
+  for (std::size_t i = from; i < keys.size(); ++i)
+    if (keys[i] <= bound) return i;
+  return keys.size();
+}
+
+TEST(TournamentTree, AgreesWithAScanAfterEveryUpdate) {
+  Rng rng(20261129);
+  for (std::size_t n = 1; n <= 70; ++n) {
+    TournamentTree<std::int64_t> tree(n, kEmpty);
+    std::vector<std::int64_t> keys(n, kEmpty);
+    for (int step = 0; step < 200; ++step) {
+      const std::size_t position = rng.below(n);
+      const auto key = static_cast<std::int64_t>(rng.below(8));
+      tree.set(position, key);
+      keys[position] = key;
+      ASSERT_EQ(tree[position], key);
+      std::size_t least_at = 0;
+      for (std::size_t i = 1; i < n; ++i)
+        if (keys[i] < keys[least_at]) least_at = i;
+      ASSERT_EQ(tree.least(), keys[least_at]) << "n " << n << " step " << step;
+      ASSERT_EQ(tree.position_of_least(), least_at) << "n " << n << " step " << step;
+      for (std::size_t from = 0; from <= n; ++from)
+        for (std::int64_t bound = -1; bound <= 8; ++bound)
+          ASSERT_EQ(tree.first_at_most(from, bound), scan_first_at_most(keys, from, bound))
+              << "n " << n << " step " << step << " from " << from << " bound " << bound;
+    }
+  }
+}
+
+TEST(TournamentTree, PaddingNeverWinsAndAnEmptyTreeFindsNothing) {
+  TournamentTree<std::int64_t> tree(5, kEmpty);  // width 8: three padding leaves
+  for (std::size_t i = 0; i < 5; ++i) tree.set(i, 100);
+  EXPECT_EQ(tree.first_at_most(0, kEmpty - 1), 0u);
+  EXPECT_EQ(tree.first_at_most(4, 100), 4u);
+  EXPECT_EQ(tree.first_at_most(5, kEmpty), 5u);  // from == size(): nothing, not a padding leaf
+  EXPECT_EQ(tree.first_at_most(0, 99), 5u);
+  TournamentTree<std::int64_t> none(0, kEmpty);
+  EXPECT_EQ(none.least(), kEmpty);
+  EXPECT_EQ(none.first_at_most(0, 0), 0u);
+}
+
+TEST(TournamentTree, OrdersPairKeysLexicographically) {
+  using Key = std::pair<std::int64_t, std::uint64_t>;
+  TournamentTree<Key> tree(3, Key{kEmpty, 0});
+  tree.set(0, Key{5, 9});
+  tree.set(1, Key{5, 2});
+  tree.set(2, Key{6, 0});
+  EXPECT_EQ(tree.position_of_least(), 1u);
+  tree.set(1, Key{kEmpty, 0});
+  EXPECT_EQ(tree.position_of_least(), 0u);
+}
+
+}  // namespace
+}  // namespace prefixroute

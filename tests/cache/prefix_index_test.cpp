@@ -1,0 +1,162 @@
+// PrefixIndex: one match over the cluster gives every replica's RadixCache::match.
+// Behaviours first, then a seeded lockstep test that drives indexed caches with
+// random inserts, pins, reservations and evictions and compares every answer
+// with each cache's own match.
+#include "prefixroute/cache/prefix_index.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "prefixroute/cache/radix_cache.h"
+#include "prefixroute/base/random.h"
+
+namespace prefixroute {
+namespace {
+
+using Tokens = std::vector<Token>;
+using Matches = std::vector<std::size_t>;
+
+struct Cluster {
+  PrefixIndex index;
+  std::vector<RadixCache> caches;
+
+  Cluster(std::size_t replicas, std::size_t capacity, std::uint32_t protect = 0) : index(replicas) {
+    caches.reserve(replicas);
+    for (std::size_t r = 0; r < replicas; ++r) caches.emplace_back(capacity, protect);
+    for (std::size_t r = 0; r < replicas; ++r) caches[r].attach_index(&index, static_cast<std::uint32_t>(r));
+  }
+
+  Matches indexed(const Tokens& prompt) const {
+    Matches out;
+    index.match_all(prompt, out);
+    return out;
+  }
+
+  // match_held's answer spread back over all replicas (0 for those not listed);
+  // also checks that the list is in replica order and lists no empty match.
+  Matches held(const Tokens& prompt) const {
+    std::vector<PrefixIndex::Held> list;
+    index.match_held(prompt, list);
+    Matches out(caches.size(), 0);
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      EXPECT_GT(list[k].matched, 0u);
+      if (k > 0) {
+        EXPECT_LT(list[k - 1].replica, list[k].replica);
+      }
+      out[list[k].replica] = list[k].matched;
+    }
+    return out;
+  }
+
+  Matches direct(const Tokens& prompt) const {
+    Matches out;
+    for (const RadixCache& c : caches) out.push_back(c.match(prompt));
+    return out;
+  }
+};
+
+TEST(PrefixIndex, EmptyClusterMatchesNothing) {
+  const Cluster cluster(3, 100);
+  EXPECT_EQ(cluster.indexed(Tokens{1, 2, 3}), (Matches{0, 0, 0}));
+  EXPECT_EQ(cluster.indexed(Tokens{}), (Matches{0, 0, 0}));
+}
+
+TEST(PrefixIndex, EachReplicaLeavesTheHolderSetWhereItsCacheEnds) {
+  Cluster cluster(3, 100);
+  cluster.caches[0].insert(Tokens{1, 2, 3, 4});
+  cluster.caches[1].insert(Tokens{1, 2, 9});
+  EXPECT_EQ(cluster.indexed(Tokens{1, 2, 3, 7}), (Matches{3, 2, 0}));
+  EXPECT_EQ(cluster.indexed(Tokens{1, 2, 9, 9}), (Matches{2, 3, 0}));
+  EXPECT_EQ(cluster.held(Tokens{1, 2, 3, 7}), (Matches{3, 2, 0}));
+  EXPECT_EQ(cluster.index.check_invariants(), "");
+}
+
+TEST(PrefixIndex, ASplitInOneReplicaKeepsTheOthersWhole) {
+  Cluster cluster(2, 100);
+  cluster.caches[0].insert(Tokens{1, 2, 3, 4, 5});
+  cluster.caches[1].insert(Tokens{1, 2, 3, 4, 5});
+  cluster.caches[0].insert(Tokens{1, 2, 8});  // splits replica 0's node after [1 2]
+  EXPECT_EQ(cluster.indexed(Tokens{1, 2, 3, 4, 5}), (Matches{5, 5}));
+  EXPECT_EQ(cluster.indexed(Tokens{1, 2, 8}), (Matches{3, 2}));
+  EXPECT_EQ(cluster.index.check_invariants(), "");
+}
+
+TEST(PrefixIndex, EvictionFreesWhatNoReplicaHolds) {
+  Cluster cluster(2, 4);
+  cluster.caches[0].insert(Tokens{1, 2, 3, 4});
+  cluster.caches[1].insert(Tokens{1, 2});
+  cluster.caches[0].insert(Tokens{7, 8});  // evicts [1 2 3 4] from replica 0
+  EXPECT_EQ(cluster.indexed(Tokens{1, 2, 3, 4}), (Matches{0, 2}));
+  EXPECT_EQ(cluster.indexed(Tokens{7, 8}), (Matches{2, 0}));
+  EXPECT_EQ(cluster.index.node_count(), 2u);  // [1 2] and [7 8]; [3 4] freed
+  EXPECT_EQ(cluster.index.check_invariants(), "");
+}
+
+// Prompts over a small alphabet with shared prefixes, so that paths overlap,
+// split and get evicted in every combination.
+Tokens random_prompt(Rng& rng, const std::vector<Tokens>& prefixes) {
+  Tokens prompt = prefixes[rng.uniform_int(0, prefixes.size() - 1)];
+  prompt.resize(rng.uniform_int(0, prompt.size()));
+  const std::uint64_t tail = rng.uniform_int(0, 12);
+  for (std::uint64_t i = 0; i < tail; ++i) prompt.push_back(static_cast<Token>(rng.uniform_int(0, 3)));
+  return prompt;
+}
+
+void run_lockstep(std::size_t replicas, std::uint64_t seed, int steps) {
+  Rng rng(seed);
+  Cluster cluster(replicas, 40 + rng.uniform_int(0, 40), static_cast<std::uint32_t>(rng.uniform_int(0, 3)));
+  std::vector<Tokens> prefixes;
+  for (int p = 0; p < 6; ++p) {
+    Tokens prefix;
+    const std::uint64_t length = rng.uniform_int(1, 30);
+    for (std::uint64_t i = 0; i < length; ++i) prefix.push_back(static_cast<Token>(rng.uniform_int(0, 5)));
+    prefixes.push_back(prefix);
+  }
+  struct Pinned {
+    std::size_t replica;
+    RadixCache::PathHandle path;
+    std::size_t reserved;
+  };
+  std::vector<Pinned> pinned;
+  for (int step = 0; step < steps; ++step) {
+    const std::size_t r = rng.uniform_int(0, replicas - 1);
+    const std::uint64_t op = rng.uniform_int(0, 9);
+    if (op < 7) {
+      const auto result = cluster.caches[r].insert(random_prompt(rng, prefixes));
+      if (op == 0 && result.path != 0) {
+        const std::size_t reserve = rng.uniform_int(0, 20);
+        cluster.caches[r].pin(result.path);
+        cluster.caches[r].reserve(reserve);
+        pinned.push_back({r, result.path, reserve});
+      }
+    } else if (op == 7 && !pinned.empty()) {
+      const std::size_t k = rng.uniform_int(0, pinned.size() - 1);
+      cluster.caches[pinned[k].replica].unpin(pinned[k].path);
+      cluster.caches[pinned[k].replica].release(pinned[k].reserved);
+      pinned.erase(pinned.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      cluster.caches[r].reserve(0);
+    }
+    const std::string problem = cluster.index.check_invariants();
+    ASSERT_EQ(problem, "") << "seed " << seed << " step " << step;
+    for (int probe = 0; probe < 4; ++probe) {
+      const Tokens prompt = random_prompt(rng, prefixes);
+      ASSERT_EQ(cluster.indexed(prompt), cluster.direct(prompt)) << "seed " << seed << " step " << step;
+      ASSERT_EQ(cluster.held(prompt), cluster.direct(prompt)) << "seed " << seed << " step " << step;
+    }
+  }
+}
+
+TEST(PrefixIndexLockstep, MatchAllEqualsEveryCachesMatchUnderRandomOperations) {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) run_lockstep(1 + seed % 5, seed, 600);
+}
+
+TEST(PrefixIndexLockstep, HolderSetsWiderThanOneWordStayExact) {
+  for (std::uint64_t seed = 100; seed <= 104; ++seed) run_lockstep(130, seed, 3000);
+}
+
+}  // namespace
+}  // namespace prefixroute

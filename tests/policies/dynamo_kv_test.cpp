@@ -1,0 +1,277 @@
+// DynamoKv: the cost formula on crafted replicas (expected costs worked out by
+// hand), the router's active-work bookkeeping through the lifecycle hooks,
+// the tie-breaks and temperature sampling. One rule per test.
+#include "prefixroute/policies/dynamo_kv.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/scenario.h"
+#include "prefixroute/sim/simulator.h"
+#include "prefixroute/workload/workload.h"
+
+namespace prefixroute {
+namespace {
+
+using Tokens = std::vector<Token>;
+
+const PrefillModel kPrefill{1000.0};
+
+// `length` consecutive token ids from `first`: runs from distinct ranges share nothing.
+Tokens run_of(Token first, std::size_t length) {
+  Tokens t(length);
+  for (std::size_t i = 0; i < length; ++i) t[i] = first + static_cast<Token>(i);
+  return t;
+}
+
+std::vector<Replica> make_replicas(std::size_t n, std::size_t cache_tokens = 100'000) {
+  std::vector<Replica> r;
+  for (std::size_t i = 0; i < n; ++i) r.emplace_back(RadixCache(cache_tokens));
+  return r;
+}
+
+// Puts the first `k` tokens of `prompt` into replica i's cache.
+void cache_prefix(std::vector<Replica>& replicas, std::size_t i, const Tokens& prompt, std::size_t k) {
+  replicas[i].admit(TokenSpan(prompt).first(k), 0, kPrefill);
+}
+
+DynamoParams params(std::uint32_t block, double weight, double temperature = 0) {
+  DynamoParams p;
+  p.block_size = block;
+  p.overlap_weight = weight;
+  p.temperature = temperature;
+  return p;
+}
+
+// Routes a request through the policy's hooks without a choose() for it, as
+// the router would record a request it sent: counted as fully uncached.
+void record_routed(DynamoKv& policy, std::uint64_t id, std::size_t replica, const Tokens& prompt,
+                   std::uint64_t output) {
+  policy.on_routed(RoutedRequest{id, replica, prompt, output, 0});
+}
+
+TEST(DynamoKv, CostIsWeightedPrefillBlocksPlusActiveAndNewBlocks) {
+  // B = 4, overlap_weight = 2, an 18-token prompt: ceil(18/4) = 5 prompt blocks.
+  auto replicas = make_replicas(3);
+  const Tokens prompt = run_of(1, 18);
+  cache_prefix(replicas, 0, prompt, 10);  // 10 cached tokens: floor(10/4) = 2 blocks overlap
+  cache_prefix(replicas, 1, prompt, 3);   // 3 cached tokens: no full block
+  DynamoKv policy(params(4, 2.0), 42);
+  // Replica 2 has an earlier 8-token request with 4 outputs in flight:
+  // 8 active prefill tokens, ceil((8 + 4)/4) = 3 active decode blocks.
+  record_routed(policy, 100, 2, run_of(5000, 8), 4);
+
+  EXPECT_EQ(policy.choose(prompt, replicas, 0), 0u);
+  // r0: 2 x (0 + 18 - 2x4)/4 + 0 + (5 - 2) = 5 + 3  = 8
+  // r1: 2 x (0 + 18 - 0)/4   + 0 + 5       = 9 + 5  = 14
+  // r2: 2 x (8 + 18 - 0)/4   + 3 + 5       = 13 + 8 = 21
+  EXPECT_EQ(policy.last_costs(), (std::vector<double>{8.0, 14.0, 21.0}));
+  EXPECT_EQ(policy.predicted_cached_tokens(), 8);  // overlap x B on the chosen replica
+}
+
+TEST(DynamoKv, OverlapCountsOnlyFullBlocks) {
+  auto replicas = make_replicas(2);
+  const Tokens prompt = run_of(1, 16);
+  cache_prefix(replicas, 0, prompt, 7);  // 7 tokens = 1 full block of 4
+  DynamoKv policy(params(4, 1.0), 42);
+  EXPECT_EQ(policy.choose(prompt, replicas, 0), 0u);
+  EXPECT_EQ(policy.predicted_cached_tokens(), 4);
+  // r0: (16 - 4)/4 + (4 - 1) = 6; r1: 16/4 + 4 = 8.
+  EXPECT_EQ(policy.last_costs(), (std::vector<double>{6.0, 8.0}));
+}
+
+TEST(DynamoKv, ZeroOverlapWeightRoutesOnBlocksAlone) {
+  // With weight 0 the prefill term vanishes: only active + new blocks count.
+  auto replicas = make_replicas(2);
+  const Tokens prompt = run_of(1, 16);
+  cache_prefix(replicas, 0, prompt, 16);
+  DynamoKv policy(params(4, 0.0), 42);
+  record_routed(policy, 1, 0, run_of(9000, 40), 0);  // 10 active decode blocks on r0
+  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  // r0: 10 + 0 new = 10; r1: 0 + 4 new = 4.
+  EXPECT_EQ(policy.last_costs(), (std::vector<double>{10.0, 4.0}));
+}
+
+TEST(DynamoKv, ReadsThePreciseViewNotEngineTruth) {
+  auto replicas = make_replicas(2);
+  const Tokens prompt = run_of(1, 16);
+  cache_prefix(replicas, 0, prompt, 16);  // the engine holds it ...
+  RadixCache lagging(100'000);            // ... but the router's KV events have not arrived yet
+  replicas[0].set_lagged_view(&lagging);
+  RadixCache ahead(100'000);
+  ahead.insert(prompt);
+  replicas[1].set_lagged_view(&ahead);  // and show replica 1 holding it
+  DynamoKv policy(params(4, 1.0), 42);
+  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.predicted_cached_tokens(), 16);
+}
+
+TEST(DynamoKv, RoutingAddsUncachedPrefillTokensAndDecodeBlocks) {
+  auto replicas = make_replicas(2);
+  const Tokens prompt = run_of(1, 18);
+  cache_prefix(replicas, 1, prompt, 9);  // 2 blocks of 4 overlap on replica 1
+  DynamoKv policy(params(4, 1.0), 42);
+  const std::size_t chosen = policy.choose(prompt, replicas, 0);
+  ASSERT_EQ(chosen, 1u);
+  policy.on_routed(RoutedRequest{7, chosen, prompt, 5, 0});
+  EXPECT_EQ(policy.active_prefill_tokens(1), 18u - 8u);       // prompt - overlap x B
+  EXPECT_EQ(policy.active_decode_blocks(1), 6u);              // ceil((18 + 5)/4)
+  EXPECT_EQ(policy.active_prefill_tokens(0), 0u);
+  EXPECT_EQ(policy.active_decode_blocks(0), 0u);
+}
+
+TEST(DynamoKv, ActivePrefillDropsAtFirstTokenAndDecodeBlocksAtCompletion) {
+  auto replicas = make_replicas(2);
+  DynamoKv policy(params(4, 1.0), 42);
+  record_routed(policy, 1, 0, run_of(1, 12), 8);  // 12 prefill tokens, ceil(20/4) = 5 blocks
+  record_routed(policy, 2, 0, run_of(100, 4), 0); // 4 prefill tokens, 1 block
+  EXPECT_EQ(policy.active_prefill_tokens(0), 16u);
+  EXPECT_EQ(policy.active_decode_blocks(0), 6u);
+
+  policy.on_first_token(1, 0, 10);
+  EXPECT_EQ(policy.active_prefill_tokens(0), 4u);
+  EXPECT_EQ(policy.active_decode_blocks(0), 6u);  // still decoding: its blocks stay
+
+  policy.on_completed(1, 0, 20);
+  EXPECT_EQ(policy.active_prefill_tokens(0), 4u);
+  EXPECT_EQ(policy.active_decode_blocks(0), 1u);
+
+  // A completion without a reported first token ends the prefill too.
+  policy.on_completed(2, 0, 30);
+  EXPECT_EQ(policy.active_prefill_tokens(0), 0u);
+  EXPECT_EQ(policy.active_decode_blocks(0), 0u);
+}
+
+TEST(DynamoKv, ActiveWorkRaisesTheCostOfItsReplica) {
+  auto replicas = make_replicas(2);
+  const Tokens prompt = run_of(1, 8);
+  DynamoKv policy(params(4, 1.0), 42);
+  record_routed(policy, 1, 0, run_of(500, 8), 0);  // r0: 8 prefill tokens, 2 blocks
+  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  // r0: (8 + 8)/4 + 2 + 2 = 8; r1: 8/4 + 2 = 4.
+  EXPECT_EQ(policy.last_costs(), (std::vector<double>{8.0, 4.0}));
+  policy.on_first_token(1, 0, 0);
+  policy.choose(prompt, replicas, 0);
+  EXPECT_EQ(policy.last_costs(), (std::vector<double>{6.0, 4.0}));  // prefill term gone
+  policy.on_completed(1, 0, 0);
+  policy.choose(prompt, replicas, 0);
+  EXPECT_EQ(policy.last_costs(), (std::vector<double>{4.0, 4.0}));  // all gone
+}
+
+TEST(DynamoKv, BookkeepingIsBalancedAfterASimulation) {
+  // Every request routed is eventually past first token and completed.
+  Tokens prefix = run_of(10'000, 64);
+  std::vector<Request> requests;
+  for (std::uint32_t i = 0; i < 40; ++i)
+    requests.push_back(Request{static_cast<Tick>(i) * kTicksPerMillisecond, 0, 20, 1000 + i, 30});
+  const Workload workload({prefix}, requests, 32000);
+  ClusterConfig cluster;
+  cluster.replicas = 3;
+  cluster.cache_tokens = 10'000;
+  cluster.prefill = kPrefill;
+  cluster.decode_ms_per_token = 1.0;
+  DynamoKv policy(params(16, 1.0), 42);
+  const SimulationRun run = simulate(workload, cluster, policy);
+  ASSERT_EQ(run.ttft.size(), requests.size());
+  for (std::size_t r = 0; r < cluster.replicas; ++r) {
+    EXPECT_EQ(policy.active_prefill_tokens(r), 0u) << "replica " << r;
+    EXPECT_EQ(policy.active_decode_blocks(r), 0u) << "replica " << r;
+  }
+  EXPECT_GT(run.predicted_cached_tokens, 0u);  // the shared prefix was seen as overlap
+}
+
+TEST(DynamoKv, EqualCostGoesToTheSmallerCacheUsage) {
+  auto replicas = make_replicas(3);
+  replicas[0].admit(run_of(5000, 30), 0, kPrefill);  // unrelated content: only usage differs
+  replicas[1].admit(run_of(6000, 10), 0, kPrefill);
+  replicas[2].admit(run_of(7000, 20), 0, kPrefill);
+  DynamoKv policy(params(4, 1.0), 42);
+  const Tokens prompt = run_of(1, 16);
+  for (int k = 0; k < 20; ++k) EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.last_costs()[0], policy.last_costs()[1]);
+}
+
+TEST(DynamoKv, RemainingTiesAreASeededDraw) {
+  auto replicas = make_replicas(4);
+  replicas[0].admit(run_of(5000, 30), 0, kPrefill);  // more usage: never among the tied
+  const Tokens prompt = run_of(1, 16);
+  auto picks = [&](std::uint64_t seed) {
+    DynamoKv policy(params(4, 1.0), seed);
+    std::vector<std::size_t> out;
+    for (int k = 0; k < 60; ++k) out.push_back(policy.choose(prompt, replicas, 0));
+    return out;
+  };
+  const auto a = picks(7);
+  EXPECT_EQ(a, picks(7));  // same seed, same draws
+  EXPECT_NE(a, picks(8));
+  std::vector<int> counts(4, 0);
+  for (std::size_t c : a) ++counts[c];
+  EXPECT_EQ(counts[0], 0);
+  for (std::size_t i = 1; i < 4; ++i) EXPECT_GT(counts[i], 0) << "replica " << i;
+}
+
+TEST(DynamoKv, TemperatureSamplesTheSoftmaxOfNormalisedCosts) {
+  // The costs of the first test, {8, 14, 21}: normalised (c - 8)/13, so with
+  // T = 1 the weights are e^0, e^(-6/13), e^-1.
+  auto replicas = make_replicas(3);
+  const Tokens prompt = run_of(1, 18);
+  cache_prefix(replicas, 0, prompt, 10);
+  cache_prefix(replicas, 1, prompt, 3);
+  auto draws = [&](std::uint64_t seed, int n) {
+    DynamoKv policy(params(4, 2.0, 1.0), seed);
+    record_routed(policy, 100, 2, run_of(5000, 8), 4);
+    std::vector<std::size_t> out;
+    for (int k = 0; k < n; ++k) out.push_back(policy.choose(prompt, replicas, 0));
+    EXPECT_EQ(policy.last_costs(), (std::vector<double>{8.0, 14.0, 21.0}));
+    return out;
+  };
+  const int n = 6000;
+  const auto a = draws(3, n);
+  EXPECT_EQ(a, draws(3, n));  // reproducible with a seed
+  const double w[3] = {1.0, std::exp(-6.0 / 13.0), std::exp(-1.0)};
+  const double total = w[0] + w[1] + w[2];
+  std::vector<int> counts(3, 0);
+  for (std::size_t c : a) ++counts[c];
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(static_cast<double>(counts[i]) / n, w[i] / total, 0.03) << "replica " << i;
+}
+
+TEST(DynamoKv, TemperatureWithEqualCostsIsUniform) {
+  auto replicas = make_replicas(4);
+  DynamoKv policy(params(4, 1.0, 0.5), 11);
+  const Tokens prompt = run_of(1, 16);
+  std::vector<int> counts(4, 0);
+  const int n = 4000;
+  for (int k = 0; k < n; ++k) ++counts[policy.choose(prompt, replicas, 0)];
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(static_cast<double>(counts[i]) / n, 0.25, 0.03);
+}
+
+TEST(DynamoKv, RegisteredWithItsScenarioParameters) {
+  Scenario s = Scenario::reference();
+  s.dynamo.block_size = 32;
+  auto policy = make_policy("dynamo_kv", s);
+  ASSERT_NE(policy, nullptr);
+  EXPECT_EQ(policy->name(), "dynamo_kv");
+  EXPECT_EQ(static_cast<DynamoKv&>(*policy).params().block_size, 32u);
+  EXPECT_TRUE(is_known_policy("dynamo_kv"));
+}
+
+TEST(DynamoKv, SameScenarioSameRun) {
+  Scenario s = Scenario::reference();
+  s.workload.requests = 300;
+  s.dynamo.temperature = 0.3;
+  const Workload w = generate_workload(s.workload, s.seed);
+  auto run = [&] {
+    auto policy = make_policy("dynamo_kv", s);
+    return simulate(w, s.cluster, *policy, {}, 4096, s.router).replica_of;
+  };
+  EXPECT_EQ(run(), run());
+}
+
+}  // namespace
+}  // namespace prefixroute

@@ -1,0 +1,261 @@
+// Trace replay: the Mooncake JSONL reader, block-id -> token mapping, and the
+// ideal cache bound checked against a direct count of repeated leading blocks.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "prefixroute/cache/cache_bounds.h"
+#include "prefixroute/experiment.h"
+#include "prefixroute/workload/trace_reader.h"
+
+using namespace prefixroute;
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const std::string kExcerpt = std::string(PREFIXROUTE_SOURCE_DIR) + "/scenarios/traces/mooncake-conversation-first-1000.jsonl";
+const std::string kFullTrace = std::string(PREFIXROUTE_SOURCE_DIR) + "/../shared/traces/mooncake_conversation_trace.jsonl";
+
+TraceReadOptions with_block(std::uint32_t block_size) {
+  TraceReadOptions o;
+  o.block_size = block_size;
+  return o;
+}
+
+// Cached tokens of an unbounded prefix cache, counted from block ids alone: a
+// request reuses block j if an earlier request had the same chain of ids up to
+// and including j; it reuses as many of block j's tokens as both requests have.
+std::uint64_t direct_count_of_reused_tokens(const BlockTrace& trace) {
+  std::map<std::pair<std::uint64_t, std::uint32_t>, std::uint64_t> chain_id;  // (parent chain, id) -> chain
+  std::map<std::uint64_t, std::uint64_t> tokens_seen;                         // chain -> most tokens of its last block
+  std::uint64_t reused = 0;
+  const std::uint64_t bs = trace.block_size();
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const std::uint64_t length = trace.prompt_tokens(i);
+    const auto blocks = trace.blocks_of(i);
+    std::uint64_t parent = 0;
+    bool matching = true;
+    for (std::size_t j = 0; j < blocks.size(); ++j) {
+      const std::uint64_t in_block = std::min<std::uint64_t>(bs, length - j * bs);
+      auto [it, fresh] = chain_id.try_emplace({parent, blocks[j]}, chain_id.size() + 1);
+      const std::uint64_t chain = it->second;
+      std::uint64_t& seen = tokens_seen[chain];  // 0 when fresh
+      if (matching) {
+        const std::uint64_t m = std::min(seen, in_block);
+        reused += m;
+        matching = m == in_block;
+      }
+      seen = std::max(seen, in_block);
+      parent = chain;
+    }
+  }
+  return reused;
+}
+
+}  // namespace
+
+TEST(TraceReader, ReadsRequestsWithScaledArrivals) {
+  TraceReadOptions o = with_block(4);
+  o.time_scale = 2.0;
+  const auto r = read_trace(
+      "{\"timestamp\": 0, \"input_length\": 6, \"output_length\": 3, \"hash_ids\": [7, 8]}\n"
+      "{\"timestamp\": 1.5, \"input_length\": 4, \"output_length\": 0, \"hash_ids\": [7]}\n",
+      o);
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  ASSERT_EQ(r.trace->size(), 2u);
+  EXPECT_EQ(r.lines, 2u);
+  EXPECT_EQ(r.trace->arrival(1), 3 * kTicksPerMillisecond);
+  EXPECT_EQ(r.trace->prompt_tokens(0), 6u);
+  EXPECT_EQ(r.trace->output_tokens(0), 3u);
+}
+
+TEST(BlockTrace, EqualIdsGiveEqualTokensAndThePartialBlockIsAPrefixOfItsRun) {
+  const auto r = read_trace(
+      "{\"timestamp\": 0, \"input_length\": 8, \"output_length\": 1, \"hash_ids\": [5, 6]}\n"
+      "{\"timestamp\": 0, \"input_length\": 6, \"output_length\": 1, \"hash_ids\": [5, 6]}\n"
+      "{\"timestamp\": 0, \"input_length\": 8, \"output_length\": 1, \"hash_ids\": [5, 9]}\n",
+      with_block(4));
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  std::vector<Token> a, b, c;
+  r.trace->materialize(0, a);
+  r.trace->materialize(1, b);
+  r.trace->materialize(2, c);
+  ASSERT_EQ(a.size(), 8u);
+  ASSERT_EQ(b.size(), 6u);
+  EXPECT_TRUE(std::equal(b.begin(), b.end(), a.begin()));  // partial block: first tokens of the run
+  EXPECT_TRUE(std::equal(a.begin(), a.begin() + 4, c.begin()));
+  EXPECT_NE(a[4], c[4]);  // different ids differ at the block's first token
+  EXPECT_EQ(a[4], 6u);
+}
+
+TEST(TraceReader, ChunkedFeedingEqualsReadingWhole) {
+  const std::string text = read_text(kExcerpt);
+  ASSERT_FALSE(text.empty()) << kExcerpt;
+  const auto whole = read_trace(text, TraceReadOptions{});
+  ASSERT_TRUE(whole.ok()) << whole.error_text();
+  EXPECT_EQ(whole.trace->size(), 1000u);
+  for (const std::size_t chunk : {1u, 7u, 4096u, 65536u}) {
+    TraceReader reader{TraceReadOptions{}};
+    for (std::size_t pos = 0; pos < text.size(); pos += chunk) reader.feed(std::string_view(text).substr(pos, chunk));
+    const auto chunked = reader.finish();
+    ASSERT_TRUE(chunked.ok()) << chunked.error_text();
+    EXPECT_EQ(chunked.trace->fingerprint(), whole.trace->fingerprint()) << "chunk " << chunk;
+    EXPECT_EQ(chunked.content_hash, whole.content_hash);
+  }
+}
+
+TEST(TraceReader, LimitKeepsTheFirstRequests) {
+  TraceReadOptions o;
+  o.limit = 10;
+  const auto r = read_trace(read_text(kExcerpt), o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.trace->size(), 10u);
+}
+
+struct BadLineCase {
+  const char* line;
+  const char* field;
+  const char* message_part;
+};
+
+class TraceReaderBadLine : public ::testing::TestWithParam<BadLineCase> {};
+
+TEST_P(TraceReaderBadLine, StopsWithLineNumberAndField) {
+  const std::string text =
+      std::string("{\"timestamp\": 5, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [1]}\n") +
+      GetParam().line + "\n" +
+      "{\"timestamp\": 9, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [1]}\n";
+  const auto r = read_trace(text, with_block(4));
+  EXPECT_FALSE(r.ok());
+  ASSERT_FALSE(r.problems.empty());
+  EXPECT_EQ(r.problems[0].line, 2u);
+  EXPECT_EQ(r.problems[0].field, GetParam().field);
+  EXPECT_NE(r.problems[0].message.find(GetParam().message_part), std::string::npos) << r.problems[0].message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, TraceReaderBadLine,
+    ::testing::Values(
+        BadLineCase{"{\"timestamp\": 6, \"input_length\": 4,", "", "not valid JSON"},
+        BadLineCase{"[1, 2]", "", "not a JSON object"},
+        BadLineCase{"{\"input_length\": 4, \"output_length\": 1, \"hash_ids\": [1]}", "timestamp", "missing"},
+        BadLineCase{"{\"timestamp\": 6, \"input_length\": -4, \"output_length\": 1, \"hash_ids\": [1]}",
+                    "input_length", "must be an integer in [1, 10000000]"},
+        BadLineCase{"{\"timestamp\": 6, \"input_length\": 4.5, \"output_length\": 1, \"hash_ids\": [1]}",
+                    "input_length", "must be an integer"},
+        BadLineCase{"{\"timestamp\": 6, \"input_length\": 4, \"output_length\": \"x\", \"hash_ids\": [1]}",
+                    "output_length", "must be an integer"},
+        BadLineCase{"{\"timestamp\": 1, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [1]}",
+                    "timestamp", "earlier than the previous"},
+        BadLineCase{"{\"timestamp\": 6, \"input_length\": 9, \"output_length\": 1, \"hash_ids\": [1, 2]}",
+                    "hash_ids", "needs 3 blocks"},
+        BadLineCase{"{\"timestamp\": 6, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [-1]}",
+                    "hash_ids", "[0, 4294967295]"},
+        BadLineCase{"{\"timestamp\": 6, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": 3}",
+                    "hash_ids", "must be an array"},
+        BadLineCase{"{\"timestamp\": \"soon\", \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [1]}",
+                    "timestamp", "must be a number >= 0"}));
+
+TEST(TraceReader, SkipModeKeepsGoodLinesAndCountsBadOnes) {
+  TraceReadOptions o = with_block(4);
+  o.on_error = TraceReadOptions::OnError::Skip;
+  const auto r = read_trace(
+      "{\"timestamp\": 0, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [1]}\n"
+      "garbage\n"
+      "\n"
+      "{\"timestamp\": 2, \"input_length\": 4, \"output_length\": 1}\n"
+      "{\"timestamp\": 3, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [2]}",  // no final newline
+      o);
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  EXPECT_EQ(r.trace->size(), 2u);
+  EXPECT_EQ(r.bad_lines, 2u);
+  EXPECT_EQ(r.lines, 5u);
+  ASSERT_EQ(r.problems.size(), 2u);
+  EXPECT_EQ(r.problems[0].line, 2u);
+  EXPECT_EQ(r.problems[1].line, 4u);
+  EXPECT_EQ(r.problems[1].field, "hash_ids");
+}
+
+TEST(TraceReader, EmptyInputIsAnError) {
+  const auto r = read_trace("\n\n", TraceReadOptions{});
+  EXPECT_FALSE(r.ok());
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(r.problems[0].message.find("no requests"), std::string::npos);
+}
+
+TEST(TraceReader, OverlongLineIsRefusedWithoutBufferingIt) {
+  TraceReader reader{TraceReadOptions{}};
+  const std::string chunk(1 << 20, ' ');
+  bool going = true;
+  for (int i = 0; i < 20 && going; ++i) going = reader.feed(chunk);
+  EXPECT_FALSE(going);
+  const auto r = reader.finish();
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.error_text().find("longer than"), std::string::npos);
+}
+
+TEST(IdealBound, EqualsDirectCountOfRepeatedLeadingBlocksOnTheExcerpt) {
+  const auto r = read_trace(read_text(kExcerpt), TraceReadOptions{});
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  const CacheBound ideal = ideal_bound(*r.trace);
+  const std::uint64_t direct = direct_count_of_reused_tokens(*r.trace);
+  EXPECT_GT(direct, 0u);
+  EXPECT_EQ(ideal.cached_tokens, direct);
+  EXPECT_EQ(ideal.cached_tokens + ideal.prefill_tokens, r.trace->total_prompt_tokens());
+}
+
+TEST(IdealBound, EqualsDirectCountOnTheWholeConversationTrace) {
+  if (PREFIXROUTE_TESTS_SANITIZED) GTEST_SKIP() << "145 M tokens: release build only (the excerpt test runs here)";
+  const std::string text = read_text(kFullTrace);
+  if (text.empty()) GTEST_SKIP() << "shared trace not found at " << kFullTrace;
+  const auto r = read_trace(text, TraceReadOptions{});
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  EXPECT_EQ(r.trace->size(), 12031u);
+  const CacheBound ideal = ideal_bound(*r.trace);
+  EXPECT_EQ(ideal.cached_tokens, direct_count_of_reused_tokens(*r.trace));
+}
+
+// Simulated time is int64 nanoseconds: a trace whose whole prefill work at the
+// cluster's rate exceeds kMaxPrefillSeconds is refused before it runs (it would
+// overflow a Tick in a replica's queue), naming the field to change.
+// 101 requests of 10^7 tokens (10 blocks of 2^20) are 1.01e9 prompt tokens.
+std::unique_ptr<BlockTrace> billion_token_trace() {
+  std::string text;
+  for (int i = 0; i < 101; ++i) {
+    text += "{\"timestamp\": " + std::to_string(i) + ", \"input_length\": 10000000, \"output_length\": 1, \"hash_ids\": [";
+    for (int b = 0; b < 10; ++b) text += (b ? ", " : "") + std::to_string(i * 10 + b);
+    text += "]}\n";
+  }
+  auto r = read_trace(text, with_block(1u << 20));
+  EXPECT_TRUE(r.ok()) << r.error_text();
+  return std::move(r.trace);
+}
+
+TEST(CheckReplay, RefusesATraceWhosePrefillWorkExceedsTheTimeBound) {
+  const auto trace = billion_token_trace();
+  ASSERT_NE(trace, nullptr);
+  ScenarioParse slow = parse_scenario("", {{"cluster.prefill_tokens_per_s", "1"}});
+  ASSERT_TRUE(slow.ok()) << slow.error_text();
+  const std::vector<FieldError> errors = check_replay(slow.scenario, *trace);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].field, "cluster.prefill_tokens_per_s");
+  EXPECT_NE(errors[0].message.find("total prompt tokens (1010000000)"), std::string::npos) << errors[0].message;
+  EXPECT_NE(errors[0].message.find("must be at most 1e+09 s"), std::string::npos) << errors[0].message;
+}
+
+TEST(CheckReplay, AcceptsTheSameTraceAtARateThatFits) {
+  const auto trace = billion_token_trace();
+  ASSERT_NE(trace, nullptr);
+  ScenarioParse fits = parse_scenario("", {{"cluster.prefill_tokens_per_s", "2"}});
+  ASSERT_TRUE(fits.ok()) << fits.error_text();
+  EXPECT_TRUE(check_replay(fits.scenario, *trace).empty());
+  EXPECT_TRUE(check_replay(Scenario::reference(), *trace).empty());
+}
