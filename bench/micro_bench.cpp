@@ -29,7 +29,7 @@
 
 #include "prefixroute/workload/block_trace.h"
 #include "prefixroute/experiment.h"
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/cache/radix_cache.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
@@ -209,7 +209,7 @@ prefixroute::Scenario reference_with(const std::vector<prefixroute::Override>& o
 const std::vector<std::string>& policy_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
-    for (const auto& info : prefixroute::policy_catalogue()) v.emplace_back(info.name);
+    for (const auto* info : prefixroute::policy_catalogue()) v.emplace_back(info->name());
     return v;
   }();
   return names;

@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/trace_reader.h"
@@ -327,8 +327,8 @@ bool wanted(const Options& o, const char* section) {
 }
 
 std::string label_of(const std::string& policy) {
-  for (const auto& info : prefixroute::policy_catalogue())
-    if (info.name == policy) return std::string(info.label);
+  for (const auto* info : prefixroute::policy_catalogue())
+    if (info->name() == policy) return std::string(info->label());
   return policy;
 }
 
@@ -658,7 +658,7 @@ void usage() {
 
 int main(int argc, char** argv) {
   Options o;
-  for (const auto& info : prefixroute::policy_catalogue()) o.policies.emplace_back(info.name);
+  for (const auto* info : prefixroute::policy_catalogue()) o.policies.emplace_back(info->name());
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -706,7 +706,7 @@ int main(int argc, char** argv) {
       }
       o.json = f == "json";
     } else if (arg == "--list-policies") {
-      for (const auto& info : prefixroute::policy_catalogue()) std::printf("%s\n", std::string(info.name).c_str());
+      for (const auto* info : prefixroute::policy_catalogue()) std::printf("%s\n", std::string(info->name()).c_str());
       return 0;
     } else if (arg == "--help" || arg == "-h") {
       usage();

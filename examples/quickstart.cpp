@@ -3,13 +3,13 @@
 #include <cstdio>
 #include <vector>
 
-#include "prefixroute/policies/policies.h"
+#include "prefixroute/policies/affinity_balanced.h"
 
 int main() {
   using namespace prefixroute;
   std::vector<Replica> replicas;
   for (int i = 0; i < 4; ++i) replicas.emplace_back(RadixCache(/*capacity_tokens=*/20000));
-  AffinityBalanced policy(/*load_slack=*/seconds_to_ticks(0.05));
+  AffinityBalanced policy({.load_slack_s = 0.05});
   const PrefillModel prefill{/*tokens_per_s=*/10000};
 
   std::vector<Token> system_prompt(50);

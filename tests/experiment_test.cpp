@@ -35,7 +35,7 @@ Scenario small_scenario(std::vector<std::string> policies = {"affinity_balanced"
   s.cluster.cache_tokens = 300;
   s.cluster.protect_after_hits = 4;
   s.cluster.prefill.tokens_per_s = 5000.0;
-  s.affinity_balanced_load_slack_s = 0.01;
+  set_number(s, "affinity_balanced.load_slack_s", 0.01);
   s.policies = std::move(policies);
   return s;
 }

@@ -19,7 +19,7 @@
 
 #include "prefixroute/experiment.h"
 #include "prefixroute/sim/metrics.h"
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/cache/radix_cache.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/base/random.h"
 
 namespace prefixroute {
@@ -50,7 +50,7 @@ const FieldError* error_for(const ScenarioParse& p, std::string_view field) {
 
 std::vector<std::string> all_policy_names() {
   std::vector<std::string> names;
-  for (const auto& info : policy_catalogue()) names.emplace_back(info.name);
+  for (const auto* info : policy_catalogue()) names.emplace_back(info->name());
   return names;
 }
 
@@ -68,7 +68,7 @@ std::vector<std::string> all_policy_names() {
       a.cluster.protect_after_hits == b.cluster.protect_after_hits &&
       a.cluster.prefill.tokens_per_s == b.cluster.prefill.tokens_per_s &&
       a.policies == b.policies &&
-      a.affinity_balanced_load_slack_s == b.affinity_balanced_load_slack_s &&
+      a.policy_params == b.policy_params &&
       a.trace.block_size == b.trace.block_size && a.trace.time_scale == b.trace.time_scale &&
       a.trace.limit == b.trace.limit && a.trace.on_error == b.trace.on_error &&
       a.trace.name == b.trace.name && a.trace.lines == b.trace.lines &&
@@ -139,7 +139,7 @@ TEST(ParseScenario, ReadsEveryNumericField) {
   EXPECT_EQ(s.cluster.cache_tokens, 456u);
   EXPECT_EQ(s.cluster.prefill.tokens_per_s, 2500.5);
   EXPECT_EQ(s.cluster.protect_after_hits, 4u);
-  EXPECT_EQ(s.affinity_balanced_load_slack_s, 0.125);
+  EXPECT_EQ(get_number(s, "affinity_balanced.load_slack_s"), 0.125);
   EXPECT_EQ(s.policies, (std::vector<std::string>{"affinity", "round_robin"}));
 }
 
@@ -484,7 +484,7 @@ Scenario a_non_default_scenario() {
   s.cluster.cache_tokens = 0;
   s.cluster.protect_after_hits = 0;
   s.cluster.prefill.tokens_per_s = 12345.678901234567;
-  s.affinity_balanced_load_slack_s = 1e-9;
+  set_number(s, "affinity_balanced.load_slack_s", 1e-9);
   s.policies = {"affinity_balanced", "least_loaded"};
   return s;
 }
@@ -532,7 +532,7 @@ TEST(ScenarioJson, RandomValidScenariosRoundTripExactly) {
     s.cluster.cache_tokens = rng.uniform_int(0, 1'000'000'000);
     s.cluster.protect_after_hits = static_cast<std::uint32_t>(rng.uniform_int(0, 4294967295ULL));
     s.cluster.prefill.tokens_per_s = 1 + rng.uniform01() * 1e9;
-    s.affinity_balanced_load_slack_s = rng.uniform01() * 3600;
+    set_number(s, "affinity_balanced.load_slack_s", rng.uniform01() * 3600);
     s.policies.clear();
     for (const auto& name : names)
       if (rng.uniform_int(0, 1) == 1 || (s.policies.empty() && name == names.back()))

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario.h"
 
 namespace prefixroute {
@@ -31,8 +31,8 @@ double share_of_ideal(double hit_rate, const ExperimentReport& report) {
 }
 
 std::string label_of(const std::string& policy) {
-  for (const auto& info : policy_catalogue())
-    if (info.name == policy) return std::string(info.label);
+  for (const auto* info : policy_catalogue())
+    if (info->name() == policy) return std::string(info->label());
   return policy;
 }
 
@@ -107,19 +107,22 @@ std::string format_fields_markdown() {
     if (f.kind == FieldKind::Text) {
       allowed = f.choices.empty() ? "text" : "one of `" + std::string(f.choices) + "`";
     } else if (f.kind == FieldKind::PolicyList) {
-      for (const auto& info : policy_catalogue())
-        allowed += (allowed.empty() ? "" : ", ") + std::string("`") + std::string(info.name) + "`";
+      for (const auto* info : policy_catalogue()) {
+        if (!allowed.empty()) allowed += ", ";
+        allowed.append("`").append(info->name()).append("`");
+      }
       allowed += " or `all`";
     } else {
-      const nlohmann::json lo = f.min, hi = f.max;
-      allowed = std::string(f.kind == FieldKind::Integer ? "integer " : "number ") + "[" +
-                (f.kind == FieldKind::Integer ? std::to_string(static_cast<unsigned long long>(f.min)) : lo.dump()) +
-                ", " +
-                (f.kind == FieldKind::Integer ? std::to_string(static_cast<unsigned long long>(f.max)) : hi.dump()) +
-                "]";
-      if (!f.unit.empty()) allowed += " " + std::string(f.unit);
+      const bool integer = f.kind == FieldKind::Integer;
+      const auto bound = [integer](double v) {
+        return integer ? std::to_string(static_cast<unsigned long long>(v)) : nlohmann::json(v).dump();
+      };
+      allowed.append(integer ? "integer [" : "number [").append(bound(f.min)).append(", ").append(bound(f.max));
+      allowed += "]";
+      if (!f.unit.empty()) allowed.append(" ").append(f.unit);
     }
-    out += "| `" + key + "` | `" + value.dump() + "` | " + allowed + " | " + std::string(f.description) + " |\n";
+    out.append("| `").append(key).append("` | `").append(value.dump()).append("` | ").append(allowed);
+    out.append(" | ").append(f.description).append(" |\n");
   }
   return out;
 }

@@ -44,8 +44,11 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
-#include "prefixroute/policies/policies.h"
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/affinity.h"
+#include "prefixroute/policies/affinity_balanced.h"
+#include "prefixroute/policies/least_loaded.h"
+#include "prefixroute/policies/round_robin.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload/workload.h"
 #include "coarse_api.h"
@@ -359,22 +362,8 @@ val run_scenario(const val& scenario_json, const val& overrides_json, const val&
 
 std::string scenario_schema() { return prefixroute::scenario_json_schema(); }
 
-val policy_catalogue() {
-  val list = val::array();
-  const auto& catalogue = prefixroute::policy_catalogue();
-  for (std::size_t i = 0; i < catalogue.size(); ++i) {
-    val entry = val::object();
-    entry.set("name", std::string(catalogue[i].name));
-    entry.set("label", std::string(catalogue[i].label));
-    entry.set("description", std::string(catalogue[i].description));
-    val colours = val::object();
-    colours.set("light", std::string(catalogue[i].colour_light));
-    colours.set("dark", std::string(catalogue[i].colour_dark));
-    entry.set("colours", colours);
-    list.set(i, entry);
-  }
-  return list;
-}
+// The core's catalogue JSON, as plain JS objects.
+val policy_catalogue() { return val::global("JSON").call<val>("parse", prefixroute::policy_catalogue_json()); }
 
 std::string version() { return PREFIXROUTE_VERSION; }
 
@@ -523,11 +512,11 @@ std::string policy_name(const prefixroute::RoutingPolicy& policy) { return std::
 prefixroute::AffinityBalanced* make_affinity_balanced1(double load_slack_s) {
   // As affinity_balanced.load_slack_s in a scenario.
   if (!check_number(load_slack_s, 0, 3600, "AffinityBalanced: loadSlackSeconds")) return nullptr;
-  return new prefixroute::AffinityBalanced(prefixroute::seconds_to_ticks(load_slack_s));
+  return new prefixroute::AffinityBalanced({.load_slack_s = load_slack_s});
 }
 
 prefixroute::AffinityBalanced* make_affinity_balanced0() {
-  return make_affinity_balanced1(prefixroute::AffinityBalanced::kDefaultLoadSlackS);
+  return make_affinity_balanced1(prefixroute::AffinityBalancedParams{}.load_slack_s);
 }
 
 double affinity_balanced_load_slack(const prefixroute::AffinityBalanced& p) {

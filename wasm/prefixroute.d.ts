@@ -137,6 +137,8 @@ export interface PolicyInfo {
   description: string;
   /** Its colour in charts and swatches (CSS hex), on a light and on a dark page. */
   colours: { light: string; dark: string };
+  /** The scenario keys of its parameters ("affinity_balanced.load_slack_s"), in the schema. */
+  params: string[];
 }
 
 /** expandSweep's answer: the values a sweep spec runs, in order. */

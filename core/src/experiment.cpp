@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "prefixroute/base/hashing.h"
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/workload/workload.h"
 
 namespace prefixroute {
@@ -39,7 +39,7 @@ ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgre
   report.fingerprint = workload.fingerprint();
   const std::size_t phases = scenario.policies.size();
   for (std::size_t p = 0; p < phases; ++p) {
-    auto policy = make_policy(scenario.policies[p], scenario);
+    auto policy = make_policy(scenario.policies[p], scenario);  // a valid scenario names known policies
     ProgressCallback per_run;
     if (progress) {
       per_run = [&](std::uint64_t done) { return progress(p, done, report.requests); };
@@ -92,9 +92,8 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
     doc["bounds"] = Json{{"ideal", bound_json(report.ideal)}, {"pooled", bound_json(report.pooled)}};
   Json results = Json::array();
   for (const PolicyOutcome& o : report.outcomes) {
-    std::string label = o.policy;
-    for (const auto& info : policy_catalogue())
-      if (info.name == o.policy) label = std::string(info.label);
+    const PolicySpec* spec = find_policy(o.policy);
+    const std::string label(spec != nullptr ? spec->label() : std::string_view(o.policy));
     const RunSummary& s = o.summary;
     Json row = Json::object();
     row["policy"] = o.policy;

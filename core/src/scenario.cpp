@@ -2,194 +2,23 @@
 
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
+#include <mutex>
 
-#include "prefixroute/policies/policy_registry.h"
+#include "json_text.h"
+#include "prefixroute/policies/catalogue.h"
+#include "scenario_fields.h"
 
 namespace prefixroute {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-// A field of the table together with how to read and write it on a Scenario.
-// Integers travel as double: every allowed integer is below 2^53, so exact.
-struct Field {
-  FieldSpec spec;
-  double (*get)(const Scenario&);
-  void (*set)(Scenario&, double);
-};
-
-#define PR_FIELD(KEY, LABEL, KIND, MIN, MAX, UNIT, DESC, MEMBER, TYPE)                                  \
-  Field {                                                                                     \
-    FieldSpec{KEY, LABEL, FieldKind::KIND, MIN, MAX, UNIT, DESC},                                    \
-        [](const Scenario& s) { return static_cast<double>(s.MEMBER); },                      \
-        [](Scenario& s, double v) { s.MEMBER = static_cast<TYPE>(v); }                        \
-  }
-
-constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 - 1: exact in JSON and JS
-
-const std::vector<Field>& fields() {
-  static const std::vector<Field> table = {
-      PR_FIELD("seed", "Seed", Integer, 0, kMaxSafeInteger, "", "Seed of the workload generator.", seed,
-               std::uint64_t),
-      PR_FIELD("workload.requests", "Requests", Integer, 1, 1e7, "requests", "Requests in the trace.",
-               workload.requests, std::uint64_t),
-      PR_FIELD("workload.tenants", "Tenants", Integer, 1, 1e5, "tenants",
-               "Tenants, each with its own shared prompt prefix.", workload.tenants, std::uint32_t),
-      PR_FIELD("workload.zipf_s", "Zipf skew", Number, 0, 10, "",
-               "Zipf exponent of tenant popularity (0 = uniform).", workload.zipf_s, double),
-      PR_FIELD("workload.arrival_rate_per_s", "Arrival rate", Number, 1e-3, 1e7, "requests/s",
-               "Mean Poisson arrival rate of the whole cluster.", workload.arrival_rate_per_s,
-               double),
-      PR_FIELD("workload.prefix_tokens_min", "Prefix length, min", Integer, 0, 1e6, "tokens",
-               "Shortest tenant prefix (drawn uniformly per tenant).", workload.prefix_tokens_min,
-               std::uint32_t),
-      PR_FIELD("workload.prefix_tokens_max", "Prefix length, max", Integer, 0, 1e6, "tokens", "Longest tenant prefix.",
-               workload.prefix_tokens_max, std::uint32_t),
-      PR_FIELD("workload.turn_tokens_min", "Turn length, min", Integer, 1, 1e6, "tokens",
-               "Shortest unique user turn (drawn uniformly per request).", workload.turn_tokens_min,
-               std::uint32_t),
-      PR_FIELD("workload.turn_tokens_max", "Turn length, max", Integer, 1, 1e6, "tokens", "Longest unique user turn.",
-               workload.turn_tokens_max, std::uint32_t),
-      PR_FIELD("workload.vocab_size", "Vocabulary size", Integer, 2, 4294967295.0, "tokens",
-               "Token ids are drawn from [0, vocab_size).", workload.vocab_size, std::uint32_t),
-      PR_FIELD("workload.output_tokens_min", "Output length, min", Integer, 0, 1e6, "tokens",
-               "Shortest output (decode) length; used when cluster.decode_ms_per_token > 0.",
-               workload.output_tokens_min, std::uint32_t),
-      PR_FIELD("workload.output_tokens_max", "Output length, max", Integer, 0, 1e6, "tokens", "Longest output length.",
-               workload.output_tokens_max, std::uint32_t),
-      PR_FIELD("cluster.replicas", "Replicas", Integer, 1, 4096, "replicas", "Serving replicas.",
-               cluster.replicas, std::uint32_t),
-      PR_FIELD("cluster.cache_tokens", "Cache per replica", Integer, 0, 1e9, "tokens",
-               "Prefix-cache budget of each replica.", cluster.cache_tokens, std::uint64_t),
-      PR_FIELD("cluster.prefill_tokens_per_s", "Prefill rate", Number, 1, 1e9, "tokens/s",
-               "Prefill speed of one replica.", cluster.prefill.tokens_per_s, double),
-      PR_FIELD("cluster.protect_after_hits", "Protect after hits", Integer, 0, 4294967295.0, "hits",
-               "A cache node reused this many times is evicted only after unprotected ones "
-               "(0 = no protection).",
-               cluster.protect_after_hits, std::uint32_t),
-      PR_FIELD("cluster.decode_ms_per_token", "Decode time per token", Number, 0, 1e4, "ms",
-               "Time per output token (0 = no decode: requests complete at their first token).",
-               cluster.decode_ms_per_token, double),
-      PR_FIELD("router.scrape_period_ms", "Metrics scrape period", Number, 1, 3.6e6, "ms",
-               "The router scrapes engine metrics (queue, running, KV usage) this often.",
-               router.scrape_period_ms, double),
-      PR_FIELD("router.kv_event_lag_ms", "KV event lag", Number, 0, 3.6e6, "ms",
-               "The router's precise cache view lags the engines' caches by this.",
-               router.kv_event_lag_ms, double),
-      PR_FIELD("sglang_cache_aware.balance_abs", "Imbalance gate, absolute", Number, 0, 1e9, "requests",
-               "Imbalance gate: max - min in-flight above this (and the relative test) -> least loaded.",
-               sglang.balance_abs, double),
-      PR_FIELD("sglang_cache_aware.balance_rel", "Imbalance gate, relative", Number, 1, 1e6, "",
-               "Imbalance gate: max in-flight above this x min (and the absolute test).",
-               sglang.balance_rel, double),
-      PR_FIELD("sglang_cache_aware.cache_threshold", "Cache threshold", Number, 0, 1, "",
-               "Matched / prompt above this routes to the replica holding the match.",
-               sglang.cache_threshold, double),
-      PR_FIELD("sglang_cache_aware.eviction_interval_s", "Tree trim interval", Number, 1e-3, 1e6, "s",
-               "How often the router trims its approximate trees.", sglang.eviction_interval_s, double),
-      PR_FIELD("sglang_cache_aware.max_tree_tokens", "Tree size after trim", Integer, 1, 1e10, "tokens",
-               "Per-replica approximate tree size after a trim.", sglang.max_tree_tokens, std::uint64_t),
-      PR_FIELD("sglang_cache_aware.smallest_tree_fallback", "Smallest-tree fallback", Integer, 0, 1, "",
-               "1: below the threshold route to the smallest tree (older rule); 0: least loaded.",
-               sglang.smallest_tree_fallback, std::uint32_t),
-      PR_FIELD("dynamo_kv.block_size", "Block size", Integer, 1, 65536, "tokens", "KV block size.",
-               dynamo.block_size, std::uint32_t),
-      PR_FIELD("dynamo_kv.overlap_weight", "Overlap weight", Number, 0, 1e6, "",
-               "Weight of the prefill-blocks term in the cost.", dynamo.overlap_weight, double),
-      PR_FIELD("dynamo_kv.temperature", "Temperature", Number, 0, 1e6, "",
-               "0: lowest cost wins; > 0: softmax sampling over normalised costs (seeded).",
-               dynamo.temperature, double),
-      PR_FIELD("llmd_epp.block_size", "Block size", Integer, 1, 65536, "tokens", "Prefix index block size.",
-               llmd.block_size, std::uint32_t),
-      PR_FIELD("llmd_epp.max_prefix_blocks", "Prefix blocks considered", Integer, 1, 1e6, "blocks",
-               "Prompt blocks the prefix scorer considers.", llmd.max_prefix_blocks, std::uint32_t),
-      PR_FIELD("llmd_epp.lru_blocks_per_replica", "Index blocks per replica", Integer, 1, 1e9, "blocks",
-               "Capacity of the approximate per-replica block index (LRU).", llmd.lru_blocks_per_replica,
-               std::uint64_t),
-      PR_FIELD("llmd_epp.prefix_weight", "Prefix scorer weight", Number, 0, 1e6, "", "Weight of the prefix scorer.",
-               llmd.prefix_weight, double),
-      PR_FIELD("llmd_epp.queue_weight", "Queue scorer weight", Number, 0, 1e6, "", "Weight of the queue scorer.",
-               llmd.queue_weight, double),
-      PR_FIELD("llmd_epp.kv_weight", "KV scorer weight", Number, 0, 1e6, "", "Weight of the KV-usage scorer.",
-               llmd.kv_weight, double),
-      PR_FIELD("chwbl.key_tokens", "Key length", Integer, 1, 1e6, "tokens",
-               "The prompt's first this many tokens are hashed onto the ring.", chwbl.key_tokens,
-               std::uint32_t),
-      PR_FIELD("chwbl.virtual_nodes", "Virtual nodes", Integer, 1, 65536, "", "Ring points per replica.",
-               chwbl.virtual_nodes, std::uint32_t),
-      PR_FIELD("chwbl.load_factor", "Load factor", Number, 1, 1e6, "",
-               "A replica takes a key while its in-flight <= factor x (total + 1) / replicas.",
-               chwbl.load_factor, double),
-      PR_FIELD("preble_e2.window_s", "Load window", Number, 1e-3, 1e6, "s", "Load history window.", preble.window_s,
-               double),
-      PR_FIELD("preble_e2.rebalance_ratio", "Rebalance ratio", Number, 1, 1e6, "",
-               "Rebalance when the heaviest replica's load exceeds this x the lightest's.",
-               preble.rebalance_ratio, double),
-      PR_FIELD("expected_ttft.cache_credit", "Cache credit", Number, 0, 1e3, "",
-               "Extra credit per cached token, in prefill tokens (0 = plain minimum expected TTFT).",
-               expected_ttft.cache_credit, double),
-      PR_FIELD("expected_ttft.prefill_tokens_per_s", "Router's prefill rate", Number, 0, 1e9, "tokens/s",
-               "The router's estimate of the prefill rate (0 = the cluster's true rate).",
-               expected_ttft.prefill_tokens_per_s, double),
-      PR_FIELD("expected_ttft.home_key_tokens", "Home key length", Integer, 0, 1e6, "tokens",
-               "On a full miss, a cost tie goes to the replica that last took a prompt with the same "
-               "first this many tokens (its home); 0 = no homes.",
-               expected_ttft.home_key_tokens, std::uint32_t),
-      PR_FIELD("trace.block_size", "Trace block size", Integer, 1, 1048576, "tokens",
-               "Tokens per block id in the replayed trace (Mooncake: 512).", trace.block_size,
-               std::uint32_t),
-      PR_FIELD("trace.time_scale", "Time scale", Number, 1e-6, 1e6, "",
-               "Arrival time = trace timestamp x time_scale (2 = half the rate).", trace.time_scale,
-               double),
-      PR_FIELD("trace.limit", "Request limit", Integer, 0, 1e9, "requests",
-               "Replay only the first this many requests (0 = all).", trace.limit, std::uint64_t),
-      PR_FIELD("trace.lines", "Lines read", Integer, 0, 1e12, "lines", "Lines read from the trace file (recorded).",
-               trace.lines, std::uint64_t),
-      PR_FIELD("trace.skipped_lines", "Lines skipped", Integer, 0, 1e12, "lines",
-               "Bad lines skipped under on_error = skip (recorded).", trace.skipped_lines,
-               std::uint64_t),
-      PR_FIELD("affinity_balanced.load_slack_s", "Load slack", Number, 0, 3600, "s",
-               "AffinityBalanced prefers cache only among replicas whose wait is within this "
-               "of the least busy one.",
-               affinity_balanced_load_slack_s, double),
-  };
-  return table;
-}
-
-#undef PR_FIELD
-
-// Text fields: a spec and a reference to the member it sets.
-constexpr std::size_t kMaxTextLength = 256;
-
-struct TextAccess {
-  FieldSpec spec;
-  std::string& (*ref)(Scenario&);
-  const std::string& (*cref)(const Scenario&);
-};
-
-const std::vector<TextAccess>& text_fields() {
-  static const std::vector<TextAccess> table = {
-      {FieldSpec{"trace.on_error", "On a bad line", FieldKind::Text, 0, 0, "",
-                 "On a bad trace line: stop with its message, or skip it (bad lines are counted).",
-                 "stop,skip"},
-       [](Scenario& s) -> std::string& { return s.trace.on_error; },
-       [](const Scenario& s) -> const std::string& { return s.trace.on_error; }},
-      {FieldSpec{"trace.name", "Trace file", FieldKind::Text, 0, 0, "",
-                 "File name of the replayed trace (recorded; empty = synthetic workload)."},
-       [](Scenario& s) -> std::string& { return s.trace.name; },
-       [](const Scenario& s) -> const std::string& { return s.trace.name; }},
-      {FieldSpec{"trace.content_hash", "Trace content hash", FieldKind::Text, 0, 0, "",
-                 "FNV-1a 64 of the trace file's bytes, 16 hex digits (recorded; a given hash must "
-                 "match the file)."},
-       [](Scenario& s) -> std::string& { return s.trace.content_hash; },
-       [](const Scenario& s) -> const std::string& { return s.trace.content_hash; }},
-  };
-  return table;
-}
-
-const FieldSpec kPoliciesSpec{"policies", "Policies to run", FieldKind::PolicyList, 0, 0, "",
-                              "Policies to run, in report order (or \"all\")."};
+using json_text::describe;
+using json_text::format_number;
+using json_text::Json;
+using scenario_detail::document_order;
+using scenario_detail::Field;
+using scenario_detail::fields;
+using scenario_detail::kMaxTextLength;
+using scenario_detail::policies_spec;
 
 // "" when `value` is acceptable for text field `spec`, else what is allowed.
 // Well-formed UTF-8 (no overlong forms, surrogates or code points past
@@ -242,35 +71,11 @@ std::string check_text(const FieldSpec& spec, const std::string& value) {
   return "";
 }
 
-std::string format_number(double v) {
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e18) {
-    return std::to_string(static_cast<long long>(v));
-  }
-  // %.10g in the C locale: what an ostream with precision(10) writes.
-  char text[32];
-  std::snprintf(text, sizeof text, "%.10g", v);
-  return text;
-}
-
 std::string allowed_text(const FieldSpec& spec) {
   const char* what = spec.kind == FieldKind::Integer ? "an integer" : "a number";
   std::string text = std::string("must be ") + what + " in [" + format_number(spec.min) + ", " +
                      format_number(spec.max) + "]";
   if (!spec.unit.empty()) text += " (" + std::string(spec.unit) + ")";
-  return text;
-}
-
-std::string describe(const Json& value) {
-  // Containers are named, never dumped: dump() recurses, and an override key
-  // with many dots builds nesting that no depth check has seen.
-  if (value.is_object()) return "an object";
-  if (value.is_array()) return "an array";
-  // Replace, don't throw: a plain-text override may hold any bytes.
-  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  if (value.is_string()) return text + " (a string)";
-  if (value.is_boolean()) return text + " (a boolean)";
-  if (value.is_null()) return "null";
   return text;
 }
 
@@ -298,55 +103,6 @@ bool read_number(const FieldSpec& spec, const Json& value, double& out, std::str
   return true;
 }
 
-// Records nlohmann's parse error (position and reason) without exceptions,
-// so the same code runs where exceptions are off (the wasm build).
-struct SyntaxCheck : nlohmann::json_sax<Json> {
-  std::string error;
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return ++depth <= kMaxDepth || too_deep(); }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { --depth; return true; }
-  bool start_array(std::size_t) override { return ++depth <= kMaxDepth || too_deep(); }
-  bool end_array() override { --depth; return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
-    error = ex.what();
-    return false;
-  }
-  bool too_deep() {
-    error = "nesting deeper than " + std::to_string(kMaxDepth) + " levels";
-    return false;
-  }
-  static constexpr int kMaxDepth = 16;
-  int depth = 0;
-};
-
-constexpr std::size_t kMaxDocumentBytes = 1 << 20;
-
-bool parse_json(std::string_view text, Json& out, std::string& error) {
-  if (text.size() > kMaxDocumentBytes) {
-    error = "document is " + std::to_string(text.size()) + " bytes; at most " +
-            std::to_string(kMaxDocumentBytes) + " allowed";
-    return false;
-  }
-  SyntaxCheck check;
-  if (!Json::sax_parse(text.begin(), text.end(), &check) || !check.error.empty()) {
-    error = check.error.empty() ? "not valid JSON" : check.error;
-    return false;
-  }
-  out = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (out.is_discarded()) {
-    error = "not valid JSON";
-    return false;
-  }
-  return true;
-}
-
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;
   // As std::getline(stream, part, ',') splits: an empty last part is dropped.
@@ -364,9 +120,9 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 std::string policy_names_text() {
   std::string names;
-  for (const auto& info : policy_catalogue()) {
+  for (const PolicySpec* spec : policy_catalogue()) {
     if (!names.empty()) names += ", ";
-    names += info.name;
+    names += spec->name();
   }
   return names;
 }
@@ -390,7 +146,7 @@ void read_policies(const Json& value, Scenario& scenario, std::vector<FieldError
   }
   if (names.size() == 1 && names[0] == "all") {
     names.clear();
-    for (const auto& info : policy_catalogue()) names.emplace_back(info.name);
+    for (const PolicySpec* spec : policy_catalogue()) names.emplace_back(spec->name());
   }
   scenario.policies = std::move(names);
 }
@@ -480,7 +236,7 @@ void apply_override(Json& doc, const Override& o, std::vector<FieldError>& error
   // overflowed the stack when an error message dumped it.
   Json value;
   std::string not_json;
-  if (!parse_json(o.second, value, not_json)) value = o.second;  // plain text: a string
+  if (!json_text::parse(o.second, value, not_json)) value = o.second;  // plain text: a string
   Json* node = &doc;
   std::string_view rest = key;
   while (true) {
@@ -558,8 +314,8 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
 }  // namespace
 
 Scenario Scenario::reference() {
-  // The seed write-up's four policies; "all" adds the production routers' and
-  // prefixroute's own.
+  // The four baseline policies (the seed write-up's); "all" adds the
+  // production routers' and prefixroute's own.
   Scenario s;
   s.policies = {"round_robin", "least_loaded", "affinity", "affinity_balanced"};
   return s;
@@ -571,27 +327,61 @@ std::string ScenarioParse::error_text() const {
   return text;
 }
 
+PolicyContext policy_context(const Scenario& scenario) {
+  return PolicyContext{scenario.seed, scenario.cluster, scenario.router};
+}
+
+std::unique_ptr<RoutingPolicy> make_policy(std::string_view name, const Scenario& scenario) {
+  const PolicySpec* spec = find_policy(name);
+  if (spec == nullptr) return nullptr;
+  return make_policy(*spec, scenario.policy_params.of(*spec), policy_context(scenario));
+}
+
+bool set_number(Scenario& scenario, std::string_view key, double value) {
+  for (const Field& f : fields()) {
+    if (f.spec.key != key || f.spec.kind == FieldKind::Text) continue;
+    f.set(scenario, value);
+    return true;
+  }
+  return false;
+}
+
+std::optional<double> get_number(const Scenario& scenario, std::string_view key) {
+  for (const Field& f : fields())
+    if (f.spec.key == key && f.spec.kind != FieldKind::Text) return f.get(scenario);
+  return std::nullopt;
+}
+
 const std::vector<FieldSpec>& scenario_fields() {
-  static const std::vector<FieldSpec> specs = [] {
-    std::vector<FieldSpec> out;
-    for (const Field& f : fields()) out.push_back(f.spec);
-    for (const TextAccess& t : text_fields()) out.push_back(t.spec);
-    out.push_back(kPoliciesSpec);
-    return out;
-  }();
+  // Rebuilt with the field table (a policy registered since the last call).
+  static std::vector<FieldSpec> specs;
+  static const std::vector<Field>* built_from = nullptr;
+  static std::size_t built_size = 0;
+  static std::mutex building;
+  const std::lock_guard<std::mutex> lock(building);
+  const std::vector<Field>& table = fields();
+  if (built_from != &table || built_size != table.size()) {
+    specs.clear();
+    for (const Field& f : table) specs.push_back(f.spec);
+    specs.push_back(policies_spec());
+    built_from = &table;
+    built_size = table.size();
+  }
   return specs;
 }
 
 std::vector<FieldError> validate(const Scenario& scenario) {
   std::vector<FieldError> errors;
   for (const Field& f : fields()) {
+    if (f.spec.kind == FieldKind::Text) {
+      const std::string problem = check_text(f.spec, f.get_text(scenario));
+      if (!problem.empty()) errors.push_back({f.spec.key, problem});
+      continue;
+    }
     const double v = f.get(scenario);
-    if (!std::isfinite(v) || v < f.spec.min || v > f.spec.max)
-      errors.push_back({std::string(f.spec.key), allowed_text(f.spec) + "; got " + format_number(v)});
-  }
-  for (const TextAccess& t : text_fields()) {
-    const std::string problem = check_text(t.spec, t.cref(scenario));
-    if (!problem.empty()) errors.push_back({std::string(t.spec.key), problem});
+    if (!std::isfinite(v) || v < f.spec.min || v > f.spec.max ||
+        (f.spec.kind == FieldKind::Integer && v != std::floor(v)))
+      errors.push_back({f.spec.key, allowed_text(f.spec) + "; got " + format_number(v)});
   }
   check_cross_fields(scenario, errors);
   return errors;
@@ -605,7 +395,7 @@ ScenarioParse parse_scenario(std::string_view json_text, const std::vector<Overr
   Json doc = Json::object();
   if (json_text.find_first_not_of(" \t\r\n") != std::string_view::npos) {
     std::string error;
-    if (!parse_json(json_text, doc, error)) {
+    if (!json_text::parse(json_text, doc, error)) {
       errors.push_back({"(document)", error});
       return result;
     }
@@ -626,25 +416,24 @@ ScenarioParse parse_scenario(std::string_view json_text, const std::vector<Overr
   for (const Field& f : fields()) {
     const Json* value = find_dotted(doc, f.spec.key);
     if (value == nullptr) continue;
+    if (f.spec.kind == FieldKind::Text) {
+      if (!value->is_string()) {
+        errors.push_back({f.spec.key, "must be a string; got " + describe(*value)});
+        continue;
+      }
+      const std::string text = value->get<std::string>();
+      const std::string problem = check_text(f.spec, text);
+      if (problem.empty()) f.set_text(result.scenario, text);
+      else errors.push_back({f.spec.key, problem});
+      continue;
+    }
     double v = 0;
     std::string error;
     if (read_number(f.spec, *value, v, error)) {
       f.set(result.scenario, v);
     } else {
-      errors.push_back({std::string(f.spec.key), error});
+      errors.push_back({f.spec.key, error});
     }
-  }
-  for (const TextAccess& t : text_fields()) {
-    const Json* value = find_dotted(doc, t.spec.key);
-    if (value == nullptr) continue;
-    if (!value->is_string()) {
-      errors.push_back({std::string(t.spec.key), "must be a string; got " + describe(*value)});
-      continue;
-    }
-    const std::string text = value->get<std::string>();
-    const std::string problem = check_text(t.spec, text);
-    if (problem.empty()) t.ref(result.scenario) = text;
-    else errors.push_back({std::string(t.spec.key), problem});
   }
   if (const Json* policies = find_dotted(doc, "policies")) read_policies(*policies, result.scenario, errors);
   if (errors.empty()) check_cross_fields(result.scenario, errors);
@@ -655,22 +444,20 @@ namespace {
 
 Json scenario_json(const Scenario& scenario) {
   Json doc = Json::object();
+  // Every top-level key in the canonical order first (a placeholder keeps
+  // its place), then the values in field order.
+  for (const std::string& key : document_order()) doc[key] = nullptr;
   doc["schema_version"] = kScenarioVersion;
   for (const Field& f : fields()) {
     const auto dot = f.spec.key.find('.');
-    Json& slot = dot == std::string_view::npos
-                     ? doc[std::string(f.spec.key)]
-                     : doc[std::string(f.spec.key.substr(0, dot))][std::string(f.spec.key.substr(dot + 1))];
-    const double v = f.get(scenario);
-    if (f.spec.kind == FieldKind::Integer) {
-      slot = static_cast<std::uint64_t>(v);
+    Json& slot = dot == std::string::npos ? doc[f.spec.key] : doc[f.spec.key.substr(0, dot)][f.spec.key.substr(dot + 1)];
+    if (f.spec.kind == FieldKind::Text) {
+      slot = f.get_text(scenario);
+    } else if (f.spec.kind == FieldKind::Integer) {
+      slot = static_cast<std::uint64_t>(f.get(scenario));
     } else {
-      slot = v;
+      slot = f.get(scenario);
     }
-  }
-  for (const TextAccess& t : text_fields()) {
-    const auto dot = t.spec.key.find('.');
-    doc[std::string(t.spec.key.substr(0, dot))][std::string(t.spec.key.substr(dot + 1))] = t.cref(scenario);
   }
   doc["policies"] = scenario.policies;
   return doc;
@@ -695,56 +482,53 @@ std::string scenario_json_schema() {
   props["schema_version"] = Json{{"const", kScenarioVersion}};
   for (const Field& f : fields()) {
     Json prop = Json::object();
-    prop["type"] = f.spec.kind == FieldKind::Integer ? "integer" : "number";
-    prop["minimum"] = f.spec.min;
-    prop["maximum"] = f.spec.max;
-    const double def = f.get(defaults);
-    if (f.spec.kind == FieldKind::Integer) prop["default"] = static_cast<std::uint64_t>(def);
-    else prop["default"] = def;
-    if (!f.spec.unit.empty()) prop["x-unit"] = f.spec.unit;
+    if (f.spec.kind == FieldKind::Text) {
+      prop["type"] = "string";
+      prop["maxLength"] = kMaxTextLength;
+      if (!f.spec.choices.empty()) {
+        Json choices = Json::array();
+        std::string_view rest = f.spec.choices;
+        while (true) {
+          const auto comma = rest.find(',');
+          choices.push_back(std::string(rest.substr(0, comma)));
+          if (comma == std::string_view::npos) break;
+          rest.remove_prefix(comma + 1);
+        }
+        prop["enum"] = choices;
+      }
+      prop["default"] = f.get_text(defaults);
+    } else {
+      prop["type"] = f.spec.kind == FieldKind::Integer ? "integer" : "number";
+      prop["minimum"] = f.spec.min;
+      prop["maximum"] = f.spec.max;
+      const double def = f.get(defaults);
+      if (f.spec.kind == FieldKind::Integer) prop["default"] = static_cast<std::uint64_t>(def);
+      else prop["default"] = def;
+      if (!f.spec.unit.empty()) prop["x-unit"] = f.spec.unit;
+    }
     prop["x-label"] = f.spec.label;
+    if (!f.spec.policy.empty()) prop["x-policy"] = f.spec.policy;
     prop["description"] = f.spec.description;
     const auto dot = f.spec.key.find('.');
-    if (dot == std::string_view::npos) {
-      props[std::string(f.spec.key)] = prop;
+    if (dot == std::string::npos) {
+      props[f.spec.key] = prop;
     } else {
-      Json& group = props[std::string(f.spec.key.substr(0, dot))];
+      Json& group = props[f.spec.key.substr(0, dot)];
       group["type"] = "object";
       group["additionalProperties"] = false;
-      group["properties"][std::string(f.spec.key.substr(dot + 1))] = prop;
+      group["properties"][f.spec.key.substr(dot + 1)] = prop;
     }
-  }
-  for (const TextAccess& t : text_fields()) {
-    Json prop = Json::object();
-    prop["type"] = "string";
-    prop["maxLength"] = kMaxTextLength;
-    if (!t.spec.choices.empty()) {
-      Json choices = Json::array();
-      std::string_view rest = t.spec.choices;
-      while (true) {
-        const auto comma = rest.find(',');
-        choices.push_back(std::string(rest.substr(0, comma)));
-        if (comma == std::string_view::npos) break;
-        rest.remove_prefix(comma + 1);
-      }
-      prop["enum"] = choices;
-    }
-    prop["default"] = t.cref(defaults);
-    prop["x-label"] = t.spec.label;
-    prop["description"] = t.spec.description;
-    const auto dot = t.spec.key.find('.');
-    Json& group = props[std::string(t.spec.key.substr(0, dot))];
-    group["properties"][std::string(t.spec.key.substr(dot + 1))] = prop;
   }
   Json names = Json::array();
-  for (const auto& info : policy_catalogue()) names.push_back(info.name);
+  for (const PolicySpec* spec : policy_catalogue()) names.push_back(spec->name());
+  const FieldSpec& policies = policies_spec();
   props["policies"] = Json{{"type", "array"},
                            {"items", Json{{"enum", names}}},
                            {"minItems", 1},
                            {"uniqueItems", true},
                            {"default", defaults.policies},
-                           {"x-label", kPoliciesSpec.label},
-                           {"description", kPoliciesSpec.description}};
+                           {"x-label", policies.label},
+                           {"description", policies.description}};
   return schema.dump(2);
 }
 

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "prefixroute/policies/policy_registry.h"
 
 namespace prefixroute {
 namespace {

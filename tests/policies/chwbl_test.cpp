@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
@@ -168,7 +168,7 @@ TEST(Chwbl, MakesNoPrediction) {
 
 TEST(Chwbl, RegisteredWithItsScenarioParameters) {
   Scenario s = Scenario::reference();
-  s.chwbl.virtual_nodes = 17;
+  set_number(s, "chwbl.virtual_nodes", 17);
   auto policy = make_policy("chwbl", s);
   ASSERT_NE(policy, nullptr);
   EXPECT_EQ(policy->name(), "chwbl");

@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
@@ -40,8 +40,8 @@ void cache_prefix(std::vector<Replica>& replicas, std::size_t i, const Tokens& p
   replicas[i].admit(TokenSpan(prompt).first(k), 0, kPrefill);
 }
 
-DynamoParams params(std::uint32_t block, double weight, double temperature = 0) {
-  DynamoParams p;
+DynamoKvParams params(std::uint32_t block, double weight, double temperature = 0) {
+  DynamoKvParams p;
   p.block_size = block;
   p.overlap_weight = weight;
   p.temperature = temperature;
@@ -253,7 +253,7 @@ TEST(DynamoKv, TemperatureWithEqualCostsIsUniform) {
 
 TEST(DynamoKv, RegisteredWithItsScenarioParameters) {
   Scenario s = Scenario::reference();
-  s.dynamo.block_size = 32;
+  set_number(s, "dynamo_kv.block_size", 32);
   auto policy = make_policy("dynamo_kv", s);
   ASSERT_NE(policy, nullptr);
   EXPECT_EQ(policy->name(), "dynamo_kv");
@@ -264,7 +264,7 @@ TEST(DynamoKv, RegisteredWithItsScenarioParameters) {
 TEST(DynamoKv, SameScenarioSameRun) {
   Scenario s = Scenario::reference();
   s.workload.requests = 300;
-  s.dynamo.temperature = 0.3;
+  set_number(s, "dynamo_kv.temperature", 0.3);
   const Workload w = generate_workload(s.workload, s.seed);
   auto run = [&] {
     auto policy = make_policy("dynamo_kv", s);

@@ -10,7 +10,7 @@
 #include <set>
 #include <vector>
 
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
@@ -43,8 +43,8 @@ std::vector<Replica> make_replicas(std::size_t n, std::size_t cache_tokens = 100
 }
 
 // Only the prefix scorer counts unless weights say otherwise.
-LlmdParams prefix_only(std::uint32_t block, std::uint64_t lru = 1000, std::uint32_t max_blocks = 256) {
-  LlmdParams p;
+LlmdEppParams prefix_only(std::uint32_t block, std::uint64_t lru = 1000, std::uint32_t max_blocks = 256) {
+  LlmdEppParams p;
   p.block_size = block;
   p.lru_blocks_per_replica = lru;
   p.max_prefix_blocks = max_blocks;
@@ -204,7 +204,7 @@ std::vector<Replica> with_queues(const std::vector<std::uint32_t>& queued, std::
 TEST(LlmdEpp, QueueScoreIsMinMaxNormalisedScrapedQueueLength) {
   auto replicas = with_queues({2, 0, 1});
   ASSERT_EQ(replicas[0].scraped().queue_length, 2u);
-  LlmdParams p = prefix_only(4);
+  LlmdEppParams p = prefix_only(4);
   p.prefix_weight = 0;
   p.queue_weight = 1;
   LlmdEpp policy(p, 1);
@@ -231,7 +231,7 @@ TEST(LlmdEpp, QueueScoreReadsTheLastScrapeNotTheEngine) {
 TEST(LlmdEpp, KvScoreIsOneMinusScrapedUsage) {
   // Cache of 1000 tokens; 3, 1 and 2 admitted 10-token prompts: usage 0.03, 0.01, 0.02.
   auto replicas = with_queues({2, 0, 1});
-  LlmdParams p = prefix_only(4);
+  LlmdEppParams p = prefix_only(4);
   p.prefix_weight = 0;
   p.kv_weight = 1;
   LlmdEpp policy(p, 1);
@@ -256,7 +256,7 @@ TEST(LlmdEpp, ScoreIsTheWeightedSumAndTheHighestWins) {
   // Replica 0 holds the prompt (prefix 1) but has the longest queue and most
   // usage; replica 1 is idle. Default weights 3, 2, 2.
   auto replicas = with_queues({2, 0});
-  LlmdParams p;  // defaults
+  LlmdEppParams p;  // defaults
   p.block_size = 4;
   LlmdEpp policy(p, 1);
   const Tokens prompt = run_of(1, 16);
@@ -371,7 +371,7 @@ TEST(LlmdEpp, FewerReplicasThanTheIndexKnowsAreScoredSafely) {
 
 TEST(LlmdEpp, RegisteredWithItsScenarioParameters) {
   Scenario s = Scenario::reference();
-  s.llmd.max_prefix_blocks = 7;
+  set_number(s, "llmd_epp.max_prefix_blocks", 7);
   auto policy = make_policy("llmd_epp", s);
   ASSERT_NE(policy, nullptr);
   EXPECT_EQ(policy->name(), "llmd_epp");

@@ -1,13 +1,15 @@
 // Routing policies: each policy's decision on crafted replica states, one
 // documented rule or tie-break per test.
-#include "prefixroute/policies/policies.h"
+#include "prefixroute/policies/affinity.h"
+#include "prefixroute/policies/affinity_balanced.h"
+#include "prefixroute/policies/least_loaded.h"
+#include "prefixroute/policies/round_robin.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <vector>
 
-#include "prefixroute/policies/policy_registry.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
 
@@ -62,7 +64,12 @@ class Cluster {
     return w;
   }
 
-  std::span<const Replica> view() const { return replicas_; }
+  // What a policy sees: the replicas, scanned.
+  ClusterView view() const { return ClusterView(replicas_); }
+  // The same replicas with the simulator's busy_until tree.
+  ClusterView view_with(const TournamentTree<Tick>* busy_until) const {
+    return ClusterView(replicas_, nullptr, CacheView::None, false, busy_until);
+  }
   std::vector<Replica>& replicas() { return replicas_; }
 
  private:
@@ -70,11 +77,21 @@ class Cluster {
   Token next_unique_ = 1'000'000;
 };
 
-std::vector<std::size_t> choices(RoutingPolicy& policy, const Cluster& cluster, const Tokens& prompt,
+// AffinityBalanced with a slack of `slack` ticks (its parameter is in seconds).
+AffinityBalanced with_slack(Tick slack) {
+  return AffinityBalanced({.load_slack_s = static_cast<double>(slack) / kTicksPerSecond});
+}
+
+std::vector<std::size_t> choices(RoutingPolicy& policy, const ClusterView& view, const Tokens& prompt,
                                  int count, Tick now = kNow) {
   std::vector<std::size_t> out;
-  for (int i = 0; i < count; ++i) out.push_back(policy.choose(prompt, cluster.view(), now));
+  for (int i = 0; i < count; ++i) out.push_back(policy.choose(prompt, view, now));
   return out;
+}
+
+std::vector<std::size_t> choices(RoutingPolicy& policy, const Cluster& cluster, const Tokens& prompt,
+                                 int count, Tick now = kNow) {
+  return choices(policy, cluster.view(), prompt, count, now);
 }
 
 using Picks = std::vector<std::size_t>;
@@ -86,28 +103,28 @@ TEST(LeastLoadedIndex, ReturnsTheReplicaWithTheLeastProjectedWait) {
   Cluster c(3);
   c.backlogs({30, 10, 20});
   ASSERT_EQ(c.waits_ms(), (std::vector<Tick>{30, 10, 20}));
-  EXPECT_EQ(least_loaded_index(c.view(), kNow), 1u);
-  EXPECT_EQ(least_loaded_index(c.view(), kNow, 2), 1u);
+  EXPECT_EQ(least_loaded_index(c.view().replicas(), kNow), 1u);
+  EXPECT_EQ(least_loaded_index(c.view().replicas(), kNow, 2), 1u);
 }
 
 TEST(LeastLoadedIndex, TiesGoToTheFirstTiedReplicaAtOrAfterStartCyclically) {
   Cluster c(4);
   c.backlogs({0, 5, 0, 5});
-  EXPECT_EQ(least_loaded_index(c.view(), kNow, 0), 0u);
-  EXPECT_EQ(least_loaded_index(c.view(), kNow, 1), 2u);
-  EXPECT_EQ(least_loaded_index(c.view(), kNow, 2), 2u);
-  EXPECT_EQ(least_loaded_index(c.view(), kNow, 3), 0u);
+  EXPECT_EQ(least_loaded_index(c.view().replicas(), kNow, 0), 0u);
+  EXPECT_EQ(least_loaded_index(c.view().replicas(), kNow, 1), 2u);
+  EXPECT_EQ(least_loaded_index(c.view().replicas(), kNow, 2), 2u);
+  EXPECT_EQ(least_loaded_index(c.view().replicas(), kNow, 3), 0u);
 }
 
 TEST(LeastLoadedIndex, StartBeyondTheReplicaCountWraps) {
   Cluster c(4);
   c.backlogs({0, 5, 0, 5});
-  EXPECT_EQ(least_loaded_index(c.view(), kNow, 6), 2u);  // 6 mod 4 = 2
+  EXPECT_EQ(least_loaded_index(c.view().replicas(), kNow, 6), 2u);  // 6 mod 4 = 2
 }
 
 TEST(LeastLoadedIndex, DefaultStartIsReplicaZero) {
   const Cluster c(3);
-  EXPECT_EQ(least_loaded_index(c.view(), kNow), 0u);
+  EXPECT_EQ(least_loaded_index(c.view().replicas(), kNow), 0u);
 }
 
 TEST(LeastLoadedIndex, WorkDrainedBeforeNowCountsAsNoWait) {
@@ -116,9 +133,9 @@ TEST(LeastLoadedIndex, WorkDrainedBeforeNowCountsAsNoWait) {
   Cluster c(2);
   c.replicas()[0].admit(Tokens(50, 7), 0, kPrefill);
   c.replicas()[1].admit(Tokens(40, 8), 0, kPrefill);
-  EXPECT_EQ(least_loaded_index(c.view(), 60 * kMs), 0u);
+  EXPECT_EQ(least_loaded_index(c.view().replicas(), 60 * kMs), 0u);
   // At 45 ms replica 0 still has 5 ms to go and replica 1 is idle.
-  EXPECT_EQ(least_loaded_index(c.view(), 45 * kMs), 1u);
+  EXPECT_EQ(least_loaded_index(c.view().replicas(), 45 * kMs), 1u);
 }
 
 // ---------------------------------------------------------------------------
@@ -188,13 +205,11 @@ TEST(LeastLoaded, WithTheBusyUntilTreeChoosesAsTheScanDoes) {
     for (std::size_t i = 0; i < n; ++i) busy_until.set(i, c.view()[i].busy_until());
     for (const Tick now : {kNow - kMs, kNow, kNow + 4 * kMs, kNow + 5 * kMs, kNow + 12 * kMs, kNow + 20 * kMs}) {
       LeastLoaded scanning, with_tree;
-      with_tree.use_busy_until(&busy_until);
-      EXPECT_EQ(choices(with_tree, c, the_prompt(), 2 * static_cast<int>(n) + 1, now),
+      EXPECT_EQ(choices(with_tree, c.view_with(&busy_until), the_prompt(), 2 * static_cast<int>(n) + 1, now),
                 choices(scanning, c, the_prompt(), 2 * static_cast<int>(n) + 1, now))
           << n << " replicas at " << now;
-      AffinityBalanced balanced_scanning(10 * kMs), balanced_with_tree(10 * kMs);
-      balanced_with_tree.use_busy_until(&busy_until);
-      EXPECT_EQ(choices(balanced_with_tree, c, the_prompt(), 2 * static_cast<int>(n) + 1, now),
+      AffinityBalanced balanced_scanning = with_slack(10 * kMs), balanced_with_tree = with_slack(10 * kMs);
+      EXPECT_EQ(choices(balanced_with_tree, c.view_with(&busy_until), the_prompt(), 2 * static_cast<int>(n) + 1, now),
                 choices(balanced_scanning, c, the_prompt(), 2 * static_cast<int>(n) + 1, now))
           << n << " replicas at " << now;
     }
@@ -209,8 +224,7 @@ TEST(LeastLoaded, WithTheBusyUntilTreeAllBusyTiesInTheFutureRotate) {
   TournamentTree<Tick> busy_until(4, std::numeric_limits<Tick>::max());
   for (std::size_t i = 0; i < 4; ++i) busy_until.set(i, c.view()[i].busy_until());
   LeastLoaded with_tree;
-  with_tree.use_busy_until(&busy_until);
-  EXPECT_EQ(choices(with_tree, c, the_prompt(), 5), (Picks{1, 2, 1, 2, 1}));
+  EXPECT_EQ(choices(with_tree, c.view_with(&busy_until), the_prompt(), 5), (Picks{1, 2, 1, 2, 1}));
 }
 
 // Affinity and AffinityBalanced with cached prefixes of several lengths: the
@@ -230,13 +244,11 @@ TEST(Affinity, WithTheBusyUntilTreeChoosesAsTheScanDoes) {
     for (std::size_t i = 0; i < n; ++i) busy_until.set(i, c.view()[i].busy_until());
     for (const Tick now : {kNow, kNow + 5 * kMs, kNow + 12 * kMs}) {
       Affinity affinity_scanning, affinity_with_tree;
-      affinity_with_tree.use_busy_until(&busy_until);
-      EXPECT_EQ(choices(affinity_with_tree, c, p, 2 * static_cast<int>(n) + 1, now),
+      EXPECT_EQ(choices(affinity_with_tree, c.view_with(&busy_until), p, 2 * static_cast<int>(n) + 1, now),
                 choices(affinity_scanning, c, p, 2 * static_cast<int>(n) + 1, now))
           << n << " replicas at " << now;
-      AffinityBalanced balanced_scanning(7 * kMs), balanced_with_tree(7 * kMs);
-      balanced_with_tree.use_busy_until(&busy_until);
-      EXPECT_EQ(choices(balanced_with_tree, c, p, 2 * static_cast<int>(n) + 1, now),
+      AffinityBalanced balanced_scanning = with_slack(7 * kMs), balanced_with_tree = with_slack(7 * kMs);
+      EXPECT_EQ(choices(balanced_with_tree, c.view_with(&busy_until), p, 2 * static_cast<int>(n) + 1, now),
                 choices(balanced_scanning, c, p, 2 * static_cast<int>(n) + 1, now))
           << n << " replicas at " << now;
     }
@@ -323,7 +335,7 @@ TEST(AffinityBalanced, PicksTheLongestPrefixOnlyAmongReplicasWithinTheSlack) {
   c.cache_prefix(1, p, 20);
   c.cache_prefix(2, p, 40);  // longest, but 50 ms behind the least busy
   c.backlogs({0, 10, 50});
-  AffinityBalanced policy(20 * kMs);
+  AffinityBalanced policy = with_slack(20 * kMs);
   EXPECT_EQ(policy.choose(p, c.view(), kNow), 1u);
 }
 
@@ -334,7 +346,7 @@ TEST(AffinityBalanced, SlackIsMeasuredFromTheLeastBusyReplica) {
   c.cache_prefix(1, p, 20);
   c.cache_prefix(2, p, 40);
   c.backlogs({100, 110, 150});
-  AffinityBalanced policy(20 * kMs);
+  AffinityBalanced policy = with_slack(20 * kMs);
   EXPECT_EQ(policy.choose(p, c.view(), kNow), 1u);
 }
 
@@ -343,9 +355,9 @@ TEST(AffinityBalanced, SlackBoundIsInclusive) {
   const Tokens p = the_prompt();
   c.cache_prefix(1, p, 20);
   c.backlogs({0, 20});
-  AffinityBalanced at_bound(20 * kMs);
+  AffinityBalanced at_bound = with_slack(20 * kMs);
   EXPECT_EQ(at_bound.choose(p, c.view(), kNow), 1u);
-  AffinityBalanced just_below(20 * kMs - 1);
+  AffinityBalanced just_below = with_slack(20 * kMs - 1);
   EXPECT_EQ(just_below.choose(p, c.view(), kNow), 0u);
 }
 
@@ -354,14 +366,14 @@ TEST(AffinityBalanced, FallsBackToLeastLoadedWhenNoEligibleReplicaHasThePrefix) 
   const Tokens p = the_prompt();
   c.cache_prefix(2, p, 100);
   c.backlogs({10, 0, 50});
-  AffinityBalanced policy(20 * kMs);
+  AffinityBalanced policy = with_slack(20 * kMs);
   EXPECT_EQ(policy.choose(p, c.view(), kNow), 1u);
 }
 
 TEST(AffinityBalanced, FallbackRotatesTiesLikeLeastLoaded) {
   Cluster c(4);
   c.backlogs({5, 0, 0, 5});
-  AffinityBalanced balanced(0);
+  AffinityBalanced balanced = with_slack(0);
   LeastLoaded least_loaded;
   EXPECT_EQ(choices(balanced, c, the_prompt(), 4), (Picks{1, 2, 1, 2}));
   EXPECT_EQ(choices(least_loaded, c, the_prompt(), 4), (Picks{1, 2, 1, 2}));
@@ -373,7 +385,7 @@ TEST(AffinityBalanced, ZeroSlackConsidersOnlyTheLeastBusySet) {
   c.cache_prefix(0, p, 90);  // 1 ms busier than the others: not eligible
   c.cache_prefix(2, p, 5);
   c.backlogs({1, 0, 0});
-  AffinityBalanced policy(0);
+  AffinityBalanced policy = with_slack(0);
   EXPECT_EQ(policy.choose(p, c.view(), kNow), 2u);
 }
 
@@ -383,7 +395,7 @@ TEST(AffinityBalanced, PrefixTiesAmongEligibleGoToTheLeastWait) {
   c.cache_prefix(0, p, 30);
   c.cache_prefix(1, p, 30);
   c.backlogs({15, 10, 0});
-  AffinityBalanced policy(20 * kMs);
+  AffinityBalanced policy = with_slack(20 * kMs);
   EXPECT_EQ(policy.choose(p, c.view(), kNow), 1u);
 }
 
@@ -394,7 +406,7 @@ TEST(AffinityBalanced, HugeSlackBehavesLikeAffinity) {
     SCOPED_TRACE("slack " + std::to_string(slack));
     Cluster c(4);
     Affinity affinity;
-    AffinityBalanced balanced(slack);
+    AffinityBalanced balanced = with_slack(slack);
     Rng rng(7);
     Tick now = 0;
     int differing = 0;
@@ -421,63 +433,15 @@ TEST(AffinityBalanced, LargestRepresentableSlackWithEveryReplicaBusyBehavesLikeA
   const Tokens p = the_prompt();
   c.cache_prefix(2, p, 40);
   c.backlogs({100, 110, 150});
-  AffinityBalanced policy(std::numeric_limits<Tick>::max());
+  AffinityBalanced policy = with_slack(std::numeric_limits<Tick>::max());
+  ASSERT_EQ(policy.load_slack(), std::numeric_limits<Tick>::max());
   EXPECT_EQ(policy.choose(p, c.view(), kNow), 2u);
 }
 
 TEST(AffinityBalanced, NameAndSlackAccessor) {
-  const AffinityBalanced policy(123);
+  const AffinityBalanced policy = with_slack(123);
   EXPECT_EQ(policy.name(), "affinity_balanced");
   EXPECT_EQ(policy.load_slack(), 123);
-}
-
-// ---------------------------------------------------------------------------
-// Registry
-
-TEST(PolicyRegistry, CatalogueStartsWithTheFourSeedPoliciesInReportOrder) {
-  std::vector<std::string_view> names;
-  for (const auto& info : policy_catalogue()) names.push_back(info.name);
-  ASSERT_GE(names.size(), 4u);
-  names.resize(4);
-  EXPECT_EQ(names, (std::vector<std::string_view>{"round_robin", "least_loaded", "affinity",
-                                                  "affinity_balanced"}));
-}
-
-TEST(PolicyRegistry, CatalogueNamesAndLabelsAreUniqueAndNonEmpty) {
-  const auto& catalogue = policy_catalogue();
-  for (std::size_t i = 0; i < catalogue.size(); ++i) {
-    EXPECT_FALSE(catalogue[i].name.empty());
-    EXPECT_FALSE(catalogue[i].label.empty());
-    for (std::size_t j = 0; j < i; ++j) {
-      EXPECT_NE(catalogue[i].name, catalogue[j].name);
-      EXPECT_NE(catalogue[i].label, catalogue[j].label);
-    }
-  }
-}
-
-TEST(PolicyRegistry, MakesEachCataloguedPolicyUnderItsName) {
-  const Scenario s = Scenario::reference();
-  for (const auto& info : policy_catalogue()) {
-    EXPECT_TRUE(is_known_policy(info.name));
-    const auto policy = make_policy(info.name, s);
-    ASSERT_NE(policy, nullptr) << info.name;
-    EXPECT_EQ(policy->name(), info.name);
-  }
-}
-
-TEST(PolicyRegistry, UnknownNameIsNotAPolicy) {
-  EXPECT_FALSE(is_known_policy("random"));
-  EXPECT_FALSE(is_known_policy(""));
-  EXPECT_EQ(make_policy("random", Scenario::reference()), nullptr);
-}
-
-TEST(PolicyRegistry, AffinityBalancedTakesItsSlackFromTheScenario) {
-  Scenario s = Scenario::reference();
-  s.affinity_balanced_load_slack_s = 0.25;
-  const auto policy = make_policy("affinity_balanced", s);
-  const auto* balanced = dynamic_cast<const AffinityBalanced*>(policy.get());
-  ASSERT_NE(balanced, nullptr);
-  EXPECT_EQ(balanced->load_slack(), 250 * kMs);
 }
 
 }  // namespace

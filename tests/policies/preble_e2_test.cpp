@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
@@ -38,8 +38,8 @@ Tokens concat(const Tokens& a, const Tokens& b) {
   return t;
 }
 
-PrebleParams params(double window_s = 180, double rebalance_ratio = 1.5) {
-  PrebleParams p;
+PrebleE2Params params(double window_s = 180, double rebalance_ratio = 1.5) {
+  PrebleE2Params p;
   p.window_s = window_s;
   p.rebalance_ratio = rebalance_ratio;
   return p;
@@ -47,7 +47,7 @@ PrebleParams params(double window_s = 180, double rebalance_ratio = 1.5) {
 
 class Driver {
  public:
-  Driver(std::size_t replicas, PrebleParams p, Tick tick_per_output_token = 0,
+  Driver(std::size_t replicas, PrebleE2Params p, Tick tick_per_output_token = 0,
          std::uint64_t cache_tokens = 1'000'000)
       : policy(p, kPrefill, tick_per_output_token, cache_tokens) {
     for (std::size_t i = 0; i < replicas; ++i) replicas_.emplace_back(RadixCache(cache_tokens));
@@ -83,7 +83,7 @@ Tokens with_turn(std::size_t turn_tokens) {
 
 // Two replicas in a known state: replica 0 holds kPrefix (a 100-token prompt,
 // 100 ms of load), replica 1 an unrelated 100-token prompt (100 ms).
-Driver two_replicas_loaded_100_100(PrebleParams p = params()) {
+Driver two_replicas_loaded_100_100(PrebleE2Params p = params()) {
   Driver d(2, p);
   EXPECT_EQ(d.route(with_turn(40), 0), 0u);  // idle cluster: explore, lowest index
   EXPECT_EQ(d.policy.last_rule(), Rule::Explore);
@@ -271,7 +271,7 @@ TEST(PrebleE2, InASimulationEveryDecodingRequestLeavesTheLoadOnCompletion) {
   const Workload trace = generate_workload(w, s.seed);
   ClusterConfig cluster = s.cluster;
   cluster.decode_ms_per_token = 5;
-  PrebleE2 policy(s.preble, cluster.prefill, seconds_to_ticks(0.005), cluster.cache_tokens);
+  PrebleE2 policy(PrebleE2Params{}, cluster.prefill, seconds_to_ticks(0.005), cluster.cache_tokens);
   const SimulationRun run = simulate(trace, cluster, policy);
   ASSERT_EQ(run.ttft.size(), 400u);
   const Tick end = 10'000 * kSec;  // past every completion and the window

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "prefixroute/cache/approx_radix_tree.h"
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
@@ -76,8 +76,8 @@ class Cluster {
   std::vector<Replica> replicas_;
 };
 
-SglangParams params_with(double balance_abs, double balance_rel) {
-  SglangParams p;
+SglangCacheAwareParams params_with(double balance_abs, double balance_rel) {
+  SglangCacheAwareParams p;
   p.balance_abs = balance_abs;
   p.balance_rel = balance_rel;
   return p;
@@ -149,7 +149,7 @@ TEST(SglangCacheAware, ImbalancedRouteStillRecordsThePromptInTheTree) {
 // loaded (0 vs 1 in flight, far inside the gate).
 Rule threshold_case(std::size_t k, std::size_t* chosen) {
   Cluster c(2);
-  SglangCacheAware policy(SglangParams{});  // cache_threshold 0.3
+  SglangCacheAware policy(SglangCacheAwareParams{});  // cache_threshold 0.3
   const Tokens x = run_of(100, 100);
   c.teach(policy, Tokens(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(k)), 1);
   c.set_in_flight({0, 1});
@@ -171,7 +171,7 @@ TEST(SglangCacheAware, MatchJustAboveTheThresholdRoutesToTheHolder) {
 
 TEST(SglangCacheAware, ThresholdZeroRoutesAnyMatchToTheHolder) {
   Cluster c(2);
-  SglangParams p;
+  SglangCacheAwareParams p;
   p.cache_threshold = 0;
   SglangCacheAware policy(p);
   const Tokens x = run_of(100, 100);
@@ -189,7 +189,7 @@ TEST(SglangCacheAware, ThresholdZeroRoutesAnyMatchToTheHolder) {
 
 TEST(SglangCacheAware, RoutesToAHolderOfTheDeepestMatchedNodeNotALighterShallowOne) {
   Cluster c(4);
-  SglangCacheAware policy(SglangParams{});
+  SglangCacheAware policy(SglangCacheAwareParams{});
   const Tokens x = run_of(100, 100);
   c.teach(policy, run_of(100, 40), 0);
   c.teach(policy, run_of(100, 80), 1);
@@ -204,7 +204,7 @@ TEST(SglangCacheAware, RoutesToAHolderOfTheDeepestMatchedNodeNotALighterShallowO
 
 TEST(SglangCacheAware, DeepestNodeTiesGoToTheLowestIndex) {
   Cluster c(4);
-  SglangCacheAware policy(SglangParams{});
+  SglangCacheAware policy(SglangCacheAwareParams{});
   const Tokens x = run_of(100, 100);
   c.teach(policy, run_of(100, 80), 3);
   c.teach(policy, run_of(100, 80), 1);
@@ -216,7 +216,7 @@ TEST(SglangCacheAware, APartialEdgeCountsAsMatched) {
   // Replica 1 was sent X's first 60 tokens followed by something else: the
   // match of X runs 60 tokens into that node's edge.
   Cluster c(2);
-  SglangCacheAware policy(SglangParams{});
+  SglangCacheAware policy(SglangCacheAwareParams{});
   const Tokens x = run_of(100, 100);
   c.teach(policy, concat(run_of(100, 60), run_of(9000, 40)), 1);
   c.set_in_flight({0, 1});
@@ -229,7 +229,7 @@ TEST(SglangCacheAware, APartialEdgeCountsAsMatched) {
 
 TEST(SglangCacheAware, MissGoesToTheFewestInFlightTiesLowestIndex) {
   Cluster c(3);
-  SglangCacheAware policy(SglangParams{});
+  SglangCacheAware policy(SglangCacheAwareParams{});
   c.set_in_flight({2, 1, 1});
   EXPECT_EQ(policy.choose(run_of(100, 10), c.replicas(), 0), 1u);
   EXPECT_EQ(policy.last_rule(), Rule::LeastLoaded);
@@ -238,7 +238,7 @@ TEST(SglangCacheAware, MissGoesToTheFewestInFlightTiesLowestIndex) {
 
 TEST(SglangCacheAware, OlderRuleSendsAMissToTheSmallestTree) {
   Cluster c(3);
-  SglangParams p;
+  SglangCacheAwareParams p;
   p.smallest_tree_fallback = 1;
   SglangCacheAware policy(p);
   c.teach(policy, run_of(1000, 50), 0);
@@ -252,7 +252,7 @@ TEST(SglangCacheAware, OlderRuleSendsAMissToTheSmallestTree) {
 
 TEST(SglangCacheAware, SmallestTreeTiesGoToTheLowestIndex) {
   Cluster c(3);
-  SglangParams p;
+  SglangCacheAwareParams p;
   p.smallest_tree_fallback = 1;
   SglangCacheAware policy(p);
   c.teach(policy, run_of(1000, 50), 0);
@@ -265,7 +265,7 @@ TEST(SglangCacheAware, SmallestTreeTiesGoToTheLowestIndex) {
 
 TEST(SglangCacheAware, TrimsEachShareToMaxTreeTokensEveryIntervalLeastRecentlyRoutedFirst) {
   Cluster c(2);
-  SglangParams p;
+  SglangCacheAwareParams p;
   p.eviction_interval_s = 10;
   p.max_tree_tokens = 250;
   SglangCacheAware policy(p);
@@ -294,7 +294,7 @@ TEST(SglangCacheAware, TrimsEachShareToMaxTreeTokensEveryIntervalLeastRecentlyRo
 
 TEST(SglangCacheAware, TrimTakesLeavesBeforeTheirSharedPrefix) {
   Cluster c(1);
-  SglangParams p;
+  SglangCacheAwareParams p;
   p.eviction_interval_s = 1;
   p.max_tree_tokens = 60;
   SglangCacheAware policy(p);
@@ -312,7 +312,7 @@ TEST(SglangCacheAware, TrimTakesLeavesBeforeTheirSharedPrefix) {
 
 TEST(SglangCacheAware, ArrivalsAfterSeveralIdleIntervalsTrimOnceAndRealignTheSchedule) {
   Cluster c(1);
-  SglangParams p;
+  SglangCacheAwareParams p;
   p.eviction_interval_s = 10;
   SglangCacheAware policy(p);
   policy.choose(run_of(1, 5), c.replicas(), 35 * kSec);
@@ -326,7 +326,7 @@ TEST(SglangCacheAware, TheTreeDoesNotLearnOfEngineEvictions) {
   // One replica with a 150-token engine cache. A, then B, evicts A in the
   // engine; the router's tree still has A, so it predicts a hit it won't get.
   Cluster c(1, 150);
-  SglangCacheAware policy(SglangParams{});
+  SglangCacheAware policy(SglangCacheAwareParams{});
   const Tokens a = run_of(1000, 100), b = run_of(2000, 100);
   Replica& engine = c.replicas()[0];
   for (const Tokens* prompt : {&a, &b}) {
@@ -351,7 +351,7 @@ TEST(SglangCacheAware, InASimulationPredictionsExceedActualHitsOnceEnginesEvict)
   cluster.cache_tokens = 150;
   cluster.protect_after_hits = 0;
   cluster.prefill.tokens_per_s = 1000;
-  SglangCacheAware policy(SglangParams{});
+  SglangCacheAware policy(SglangCacheAwareParams{});
   const SimulationRun run = simulate(trace, cluster, policy);
   EXPECT_EQ(run.predicted_actual_cached_tokens, 0u);
   EXPECT_EQ(run.predicted_cached_tokens, 4u * 100u);  // requests 2..5 believed their prefix cached
@@ -362,7 +362,7 @@ TEST(SglangCacheAware, InASimulationPredictionsExceedActualHitsOnceEnginesEvict)
 
 TEST(SglangCacheAware, RegistryBuildsItFromTheScenario) {
   Scenario s = Scenario::reference();
-  s.sglang.cache_threshold = 0.7;
+  set_number(s, "sglang_cache_aware.cache_threshold", 0.7);
   const auto policy = make_policy("sglang_cache_aware", s);
   ASSERT_NE(policy, nullptr);
   EXPECT_EQ(policy->name(), "sglang_cache_aware");
@@ -375,7 +375,7 @@ TEST(SglangCacheAware, SameScenarioGivesTheSameRun) {
   WorkloadConfig w = s.workload;
   w.requests = 500;
   const Workload trace = generate_workload(w, s.seed);
-  SglangCacheAware p1(s.sglang), p2(s.sglang);
+  SglangCacheAware p1(SglangCacheAwareParams{}), p2(SglangCacheAwareParams{});
   const SimulationRun r1 = simulate(trace, s.cluster, p1), r2 = simulate(trace, s.cluster, p2);
   EXPECT_EQ(r1.replica_of, r2.replica_of);
   EXPECT_EQ(r1.ttft, r2.ttft);

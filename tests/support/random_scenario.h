@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "prefixroute/policies/policy_registry.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
 
@@ -104,7 +104,7 @@ inline std::vector<Override> random_overrides(Rng& rng) {
       out.emplace_back(key, choices[rng.uniform_int(0, choices.size() - 1)]);
     } else {  // the policy list: a random non-empty subset in random order
       std::vector<std::string> names;
-      for (const auto& info : policy_catalogue()) names.emplace_back(info.name);
+      for (const auto* info : policy_catalogue()) names.emplace_back(info->name());
       for (std::size_t i = names.size(); i > 1; --i) std::swap(names[i - 1], names[rng.uniform_int(0, i - 1)]);
       names.resize(rng.uniform_int(1, names.size()));
       std::string list;

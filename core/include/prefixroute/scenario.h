@@ -9,17 +9,21 @@
 //
 // The field table (scenario_fields()) is the single description of the schema:
 // parsing, validation, serialisation and the published JSON Schema all read it.
+// Its rows are the fixed sections (seed, workload, cluster, router, trace) and
+// one section per policy of the catalogue, `<policy>.<param>`, generated from
+// the policy's spec (policies/policy_spec.h).
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "prefixroute/policies/expected_ttft.h"
-#include "prefixroute/policies/policy_params.h"
-#include "prefixroute/sim/simulator.h"
+#include "prefixroute/policies/policy_spec.h"
+#include "prefixroute/sim/cluster_config.h"
 #include "prefixroute/workload/workload.h"
 
 namespace prefixroute {
@@ -45,22 +49,33 @@ struct Scenario {
   std::uint64_t seed = 42;
   WorkloadConfig workload;
   ClusterConfig cluster;
-  std::vector<std::string> policies;  ///< policy names, in report order
-  double affinity_balanced_load_slack_s = 0.05;
   RouterConfig router;
-  SglangParams sglang;
-  DynamoParams dynamo;
-  LlmdParams llmd;
-  ChwblParams chwbl;
-  PrebleParams preble;
-  ExpectedTtftParams expected_ttft;
   TraceSettings trace;
+  std::vector<std::string> policies;  ///< policy names, in report order
+  PolicyParameters policy_params;     ///< every policy's parameters (defaults unless set)
 
   bool replays_trace() const { return !trace.name.empty(); }
 
-  /// The reference scenario (the defaults): the seed write-up's setting.
+  /// The reference scenario (the defaults): the seed write-up's setting, with
+  /// the four baseline policies.
   static Scenario reference();
 };
+
+/// What a policy of `scenario` may know besides its own parameters.
+PolicyContext policy_context(const Scenario& scenario);
+
+/// A fresh instance of the catalogue's policy `name` with `scenario`'s
+/// parameters for it; null when no policy has that name.
+std::unique_ptr<RoutingPolicy> make_policy(std::string_view name, const Scenario& scenario);
+
+/// Sets the numeric field `key` (e.g. "cluster.replicas",
+/// "dynamo_kv.temperature") without validating the value; returns false when
+/// no numeric field has that key. For code that builds scenarios (tests,
+/// sweeps); documents and overrides go through parse_scenario.
+bool set_number(Scenario& scenario, std::string_view key, double value);
+
+/// The numeric field `key`, or nullopt when no numeric field has that key.
+std::optional<double> get_number(const Scenario& scenario, std::string_view key);
 
 /// One problem with a scenario: the dotted field name and a message that says
 /// what is allowed and what was given.
@@ -98,7 +113,7 @@ enum class FieldKind { Integer, Number, Text, PolicyList };
 
 /// One entry of the schema's field table.
 struct FieldSpec {
-  std::string_view key;          ///< dotted key, e.g. "workload.requests"
+  std::string key;               ///< dotted key, e.g. "workload.requests"
   std::string_view label;        ///< short human name, e.g. "Requests" (page controls, messages)
   FieldKind kind;
   double min;                    ///< allowed range, inclusive (numbers only)
@@ -106,8 +121,12 @@ struct FieldSpec {
   std::string_view unit;
   std::string_view description;
   std::string_view choices = {};  ///< Text fields: allowed values, comma-separated ("" = free text)
+  std::string_view policy = {};   ///< the policy whose parameter this is ("" = none)
 };
 
+/// Every field, sections in order (seed, workload, cluster, router, the
+/// policies' parameters in catalogue order, trace, policies). Rebuilt when a
+/// policy is registered, which invalidates references to the old table.
 const std::vector<FieldSpec>& scenario_fields();
 
 /// JSON Schema (draft 2020-12) of the scenario document, generated from the

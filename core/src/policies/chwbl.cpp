@@ -5,6 +5,22 @@
 #include "prefixroute/base/hashing.h"
 
 namespace prefixroute {
+
+const PolicySpec& chwbl_policy_spec() {
+  static const PolicySpec spec = policy_spec<ChwblParams>(
+      {"chwbl", "KubeAI CHWBL", "KubeAI: consistent hashing of the prompt prefix with bounded loads.",
+       {"#4f46e5", "#818cf8"}},
+      {param<&ChwblParams::key_tokens>("key_tokens", "Key length", 1, 1e6, "tokens",
+                                       "The prompt's first this many tokens are hashed onto the ring."),
+       param<&ChwblParams::virtual_nodes>("virtual_nodes", "Virtual nodes", 1, 65536, "", "Ring points per replica."),
+       param<&ChwblParams::load_factor>(
+           "load_factor", "Load factor", 1, 1e6, "",
+           "A replica takes a key while its in-flight <= factor x (total + 1) / replicas.")},
+      [](const ChwblParams& p, const PolicyContext&) -> std::unique_ptr<RoutingPolicy> {
+        return std::make_unique<Chwbl>(p);
+      });
+  return spec;
+}
 namespace {
 
 using hashing::fmix64;
@@ -43,7 +59,8 @@ void Chwbl::build_ring(std::size_t replicas) {
   walk_ = 0;
 }
 
-std::size_t Chwbl::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick) {
+std::size_t Chwbl::choose(TokenSpan tokens, const ClusterView& cluster, Tick) {
+  const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   if (n != ring_replicas_) build_ring(n);
   if (++walk_ == 0) {  // stamps wrapped: forget them all

@@ -5,6 +5,23 @@
 #include "prefixroute/base/deterministic_math.h"
 
 namespace prefixroute {
+
+const PolicySpec& dynamo_kv_policy_spec() {
+  static const PolicySpec spec = policy_spec<DynamoKvParams>(
+      {"dynamo_kv", "Dynamo KV router",
+       "NVIDIA Dynamo: lowest cost of prefill blocks to compute plus blocks held, from KV events.",
+       {"#e11d48", "#fb7185"}},
+      {param<&DynamoKvParams::block_size>("block_size", "Block size", 1, 65536, "tokens", "KV block size."),
+       param<&DynamoKvParams::overlap_weight>("overlap_weight", "Overlap weight", 0, 1e6, "",
+                                              "Weight of the prefill-blocks term in the cost."),
+       param<&DynamoKvParams::temperature>(
+           "temperature", "Temperature", 0, 1e6, "",
+           "0: lowest cost wins; > 0: softmax sampling over normalised costs (seeded).")},
+      [](const DynamoKvParams& p, const PolicyContext& context) -> std::unique_ptr<RoutingPolicy> {
+        return std::make_unique<DynamoKv>(p, context.seed);
+      });
+  return spec;
+}
 namespace {
 
 // Salt of the policy's random stream, so policies sharing a scenario seed draw
@@ -15,7 +32,7 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b
 
 }  // namespace
 
-DynamoKv::DynamoKv(const DynamoParams& params, std::uint64_t seed)
+DynamoKv::DynamoKv(const DynamoKvParams& params, std::uint64_t seed)
     : params_(params), rng_(mix_seed(seed, kStreamSalt)) {
   if (params_.block_size == 0) params_.block_size = 1;
 }
@@ -35,7 +52,8 @@ std::uint64_t DynamoKv::active_decode_blocks(std::size_t replica) const {
   return replica < active_decode_.size() ? active_decode_[replica] : 0;
 }
 
-std::size_t DynamoKv::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick) {
+std::size_t DynamoKv::choose(TokenSpan tokens, const ClusterView& cluster, Tick) {
+  const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   ensure_replicas(n);
   const std::uint64_t block = params_.block_size;
@@ -43,7 +61,7 @@ std::size_t DynamoKv::choose(TokenSpan tokens, std::span<const Replica> replicas
   const std::uint64_t prompt_blocks = ceil_div(prompt, block);
   costs_.resize(n);
   overlap_blocks_.resize(n);
-  match_all(tokens, replicas, CacheView::Precise, matched_);
+  cluster.match_all(tokens, CacheView::Precise, matched_);
   std::size_t last_matched = ~std::size_t{0};
   std::uint64_t overlap = 0;
   for (std::size_t i = 0; i < n; ++i) {

@@ -6,6 +6,27 @@
 
 namespace prefixroute {
 
+const PolicySpec& expected_ttft_policy_spec() {
+  static const PolicySpec spec = policy_spec<ExpectedTtftParams>(
+      {"expected_ttft", "Expected TTFT (prefixroute)",
+       "The least expected time to first token: queue estimate plus uncached prefill, with a credit for cache.",
+       {"#0284c7", "#38bdf8"}},
+      {param<&ExpectedTtftParams::cache_credit>(
+           "cache_credit", "Cache credit", 0, 1e3, "",
+           "Extra credit per cached token, in prefill tokens (0 = plain minimum expected TTFT)."),
+       param<&ExpectedTtftParams::prefill_tokens_per_s>(
+           "prefill_tokens_per_s", "Router's prefill rate", 0, 1e9, "tokens/s",
+           "The router's estimate of the prefill rate (0 = the cluster's true rate)."),
+       param<&ExpectedTtftParams::home_key_tokens>(
+           "home_key_tokens", "Home key length", 0, 1e6, "tokens",
+           "On a full miss, a cost tie goes to the replica that last took a prompt with the same first this many "
+           "tokens (its home); 0 = no homes.")},
+      [](const ExpectedTtftParams& p, const PolicyContext& context) -> std::unique_ptr<RoutingPolicy> {
+        return std::make_unique<ExpectedTtft>(p, context.cluster.prefill.tokens_per_s);
+      });
+  return spec;
+}
+
 ExpectedTtft::ExpectedTtft(const ExpectedTtftParams& params, double cluster_prefill_tokens_per_s)
     : cache_credit_(params.cache_credit),
       prefill_{params.prefill_tokens_per_s > 0 ? params.prefill_tokens_per_s : cluster_prefill_tokens_per_s},
@@ -23,14 +44,15 @@ Tick ExpectedTtft::estimated_wait(std::size_t r, Tick now) const {
   return est_busy_until_[r] > now ? est_busy_until_[r] - now : 0;
 }
 
-std::size_t ExpectedTtft::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
+std::size_t ExpectedTtft::choose(TokenSpan tokens, const ClusterView& cluster, Tick now) {
+  const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   ensure_size(n);
   std::size_t best = n;
   double best_cost = 0;
   std::size_t best_match = 0;
   std::uint32_t best_in_flight = 0;
-  match_all(tokens, replicas, CacheView::Precise, matched_);
+  cluster.match_all(tokens, CacheView::Precise, matched_);
   // Most replicas share a few matched lengths (0, the tenant prefix): the two
   // prefill times (a division and a rounding each) are recomputed only when
   // the length changes from the previous replica's.

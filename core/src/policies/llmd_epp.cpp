@@ -7,6 +7,27 @@
 #include <utility>
 
 namespace prefixroute {
+
+const PolicySpec& llmd_epp_policy_spec() {
+  static const PolicySpec spec = policy_spec<LlmdEppParams>(
+      {"llmd_epp", "llm-d EPP", "llm-d endpoint picker: weighted prefix, queue and KV-usage scorers.",
+       {"#a16207", "#facc15"}},
+      {param<&LlmdEppParams::block_size>("block_size", "Block size", 1, 65536, "tokens", "Prefix index block size."),
+       param<&LlmdEppParams::max_prefix_blocks>("max_prefix_blocks", "Prefix blocks considered", 1, 1e6, "blocks",
+                                                "Prompt blocks the prefix scorer considers."),
+       param<&LlmdEppParams::lru_blocks_per_replica>(
+           "lru_blocks_per_replica", "Index blocks per replica", 1, 1e9, "blocks",
+           "Capacity of the approximate per-replica block index (LRU)."),
+       param<&LlmdEppParams::prefix_weight>("prefix_weight", "Prefix scorer weight", 0, 1e6, "",
+                                            "Weight of the prefix scorer."),
+       param<&LlmdEppParams::queue_weight>("queue_weight", "Queue scorer weight", 0, 1e6, "",
+                                           "Weight of the queue scorer."),
+       param<&LlmdEppParams::kv_weight>("kv_weight", "KV scorer weight", 0, 1e6, "", "Weight of the KV-usage scorer.")},
+      [](const LlmdEppParams& p, const PolicyContext& context) -> std::unique_ptr<RoutingPolicy> {
+        return std::make_unique<LlmdEpp>(p, context.seed);
+      });
+  return spec;
+}
 namespace {
 
 // Salt of the policy's random stream ("llmd" in ASCII).
@@ -260,7 +281,7 @@ struct LlmdEpp::Index {
 
 LlmdEpp::~LlmdEpp() = default;
 
-LlmdEpp::LlmdEpp(const LlmdParams& params, std::uint64_t seed)
+LlmdEpp::LlmdEpp(const LlmdEppParams& params, std::uint64_t seed)
     : params_(params), rng_(mix_seed(seed, kStreamSalt)) {
   if (params_.block_size == 0) params_.block_size = 1;
   if (params_.lru_blocks_per_replica == 0) params_.lru_blocks_per_replica = 1;
@@ -294,7 +315,8 @@ std::size_t LlmdEpp::index_size(std::size_t replica) const {
   return replica < index_->lru.size() ? index_->lru[replica].size() : 0;
 }
 
-std::size_t LlmdEpp::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick) {
+std::size_t LlmdEpp::choose(TokenSpan tokens, const ClusterView& cluster, Tick) {
+  const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   ensure_replicas(n);
   block_hashes(tokens, params_.block_size, params_.max_prefix_blocks, hashes_);

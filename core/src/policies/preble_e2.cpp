@@ -4,7 +4,23 @@
 
 namespace prefixroute {
 
-PrebleE2::PrebleE2(const PrebleParams& params, const PrefillModel& prefill, Tick tick_per_output_token,
+const PolicySpec& preble_e2_policy_spec() {
+  static const PolicySpec spec = policy_spec<PrebleE2Params>(
+      {"preble_e2", "Preble E2", "Preble: exploit a long cached match, else explore the least loaded replica.",
+       {"#65a30d", "#a3e635"}},
+      {param<&PrebleE2Params::window_s>("window_s", "Load window", 1e-3, 1e6, "s", "Load history window."),
+       param<&PrebleE2Params::rebalance_ratio>(
+           "rebalance_ratio", "Rebalance ratio", 1, 1e6, "",
+           "Rebalance when the heaviest replica's load exceeds this x the lightest's.")},
+      [](const PrebleE2Params& p, const PolicyContext& context) -> std::unique_ptr<RoutingPolicy> {
+        return std::make_unique<PrebleE2>(p, context.cluster.prefill,
+                                          seconds_to_ticks(context.cluster.decode_ms_per_token / 1000.0),
+                                          context.cluster.cache_tokens);
+      });
+  return spec;
+}
+
+PrebleE2::PrebleE2(const PrebleE2Params& params, const PrefillModel& prefill, Tick tick_per_output_token,
                    std::uint64_t cache_tokens_per_replica)
     : params_(params),
       prefill_(prefill),
@@ -40,7 +56,8 @@ Tick PrebleE2::load(std::size_t replica, Tick now) const {
   return prefill + decode_load_[replica];
 }
 
-std::size_t PrebleE2::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
+std::size_t PrebleE2::choose(TokenSpan tokens, const ClusterView& cluster, Tick now) {
+  const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   set_replicas(n);
   slide_windows(now);

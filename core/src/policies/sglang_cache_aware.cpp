@@ -4,12 +4,40 @@
 
 namespace prefixroute {
 
-SglangCacheAware::SglangCacheAware(const SglangParams& params)
+const PolicySpec& sglang_cache_aware_policy_spec() {
+  static const PolicySpec spec = policy_spec<SglangCacheAwareParams>(
+      {"sglang_cache_aware", "SGLang cache-aware",
+       "SGLang router: approximate radix tree of routed prompts, least loaded when imbalanced.",
+       {"#db2777", "#f472b6"}},
+      {param<&SglangCacheAwareParams::balance_abs>(
+           "balance_abs", "Imbalance gate, absolute", 0, 1e9, "requests",
+           "Imbalance gate: max - min in-flight above this (and the relative test) -> least loaded."),
+       param<&SglangCacheAwareParams::balance_rel>(
+           "balance_rel", "Imbalance gate, relative", 1, 1e6, "",
+           "Imbalance gate: max in-flight above this x min (and the absolute test)."),
+       param<&SglangCacheAwareParams::cache_threshold>(
+           "cache_threshold", "Cache threshold", 0, 1, "",
+           "Matched / prompt above this routes to the replica holding the match."),
+       param<&SglangCacheAwareParams::eviction_interval_s>("eviction_interval_s", "Tree trim interval", 1e-3, 1e6,
+                                                           "s", "How often the router trims its approximate trees."),
+       param<&SglangCacheAwareParams::max_tree_tokens>("max_tree_tokens", "Tree size after trim", 1, 1e10, "tokens",
+                                                       "Per-replica approximate tree size after a trim."),
+       param<&SglangCacheAwareParams::smallest_tree_fallback>(
+           "smallest_tree_fallback", "Smallest-tree fallback", 0, 1, "",
+           "1: below the threshold route to the smallest tree (older rule); 0: least loaded.")},
+      [](const SglangCacheAwareParams& p, const PolicyContext&) -> std::unique_ptr<RoutingPolicy> {
+        return std::make_unique<SglangCacheAware>(p);
+      });
+  return spec;
+}
+
+SglangCacheAware::SglangCacheAware(const SglangCacheAwareParams& params)
     : params_(params),
       interval_(std::max<Tick>(1, seconds_to_ticks(params.eviction_interval_s))),
       next_trim_(interval_) {}
 
-std::size_t SglangCacheAware::choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) {
+std::size_t SglangCacheAware::choose(TokenSpan tokens, const ClusterView& cluster, Tick now) {
+  const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   tree_.set_replicas(n);
   if (now >= next_trim_) {

@@ -109,16 +109,10 @@ class Simulation {
     run_.replica_of.reserve(n);
     run_.cached_of.reserve(n);
     run_.replicas.resize(cluster.replicas);
-    // Last: once the policy holds these pointers the destructor must run to
-    // take them back, and it runs only for a fully constructed simulation.
-    policy_.use_prefix_index(index_.get());
-    policy_.use_busy_until(&busy_until_tree_);
+    view_ = std::make_unique<ClusterView>(replicas_, index_.get(), view, view == CacheView::Engine || lag_ == 0,
+                                          &busy_until_tree_);
   }
 
-  ~Simulation() {
-    policy_.use_prefix_index(nullptr);
-    policy_.use_busy_until(nullptr);
-  }
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 
@@ -148,17 +142,17 @@ class Simulation {
 
  private:
   void route(std::size_t i, TokenSpan prompt, Tick now) {
-    const std::size_t chosen = policy_.choose(prompt, replicas_, now);
+    view_->forget_walk();
+    const std::size_t chosen = policy_.choose(prompt, *view_, now);
     const std::int64_t predicted = policy_.predicted_cached_tokens();
     const std::uint64_t output = run_.decode ? trace_.output_tokens(i) : 0;
     policy_.on_routed(RoutedRequest{i, chosen, prompt, output, now});
     Replica& replica = replicas_[chosen];
-    // A policy that matched the engine's caches predicts exactly the chosen
-    // cache's match (nothing changes it between choose() and here): the
-    // insert need not re-read those tokens. Other views may hold more than
-    // the engine (a lagged mirror), so their predictions are not used.
-    const std::size_t known_cached =
-        policy_.matched_view() == CacheView::Engine && predicted > 0 ? static_cast<std::size_t>(predicted) : 0;
+    // When the policy's walk read the engines' caches, its answer for the
+    // chosen replica is exactly what the insert would match (nothing changes
+    // that cache between choose() and here): the insert need not re-read
+    // those tokens. Never the policy's prediction, which may be wrong.
+    const std::size_t known_cached = view_->known_engine_match(prompt, chosen).value_or(0);
     const Replica::Admission a =
         replica.admit_with_decode(prompt, now, cluster_.prefill, output, tick_per_output_token_, known_cached);
     busy_until_tree_.set(chosen, replica.busy_until());
@@ -321,6 +315,7 @@ class Simulation {
   bool arrivals_done_ = false;       // run() has routed every request
   bool final_scrape_taken_ = false;  // the one scrape after that (see scrape_through)
   std::unique_ptr<PrefixIndex> index_;  // of the caches policy_ matches against, if any
+  std::unique_ptr<ClusterView> view_;   // what policy_ sees: replicas_, index_, busy_until_tree_
   SimulationRun run_;
 };
 

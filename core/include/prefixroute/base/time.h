@@ -20,6 +20,11 @@ inline constexpr Tick kTicksPerMillisecond = 1'000'000;
 /// Seconds (finite, >= 0, validated by the caller) to ticks, rounded to nearest.
 Tick seconds_to_ticks(double seconds);
 
+/// seconds_to_ticks, but values beyond the Tick range (and +inf) give the
+/// largest Tick instead of overflowing: for limits such as a load slack,
+/// where "longer than any time" must stay longer than any time.
+Tick seconds_to_ticks_saturating(double seconds);
+
 /// Ticks to milliseconds, for reporting. Exact for |ticks| < 2^53.
 inline double ticks_to_ms(Tick ticks) { return static_cast<double>(ticks) / 1e6; }
 

@@ -40,16 +40,23 @@
 #include <cstdint>
 #include <vector>
 
-#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/policies/routing_policy.h"
 
 namespace prefixroute {
+
+/// KubeAI: consistent hashing with bounded loads (CHWBL) on the prompt prefix.
+struct ChwblParams {
+  std::uint32_t key_tokens = 100;
+  std::uint32_t virtual_nodes = 256;
+  double load_factor = 1.25;
+};
 
 class Chwbl final : public RoutingPolicy {
  public:
   explicit Chwbl(const ChwblParams& params);
 
-  std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
+  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "chwbl"; }
 
   /// The ring key of a prompt: its first `key_tokens` tokens, hashed.
@@ -73,5 +80,8 @@ class Chwbl final : public RoutingPolicy {
   std::vector<std::uint32_t> seen_;  // per replica: the walk that last checked it
   std::uint32_t walk_ = 0;
 };
+
+/// Chwbl's entry in the policy catalogue: name, label, parameters, factory.
+const PolicySpec& chwbl_policy_spec();
 
 }  // namespace prefixroute

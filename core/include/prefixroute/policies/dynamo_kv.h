@@ -50,18 +50,25 @@
 #include <unordered_map>
 #include <vector>
 
-#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/policies/routing_policy.h"
 
 namespace prefixroute {
 
+/// NVIDIA Dynamo KV router: cost over KV-event block overlap and active load.
+struct DynamoKvParams {
+  std::uint32_t block_size = 16;
+  double overlap_weight = 1.0;
+  double temperature = 0.0;  ///< 0: lowest cost; > 0: softmax sampling (seeded)
+};
+
 class DynamoKv final : public RoutingPolicy {
  public:
   /// `seed` is the scenario seed; the policy derives its own stream from it.
-  DynamoKv(const DynamoParams& params, std::uint64_t seed);
+  DynamoKv(const DynamoKvParams& params, std::uint64_t seed);
 
-  std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
+  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "dynamo_kv"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
 
@@ -75,7 +82,7 @@ class DynamoKv final : public RoutingPolicy {
   std::uint64_t active_decode_blocks(std::size_t replica) const;
   /// Per-replica costs computed by the last choose().
   const std::vector<double>& last_costs() const { return costs_; }
-  const DynamoParams& params() const { return params_; }
+  const DynamoKvParams& params() const { return params_; }
 
  private:
   struct Active {
@@ -87,7 +94,7 @@ class DynamoKv final : public RoutingPolicy {
 
   void ensure_replicas(std::size_t n);
 
-  DynamoParams params_;
+  DynamoKvParams params_;
   Rng rng_;
   std::vector<std::uint64_t> active_prefill_;  // per replica
   std::vector<std::uint64_t> active_decode_;   // per replica
@@ -101,5 +108,8 @@ class DynamoKv final : public RoutingPolicy {
   bool overlaps_valid_ = false;  // overlap_blocks_ belong to the prompt on_routed will see
   std::int64_t predicted_ = -1;
 };
+
+/// DynamoKv's entry in the policy catalogue: name, label, parameters, factory.
+const PolicySpec& dynamo_kv_policy_spec();
 
 }  // namespace prefixroute

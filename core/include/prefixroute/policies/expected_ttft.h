@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "prefixroute/sim/prefill_model.h"
+#include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/policies/routing_policy.h"
 
 namespace prefixroute {
@@ -56,7 +57,7 @@ class ExpectedTtft final : public RoutingPolicy {
  public:
   ExpectedTtft(const ExpectedTtftParams& params, double cluster_prefill_tokens_per_s);
 
-  std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
+  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "expected_ttft"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;
@@ -83,5 +84,8 @@ class ExpectedTtft final : public RoutingPolicy {
   std::uint32_t home_key_tokens_;
   std::unordered_map<std::uint64_t, std::size_t> home_;  // key -> replica it last went to (lookups only)
 };
+
+/// ExpectedTtft's entry in the policy catalogue: name, label, parameters, factory.
+const PolicySpec& expected_ttft_policy_spec();
 
 }  // namespace prefixroute

@@ -57,21 +57,31 @@
 #include <memory>
 #include <vector>
 
-#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/policies/routing_policy.h"
 
 namespace prefixroute {
 
+/// llm-d endpoint picker (EPP): weighted prefix, queue and KV-usage scorers.
+struct LlmdEppParams {
+  std::uint32_t block_size = 16;
+  std::uint32_t max_prefix_blocks = 256;          ///< prompt blocks considered
+  std::uint64_t lru_blocks_per_replica = 31250;   ///< approximate index capacity
+  double prefix_weight = 3;
+  double queue_weight = 2;
+  double kv_weight = 2;
+};
+
 class LlmdEpp final : public RoutingPolicy {
  public:
   /// `seed` is the scenario seed; the policy derives its own stream from it.
-  LlmdEpp(const LlmdParams& params, std::uint64_t seed);
+  LlmdEpp(const LlmdEppParams& params, std::uint64_t seed);
   ~LlmdEpp() override;
   LlmdEpp(const LlmdEpp&) = delete;
   LlmdEpp& operator=(const LlmdEpp&) = delete;
 
-  std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
+  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "llmd_epp"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;
@@ -91,7 +101,7 @@ class LlmdEpp final : public RoutingPolicy {
   const std::vector<double>& last_prefix_scores() const { return prefix_; }
   const std::vector<double>& last_queue_scores() const { return queue_; }
   const std::vector<double>& last_kv_scores() const { return kv_; }
-  const LlmdParams& params() const { return params_; }
+  const LlmdEppParams& params() const { return params_; }
 
  private:
   // The per-replica LRU sets plus a cluster-wide map from block hash to the
@@ -101,7 +111,7 @@ class LlmdEpp final : public RoutingPolicy {
 
   void ensure_replicas(std::size_t n);
 
-  LlmdParams params_;
+  LlmdEppParams params_;
   Rng rng_;
   std::unique_ptr<Index> index_;
   std::vector<std::uint64_t> hashes_;    // the last chosen prompt's block hashes
@@ -112,5 +122,8 @@ class LlmdEpp final : public RoutingPolicy {
   bool hashes_valid_ = false;  // hashes_ belong to the prompt on_routed will see
   std::int64_t predicted_ = -1;
 };
+
+/// LlmdEpp's entry in the policy catalogue: name, label, parameters, factory.
+const PolicySpec& llmd_epp_policy_spec();
 
 }  // namespace prefixroute

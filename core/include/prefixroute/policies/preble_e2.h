@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "prefixroute/cache/approx_radix_tree.h"
-#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/sim/prefill_model.h"
 #include "prefixroute/policies/routing_policy.h"
 
@@ -60,16 +60,22 @@ namespace prefixroute {
 /// Cost. choose(): O(R) for loads plus O(expired) to slide the windows, one
 /// walk of the prompt for all replicas (match, then insert: O(L log F + H)),
 /// and O(log N) per trimmed leaf. on_routed / on_completed: O(1) expected.
+/// Preble's E2 scheduler (exploit / explore over a global radix tree).
+struct PrebleE2Params {
+  double window_s = 180;         ///< load history window
+  double rebalance_ratio = 1.5;  ///< rebalance when heaviest > ratio x lightest
+};
+
 class PrebleE2 final : public RoutingPolicy {
  public:
   /// Which rule decided the last choice.
   enum class Rule : std::uint8_t { Exploit, Explore, Rebalance };
 
   /// `tick_per_output_token` 0 means no decode work (decode off).
-  PrebleE2(const PrebleParams& params, const PrefillModel& prefill, Tick tick_per_output_token,
+  PrebleE2(const PrebleE2Params& params, const PrefillModel& prefill, Tick tick_per_output_token,
            std::uint64_t cache_tokens_per_replica);
 
-  std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
+  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "preble_e2"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;
@@ -87,7 +93,7 @@ class PrebleE2 final : public RoutingPolicy {
   bool in_window(Tick at, Tick now) const { return now - at <= window_; }
   void slide_windows(Tick now);
 
-  PrebleParams params_;
+  PrebleE2Params params_;
   PrefillModel prefill_;
   Tick tick_per_output_token_;
   std::uint64_t cache_tokens_;
@@ -102,5 +108,8 @@ class PrebleE2 final : public RoutingPolicy {
   std::int64_t predicted_ = -1;
   Rule rule_ = Rule::Explore;
 };
+
+/// PrebleE2's entry in the policy catalogue: name, label, parameters, factory.
+const PolicySpec& preble_e2_policy_spec();
 
 }  // namespace prefixroute

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "prefixroute/cache/approx_radix_tree.h"
-#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/policies/routing_policy.h"
 
 namespace prefixroute {
@@ -50,14 +50,25 @@ namespace prefixroute {
 /// Cost. choose(): O(R) for the gate plus one walk of the prompt for all
 /// replicas (ApproxRadixTree::match, then insert): O(L log F + H) for L
 /// tokens; a trim is O(log N) per removed leaf.
+/// SGLang router, cache-aware mode (sgl-router): imbalance gate on the
+/// router's in-flight counts, else an approximate radix tree of routed prompts.
+struct SglangCacheAwareParams {
+  double balance_abs = 64;              ///< gate: max - min in-flight above this ...
+  double balance_rel = 1.5;             ///< ... and max above this x min -> least loaded
+  double cache_threshold = 0.3;         ///< matched / prompt above this -> cache hit routing
+  double eviction_interval_s = 120;     ///< how often the router trims its tree
+  std::uint64_t max_tree_tokens = 1'000'000;  ///< per-replica tree size after a trim
+  std::uint32_t smallest_tree_fallback = 0;   ///< 1: on a miss pick the smallest tree (older rule)
+};
+
 class SglangCacheAware final : public RoutingPolicy {
  public:
   /// Which rule decided the last choice.
   enum class Rule : std::uint8_t { Imbalance, CacheMatch, LeastLoaded, SmallestTree };
 
-  explicit SglangCacheAware(const SglangParams& params);
+  explicit SglangCacheAware(const SglangCacheAwareParams& params);
 
-  std::size_t choose(TokenSpan tokens, std::span<const Replica> replicas, Tick now) override;
+  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "sglang_cache_aware"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
 
@@ -66,10 +77,10 @@ class SglangCacheAware final : public RoutingPolicy {
   const ApproxRadixTree& tree() const { return tree_; }
   /// Simulated time at or after which the next choose() trims the tree.
   Tick next_trim() const { return next_trim_; }
-  const SglangParams& params() const { return params_; }
+  const SglangCacheAwareParams& params() const { return params_; }
 
  private:
-  SglangParams params_;
+  SglangCacheAwareParams params_;
   Tick interval_;
   Tick next_trim_;
   ApproxRadixTree tree_;
@@ -77,5 +88,8 @@ class SglangCacheAware final : public RoutingPolicy {
   std::int64_t predicted_ = -1;
   Rule rule_ = Rule::LeastLoaded;
 };
+
+/// SglangCacheAware's entry in the policy catalogue: name, label, parameters, factory.
+const PolicySpec& sglang_cache_aware_policy_spec();
 
 }  // namespace prefixroute

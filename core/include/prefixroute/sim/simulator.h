@@ -39,23 +39,13 @@
 #include <functional>
 #include <vector>
 
-#include "prefixroute/policies/policy_params.h"
+#include "prefixroute/sim/cluster_config.h"
 #include "prefixroute/sim/prefill_model.h"
 #include "prefixroute/workload/request_trace.h"
 #include "prefixroute/policies/routing_policy.h"
 #include "prefixroute/base/time.h"
 
 namespace prefixroute {
-
-struct ClusterConfig {
-  std::uint32_t replicas = 4;
-  std::uint64_t cache_tokens = 4000;
-  std::uint32_t protect_after_hits = RadixCache::kDefaultProtectAfterHits;
-  PrefillModel prefill;
-  /// Time per output token; 0 turns decode off (the seed model: a request
-  /// completes at its first token and pins nothing).
-  double decode_ms_per_token = 0;
-};
 
 /// Per-replica totals of one run.
 struct ReplicaTotals {

@@ -1,0 +1,124 @@
+// ClusterView: what a routing policy sees of the cluster when it chooses, in
+// one read-only value: the replicas, and the shared structures the simulator
+// keeps so policies need not scan every replica.
+//
+//   match_all / match_held   every replica's cached prefix of the prompt, in
+//                            the engine's caches or the router's precise view:
+//                            one walk of the cluster's PrefixIndex when the
+//                            view has one for those caches, else one match per
+//                            replica (the same numbers).
+//   least_wait               the least-wait replica, first in rotated order:
+//                            O(log R) from the TournamentTree of busy_until()
+//                            when the view has one, else a scan.
+//
+// A view built from replicas alone (unit tests, the wasm library's
+// Policy.choose) has neither structure and scans; the simulator's view has
+// both, kept current by the simulator.
+//
+// The engine's match of the chosen replica. When a policy's walk read the
+// engine's caches (the index is of the engine caches, not a lagging mirror),
+// the view keeps that walk's answer, and the simulator takes the insert's
+// already-cached length from it (known_engine_match). It never takes it from
+// a policy's own prediction, which may be wrong by design (an approximate
+// tree, a lagging view).
+//
+// Invariant: index and busy_until, when present, describe exactly `replicas`,
+// in order. Cost: see each function; the memo of the last walk copies its
+// answer (O(holders) for match_held, O(R) for match_all).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "prefixroute/base/time.h"
+#include "prefixroute/base/token.h"
+#include "prefixroute/base/tournament_tree.h"
+#include "prefixroute/cache/prefix_index.h"
+#include "prefixroute/sim/replica.h"
+
+namespace prefixroute {
+
+/// The caches a policy matches prompts against: none, the engine's (cache())
+/// or the router's precise view (precise_view()).
+enum class CacheView : std::uint8_t { None, Engine, Precise };
+
+/// Index of the replica with the least projected wait at `now`. Ties go to the
+/// first tied replica at or after `start` (cyclically), so a rotating `start`
+/// spreads ties evenly instead of always favouring replica 0. O(R).
+std::size_t least_loaded_index(std::span<const Replica> replicas, Tick now, std::size_t start = 0);
+
+class ClusterView {
+ public:
+  /// A view that scans: no index, no busy_until tree. Implicit, so a span
+  /// of replicas can be passed where a view is wanted.
+  ClusterView(std::span<const Replica> replicas) : replicas_(replicas) {}  // NOLINT(google-explicit-constructor)
+  ClusterView(const std::vector<Replica>& replicas) : replicas_(replicas) {}  // NOLINT(google-explicit-constructor)
+
+  /// The simulator's view. `index` (may be null) indexes the caches of
+  /// `index_view` for every replica; `index_is_engine` says whether those
+  /// caches are the engines' own (true for Engine, and for Precise when KV
+  /// events do not lag). `busy_until` (may be null) holds every replica's
+  /// busy_until().
+  ClusterView(std::span<const Replica> replicas, const PrefixIndex* index, CacheView index_view,
+              bool index_is_engine, const TournamentTree<Tick>* busy_until)
+      : replicas_(replicas),
+        index_(index),
+        index_view_(index_view),
+        index_is_engine_(index_is_engine),
+        busy_until_(busy_until) {}
+
+  std::span<const Replica> replicas() const { return replicas_; }
+  std::size_t size() const { return replicas_.size(); }
+  const Replica& operator[](std::size_t i) const { return replicas_[i]; }
+
+  /// out[i] = replica i's cached prefix of `tokens` in `view`.
+  /// O(L log F + D R / 64 + R) with the index, else O(R L log F).
+  void match_all(TokenSpan tokens, CacheView view, std::vector<std::size_t>& out) const;
+
+  /// The replicas whose cached prefix of `tokens` in `view` is not empty, in
+  /// replica order, with its length; every other replica matches 0. With the
+  /// index there is no per-replica cost for replicas holding none of it.
+  void match_held(TokenSpan tokens, CacheView view, std::vector<PrefixIndex::Held>& out) const;
+
+  /// least_loaded_index(replicas(), now, start): O(log R) with the tree.
+  std::size_t least_wait(Tick now, std::size_t start) const;
+
+  /// The engine cache's match of exactly `tokens` (same data, same length) on
+  /// `replica`, when a walk of this view since forget_walk() read the
+  /// engines' caches for that prompt; nullopt otherwise.
+  std::optional<std::size_t> known_engine_match(TokenSpan tokens, std::size_t replica) const;
+
+  /// Drops the remembered walk (the simulator calls it before each choose:
+  /// a cache changes between requests).
+  void forget_walk() const { walk_ = Walk{}; }
+
+ private:
+  // The last walk that read the engines' caches: either one length per
+  // replica (match_all) or the holders (match_held).
+  struct Walk {
+    const Token* data = nullptr;
+    std::size_t size = 0;
+    bool all = false;
+    std::vector<std::size_t> lengths;          // match_all
+    std::vector<PrefixIndex::Held> held;       // match_held, by replica
+  };
+
+  bool index_serves(CacheView view) const { return index_ != nullptr && view == index_view_; }
+  // Whether a walk in `view` read the engines' caches (so its answer may be
+  // remembered for the insert).
+  bool reads_engine(CacheView view) const {
+    return view == CacheView::Engine || (index_serves(view) && index_is_engine_);
+  }
+
+  std::span<const Replica> replicas_;
+  const PrefixIndex* index_ = nullptr;
+  CacheView index_view_ = CacheView::None;
+  bool index_is_engine_ = false;
+  const TournamentTree<Tick>* busy_until_ = nullptr;
+  mutable Walk walk_;
+};
+
+}  // namespace prefixroute

@@ -1,0 +1,32 @@
+// JSON text helpers shared by the scenario, the overrides and the results:
+// bounded parsing without exceptions, and short descriptions of values for
+// error messages. Internal to core/src.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace prefixroute::json_text {
+
+using Json = nlohmann::ordered_json;
+
+/// Largest document read, in bytes, and deepest nesting.
+inline constexpr std::size_t kMaxDocumentBytes = 1 << 20;
+inline constexpr int kMaxDepth = 16;
+
+/// Parses `text` into `out`; on failure returns false with nlohmann's message
+/// (position and reason), "nesting deeper than 16 levels" or the size limit.
+/// Never throws (the wasm build has exceptions off).
+bool parse(std::string_view text, Json& out, std::string& error);
+
+/// A value as an error message shows it: containers named, never dumped;
+/// long text cut; the type said for strings and booleans.
+std::string describe(const Json& value);
+
+/// A number as messages show it: integers without a fraction, else %.10g.
+std::string format_number(double v);
+
+}  // namespace prefixroute::json_text

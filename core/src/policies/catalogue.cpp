@@ -1,0 +1,122 @@
+#include "prefixroute/policies/catalogue.h"
+
+#include <nlohmann/json.hpp>
+
+#include "prefixroute/policies/affinity.h"
+#include "prefixroute/policies/affinity_balanced.h"
+#include "prefixroute/policies/chwbl.h"
+#include "prefixroute/policies/dynamo_kv.h"
+#include "prefixroute/policies/expected_ttft.h"
+#include "prefixroute/policies/least_loaded.h"
+#include "prefixroute/policies/llmd_epp.h"
+#include "prefixroute/policies/preble_e2.h"
+#include "prefixroute/policies/round_robin.h"
+#include "prefixroute/policies/sglang_cache_aware.h"
+
+namespace prefixroute {
+namespace {
+
+// The built-in policies, in report order ("all" runs them in this order): one
+// line each. X(name) names the policy; its spec is name##_policy_spec(),
+// declared in the policy's header.
+#define PREFIXROUTE_BUILTIN_POLICIES(X) \
+  X(round_robin)                        \
+  X(least_loaded)                       \
+  X(affinity)                           \
+  X(affinity_balanced)                  \
+  X(expected_ttft)                      \
+  X(dynamo_kv)                          \
+  X(llmd_epp)                           \
+  X(chwbl)                              \
+  X(sglang_cache_aware)                 \
+  X(preble_e2)
+
+struct Catalogue {
+  std::vector<const PolicySpec*> specs;
+  std::uint64_t generation = 0;
+};
+
+Catalogue& catalogue() {
+  static Catalogue c = [] {
+    Catalogue built;
+#define PREFIXROUTE_ADD(name) built.specs.push_back(&name##_policy_spec());
+    PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_ADD)
+#undef PREFIXROUTE_ADD
+    return built;
+  }();
+  return c;
+}
+
+bool is_identifier(std::string_view text) {
+  if (text.empty() || text.size() > 40 || !(text[0] >= 'a' && text[0] <= 'z')) return false;
+  for (const char c : text)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
+// Top-level scenario sections that are not policies: a policy may not take
+// one of their names (its parameters would land in that section).
+constexpr std::string_view kReservedSections[] = {"schema_version", "seed",  "workload", "cluster",
+                                                  "router",         "trace", "policies", "all"};
+
+}  // namespace
+
+const std::vector<const PolicySpec*>& policy_catalogue() { return catalogue().specs; }
+
+const PolicySpec* find_policy(std::string_view name) {
+  for (const PolicySpec* spec : catalogue().specs)
+    if (spec->name() == name) return spec;
+  return nullptr;
+}
+
+bool is_known_policy(std::string_view name) { return find_policy(name) != nullptr; }
+
+std::string register_policy(const PolicySpec& spec) {
+  const std::string name(spec.name());
+  if (!is_identifier(spec.name())) return "policy name \"" + name + "\" must match [a-z][a-z0-9_]* (at most 40 characters)";
+  if (find_policy(spec.name()) != nullptr) return "a policy named \"" + name + "\" is already in the catalogue";
+  for (const std::string_view reserved : kReservedSections)
+    if (spec.name() == reserved) return "\"" + name + "\" is a scenario section, not a policy name";
+  if (!spec.make) return "policy \"" + name + "\" has no factory";
+  if (spec.defaults.size() != spec.params.size()) return "policy \"" + name + "\" has a default per parameter missing";
+  for (std::size_t i = 0; i < spec.params.size(); ++i) {
+    const ParamSpec& p = spec.params[i];
+    if (!is_identifier(p.key)) return name + "." + std::string(p.key) + ": a parameter key must match [a-z][a-z0-9_]*";
+    for (std::size_t j = 0; j < i; ++j)
+      if (spec.params[j].key == p.key) return name + "." + std::string(p.key) + ": listed twice";
+    if (p.get == nullptr || p.set == nullptr) return name + "." + std::string(p.key) + ": not bound to a member";
+    if (p.kind != ParamKind::Choice && !(p.min <= spec.defaults[i] && spec.defaults[i] <= p.max))
+      return name + "." + std::string(p.key) + ": the default is outside [min, max]";
+    if (p.kind == ParamKind::Choice && p.choices.empty())
+      return name + "." + std::string(p.key) + ": a choice parameter needs its choices";
+  }
+  catalogue().specs.push_back(&spec);
+  ++catalogue().generation;
+  return "";
+}
+
+std::uint64_t catalogue_generation() { return catalogue().generation; }
+
+std::unique_ptr<RoutingPolicy> make_policy(const PolicySpec& spec, std::span<const double> values,
+                                           const PolicyContext& context) {
+  return spec.make(values, context);
+}
+
+std::string policy_catalogue_json() {
+  using Json = nlohmann::ordered_json;
+  Json list = Json::array();
+  for (const PolicySpec* spec : policy_catalogue()) {
+    Json entry = Json::object();
+    entry["name"] = spec->name();
+    entry["label"] = spec->label();
+    entry["description"] = spec->identity.description;
+    entry["colours"] = Json{{"light", spec->identity.colours.light}, {"dark", spec->identity.colours.dark}};
+    Json params = Json::array();
+    for (const ParamSpec& p : spec->params) params.push_back(std::string(spec->name()) + "." + std::string(p.key));
+    entry["params"] = std::move(params);
+    list.push_back(std::move(entry));
+  }
+  return list.dump();
+}
+
+}  // namespace prefixroute

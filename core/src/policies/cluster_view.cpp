@@ -1,0 +1,82 @@
+#include "prefixroute/policies/cluster_view.h"
+
+#include <algorithm>
+
+namespace prefixroute {
+
+std::size_t least_loaded_index(std::span<const Replica> replicas, Tick now, std::size_t start) {
+  const std::size_t n = replicas.size();
+  std::size_t best = start % n;
+  Tick best_wait = replicas[best].projected_wait(now);
+  // Scan the rest in rotated order; wrap by compare, not by a division per replica.
+  std::size_t i = best;
+  for (std::size_t k = 1; k < n; ++k) {
+    if (++i == n) i = 0;
+    const Tick wait = replicas[i].projected_wait(now);
+    if (wait < best_wait) {
+      best = i;
+      best_wait = wait;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+const RadixCache& cache_in(const Replica& replica, CacheView view) {
+  return view == CacheView::Precise ? replica.precise_view() : replica.cache();
+}
+
+}  // namespace
+
+void ClusterView::match_all(TokenSpan tokens, CacheView view, std::vector<std::size_t>& out) const {
+  if (index_serves(view)) {
+    index_->match_all(tokens, out);
+  } else {
+    out.resize(replicas_.size());
+    for (std::size_t i = 0; i < replicas_.size(); ++i) out[i] = cache_in(replicas_[i], view).match(tokens);
+  }
+  if (reads_engine(view)) {
+    walk_.data = tokens.data();
+    walk_.size = tokens.size();
+    walk_.all = true;
+    walk_.lengths.assign(out.begin(), out.end());
+  }
+}
+
+void ClusterView::match_held(TokenSpan tokens, CacheView view, std::vector<PrefixIndex::Held>& out) const {
+  if (index_serves(view)) {
+    index_->match_held(tokens, out);
+  } else {
+    out.clear();
+    for (std::size_t i = 0; i < replicas_.size(); ++i) {
+      const std::size_t matched = cache_in(replicas_[i], view).match(tokens);
+      if (matched > 0) out.push_back(PrefixIndex::Held{static_cast<std::uint32_t>(i), matched});
+    }
+  }
+  if (reads_engine(view)) {
+    walk_.data = tokens.data();
+    walk_.size = tokens.size();
+    walk_.all = false;
+    walk_.held.assign(out.begin(), out.end());
+  }
+}
+
+std::size_t ClusterView::least_wait(Tick now, std::size_t start) const {
+  if (busy_until_ == nullptr) return least_loaded_index(replicas_, now, start);
+  // The least wait is max(earliest busy_until - now, 0); the replicas with it
+  // are those whose busy_until is at most max(now, earliest).
+  const Tick bound = std::max(now, busy_until_->least());
+  const std::size_t found = busy_until_->first_at_most(start % replicas_.size(), bound);
+  return found < replicas_.size() ? found : busy_until_->first_at_most(0, bound);
+}
+
+std::optional<std::size_t> ClusterView::known_engine_match(TokenSpan tokens, std::size_t replica) const {
+  if (walk_.data == nullptr || walk_.data != tokens.data() || walk_.size != tokens.size()) return std::nullopt;
+  if (walk_.all) return replica < walk_.lengths.size() ? std::optional<std::size_t>(walk_.lengths[replica]) : std::nullopt;
+  const auto it = std::lower_bound(walk_.held.begin(), walk_.held.end(), replica,
+                                   [](const PrefixIndex::Held& h, std::size_t r) { return h.replica < r; });
+  return it != walk_.held.end() && it->replica == replica ? it->matched : 0;
+}
+
+}  // namespace prefixroute

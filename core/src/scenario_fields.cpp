@@ -1,0 +1,209 @@
+#include "scenario_fields.h"
+
+#include <mutex>
+
+#include "prefixroute/policies/catalogue.h"
+
+namespace prefixroute::scenario_detail {
+namespace {
+
+constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 - 1: exact in JSON and JS
+
+#define PR_FIELD(KEY, LABEL, KIND, MIN, MAX, UNIT, DESC, MEMBER, TYPE)                    \
+  Field {                                                                                 \
+    FieldSpec{KEY, LABEL, FieldKind::KIND, MIN, MAX, UNIT, DESC},                         \
+        [](const Scenario& s) { return static_cast<double>(s.MEMBER); },                  \
+        [](Scenario& s, double v) { s.MEMBER = static_cast<TYPE>(v); }, nullptr, nullptr \
+  }
+
+#define PR_TEXT(KEY, LABEL, DESC, CHOICES, MEMBER)                                   \
+  Field {                                                                            \
+    FieldSpec{KEY, LABEL, FieldKind::Text, 0, 0, "", DESC, CHOICES}, nullptr, nullptr, \
+        [](const Scenario& s) { return s.MEMBER; },                                  \
+        [](Scenario& s, const std::string& v) { s.MEMBER = v; }                      \
+  }
+
+// The fixed sections before the policies' (seed, workload, cluster, router).
+std::vector<Field> leading_fields() {
+  return {
+      PR_FIELD("seed", "Seed", Integer, 0, kMaxSafeInteger, "", "Seed of the workload generator.", seed,
+               std::uint64_t),
+      PR_FIELD("workload.requests", "Requests", Integer, 1, 1e7, "requests", "Requests in the trace.",
+               workload.requests, std::uint64_t),
+      PR_FIELD("workload.tenants", "Tenants", Integer, 1, 1e5, "tenants",
+               "Tenants, each with its own shared prompt prefix.", workload.tenants, std::uint32_t),
+      PR_FIELD("workload.zipf_s", "Zipf skew", Number, 0, 10, "",
+               "Zipf exponent of tenant popularity (0 = uniform).", workload.zipf_s, double),
+      PR_FIELD("workload.arrival_rate_per_s", "Arrival rate", Number, 1e-3, 1e7, "requests/s",
+               "Mean Poisson arrival rate of the whole cluster.", workload.arrival_rate_per_s,
+               double),
+      PR_FIELD("workload.prefix_tokens_min", "Prefix length, min", Integer, 0, 1e6, "tokens",
+               "Shortest tenant prefix (drawn uniformly per tenant).", workload.prefix_tokens_min,
+               std::uint32_t),
+      PR_FIELD("workload.prefix_tokens_max", "Prefix length, max", Integer, 0, 1e6, "tokens", "Longest tenant prefix.",
+               workload.prefix_tokens_max, std::uint32_t),
+      PR_FIELD("workload.turn_tokens_min", "Turn length, min", Integer, 1, 1e6, "tokens",
+               "Shortest unique user turn (drawn uniformly per request).", workload.turn_tokens_min,
+               std::uint32_t),
+      PR_FIELD("workload.turn_tokens_max", "Turn length, max", Integer, 1, 1e6, "tokens", "Longest unique user turn.",
+               workload.turn_tokens_max, std::uint32_t),
+      PR_FIELD("workload.vocab_size", "Vocabulary size", Integer, 2, 4294967295.0, "tokens",
+               "Token ids are drawn from [0, vocab_size).", workload.vocab_size, std::uint32_t),
+      PR_FIELD("workload.output_tokens_min", "Output length, min", Integer, 0, 1e6, "tokens",
+               "Shortest output (decode) length; used when cluster.decode_ms_per_token > 0.",
+               workload.output_tokens_min, std::uint32_t),
+      PR_FIELD("workload.output_tokens_max", "Output length, max", Integer, 0, 1e6, "tokens", "Longest output length.",
+               workload.output_tokens_max, std::uint32_t),
+      PR_FIELD("cluster.replicas", "Replicas", Integer, 1, 4096, "replicas", "Serving replicas.",
+               cluster.replicas, std::uint32_t),
+      PR_FIELD("cluster.cache_tokens", "Cache per replica", Integer, 0, 1e9, "tokens",
+               "Prefix-cache budget of each replica.", cluster.cache_tokens, std::uint64_t),
+      PR_FIELD("cluster.prefill_tokens_per_s", "Prefill rate", Number, 1, 1e9, "tokens/s",
+               "Prefill speed of one replica.", cluster.prefill.tokens_per_s, double),
+      PR_FIELD("cluster.protect_after_hits", "Protect after hits", Integer, 0, 4294967295.0, "hits",
+               "A cache node reused this many times is evicted only after unprotected ones "
+               "(0 = no protection).",
+               cluster.protect_after_hits, std::uint32_t),
+      PR_FIELD("cluster.decode_ms_per_token", "Decode time per token", Number, 0, 1e4, "ms",
+               "Time per output token (0 = no decode: requests complete at their first token).",
+               cluster.decode_ms_per_token, double),
+      PR_FIELD("router.scrape_period_ms", "Metrics scrape period", Number, 1, 3.6e6, "ms",
+               "The router scrapes engine metrics (queue, running, KV usage) this often.",
+               router.scrape_period_ms, double),
+      PR_FIELD("router.kv_event_lag_ms", "KV event lag", Number, 0, 3.6e6, "ms",
+               "The router's precise cache view lags the engines' caches by this.",
+               router.kv_event_lag_ms, double),
+  };
+}
+
+// The trace section, after the policies'.
+std::vector<Field> trace_fields() {
+  return {
+      PR_FIELD("trace.block_size", "Trace block size", Integer, 1, 1048576, "tokens",
+               "Tokens per block id in the replayed trace (Mooncake: 512).", trace.block_size,
+               std::uint32_t),
+      PR_FIELD("trace.time_scale", "Time scale", Number, 1e-6, 1e6, "",
+               "Arrival time = trace timestamp x time_scale (2 = half the rate).", trace.time_scale,
+               double),
+      PR_FIELD("trace.limit", "Request limit", Integer, 0, 1e9, "requests",
+               "Replay only the first this many requests (0 = all).", trace.limit, std::uint64_t),
+      PR_FIELD("trace.lines", "Lines read", Integer, 0, 1e12, "lines", "Lines read from the trace file (recorded).",
+               trace.lines, std::uint64_t),
+      PR_FIELD("trace.skipped_lines", "Lines skipped", Integer, 0, 1e12, "lines",
+               "Bad lines skipped under on_error = skip (recorded).", trace.skipped_lines,
+               std::uint64_t),
+      PR_TEXT("trace.on_error", "On a bad line",
+              "On a bad trace line: stop with its message, or skip it (bad lines are counted).", "stop,skip",
+              trace.on_error),
+      PR_TEXT("trace.name", "Trace file", "File name of the replayed trace (recorded; empty = synthetic workload).",
+              "", trace.name),
+      PR_TEXT("trace.content_hash", "Trace content hash",
+              "FNV-1a 64 of the trace file's bytes, 16 hex digits (recorded; a given hash must match the file).", "",
+              trace.content_hash),
+  };
+}
+
+#undef PR_FIELD
+#undef PR_TEXT
+
+// The `choices` text's entry `index`, or "" past its end.
+std::string choice_text(std::string_view choices, std::size_t index) {
+  for (std::size_t i = 0;; ++i) {
+    const auto comma = choices.find(',');
+    if (i == index) return std::string(choices.substr(0, comma));
+    if (comma == std::string_view::npos) return "";
+    choices.remove_prefix(comma + 1);
+  }
+}
+
+// The index of `text` among `choices`; the caller has checked it is one.
+double choice_index(std::string_view choices, std::string_view text) {
+  for (std::size_t i = 0;; ++i) {
+    const auto comma = choices.find(',');
+    if (choices.substr(0, comma) == text || comma == std::string_view::npos) return static_cast<double>(i);
+    choices.remove_prefix(comma + 1);
+  }
+}
+
+// The rows of one policy's parameters, from its spec.
+void add_policy_fields(const PolicySpec& spec, std::vector<Field>& out) {
+  for (std::size_t i = 0; i < spec.params.size(); ++i) {
+    const ParamSpec& p = spec.params[i];
+    FieldSpec f{std::string(spec.name()) + "." + std::string(p.key), p.label, FieldKind::Number, p.min, p.max,
+                p.unit, p.help, p.choices, spec.name()};
+    const PolicySpec* owner = &spec;
+    if (p.kind == ParamKind::Choice) {
+      f.kind = FieldKind::Text;
+      out.push_back(Field{
+          f, nullptr, nullptr,
+          [owner, i](const Scenario& s) {
+            return choice_text(owner->params[i].choices, static_cast<std::size_t>(s.policy_params.of(*owner)[i]));
+          },
+          [owner, i](Scenario& s, const std::string& v) {
+            s.policy_params.set(*owner, i, choice_index(owner->params[i].choices, v));
+          }});
+      continue;
+    }
+    f.kind = p.kind == ParamKind::Integer ? FieldKind::Integer : FieldKind::Number;
+    out.push_back(Field{f, [owner, i](const Scenario& s) { return s.policy_params.of(*owner)[i]; },
+                        [owner, i](Scenario& s, double v) { s.policy_params.set(*owner, i, v); }, nullptr,
+                        nullptr});
+  }
+}
+
+struct Table {
+  std::vector<Field> fields;
+  std::vector<std::string> order;
+  std::uint64_t generation = ~std::uint64_t{0};
+};
+
+// Schema version 1's canonical document lists its sections in this order;
+// results files published with it are compared byte for byte, so it stays.
+// Sections added since (a policy's) follow in field-table order.
+constexpr std::string_view kVersion1Order[] = {
+    "seed",  "workload",  "cluster",       "router", "sglang_cache_aware", "dynamo_kv", "llmd_epp",
+    "chwbl", "preble_e2", "expected_ttft", "trace",  "affinity_balanced"};
+
+Table& table() {
+  static Table t;
+  static std::mutex building;
+  const std::lock_guard<std::mutex> lock(building);  // runs may parse scenarios on several threads
+  if (t.generation != catalogue_generation()) {
+    t.fields = leading_fields();
+    for (const PolicySpec* spec : policy_catalogue()) add_policy_fields(*spec, t.fields);
+    for (Field& f : trace_fields()) t.fields.push_back(std::move(f));
+    std::vector<std::string> tops;  // top-level keys in field order, each once
+    for (const Field& f : t.fields) {
+      const std::string top = f.spec.key.substr(0, f.spec.key.find('.'));
+      bool seen = false;
+      for (const std::string& k : tops) seen = seen || k == top;
+      if (!seen) tops.push_back(top);
+    }
+    t.order = {"schema_version"};
+    for (const std::string_view key : kVersion1Order)
+      for (const std::string& top : tops)
+        if (top == key) t.order.push_back(top);
+    for (const std::string& top : tops) {
+      bool seen = false;
+      for (const std::string& k : t.order) seen = seen || k == top;
+      if (!seen) t.order.push_back(top);
+    }
+    t.order.emplace_back("policies");
+    t.generation = catalogue_generation();
+  }
+  return t;
+}
+
+}  // namespace
+
+const std::vector<Field>& fields() { return table().fields; }
+
+const std::vector<std::string>& document_order() { return table().order; }
+
+const FieldSpec& policies_spec() {
+  static const FieldSpec spec{"policies", "Policies to run", FieldKind::PolicyList, 0, 0, "",
+                              "Policies to run, in report order (or \"all\")."};
+  return spec;
+}
+
+}  // namespace prefixroute::scenario_detail
