@@ -11,8 +11,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "prefixroute/base/hashing.h"
 #include "prefixroute/experiment.h"
+#include "prefixroute/overrides.h"
+#include "prefixroute/replay.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sweep.h"
 #include "prefixroute/workload/trace_reader.h"
@@ -30,42 +31,27 @@ bool read_file(const std::string& path, std::string& text) {
   return true;
 }
 
-// Reads the trace with the scenario's trace settings and records the file's
-// name, line count and content hash in the scenario. On failure returns null
-// and a message listing the problems.
+// Reads the trace with the scenario's trace settings and records it in the
+// scenario (core/include/prefixroute/replay.h). On failure returns null and
+// the message to print.
 std::unique_ptr<prefixroute::BlockTrace> load_trace(const std::string& path, const std::string& text,
                                                     prefixroute::Scenario& scenario, std::string& problem) {
-  prefixroute::TraceReadOptions options;
-  options.block_size = scenario.trace.block_size;
-  options.time_scale = scenario.trace.time_scale;
-  options.limit = scenario.trace.limit;
-  options.on_error = scenario.trace.on_error == "skip" ? prefixroute::TraceReadOptions::OnError::Skip
-                                                      : prefixroute::TraceReadOptions::OnError::Stop;
+  const prefixroute::TraceReadOptions options = prefixroute::trace_read_options(scenario.trace);
   prefixroute::TraceReadResult result = prefixroute::read_trace(text, options);
-  const std::string hex = prefixroute::hashing::to_hex16(result.content_hash);
-  if (!scenario.trace.content_hash.empty() && scenario.trace.content_hash != hex) {
-    problem = "error: trace.content_hash: the scenario expects " + scenario.trace.content_hash + " but " +
-              path + " hashes to " + hex + " (a different file or version)\n";
-    return nullptr;
-  }
   if (!result.ok()) {
     problem = "error: cannot replay trace " + path + ":\n" + result.error_text();
     if (options.on_error == prefixroute::TraceReadOptions::OnError::Stop)
       problem += "(use --set trace.on_error=skip to skip bad lines; they are counted)\n";
     return nullptr;
   }
-  const std::vector<prefixroute::FieldError> limits = prefixroute::check_replay(scenario, *result.trace);
-  if (!limits.empty()) {
+  const std::vector<prefixroute::FieldError> errors = prefixroute::record_replay(scenario, path, result);
+  if (!errors.empty()) {
     problem = "error: cannot replay trace " + path + ":\n";
-    for (const auto& e : limits) problem += "  " + e.field + ": " + e.message + "\n";
+    for (const auto& e : errors) problem += "  " + e.field + ": " + e.message + "\n";
     return nullptr;
   }
   if (result.bad_lines > 0)
     std::cerr << "warning: skipped " << result.bad_lines << " bad lines of " << path << ":\n" << result.error_text();
-  scenario.trace.name = std::filesystem::path(path).filename().string().substr(0, 256);
-  scenario.trace.lines = result.lines;
-  scenario.trace.skipped_lines = result.bad_lines;
-  scenario.trace.content_hash = hex;
   return std::move(result.trace);
 }
 
@@ -161,13 +147,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<prefixroute::Override> overrides;
-  for (const std::string& s : sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos) {
-      std::cerr << "error: --set " << s << ": expected key=value, e.g. --set cluster.replicas=8\n";
+  for (const std::string& assignment : sets) {
+    std::string error;
+    if (!prefixroute::parse_assignment(assignment, overrides.emplace_back(), error)) {
+      std::cerr << "error: --set " << error << "\n";
       return 2;
     }
-    overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
   }
   if (!sweep_text.empty()) return run_sweep_command(text, overrides, sweep_text, json_path);
   prefixroute::ScenarioParse parsed = prefixroute::parse_scenario(text, overrides);

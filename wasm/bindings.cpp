@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
+#include "prefixroute/overrides.h"
 #include "prefixroute/policies/affinity.h"
 #include "prefixroute/policies/affinity_balanced.h"
 #include "prefixroute/policies/least_loaded.h"
@@ -100,6 +101,18 @@ EM_JS(EM_VAL, pr_call_progress, (EM_VAL fn, int policy_index, double done, doubl
   }
 });
 
+// New typed arrays holding copies of `n` elements of the heap at `data`.
+// (Not val::call: embind 3.1.6 keeps its method callers in thread_local
+// storage, and wasm-ld refuses thread-local storage in a module without the
+// atomics feature: "'atomics' feature must be used in order to use
+// thread-local storage".)
+EM_JS(EM_VAL, pr_copy_f64, (const double* data, std::size_t n), {
+  return Emval.toHandle(HEAPF64.slice(data >>> 3, (data >>> 3) + n));
+});
+EM_JS(EM_VAL, pr_copy_u32, (const std::uint32_t* data, std::size_t n), {
+  return Emval.toHandle(HEAPU32.slice(data >>> 2, (data >>> 2) + n));
+});
+
 // Records the error that post.js throws when the current library call returns.
 EM_JS(void, pr_reject, (const char* type, const char* message), {
   prefixrouteReject(UTF8ToString(type), UTF8ToString(message));
@@ -152,13 +165,13 @@ bool read_seconds(double seconds, const char* what, prefixroute::Tick& out) {
 
 double ticks_to_seconds(prefixroute::Tick t) { return static_cast<double>(t) / 1e9; }
 
-// Copies `n` elements at `data` into a new JS typed array of class `type`.
-// The view lives only for the set() call: nothing can grow memory meanwhile.
-template <typename T>
-val copy_out(const char* type, const T* data, std::size_t n) {
-  val out = val::global(type).new_(n);
-  if (n > 0) out.call<void>("set", val(emscripten::typed_memory_view(n, data)));
-  return out;
+// Copies `n` elements at `data` into a new JS typed array (slice() copies:
+// a view of the heap would go dead when memory grows).
+val copy_out(const double* data, std::size_t n) {
+  return val::take_ownership(pr_copy_f64(data, n));
+}
+val copy_out(const std::uint32_t* data, std::size_t n) {
+  return val::take_ownership(pr_copy_u32(data, n));
 }
 
 // ---------------------------------------------------------------------------
@@ -181,71 +194,12 @@ val failure(const std::vector<prefixroute::FieldError>& errors) {
   return result;
 }
 
-// Reads overridesJson: a JSON array of [key, value] pairs, as the CLI's
-// repeated --set key=value. The value is normally the text after '=' (a
-// string); any other JSON value is taken as its JSON text, so [key, 8] works
-// too. Empty text means no overrides.
-bool parse_overrides(const std::string& text, std::vector<prefixroute::Override>& out,
-                     std::string& error) {
-  using Json = nlohmann::json;
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return true;
-  const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  const char* shape = "must be a JSON array of [key, valueText] pairs, e.g. [[\"cluster.replicas\", \"8\"]]";
-  if (doc.is_discarded()) {
-    error = std::string("not valid JSON; ") + shape;
-    return false;
-  }
-  if (!doc.is_array()) {
-    error = shape;
-    return false;
-  }
-  for (std::size_t i = 0; i < doc.size(); ++i) {
-    const Json& pair = doc[i];
-    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string()) {
-      error = "entry " + std::to_string(i) + " is not a [key, valueText] pair; " + shape;
-      return false;
-    }
-    const Json& value = pair[1];
-    out.emplace_back(pair[0].get<std::string>(),
-                     value.is_string() ? value.get<std::string>() : value.dump());
-  }
-  return true;
-}
-
 using prefixroute_wasm::heap_budget_errors;
 
+// The core's estimate of a run's heap, plus the copy of one policy's TTFTs
+// that run_outcome stages while it copies the series out.
 double estimated_heap_bytes(const prefixroute::Scenario& s) {
-  const auto& w = s.workload;
-  const auto& c = s.cluster;
-  const double requests = static_cast<double>(w.requests);
-  const double replicas = c.replicas;
-  // The trace: one Request per request, one prefix per tenant, and the turns
-  // when the workload stores them (at most Workload::kMaxStoredTurnTokens,
-  // plus one offset per request).
-  const double stored_turns =
-      std::min(requests * w.turn_tokens_max, static_cast<double>(prefixroute::Workload::kMaxStoredTurnTokens));
-  const double trace = requests * sizeof(prefixroute::Request) +
-                       static_cast<double>(w.tenants) * w.prefix_tokens_max * sizeof(prefixroute::Token) +
-                       stored_turns * sizeof(prefixroute::Token) + (requests + 1) * sizeof(std::uint32_t);
-  // Per-request results of every policy (kept until the end), plus the TTFT
-  // staging copy made while the series are copied out.
-  const double runs = static_cast<double>(s.policies.size()) * requests * (8 + 4 + 4) + requests * 8;
-  // Radix trees: ~6 bytes per token (edges, growth slack) and ~200 bytes per
-  // node slot (the node, its edge and child allocations, its entry in the
-  // eviction set). An insert adds at most two nodes; a node holds >= 1 token.
-  auto tree_bytes = [&](double tokens) { return tokens * 6 + (std::min(2 * requests, tokens) + replicas) * 200; };
-  // Every distinct token of the trace: each tenant prefix and each user turn.
-  const double distinct = static_cast<double>(w.tenants) * w.prefix_tokens_max + requests * w.turn_tokens_max;
-  // A policy phase holds the replicas' caches (each at most its budget plus
-  // the prompt being inserted; together at most every prefix per replica plus
-  // every turn once) and the router's own state, at most a tree of the
-  // distinct tokens. The ideal-bound phase holds one cache of the distinct
-  // tokens; the pooled bound, less. Phases run one after another, so the sum
-  // below bounds each of them.
-  const double prompt_max = static_cast<double>(w.prefix_tokens_max) + w.turn_tokens_max;
-  const double replica_tokens = std::min(replicas * (static_cast<double>(c.cache_tokens) + prompt_max),
-                                         replicas * w.tenants * w.prefix_tokens_max + requests * w.turn_tokens_max);
-  return trace + runs + tree_bytes(replica_tokens) + tree_bytes(distinct);
+  return prefixroute::estimated_peak_bytes(s) + static_cast<double>(s.workload.requests) * sizeof(double);
 }
 
 prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
@@ -263,7 +217,7 @@ prefixroute::ScenarioParse parse_with_overrides(const val& scenario_arg, const v
 
   std::vector<prefixroute::Override> overrides;
   std::string error;
-  if (!parse_overrides(overrides_json, overrides, error)) {
+  if (!prefixroute::parse_override_pairs(overrides_json, overrides, error)) {
     prefixroute::ScenarioParse parse;
     parse.errors.push_back({"(overrides)", error});
     return parse;
@@ -337,9 +291,9 @@ val run_outcome(const prefixroute::Scenario& scenario, prefixroute::ExperimentRe
     std::vector<prefixroute::Tick>().swap(outcome.run.ttft);  // lowers the peak: the ticks are done with
     val s = val::object();
     s.set("policy", outcome.policy);
-    s.set("ttftMs", copy_out("Float64Array", ttft_ms.data(), ttft_ms.size()));
-    s.set("replicaOf", copy_out("Uint32Array", outcome.run.replica_of.data(), outcome.run.replica_of.size()));
-    s.set("cachedTokens", copy_out("Uint32Array", outcome.run.cached_of.data(), outcome.run.cached_of.size()));
+    s.set("ttftMs", copy_out(ttft_ms.data(), ttft_ms.size()));
+    s.set("replicaOf", copy_out(outcome.run.replica_of.data(), outcome.run.replica_of.size()));
+    s.set("cachedTokens", copy_out(outcome.run.cached_of.data(), outcome.run.cached_of.size()));
     series.set(p, s);
   }
   result.set("series", series);
@@ -363,7 +317,7 @@ val run_scenario(const val& scenario_json, const val& overrides_json, const val&
 std::string scenario_schema() { return prefixroute::scenario_json_schema(); }
 
 // The core's catalogue JSON, as plain JS objects.
-val policy_catalogue() { return val::global("JSON").call<val>("parse", prefixroute::policy_catalogue_json()); }
+val policy_catalogue() { return val::global("JSON")["parse"](prefixroute::policy_catalogue_json()); }
 
 std::string version() { return PREFIXROUTE_VERSION; }
 
@@ -549,9 +503,6 @@ std::vector<prefixroute::FieldError> heap_budget_errors(double need, const char*
 val failure(const std::vector<prefixroute::FieldError>& errors) { return ::failure(errors); }
 prefixroute::ScenarioParse parse_with_overrides(const val& scenario_json, const val& overrides_json) {
   return ::parse_with_overrides(scenario_json, overrides_json);
-}
-bool parse_overrides(const std::string& text, std::vector<prefixroute::Override>& out, std::string& error) {
-  return ::parse_overrides(text, out, error);
 }
 prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
                                          const std::vector<prefixroute::Override>& overrides) {

@@ -39,9 +39,6 @@ emscripten::val failure(const std::vector<prefixroute::FieldError>& errors);
 prefixroute::ScenarioParse parse_with_overrides(const emscripten::val& scenario_json,
                                                 const emscripten::val& overrides_json);
 
-/// Reads overridesJson (a JSON array of [key, valueText] pairs; "" for none).
-bool parse_overrides(const std::string& text, std::vector<prefixroute::Override>& out, std::string& error);
-
 /// parse_scenario plus the module's own refusals (trace replay, the memory
 /// bound): the part of parse_with_overrides after the arguments are read.
 prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,

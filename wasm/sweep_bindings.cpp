@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "coarse_api.h"
+#include "prefixroute/overrides.h"
 #include "prefixroute/sweep.h"
 
 using emscripten::EM_VAL;
@@ -70,7 +71,7 @@ val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec
   const std::string scenario_json = scenario_arg.as<std::string>();
   std::vector<prefixroute::Override> overrides;
   std::string error;
-  prefixroute_wasm::parse_overrides(overrides_arg.as<std::string>(), overrides, error);  // read above: cannot fail
+  prefixroute::parse_override_pairs(overrides_arg.as<std::string>(), overrides, error);  // read above: cannot fail
 
   const std::string spec_text = spec_arg.as<std::string>();
   if (spec_text.size() > kMaxSpecChars)

@@ -40,6 +40,8 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
+#include "prefixroute/overrides.h"
+#include "prefixroute/replay.h"
 #include "prefixroute/base/hashing.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload/trace_reader.h"
@@ -79,7 +81,6 @@ using prefixroute::ScenarioParse;
 using prefixroute::TraceReadOptions;
 using prefixroute_wasm::failure;
 using prefixroute_wasm::heap_budget_errors;
-using prefixroute_wasm::parse_overrides;
 using prefixroute_wasm::progress_callback;
 using prefixroute_wasm::run_outcome;
 
@@ -94,38 +95,18 @@ ScenarioParse parse(const val& scenario_arg, const val& overrides_arg) {
   if (!result.ok()) return result;
   std::vector<prefixroute::Override> overrides;
   std::string error;
-  if (!parse_overrides(overrides_arg.as<std::string>(), overrides, error)) {
+  if (!prefixroute::parse_override_pairs(overrides_arg.as<std::string>(), overrides, error)) {
     result.errors.push_back({"(overrides)", error});
     return result;
   }
   return prefixroute::parse_scenario(scenario_arg.as<std::string>(), overrides);
 }
 
-TraceReadOptions read_options(const Scenario& s) {
-  TraceReadOptions o;
-  o.block_size = s.trace.block_size;
-  o.time_scale = s.trace.time_scale;
-  o.limit = s.trace.limit;
-  o.on_error = s.trace.on_error == "skip" ? TraceReadOptions::OnError::Skip : TraceReadOptions::OnError::Stop;
-  return o;
-}
-
 // A replay that could outgrow the wasm heap is refused up front
-// (kHeapBudgetBytes, coarse_api.h), with the per-token and per-node costs
-// bindings.cpp uses for the synthetic workload. Every request is inserted into
-// exactly one replica, so all replicas' caches together never hold more than
-// the trace's prompt tokens; the ideal bound and a router's own tree hold at
-// most every distinct token, bounded by the prompt tokens too.
-
-double estimated_heap_bytes(const Scenario& s, const prefixroute::BlockTrace& trace, double prompt_tokens,
-                            double max_prompt) {
-  const double requests = static_cast<double>(trace.size());
-  const double replicas = s.cluster.replicas;
-  const double runs = static_cast<double>(s.policies.size()) * requests * (8 + 4 + 4) + requests * 8;
-  auto tree_bytes = [&](double tokens) { return tokens * 6 + (std::min(2 * requests, tokens) + replicas) * 200; };
-  const double replica_tokens =
-      std::min(replicas * (static_cast<double>(s.cluster.cache_tokens) + max_prompt), prompt_tokens);
-  return runs + tree_bytes(replica_tokens) + tree_bytes(prompt_tokens);
+// (kHeapBudgetBytes, coarse_api.h): the core's estimate for the trace's size,
+// plus the copy of one policy's TTFTs that run_outcome stages.
+double estimated_heap_bytes(const Scenario& s, const prefixroute::ReplaySize& size) {
+  return prefixroute::estimated_peak_bytes(s, &size) + size.requests * sizeof(double);
 }
 
 // A trace read in chunks. States: reading (feed) -> finished (finish; the
@@ -140,7 +121,7 @@ class TraceLoader {
       finished_ = true;
       return;
     }
-    options_ = read_options(parsed.scenario);
+    options_ = prefixroute::trace_read_options(parsed.scenario.trace);
     reader_ = std::make_unique<prefixroute::TraceReader>(options_);
   }
 
@@ -149,8 +130,7 @@ class TraceLoader {
   bool finished() const { return finished_; }
   const prefixroute::BlockTrace* trace() const { return result_.trace.get(); }
   const prefixroute::TraceReadResult& result() const { return result_; }
-  double prompt_tokens() const { return prompt_tokens_; }
-  double max_prompt() const { return max_prompt_; }
+  const prefixroute::ReplaySize& size() const { return size_; }
 
   val feed(const val& chunk) {
     std::string error;
@@ -190,13 +170,7 @@ class TraceLoader {
       finished_ = true;
       result_ = reader_->finish();
       reader_.reset();
-      if (result_.trace) {
-        for (std::size_t i = 0; i < result_.trace->size(); ++i) {
-          const double tokens = static_cast<double>(result_.trace->prompt_tokens(i));
-          prompt_tokens_ += tokens;
-          max_prompt_ = std::max(max_prompt_, tokens);
-        }
-      }
+      if (result_.trace) size_ = prefixroute::replay_size(*result_.trace);
     }
     return describe();
   }
@@ -218,7 +192,7 @@ class TraceLoader {
     out.set("lines", static_cast<double>(result_.lines));
     out.set("requests", result_.trace ? static_cast<double>(result_.trace->size()) : 0.0);
     out.set("skippedLines", static_cast<double>(result_.bad_lines));
-    out.set("promptTokens", prompt_tokens_);
+    out.set("promptTokens", size_.prompt_tokens);
     out.set("contentHash", finished_ && setup_problems_.empty() ? prefixroute::hashing::to_hex16(result_.content_hash) : std::string());
     val problems = val::array();
     const auto& list = setup_problems_.empty() ? result_.problems : setup_problems_;
@@ -243,21 +217,14 @@ class TraceLoader {
   prefixroute::TraceReadResult result_;
   std::vector<prefixroute::TraceProblem> setup_problems_;
   double bytes_ = 0;
-  double prompt_tokens_ = 0;
-  double max_prompt_ = 0;
+  prefixroute::ReplaySize size_;
   bool going_ = true;
   bool finished_ = false;
 };
 
-// The file name only, at most 256 bytes, as the command line records it.
-std::string base_name(const std::string& name) {
-  const auto slash = name.find_last_of("/\\");
-  return (slash == std::string::npos ? name : name.substr(slash + 1)).substr(0, 256);
-}
-
 TraceLoader* make_loader(const val& name, const val& scenario_json, const val& overrides_json) {
   const std::string text = name.isString() ? name.as<std::string>() : std::string();
-  auto* loader = new TraceLoader(base_name(text), scenario_json, overrides_json);
+  auto* loader = new TraceLoader(prefixroute::trace_file_name(text), scenario_json, overrides_json);
   return loader;
 }
 
@@ -280,40 +247,12 @@ val run_trace(TraceLoader& loader, const val& scenario_json, const val& override
 
   // The trace was read with the loader's settings; other settings would need
   // another read.
-  const TraceReadOptions want = read_options(scenario);
-  const TraceReadOptions& have = loader.options();
-  std::vector<FieldError> errors;
-  auto differs = [&](const char* field, const std::string& read_with) {
-    errors.push_back({field, std::string("the trace was read with ") + read_with +
-                                 "; make a new TraceLoader with this value to replay it so"});
-  };
-  if (want.block_size != have.block_size) differs("trace.block_size", std::to_string(have.block_size));
-  if (want.time_scale != have.time_scale) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.17g", have.time_scale);
-    differs("trace.time_scale", text);
-  }
-  if (want.limit != have.limit) differs("trace.limit", std::to_string(have.limit));
-  if (want.on_error != have.on_error)
-    differs("trace.on_error", have.on_error == TraceReadOptions::OnError::Skip ? "skip" : "stop");
+  std::vector<FieldError> errors = prefixroute::differing_read_settings(scenario.trace, loader.options());
   if (!errors.empty()) return failure(errors);
-
-  const std::string hash = prefixroute::hashing::to_hex16(loader.result().content_hash);
-  if (!scenario.trace.content_hash.empty() && scenario.trace.content_hash != hash)
-    return failure({{"trace.content_hash", "the scenario expects " + scenario.trace.content_hash + " but " +
-                                               loader.name() + " hashes to " + hash +
-                                               " (a different file or version)"}});
-  scenario.trace.name = loader.name();
-  scenario.trace.lines = loader.result().lines;
-  scenario.trace.skipped_lines = loader.result().bad_lines;
-  scenario.trace.content_hash = hash;
-  if (scenario.trace.name.empty())
-    return failure({{"trace.name", "the loader has no file name; give one to new TraceLoader(name, ...)"}});
-
-  errors = prefixroute::check_replay(scenario, *loader.trace());
+  errors = prefixroute::record_replay(scenario, loader.name(), loader.result());
   if (!errors.empty()) return failure(errors);
   errors = heap_budget_errors(
-      estimated_heap_bytes(scenario, *loader.trace(), loader.prompt_tokens(), loader.max_prompt()), "this replay",
+      estimated_heap_bytes(scenario, loader.size()), "this replay",
       "Lower cluster.cache_tokens, replay fewer requests (trace.limit), "
       "or run the native benchmark (prefixroute-bench --trace)");
   if (!errors.empty()) return failure(errors);

@@ -1,5 +1,6 @@
 #include "prefixroute/experiment.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -26,6 +27,46 @@ std::vector<FieldError> check_replay(const Scenario& scenario, const RequestTrac
     errors.push_back({"cluster.prefill_tokens_per_s", text});
   }
   return errors;
+}
+
+ReplaySize replay_size(const RequestTrace& trace) {
+  ReplaySize size;
+  size.requests = static_cast<double>(trace.size());
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const auto tokens = static_cast<double>(trace.prompt_tokens(i));
+    size.prompt_tokens += tokens;
+    size.max_prompt_tokens = std::max(size.max_prompt_tokens, tokens);
+  }
+  return size;
+}
+
+double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay) {
+  const WorkloadConfig& w = s.workload;
+  const double replicas = s.cluster.replicas;
+  const double requests = replay != nullptr ? replay->requests : static_cast<double>(w.requests);
+  // Every distinct token (each tenant prefix and each user turn, or every
+  // prompt token of a trace) and the longest prompt.
+  const double distinct = replay != nullptr ? replay->prompt_tokens
+                                            : static_cast<double>(w.tenants) * w.prefix_tokens_max +
+                                                  requests * w.turn_tokens_max;
+  const double prompt_max =
+      replay != nullptr ? replay->max_prompt_tokens : static_cast<double>(w.prefix_tokens_max) + w.turn_tokens_max;
+  // An insert adds at most two nodes and a node holds at least one token;
+  // every tree also has a root.
+  const auto tree = [&](double tokens, double trees) {
+    return RadixCache::estimated_bytes(tokens, std::min(2 * requests, tokens) + trees);
+  };
+  // The replicas' caches: each at most its budget plus the prompt being
+  // inserted, and together never more than every distinct token per replica
+  // (a prefix may sit on every replica, a turn or a trace's tokens on one).
+  const double replica_tokens =
+      std::min(replicas * (static_cast<double>(s.cluster.cache_tokens) + prompt_max),
+               replay != nullptr ? distinct : replicas * w.tenants * w.prefix_tokens_max + requests * w.turn_tokens_max);
+  const double workload = replay != nullptr ? 0 : Workload::estimated_bytes(w);
+  const double runs = static_cast<double>(s.policies.size()) * requests * SimulationRun::kBytesPerRequest;
+  // With lagged KV events the router's view is a mirror of every cache.
+  const double caches = (s.router.kv_event_lag_ms > 0 ? 2 : 1) * tree(replica_tokens, replicas);
+  return workload + runs + caches + tree(distinct, 1);
 }
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,

@@ -34,7 +34,6 @@ const FieldSpec& policies_spec();
 /// them (schema_version first, policies last).
 const std::vector<std::string>& document_order();
 
-/// Longest text a text field takes.
-inline constexpr std::size_t kMaxTextLength = 256;
+inline constexpr std::size_t kMaxTextLength = kMaxTextFieldLength;
 
 }  // namespace prefixroute::scenario_detail

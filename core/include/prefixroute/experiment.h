@@ -68,6 +68,27 @@ ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgre
 /// run_experiment. Returns the problems; empty when the replay may run. O(requests).
 std::vector<FieldError> check_replay(const Scenario& scenario, const RequestTrace& trace);
 
+/// The size of a replayed trace, as estimated_peak_bytes needs it.
+struct ReplaySize {
+  double requests = 0;
+  double prompt_tokens = 0;      ///< summed over the requests
+  double max_prompt_tokens = 0;  ///< of the longest prompt
+};
+
+/// The size of `trace`. O(requests).
+ReplaySize replay_size(const RequestTrace& trace);
+
+/// An upper estimate of run_experiment's peak heap, in bytes, beyond a
+/// replayed trace's own memory: the synthetic workload (when `replay` is
+/// null), every policy's per-request results (kept until the end), the
+/// replicas' caches (twice when KV events lag: the router's mirrors), and one
+/// tree of every distinct token (a router's own tree, the ideal bound's cache). Policies run one after another, so their
+/// trees are counted once. Built from the structures' own costs
+/// (Workload::estimated_bytes, SimulationRun::kBytesPerRequest,
+/// RadixCache::estimated_bytes) and checked against measured heap use in
+/// tests/experiment_memory_test.cpp. O(1).
+double estimated_peak_bytes(const Scenario& scenario, const ReplaySize* replay = nullptr);
+
 /// The results JSON of a report (2-space indented, trailing newline).
 std::string results_to_json(const Scenario& scenario, const ExperimentReport& report);
 

@@ -30,6 +30,9 @@ namespace prefixroute {
 
 inline constexpr int kScenarioVersion = 1;
 
+/// Longest text a text field takes (a trace's recorded file name is cut to it).
+inline constexpr std::size_t kMaxTextFieldLength = 256;
+
 /// Replay of a recorded trace instead of the synthetic workload. The first
 /// four fields are settings; the others record which file
 /// was replayed (set by whoever reads the file; a given content_hash must

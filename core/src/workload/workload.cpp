@@ -80,4 +80,13 @@ Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed) {
   return Workload(std::move(prefixes), std::move(requests), config.vocab_size);
 }
 
+double Workload::estimated_bytes(const WorkloadConfig& config) {
+  const double requests = static_cast<double>(config.requests);
+  // The turns are kept when their drawn total fits kMaxStoredTurnTokens,
+  // which a total bounded by requests x turn_tokens_max may.
+  const double stored = std::min(requests * config.turn_tokens_max, static_cast<double>(kMaxStoredTurnTokens));
+  return requests * sizeof(Request) + static_cast<double>(config.tenants) * config.prefix_tokens_max * sizeof(Token) +
+         stored * sizeof(Token) + (requests + 1) * sizeof(std::uint32_t);
+}
+
 }  // namespace prefixroute

@@ -104,6 +104,14 @@ class RadixCache {
   /// Default hit count from which a node is protected.
   static constexpr std::uint32_t kDefaultProtectAfterHits = 32;
 
+  /// Heap bytes of a radix tree holding `tokens` tokens in `nodes` nodes, an
+  /// upper estimate for memory budgets: ~6 bytes per token (edges and their
+  /// growth slack) and ~200 per node (the node, its edge and child vectors,
+  /// its eviction-heap entry). The same costs bound a PrefixIndex or an
+  /// ApproxRadixTree of as many tokens and nodes. Checked against measured
+  /// heap use in tests/experiment_memory_test.cpp.
+  static constexpr double estimated_bytes(double tokens, double nodes) { return tokens * 6 + nodes * 200; }
+
   /// Names the node that ends an inserted path, for pin()/unpin(). Stays
   /// valid while the path is pinned (a pinned node is never evicted; a split
   /// keeps the lower part's id).

@@ -61,7 +61,10 @@ struct ReplicaTotals {
 };
 
 /// Everything one run produced, per request (arrival order) and per replica.
+/// Memory: kBytesPerRequest per request plus the in-flight samples.
 struct SimulationRun {
+  static constexpr double kBytesPerRequest = 2 * sizeof(Tick) + 2 * sizeof(std::uint32_t);
+
   std::vector<Tick> ttft;                 ///< per request
   std::vector<Tick> end_to_end;           ///< per request: completion - arrival
   std::vector<std::uint32_t> replica_of;  ///< per request: where it was served

@@ -71,6 +71,11 @@ class Workload final : public RequestTrace {
   /// Writes request i's prompt (prefix then turn) into `out`, replacing its contents.
   void materialize(std::size_t i, std::vector<Token>& out) const override;
 
+  /// Heap bytes of the workload generated for `config`: one Request per
+  /// request, the tenant prefixes, and the stored turns when they fit
+  /// kMaxStoredTurnTokens (plus one offset per request).
+  static double estimated_bytes(const WorkloadConfig& config);
+
   /// Most turn tokens drawn once and kept (see the header comment).
   static constexpr std::uint64_t kMaxStoredTurnTokens = std::uint64_t{8} << 20;
   /// Whether this workload keeps its turns (for tests and benchmarks).

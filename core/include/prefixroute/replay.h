@@ -1,0 +1,43 @@
+// Replay: running a scenario on a recorded trace, set up the same way by every
+// face of prefixroute (the command line's --trace, the module's TraceLoader +
+// runTrace), so the same file and scenario give the same results JSON.
+//
+//   1. read the file with the scenario's reading settings
+//      (trace_read_options: block size, time scale, limit, on_error);
+//   2. record_replay: check the scenario's content hash against the file's,
+//      record the file's name, lines, skipped lines and hash in
+//      scenario.trace (the results JSON echoes them), and check the limits
+//      that depend on both trace and scenario (check_replay);
+//   3. run_experiment(scenario, progress, &trace).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "prefixroute/scenario.h"
+#include "prefixroute/workload/trace_reader.h"
+
+namespace prefixroute {
+
+/// How to read a trace for a scenario with these settings.
+TraceReadOptions trace_read_options(const TraceSettings& settings);
+
+/// The settings in `want` that differ from those a trace was read with
+/// (`have`), one error per field naming the value it was read with. A reader
+/// that kept a trace in memory checks this before replaying it for another
+/// scenario: different settings would need another read.
+std::vector<FieldError> differing_read_settings(const TraceSettings& want, const TraceReadOptions& have);
+
+/// The name a trace is recorded under: the last component of `path`, cut
+/// to kMaxTextFieldLength bytes.
+std::string trace_file_name(std::string_view path);
+
+/// Step 2 above for a trace read successfully (`read.ok()`): checks and
+/// records in `scenario.trace`. `file_name` may be a path: its last component,
+/// cut to 256 bytes, is recorded. Returns the problems (nothing is recorded
+/// when there is one): a content hash that does not match, an empty name, a
+/// replay beyond the simulator's limits.
+std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_name, const TraceReadResult& read);
+
+}  // namespace prefixroute

@@ -1,0 +1,62 @@
+#include "prefixroute/replay.h"
+
+#include <cstdio>
+#include <string>
+
+#include "prefixroute/base/hashing.h"
+#include "prefixroute/experiment.h"
+
+namespace prefixroute {
+
+TraceReadOptions trace_read_options(const TraceSettings& settings) {
+  TraceReadOptions o;
+  o.block_size = settings.block_size;
+  o.time_scale = settings.time_scale;
+  o.limit = settings.limit;
+  o.on_error = settings.on_error == "skip" ? TraceReadOptions::OnError::Skip : TraceReadOptions::OnError::Stop;
+  return o;
+}
+
+std::vector<FieldError> differing_read_settings(const TraceSettings& want_settings, const TraceReadOptions& have) {
+  const TraceReadOptions want = trace_read_options(want_settings);
+  std::vector<FieldError> errors;
+  const auto differs = [&](const char* field, const std::string& read_with) {
+    errors.push_back({field, "the trace was read with " + read_with +
+                                 "; read it again with this value to replay it so"});
+  };
+  if (want.block_size != have.block_size) differs("trace.block_size", std::to_string(have.block_size));
+  if (want.time_scale != have.time_scale) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", have.time_scale);
+    differs("trace.time_scale", text);
+  }
+  if (want.limit != have.limit) differs("trace.limit", std::to_string(have.limit));
+  if (want.on_error != have.on_error)
+    differs("trace.on_error", have.on_error == TraceReadOptions::OnError::Skip ? "skip" : "stop");
+  return errors;
+}
+
+std::string trace_file_name(std::string_view path) {
+  const auto slash = path.find_last_of("/\\");
+  return std::string((slash == std::string_view::npos ? path : path.substr(slash + 1)).substr(0, kMaxTextFieldLength));
+}
+
+std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_name, const TraceReadResult& read) {
+  const std::string name = trace_file_name(file_name);
+  const std::string hash = hashing::to_hex16(read.content_hash);
+  if (!scenario.trace.content_hash.empty() && scenario.trace.content_hash != hash)
+    return {{"trace.content_hash", "the scenario expects " + scenario.trace.content_hash + " but " + name +
+                                       " hashes to " + hash + " (a different file or version)"}};
+  if (name.empty()) return {{"trace.name", "the trace has no file name; give the file's name"}};
+  if (!read.ok()) return {{"(trace)", "the trace could not be read"}};
+  Scenario recorded = scenario;
+  recorded.trace.name = name;
+  recorded.trace.lines = read.lines;
+  recorded.trace.skipped_lines = read.bad_lines;
+  recorded.trace.content_hash = hash;
+  std::vector<FieldError> errors = check_replay(recorded, *read.trace);
+  if (errors.empty()) scenario = std::move(recorded);
+  return errors;
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,109 @@
+// estimated_peak_bytes against the heap a run really uses: the estimate the
+// WebAssembly module refuses runs with must never be below the measured peak,
+// and should not be so loose that it refuses runs that fit.
+//
+// This binary replaces the global operator new and delete to count the bytes
+// the heap hands out (malloc_usable_size), so it measures every allocation of
+// the run, the core's and the standard library's.
+#include <malloc.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "prefixroute/experiment.h"
+#include "prefixroute/replay.h"
+#include "prefixroute/scenario.h"
+
+namespace {
+
+std::atomic<std::size_t> live_bytes{0};
+std::atomic<std::size_t> peak_bytes{0};
+
+void* counted_alloc(std::size_t n) {
+  void* p = std::malloc(n == 0 ? 1 : n);
+  if (p == nullptr) throw std::bad_alloc();
+  const std::size_t now = live_bytes += malloc_usable_size(p);
+  std::size_t peak = peak_bytes.load();
+  while (now > peak && !peak_bytes.compare_exchange_weak(peak, now)) {
+  }
+  return p;
+}
+
+void counted_free(void* p) noexcept {
+  if (p == nullptr) return;
+  live_bytes -= malloc_usable_size(p);
+  std::free(p);
+}
+
+}  // namespace
+
+void* operator new(std::size_t n) { return counted_alloc(n); }
+void* operator new[](std::size_t n) { return counted_alloc(n); }
+void operator delete(void* p) noexcept { counted_free(p); }
+void operator delete[](void* p) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+
+namespace prefixroute {
+namespace {
+
+// The heap a call of `run` adds at its peak, above what was live before it.
+template <typename Run>
+double measured_peak(const Run& run) {
+  const std::size_t before = live_bytes.load();
+  peak_bytes = before;
+  run();
+  return static_cast<double>(peak_bytes.load() - before);
+}
+
+Scenario parsed(const std::vector<Override>& overrides) {
+  const ScenarioParse p = parse_scenario("", overrides);
+  EXPECT_TRUE(p.ok()) << p.error_text();
+  return p.scenario;
+}
+
+void expect_bounds(const Scenario& s, const ReplaySize* replay, const RequestTrace* trace, const char* what) {
+  const double estimate = estimated_peak_bytes(s, replay);
+  const double measured = measured_peak([&] { run_experiment(s, {}, trace); });
+  std::printf("%-40s measured %10.0f  estimate %10.0f  (%.2fx)\n", what, measured, estimate, estimate / measured);
+  EXPECT_LE(measured, estimate) << what;
+  EXPECT_LE(estimate, 4 * measured) << what << ": the estimate would refuse runs far smaller than the budget";
+}
+
+TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfSyntheticRuns) {
+  expect_bounds(parsed({{"policies", "all"}}), nullptr, nullptr, "reference, every policy");
+  expect_bounds(parsed({{"policies", "all"}, {"workload.requests", "20000"}, {"cluster.cache_tokens", "1000000"}}),
+                nullptr, nullptr, "20k requests, unbounded caches");
+  expect_bounds(parsed({{"policies", "affinity,round_robin"}, {"cluster.replicas", "64"},
+                        {"workload.tenants", "192"}, {"workload.arrival_rate_per_s", "1600"}}),
+                nullptr, nullptr, "64 replicas");
+  expect_bounds(parsed({{"policies", "all"}, {"cluster.decode_ms_per_token", "20"}, {"workload.output_tokens_max", "200"},
+                        {"router.kv_event_lag_ms", "50"}}),
+                nullptr, nullptr, "decode and lagged KV events");
+  expect_bounds(parsed({{"policies", "affinity_balanced,dynamo_kv"}, {"workload.requests", "20000"},
+                        {"cluster.cache_tokens", "1000000"}, {"router.kv_event_lag_ms", "50"}}),
+                nullptr, nullptr, "20k requests, unbounded caches, lagged");
+}
+
+TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfAReplay) {
+  Scenario s = parsed({{"policies", "all"}, {"cluster.replicas", "8"}, {"cluster.cache_tokens", "1000000"}});
+  const std::string path = std::string(PREFIXROUTE_SOURCE_DIR) + "/scenarios/traces/mooncake-conversation-first-1000.jsonl";
+  FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr) << path;
+  std::string text;
+  char buffer[1 << 16];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) text.append(buffer, n);
+  std::fclose(f);
+  TraceReadResult read = read_trace(text, trace_read_options(s.trace));
+  ASSERT_TRUE(read.ok());
+  ASSERT_TRUE(record_replay(s, path, read).empty());
+  const ReplaySize size = replay_size(*read.trace);
+  expect_bounds(s, &size, read.trace.get(), "Mooncake excerpt, 8 replicas");
+}
+
+}  // namespace
+}  // namespace prefixroute
