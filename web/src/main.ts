@@ -13,6 +13,7 @@ import { byId, h } from './dom';
 import { clearProblems, guard, installErrorBoundary, showProblem } from './error-boundary';
 import { download, exportName, resultsToCsv } from './export';
 import { formatCount, warmUpNumberFormats } from './format';
+import { applyPolicyColours } from './palette';
 import { PRESETS, presetOverrides } from './presets';
 import { parseResults, type Results } from './results';
 import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, nonDefaultOverrides, scenarioValues, UNSUPPORTED_GROUPS } from './schema';
@@ -81,6 +82,8 @@ class Playground {
   private readonly theme = new Theme(!this.embed);
   private readonly charts: LazyCharts;
   private fields: FieldInfo[] = [];
+  /** The module's policy catalogue (labels, colours), once the worker has loaded. */
+  private catalogue: PolicyInfo[] = [];
   private controls: Controls | null = null;
   /** The Sweep section (absent in embed mode, and until built: see startSweep). */
   private sweep: SweepPanel | null = null;
@@ -109,6 +112,7 @@ class Playground {
     this.charts = new LazyCharts(figures, (error) =>
       showProblem(`The charts could not be loaded: ${error instanceof Error ? error.message : String(error)}`));
     this.theme.onChange(() => {
+      applyPolicyColours(this.catalogue, this.theme.dark);
       this.updateThemeButton();
       this.charts.retheme();
       this.sweep?.retheme();
@@ -180,6 +184,8 @@ class Playground {
       showProblem(`The simulator could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
+    this.catalogue = ready.catalogue;
+    applyPolicyColours(this.catalogue, this.theme.dark);
     const allFields = fieldsFromSchema(ready.schema);
     this.fields = allFields.filter(isPageField);
     const details = byId<HTMLDetailsElement>('controls-details');
@@ -252,7 +258,7 @@ class Playground {
   }
 
   private label(key: string): string {
-    return document.querySelector(`[data-key="${CSS.escape(key)}"] label, [data-key="${CSS.escape(key)}"] .label`)?.firstChild?.textContent ?? key;
+    return this.fields.find((f) => f.key === key)?.label ?? key;
   }
 
   private scheduleEdit(delay: number): void {
@@ -368,7 +374,7 @@ class Playground {
     if (workload) workload.disabled = trace !== null;
     if (trace && result.trace) this.tracePanel.showReplayed(result.trace);
 
-    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results);
+    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, (name) => this.catalogue.find((p) => p.name === name)?.label ?? name);
     // Many policies need the full width for the per-policy bar charts too.
     document.querySelector('.charts')?.classList.toggle('many', results.results.length > 5);
     this.charts.update(results, result.cdf);

@@ -1,12 +1,16 @@
 // The scenario fields as the page needs them, read from the core's JSON
-// Schema. Ranges, defaults, units and help texts come only from there, so the
-// page, the command line and the URL can never disagree about a field.
+// Schema. Labels, ranges, defaults, units and help texts come only from
+// there, so the page, the command line and the URL can never disagree about
+// a field.
 
 export type FieldKind = 'integer' | 'number' | 'policies';
 
+/** One scenario field as the page shows it: what the schema says about it, nothing added. */
 export interface FieldInfo {
   /** Dotted key, exactly as in the CLI's --set and the URL. */
   key: string;
+  /** Short human label (the schema's x-label, e.g. "Load slack"); the key when the schema gives none. */
+  label: string;
   kind: FieldKind;
   /** Top-level group ("workload", "cluster", ...), or "" for top-level fields. */
   group: string;
@@ -33,6 +37,7 @@ function num(v: unknown, fallback: number): number {
 function readField(key: string, group: string, prop: JsonObject): FieldInfo | null {
   const common = {
     key,
+    label: typeof prop['x-label'] === 'string' && prop['x-label'] !== '' ? prop['x-label'] : key,
     group,
     unit: typeof prop['x-unit'] === 'string' ? prop['x-unit'] : '',
     description: typeof prop.description === 'string' ? prop.description : '',

@@ -7,7 +7,7 @@
 // chart is created once and updated in place.
 
 import { Chart, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip, type TooltipItem } from 'chart.js';
-import { type Palette, readPalette } from './charts';
+import { type Palette, readPalette } from './palette';
 import { formatMs, formatPercent } from './format';
 import { paretoLine } from './pareto';
 import type { SweepResults } from './sweep-results';

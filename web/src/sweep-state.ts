@@ -3,6 +3,7 @@
 // are kept as typed (form inputs and the link carry text); validation says,
 // per input, what is wrong and what is allowed.
 
+import pageDefaults from './page-defaults.json';
 import type { FieldInfo } from './schema';
 import { isPageField } from './schema';
 
@@ -21,19 +22,15 @@ export type SweepInput = keyof SweepState;
 /** Steps the panel accepts: the core's parse_sweep allows 2..200. */
 export const SWEEP_STEPS = { min: 2, max: 200 } as const;
 
-/** The default sweep: AffinityBalanced's load slack, 0 to 0.2 s, five points (a few seconds). */
-export const DEFAULT_SWEEP: Readonly<SweepState> = {
-  param: 'affinity_balanced.load_slack_s',
-  from: '0',
-  to: '0.2',
-  steps: '5',
-};
+/**
+ * The default sweep (page-defaults.json: the page's editorial choices are
+ * data, as the presets are): a few seconds of points. The link writes no
+ * sweep keys for it, so changing it changes what a link without them shows.
+ */
+export const DEFAULT_SWEEP: Readonly<SweepState> = { ...pageDefaults.sweep };
 
-/** Ranges that say more than the generic one, for the fields a sweep is most often about. */
-const SUGGESTED: Record<string, [string, string]> = {
-  'affinity_balanced.load_slack_s': ['0', '0.2'],
-  'workload.arrival_rate_per_s': ['50', '150'],
-};
+/** Ranges that say more than the generic one, for the fields a sweep is most often about (page-defaults.json). */
+const SUGGESTED: Readonly<Record<string, readonly string[]>> = pageDefaults.suggestedSweepRanges;
 
 /** Fields a sweep can vary: the numeric fields the page offers. */
 export function sweepableFields(fields: readonly FieldInfo[]): FieldInfo[] {
@@ -42,8 +39,8 @@ export function sweepableFields(fields: readonly FieldInfo[]): FieldInfo[] {
 
 /** A starting range for a field: half to one and a half times its default, within its bounds. */
 export function suggestedRange(field: FieldInfo): [string, string] {
-  const known = SUGGESTED[field.key];
-  if (known) return known;
+  const known = Object.prototype.hasOwnProperty.call(SUGGESTED, field.key) ? SUGGESTED[field.key] : undefined;
+  if (known?.length === 2) return [known[0], known[1]];
   const d = Number(field.defaultText);
   const clamp = (v: number) => Math.min(field.max, Math.max(field.min, v));
   const round = (v: number) => (field.kind === 'integer' ? Math.round(v) : Number(v.toPrecision(6)));
