@@ -19,8 +19,7 @@ import { parseResults, type Results } from './results';
 import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, nonDefaultOverrides, scenarioValues, UNSUPPORTED_GROUPS } from './schema';
 import { copyText, embedSnippet, shareLink } from './share';
 import type { PolicyInfo } from './prefixroute-module';
-import type { TraceRequest } from './protocol';
-import { RunAborted, SimClient, type ProgressInfo, type ReadProgressInfo, type SimResult } from './sim-client';
+import type { RunProgress, RunResult, TraceRequest } from './protocol';
 import { markLatest, measureLatest } from './timing';
 import type { SweepPanel } from './sweep-panel';
 import { renderTable } from './table';
@@ -36,6 +35,7 @@ import {
   type TraceLink,
   traceLinkPairs,
 } from './trace-source';
+import { RunAborted, WorkerClient } from './worker-client';
 import { nextTask } from './yield';
 import { decodeUrlState, encodeUrlState, isEmbedQuery, preview, type Pair, type UrlMessage } from './url-state';
 
@@ -78,7 +78,7 @@ function loadSweepCode() {
 
 class Playground {
   private readonly embed = isEmbedQuery(window.location.search);
-  private readonly sim = new SimClient();
+  private readonly sim = new WorkerClient('run');
   private readonly theme = new Theme(!this.embed);
   private readonly charts: LazyCharts;
   private fields: FieldInfo[] = [];
@@ -297,9 +297,9 @@ class Playground {
     if (trace) this.tracePanel.hideProblem();
     clearTimeout(this.progressTimer);
     this.progressTimer = setTimeout(() => this.showProgress(true), PROGRESS_DELAY_MS);
-    let result: SimResult;
+    let result: RunResult;
     try {
-      result = await this.sim.run(overrides, (info) => this.onProgress(token, info), trace ?? undefined, (info) => this.onRead(token, info));
+      result = await this.sim.run(trace ? { overrides, trace } : { overrides }, (progress) => this.onProgress(token, progress));
     } catch (error) {
       if (token !== this.runCounter) return; // a newer run took over
       this.showProgress(false);
@@ -332,7 +332,7 @@ class Playground {
     measureLatest('prefixroute:show-results', t0, performance.now());
   }
 
-  private show(result: SimResult, origin: Origin, linkMessages: UrlMessage[], unreadable: Set<string>, trace: TraceRequest | null): void {
+  private show(result: RunResult, origin: Origin, linkMessages: UrlMessage[], unreadable: Set<string>, trace: TraceRequest | null): void {
     const controls = this.controls!;
     const results = parseResults(result.resultsJson);
     const values = scenarioValues(result.scenarioJson, this.fields);
@@ -417,8 +417,17 @@ class Playground {
     box.hidden = notes.length === 0;
   }
 
-  private onProgress(token: number, info: ProgressInfo): void {
+  private onProgress(token: number, info: RunProgress): void {
     if (token !== this.runCounter) return;
+    if (info.kind === 'read') {
+      // Reading comes before any run: show the bar at once, with cancel.
+      clearTimeout(this.progressTimer);
+      byId('progress').hidden = false;
+      byId<HTMLProgressElement>('progress-bar').value = info.totalBytes > 0 ? Math.min(1, info.bytes / info.totalBytes) : 0;
+      byId('progress-text').textContent =
+        `Reading ${info.name}: ${formatBytes(info.bytes)} of ${formatBytes(info.totalBytes)}, ${formatCount(info.lines)} lines, ${formatCount(info.requests)} requests`;
+      return;
+    }
     // Phases past the last policy are the core's cache bounds (ideal, pooled): quick, reported once.
     if (info.policyIndex >= info.policyCount) {
       byId<HTMLProgressElement>('progress-bar').value = 1;
@@ -428,16 +437,6 @@ class Playground {
     const fraction = info.policyCount > 0 ? (info.policyIndex + (info.total > 0 ? info.done / info.total : 0)) / info.policyCount : 0;
     byId<HTMLProgressElement>('progress-bar').value = Math.min(1, fraction);
     byId('progress-text').textContent = `Policy ${info.policyIndex + 1} of ${info.policyCount} (${info.policy}): ${formatCount(info.done)} / ${formatCount(info.total)} requests`;
-  }
-
-  private onRead(token: number, info: ReadProgressInfo): void {
-    if (token !== this.runCounter) return;
-    // Reading comes before any run: show the bar at once, with cancel.
-    clearTimeout(this.progressTimer);
-    byId('progress').hidden = false;
-    byId<HTMLProgressElement>('progress-bar').value = info.totalBytes > 0 ? Math.min(1, info.bytes / info.totalBytes) : 0;
-    byId('progress-text').textContent =
-      `Reading ${info.name}: ${formatBytes(info.bytes)} of ${formatBytes(info.totalBytes)}, ${formatCount(info.lines)} lines, ${formatCount(info.requests)} requests`;
   }
 
   private showProgress(on: boolean): void {

@@ -8,15 +8,15 @@ import { byId, h } from './dom';
 import { download } from './export';
 import { formatCount } from './format';
 import type { FieldInfo } from './schema';
-import { RunAborted } from './sim-client';
+import type { SweepProgress } from './protocol';
 import { SweepChart } from './sweep-chart';
-import { SweepClient, type SweepProgressInfo } from './sweep-client';
 import { parseSweepResults, sweepPolicies } from './sweep-results';
 import { checkSweep, DEFAULT_SWEEP, type SweepInput, type SweepState, sweepableFields, withParam } from './sweep-state';
 import { renderSweepTable } from './sweep-table';
 import type { SweepUrlState } from './sweep-url';
 import { sweepUrlPairs } from './sweep-url';
 import type { Pair } from './url-state';
+import { RunAborted, WorkerClient } from './worker-client';
 
 // The page loads this panel on its own (main.ts): the link's sweep keys are read with it.
 export { decodeSweepUrl } from './sweep-url';
@@ -40,7 +40,7 @@ export class SweepPanel {
   private state: SweepState;
   /** The last state that passed checkSweep: what the link carries. */
   private linked: SweepState;
-  private readonly client = new SweepClient();
+  private readonly client = new WorkerClient('sweep');
   private readonly chart: SweepChart;
   private readonly fieldsByKey: Map<string, FieldInfo>;
   private shown: { json: string; key: string } | null = null;
@@ -175,7 +175,7 @@ export class SweepPanel {
     this.showProgress(true);
     this.setStatus(`Running ${checked.pointCount} points of ${checked.field.key}…`);
     try {
-      const result = await this.client.run(this.host.overrides(), checked.spec, (info) => this.onProgress(info));
+      const result = await this.client.run({ overrides: this.host.overrides(), spec: checked.spec }, (info) => this.onProgress(info));
       this.showProgress(false);
       const results = parseSweepResults(result.sweepJson);
       this.shown = { json: result.sweepJson, key: results.key };
@@ -198,7 +198,7 @@ export class SweepPanel {
     }
   }
 
-  private onProgress(info: SweepProgressInfo): void {
+  private onProgress(info: SweepProgress): void {
     const phases = info.policyCount + 2; // the policies, then the ideal and pooled cache bounds
     const within = (Math.min(info.phase, phases - 1) + (info.total > 0 ? info.done / info.total : 0)) / phases;
     const fraction = info.pointCount > 0 ? (info.point + within) / info.pointCount : 0;
