@@ -173,9 +173,18 @@ export class SweepPanel {
       return;
     }
     this.showProgress(true);
-    this.setStatus(`Running ${checked.pointCount} points of ${checked.field.key}…`);
+    const key = checked.field.key;
+    this.setStatus(`Running the sweep of ${key}…`);
+    let counted = false;
     try {
-      const result = await this.client.run({ overrides: this.host.overrides(), spec: checked.spec }, (info) => this.onProgress(info));
+      const result = await this.client.run({ overrides: this.host.overrides(), spec: checked.spec }, (info) => {
+        // The worker's first message carries the point count the core made of the spec.
+        if (!counted) {
+          counted = true;
+          this.setStatus(`Running ${info.pointCount} point${info.pointCount === 1 ? '' : 's'} of ${key}…`);
+        }
+        this.onProgress(info);
+      });
       this.showProgress(false);
       const results = parseSweepResults(result.sweepJson);
       this.shown = { json: result.sweepJson, key: results.key };

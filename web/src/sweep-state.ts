@@ -1,7 +1,9 @@
 // What the Sweep panel asks for — which field to vary, from, to, in how many
 // steps — and how that becomes the command line's --sweep text. The texts
 // are kept as typed (form inputs and the link carry text); validation says,
-// per input, what is wrong and what is allowed.
+// per input, what is wrong and what is allowed, from the schema's ranges.
+// Which values the sweep runs is the core's business (expandSweep, in the
+// worker): this module never computes them.
 
 import pageDefaults from './page-defaults.json';
 import type { FieldInfo } from './schema';
@@ -72,9 +74,9 @@ export interface SweepProblem {
   message: string;
 }
 
-/** A checked sweep (its --sweep text and point count), or every input's problem. */
+/** A checked sweep (its --sweep text), or every input's problem. */
 export type SweepCheck =
-  | { ok: true; field: FieldInfo; spec: string; pointCount: number }
+  | { ok: true; field: FieldInfo; spec: string }
   | { ok: false; problems: SweepProblem[] };
 
 const NUMBER_RE = /^\s*-?(0|[1-9][0-9]*)?(\.[0-9]+)?([eE][+-]?[0-9]+)?\s*$/;
@@ -89,9 +91,9 @@ function rangeText(field: FieldInfo): string {
 
 /**
  * Checks the inputs against the field's schema range and returns the
- * command line's --sweep text: "key=from:to:steps" for a real-valued field;
- * for an integer field the evenly spaced values rounded and without repeats,
- * "key=v1,v2,..." (the core refuses non-integers there).
+ * command line's --sweep text, "key=from:to:steps". For an integer field
+ * the ends must be integers; the core rounds the points between them (and
+ * drops repeats), so the sweep may run fewer points than steps.
  */
 export function checkSweep(state: SweepState, fields: readonly FieldInfo[]): SweepCheck {
   const field = sweepableFields(fields).find((f) => f.key === state.param);
@@ -113,11 +115,5 @@ export function checkSweep(state: SweepState, fields: readonly FieldInfo[]): Swe
     problems.push({ input: 'steps', message: `Steps must be an integer in [${SWEEP_STEPS.min}, ${SWEEP_STEPS.max}].` });
   }
   if (problems.length) return { ok: false, problems };
-  if (!integer) return { ok: true, field, spec: `${field.key}=${from}:${to}:${steps}`, pointCount: steps };
-  const values: number[] = [];
-  for (let i = 0; i < steps; i++) {
-    const v = Math.round(from + ((to - from) * i) / (steps - 1));
-    if (!values.includes(v)) values.push(v);
-  }
-  return { ok: true, field, spec: `${field.key}=${values.join(',')}`, pointCount: values.length };
+  return { ok: true, field, spec: `${field.key}=${from}:${to}:${steps}` };
 }
