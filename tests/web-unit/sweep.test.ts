@@ -1,14 +1,11 @@
 // The Sweep panel's pure parts: the Pareto front it draws (exactly the
-// core's "pareto" flags), the inputs' validation and --sweep text (whose
-// points the core expands), and the sweep's keys in the link, hostile ones
-// included.
+// core's "pareto" flags) and the inputs' validation and --sweep text (whose
+// points the core expands). The sweep's keys in the link: page-state.test.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PrefixrouteModule } from '../../web/src/prefixroute-module';
 import type { FieldInfo } from '../../web/src/schema';
 import { paretoFront, parseSweepResults, type SweepOutcome, type SweepResults } from '../../web/src/sweep-results';
 import { checkSweep, DEFAULT_SWEEP, isDefaultSweep, suggestedRange, sweepableFields, withParam } from '../../web/src/sweep-state';
-import { decodeSweepUrl, sweepUrlPairs } from '../../web/src/sweep-url';
-import { decodeUrlState, encodeUrlState } from '../../web/src/url-state';
 import { loadCore, loadFields } from './core';
 
 let fields: FieldInfo[];
@@ -117,61 +114,5 @@ describe('sweep inputs', () => {
       expect(expanded.ok, c.spec).toBe(true);
       if (expanded.ok) expect(expanded.values.length, c.spec).toBeGreaterThanOrEqual(2);
     }
-  });
-});
-
-describe('sweep in the link', () => {
-  it('round trips; the default sweep writes nothing', () => {
-    expect(sweepUrlPairs(DEFAULT_SWEEP)).toEqual([]);
-    const state = { param: 'workload.arrival_rate_per_s', from: '50', to: '150', steps: '5' };
-    const query = encodeUrlState([['seed', '7']], { extra: sweepUrlPairs(state) });
-    expect(query).toBe('?v=1&seed=7&sweep.param=workload.arrival_rate_per_s&sweep.from=50&sweep.to=150&sweep.steps=5');
-    expect(decodeSweepUrl(query)).toEqual({ state, present: true, messages: [] });
-    // The scenario's decoder leaves the sweep's keys alone, without messages.
-    const scenario = decodeUrlState(query, fields);
-    expect(scenario.overrides).toEqual([['seed', '7']]);
-    expect(scenario.messages).toEqual([]);
-  });
-
-  it('no sweep keys: the default sweep, not present', () => {
-    expect(decodeSweepUrl('?v=1&seed=3')).toEqual({ state: { ...DEFAULT_SWEEP }, present: false, messages: [] });
-  });
-
-  it('drops hostile values with a message and never throws', () => {
-    const hostile = [
-      'sweep.from=%E0%A4%A',
-      'sweep.to=%3Cscript%3Ealert(1)%3C%2Fscript%3E',
-      'sweep.steps=1e9',
-      'sweep.steps=-5',
-      `sweep.param=${'a'.repeat(100)}`,
-      'sweep.param=__proto__.x',
-      'sweep.bogus=1',
-      'sweep.from=NaN',
-      'sweep.to=Infinity',
-    ];
-    for (const part of hostile) {
-      let state;
-      expect(() => {
-        state = decodeSweepUrl(`?v=1&${part}`);
-      }, part).not.toThrow();
-      expect(state!.messages.length, part).toBe(1);
-      // Quoted and cut short (the page shows messages with textContent only).
-      expect(state!.messages[0].text.length).toBeLessThan(140);
-    }
-    // A plausible key that is no numeric field survives decoding; checkSweep refuses it.
-    const proto = decodeSweepUrl('?sweep.param=constructor');
-    expect(proto.state.param).toBe('constructor');
-    expect(checkSweep(proto.state, fields)).toMatchObject({ ok: false, problems: [{ input: 'param' }] });
-    // A lexically fine value out of range survives decoding; checkSweep names the range.
-    const s = decodeSweepUrl('?sweep.param=cluster.replicas&sweep.from=0&sweep.to=8&sweep.steps=3');
-    expect(s.messages).toEqual([]);
-    expect(checkSweep(s.state, fields)).toMatchObject({ ok: false, problems: [{ input: 'from' }] });
-  });
-
-  it('repeated keys: the last wins; huge queries are cut, not choked on', () => {
-    expect(decodeSweepUrl('?sweep.steps=3&sweep.steps=7').state.steps).toBe('7');
-    const long = `?${Array.from({ length: 5000 }, () => 'sweep.steps=4').join('&')}`;
-    expect(decodeSweepUrl(long).state.steps).toBe('4');
-    expect(() => decodeSweepUrl(null as unknown as string)).not.toThrow();
   });
 });

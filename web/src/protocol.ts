@@ -4,7 +4,7 @@
 
 import type { PolicyInfo } from './prefixroute-module';
 import type { OnError, TraceSource } from './trace-source';
-import type { Pair } from './url-state';
+import type { Pair } from './schema';
 
 /** An override the core refused, and why (the core's message, naming the field). */
 export interface Rejection {

@@ -5,6 +5,9 @@
 
 export type FieldKind = 'integer' | 'number' | 'policies';
 
+/** An override: a field's dotted key and its value text, as the CLI's `--set key=value` and the link carry it. */
+export type Pair = [key: string, value: string];
+
 /** One scenario field as the page shows it: what the schema says about it, nothing added. */
 export interface FieldInfo {
   /** Dotted key, exactly as in the CLI's --set and the URL. */
@@ -108,8 +111,8 @@ export function isDefault(field: FieldInfo, text: string): boolean {
 }
 
 /** The overrides that differ from the defaults, in field order: what the URL and --set carry. */
-export function nonDefaultOverrides(values: Map<string, string>, fields: FieldInfo[]): [string, string][] {
-  const out: [string, string][] = [];
+export function nonDefaultOverrides(values: Map<string, string>, fields: FieldInfo[]): Pair[] {
+  const out: Pair[] = [];
   for (const f of fields) {
     const text = values.get(f.key);
     if (text !== undefined && !isDefault(f, text)) out.push([f.key, text]);

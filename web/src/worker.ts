@@ -18,7 +18,7 @@ import type { FromWorker, RunProgress, RunRequest, ToWorker, TraceRequest, Trace
 import { resolveOverrides } from './resolve';
 import { feedStream } from './trace-feed';
 import { runSweep } from './sweep-worker';
-import type { Pair } from './url-state';
+import type { Pair } from './schema';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const post = (message: FromWorker) => scope.postMessage(message);
