@@ -260,8 +260,14 @@ class Playground {
     window.history.replaceState(null, '', pageStateToUrl(this.state));
   }
 
+  /** A field's label (the schema's x-label). */
   private label(key: string): string {
     return this.fields.find((f) => f.key === key)?.label ?? key;
+  }
+
+  /** A policy's label (the module's catalogue). */
+  private policyLabel(name: string): string {
+    return this.catalogue.find((p) => p.name === name)?.label ?? name;
   }
 
   private scheduleEdit(delay: number): void {
@@ -377,7 +383,7 @@ class Playground {
     if (workload) workload.disabled = trace !== null;
     if (trace && result.trace) this.tracePanel.showReplayed(result.trace);
 
-    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, (name) => this.catalogue.find((p) => p.name === name)?.label ?? name);
+    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, (name) => this.policyLabel(name));
     // Many policies need the full width for the per-policy bar charts too.
     document.querySelector('.charts')?.classList.toggle('many', results.results.length > 5);
     this.charts.update(results, result.cdf);
@@ -440,7 +446,7 @@ class Playground {
     }
     const fraction = info.policyCount > 0 ? (info.policyIndex + (info.total > 0 ? info.done / info.total : 0)) / info.policyCount : 0;
     byId<HTMLProgressElement>('progress-bar').value = Math.min(1, fraction);
-    byId('progress-text').textContent = `Policy ${info.policyIndex + 1} of ${info.policyCount} (${info.policy}): ${formatCount(info.done)} / ${formatCount(info.total)} requests`;
+    byId('progress-text').textContent = `Policy ${info.policyIndex + 1} of ${info.policyCount} (${this.policyLabel(info.policy)}): ${formatCount(info.done)} / ${formatCount(info.total)} requests`;
   }
 
   private showProgress(on: boolean): void {
