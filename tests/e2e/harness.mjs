@@ -118,3 +118,11 @@ export function commitAndWaitScript() {
 export function launchChromium() {
   return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
 }
+
+/** The module's policy catalogue, read from the same wasm build the page serves (web/src/generated). */
+export async function policyCatalogue() {
+  const generated = join(ROOT, 'web/src/generated/');
+  const factory = (await import(join(generated, 'prefixroute.mjs'))).default;
+  const mod = await factory({ wasmBinary: readFileSync(join(generated, 'prefixroute.wasm')) });
+  return mod.policyCatalogue();
+}

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SHOTS, benchOutput, commitAndWaitScript, openIn, startSession } from './harness.mjs';
+import { SHOTS, benchOutput, commitAndWaitScript, openIn, policyCatalogue, startSession } from './harness.mjs';
 import { startTrace } from './trace.mjs';
 
 let session;
@@ -268,13 +268,22 @@ describe('playground', () => {
     await dark.waitForTimeout(300);
     const bg = () => dark.evaluate(() => getComputedStyle(document.body).backgroundColor);
     assert.equal(await bg(), 'rgb(14, 17, 22)');
+    // Each row's swatch has its policy's catalogue colour for the scheme in effect.
+    const catalogue = new Map((await policyCatalogue()).map((p) => [p.name, p.colours]));
+    const rgb = (hex) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+    const swatches = () => dark.$$eval('#results-table tbody tr', (trs) =>
+      trs.map((tr) => [tr.dataset.policy, getComputedStyle(tr.querySelector('.swatch')).backgroundColor]));
+    const expected = async (scheme) => (await swatches()).map(([policy]) => [policy, rgb(catalogue.get(policy)[scheme])]);
+    assert.deepEqual(await swatches(), await expected('dark'));
     await dark.screenshot({ path: join(SHOTS, 'screenshot-dark.png'), fullPage: true });
     // The toggle cycles auto → light → dark without a reload (and remembers it outside embed mode).
     await dark.click('#theme-toggle');
     assert.equal(await dark.getAttribute('html', 'data-theme'), 'light');
     assert.equal(await bg(), 'rgb(245, 246, 248)');
+    assert.deepEqual(await swatches(), await expected('light'));
     await dark.click('#theme-toggle');
     assert.equal(await dark.getAttribute('html', 'data-theme'), 'dark');
+    assert.deepEqual(await swatches(), await expected('dark'));
     await dark.click('#theme-toggle');
     assert.equal(await dark.getAttribute('html', 'data-theme'), null);
     assert.deepEqual(problems, []);

@@ -44,6 +44,9 @@ describe('sweep panel', () => {
     assert.ok(box.w > 100 && box.h > 100, JSON.stringify(box));
     const label = await page.getAttribute('#chart-sweep canvas', 'aria-label');
     assert.match(label, /^Hit rate against p99 time to first token, one series per policy, over 3 values of workload\.arrival_rate_per_s\. On the Pareto front: /);
+    // The front the page names is the core's: one entry per flagged point.
+    const named = label.replace(/^.*On the Pareto front: /, '').replace(/\. The table below lists every point\.$/, '').split('; ');
+    assert.equal(named.length, doc.points.flatMap((p) => p.results).filter((r) => r.pareto).length, label);
 
     // The table holds the native numbers, the Pareto points tagged.
     const shown = await page.$$eval('#sweep-table tbody tr', (trs) =>
@@ -94,6 +97,17 @@ describe('sweep panel', () => {
     assert.equal(await page.inputValue('#sweep-from'), '2');
     assert.equal(await page.inputValue('#sweep-to'), '6');
     assert.match(new URL(page.url()).search, /&sweep\.param=cluster\.replicas&sweep\.from=2&sweep\.to=6&sweep\.steps=5$/);
+
+    // An integer field: five steps from 2 to 4 are the core's three values, as on the command line.
+    await page.fill('#sweep-to', '4');
+    assert.equal(await page.textContent('#sweep-command'),
+      'Same as: prefixroute-bench --sweep cluster.replicas=2:4:5 --set workload.requests=1000');
+    const native = JSON.parse(benchSweep('cluster.replicas=2:4:5', [['workload.requests', '1000']]));
+    assert.deepEqual(native.points.map((p) => p.value), ['2', '3', '4']);
+    await page.click('#sweep-run');
+    await page.waitForFunction(() => /^3 values of cluster\.replicas/.test(document.querySelector('#sweep-status').textContent));
+    const values = await page.$$eval('#sweep-table tbody tr', (trs) => [...new Set(trs.map((tr) => tr.dataset.value))]);
+    assert.deepEqual(values, ['2', '3', '4']);
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -71,4 +71,11 @@ describe('exports', () => {
     expect(requests.min).toBeGreaterThanOrEqual(1);
     expect(requests.description.length).toBeGreaterThan(0);
   });
+
+  it('labels every field the page shows with the schema’s x-label', async () => {
+    const fields = (await loadFields()).filter(isPageField);
+    expect(fields.find((f) => f.key === 'workload.requests')?.label).toBe('Requests');
+    // A field without x-label would be shown under its dotted key: none is.
+    expect(fields.filter((f) => f.label === f.key || f.label === '').map((f) => f.key)).toEqual([]);
+  });
 });

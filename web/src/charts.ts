@@ -3,7 +3,8 @@
 // then updated in place (chart.update('none'): no animation, no re-layout
 // jank); they are built before the first results, one per task (prepare()),
 // so that drawing the first results is no long task. Colours come from the
-// page's CSS custom properties, so they follow the light/dark scheme. Each
+// page's palette (palette.ts: its CSS custom properties and the policy
+// catalogue's colours), so they follow the light/dark scheme. Each
 // chart has a text alternative: a one-sentence aria-label on the canvas and a
 // visually hidden table with the numbers.
 
@@ -23,6 +24,7 @@ import {
 } from 'chart.js';
 import { h } from './dom';
 import { formatCount, formatMs, formatPercent, warmUpNumberFormats } from './format';
+import { readPalette } from './palette';
 import type { CdfSeries } from './protocol';
 import type { Results } from './results';
 import { measureLatest } from './timing';
@@ -31,46 +33,6 @@ import { afterNextPaint } from './yield';
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, LogarithmicScale, LineController, LineElement, PointElement, Legend, Tooltip);
 
 export type ChartId = 'ttft' | 'hits' | 'cdf' | 'load';
-
-/** The page's chart colours, read from its CSS custom properties. */
-export interface Palette {
-  fg: string;
-  muted: string;
-  grid: string;
-  accent: string;
-  accent2: string;
-  bound: string;
-  policy: (name: string) => string;
-}
-
-export function readPalette(): Palette {
-  const style = getComputedStyle(document.documentElement);
-  const v = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
-  const fallbackPolicies = ['--chart-5', '--chart-6', '--chart-7', '--chart-8'];
-  const policyColours = new Map<string, string>();
-  for (const name of ['round_robin', 'least_loaded', 'affinity', 'affinity_balanced', 'expected_ttft', 'dynamo_kv', 'llmd_epp', 'chwbl', 'sglang_cache_aware', 'preble_e2']) {
-    const own = style.getPropertyValue(`--policy-${name}`).trim();
-    if (own) policyColours.set(name, own);
-  }
-  return {
-    fg: v('--fg', '#1b1f24'),
-    muted: v('--muted', '#5b6570'),
-    grid: v('--grid', 'rgba(0,0,0,0.08)'),
-    accent: v('--accent', '#2f6fde'),
-    accent2: v('--accent-2', '#e0892b'),
-    bound: v('--bound', '#c9ced6'),
-    policy: (name) => {
-      // Read now, not later: the computed style object is live.
-      if (!policyColours.has(name)) {
-        let hash = 0;
-        for (const ch of name) hash = (hash * 31 + ch.charCodeAt(0)) >>> 0;
-        const own = style.getPropertyValue(`--policy-${name}`).trim();
-        policyColours.set(name, own || v(fallbackPolicies[hash % fallbackPolicies.length], '#888'));
-      }
-      return policyColours.get(name)!;
-    },
-  };
-}
 
 /** Sets a dataset list in place: existing dataset objects are reused so Chart.js updates, not rebuilds. */
 function syncDatasets<T extends 'bar' | 'line'>(chart: Chart<T>, next: ChartDataset<T>[]): void {

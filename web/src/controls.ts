@@ -7,57 +7,16 @@ import { h } from './dom';
 import { formatCount } from './format';
 import type { PolicyInfo } from './prefixroute-module';
 import type { Preset } from './presets';
+import { policySwatch } from './palette';
 import type { FieldInfo } from './schema';
-
-/** Human names of the fields; a field the core adds later still shows, under its key. */
-const LABELS: Record<string, string> = {
-  seed: 'Seed',
-  'workload.requests': 'Requests',
-  'workload.tenants': 'Tenants',
-  'workload.zipf_s': 'Zipf skew',
-  'workload.arrival_rate_per_s': 'Arrival rate',
-  'workload.prefix_tokens_min': 'Prefix length, min',
-  'workload.prefix_tokens_max': 'Prefix length, max',
-  'workload.turn_tokens_min': 'Turn length, min',
-  'workload.turn_tokens_max': 'Turn length, max',
-  'workload.vocab_size': 'Vocabulary size',
-  'cluster.replicas': 'Replicas',
-  'cluster.cache_tokens': 'Cache per replica',
-  'cluster.prefill_tokens_per_s': 'Prefill rate',
-  'cluster.protect_after_hits': 'Protect after hits',
-  'affinity_balanced.load_slack_s': 'Load slack',
-  'workload.output_tokens_min': 'Output length, min',
-  'workload.output_tokens_max': 'Output length, max',
-  'cluster.decode_ms_per_token': 'Decode time per token',
-  policies: 'Policies to run',
-};
-
-/** Titles of the schema's groups; a group the core adds later gets its name, humanised. */
-const GROUP_TITLES: Record<string, string> = {
-  workload: 'Workload',
-  cluster: 'Cluster',
-  router: 'Router',
-  affinity_balanced: 'AffinityBalanced',
-  sglang_cache_aware: 'SGLang cache-aware router',
-  dynamo_kv: 'Dynamo KV router',
-  llmd_epp: 'llm-d endpoint picker',
-  chwbl: 'Consistent hashing, bounded loads',
-  preble_e2: 'Preble E2',
-};
 
 /** Groups shown open, in this order, before the policies; every other group is a collapsed section after them. */
 const MAIN_GROUPS = ['workload', 'cluster'];
-/** Policy parameter groups shown open beside the policy list (the issue's own knob). */
-const OPEN_POLICY_GROUPS = new Set(['affinity_balanced']);
 
-/** "scrape_period_ms" → "Scrape period" (the unit is shown separately). */
+/** "scrape_period_ms" → "Scrape period": a group's title when the catalogue does not name it. */
 function humanise(name: string): string {
   const words = name.replace(/_(ms|s)$/, '').replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-function fieldLabel(field: FieldInfo): string {
-  return LABELS[field.key] ?? humanise(field.key.slice(field.key.lastIndexOf('.') + 1));
 }
 
 function domId(key: string): string {
@@ -79,12 +38,14 @@ interface FieldView {
   lastPolicies?: string;
 }
 
+/** What the form reports: typing (debounced by the page), a committed value, a chosen preset. */
 export interface ControlsOptions {
   onEdit: () => void;
   onCommit: () => void;
   onPreset: (id: string) => void;
 }
 
+/** The scenario form (#controls): one view per field, in schema order, grouped as above. */
 export class Controls {
   private readonly views = new Map<string, FieldView>();
   private readonly preset: HTMLSelectElement;
@@ -108,29 +69,34 @@ export class Controls {
     this.presetHelp = presetHelp;
     this.presetBlurbs = new Map(presets.map((p) => [p.id, p.blurb]));
 
-    // Sections: the main groups, then the policies with their open parameter
-    // groups, then every other group collapsed, then the run (seed).
+    // Sections: the main groups, then the policies with the parameter groups
+    // of the policies the reference scenario runs (the schema's default list),
+    // then every other group collapsed, then the run (seed). A policy's
+    // parameter group is titled with its catalogue label.
     const byGroup = new Map<string, FieldInfo[]>();
     for (const field of fields) {
       const group = field.kind === 'policies' ? 'policies' : field.group;
       byGroup.set(group, [...(byGroup.get(group) ?? []), field]);
     }
+    const policyLabels = new Map(catalogue.map((p) => [p.name, p.label]));
+    const defaultPolicies = fields.find((f) => f.kind === 'policies')?.defaultText.split(',') ?? [];
+    const openPolicyGroups = new Set(defaultPolicies.filter((name) => byGroup.has(name)));
     const fieldset = (cls: string, title: string, list: FieldInfo[]) =>
       h('fieldset', { class: `group ${cls}` }, h('legend', {}, title), ...list.map((f) => this.view(f, catalogue).root));
     const sections: HTMLElement[] = [];
     for (const g of MAIN_GROUPS) {
       const list = byGroup.get(g);
-      if (list) sections.push(fieldset(`group-${g}`, GROUP_TITLES[g], list));
+      if (list) sections.push(fieldset(`group-${g}`, humanise(g), list));
     }
     const policyFields = [...(byGroup.get('policies') ?? [])];
-    for (const g of OPEN_POLICY_GROUPS) policyFields.push(...(byGroup.get(g) ?? []));
+    for (const g of openPolicyGroups) policyFields.push(...(byGroup.get(g) ?? []));
     if (policyFields.length) sections.push(fieldset('group-policies', 'Policies', policyFields));
     const advanced: HTMLElement[] = [];
     for (const [g, list] of byGroup) {
-      if (g === '' || g === 'policies' || MAIN_GROUPS.includes(g) || OPEN_POLICY_GROUPS.has(g)) continue;
+      if (g === '' || g === 'policies' || MAIN_GROUPS.includes(g) || openPolicyGroups.has(g)) continue;
       advanced.push(
         h('details', { class: 'group-details', 'data-group': g },
-          h('summary', {}, GROUP_TITLES[g] ?? catalogue.find((p) => p.name === g)?.label ?? humanise(g)),
+          h('summary', {}, policyLabels.get(g) ?? humanise(g)),
           h('div', { class: 'group' }, ...list.map((f) => this.view(f, catalogue).root))),
       );
     }
@@ -177,7 +143,7 @@ export class Controls {
       h('span', { class: 'range' }, ` Range ${formatBound(field, field.min)}–${formatBound(field, field.max)}${field.unit ? ` ${field.unit}` : ''}; default ${formatBound(field, Number(field.defaultText))}.`));
     const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
     // The unit is read out with the label and shown in the range line, keeping labels to one line.
-    const label = h('label', { for: id }, fieldLabel(field), field.unit ? h('span', { class: 'visually-hidden' }, ` (${field.unit})`) : null);
+    const label = h('label', { for: id }, field.label, field.unit ? h('span', { class: 'visually-hidden' }, ` (${field.unit})`) : null);
     const root = h('div', { class: 'field', 'data-key': field.key }, label, input, help, error);
     return { field, root, error, input };
   }
@@ -191,12 +157,11 @@ export class Controls {
       const box = h('input', { type: 'checkbox', id: `${id}-${name}`, name: 'policies', value: name, checked: true });
       box.addEventListener('change', () => this.options.onCommit());
       boxes.push(box);
-      list.append(h('label', { class: 'check', for: box.id }, box, h('span', { class: `swatch swatch-${name}`, 'aria-hidden': 'true' }),
-        labels.get(name) ?? name));
+      list.append(h('label', { class: 'check', for: box.id }, box, policySwatch(name), labels.get(name) ?? name));
     }
     const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
     const root = h('div', { class: 'field field-policies', 'data-key': field.key },
-      h('span', { class: 'label', id: `${id}-label` }, fieldLabel(field)), list,
+      h('span', { class: 'label', id: `${id}-label` }, field.label), list,
       h('p', { class: 'help', id: `${id}-help` }, field.description), error);
     return { field, root, error, boxes };
   }

@@ -7,7 +7,7 @@
 // (pandas: read_csv(path, comment='#')).
 
 import type { Results } from './results';
-import type { Pair } from './url-state';
+import type { Pair } from './schema';
 
 export const CSV_COLUMNS = [
   'policy',

@@ -4,6 +4,11 @@
 // from those. The main thread never simulates; it only draws. A replayed
 // trace (trace-panel.ts, trace-source.ts) is one more input to the worker:
 // the worker reads the file itself, so its bytes never pass through here.
+//
+// The page's state (PageState: overrides, trace, sweep, embed) is read once
+// from the address it was opened with (pageStateFromUrl), kept in step with
+// what is on screen, and written back (pageStateToUrl); share links and the
+// embed snippet are made from it. Nothing else reads the address.
 
 import './styles.css';
 import type { ChartId } from './charts';
@@ -13,30 +18,23 @@ import { byId, h } from './dom';
 import { clearProblems, guard, installErrorBoundary, showProblem } from './error-boundary';
 import { download, exportName, resultsToCsv } from './export';
 import { formatCount, warmUpNumberFormats } from './format';
+import { applyPolicyColours } from './palette';
 import { PRESETS, presetOverrides } from './presets';
 import { parseResults, type Results } from './results';
-import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, nonDefaultOverrides, scenarioValues, UNSUPPORTED_GROUPS } from './schema';
+import { defaultPageState, type PageState, pageStateFromUrl, pageStateToUrl, type TraceLink, type UrlNotice } from './page-state';
+import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, nonDefaultOverrides, type Pair, scenarioValues } from './schema';
 import { copyText, embedSnippet, shareLink } from './share';
 import type { PolicyInfo } from './prefixroute-module';
-import type { TraceRequest } from './protocol';
-import { RunAborted, SimClient, type ProgressInfo, type ReadProgressInfo, type SimResult } from './sim-client';
+import type { RunProgress, RunResult, TraceRequest } from './protocol';
 import { markLatest, measureLatest } from './timing';
-import type { SweepPanel } from './sweep-panel';
+import type { SweepPanel, SweepStart } from './sweep-panel';
 import { renderTable } from './table';
 import { Theme } from './theme';
 import { TracePanel } from './trace-panel';
-import {
-  EXCERPT_PRESET,
-  excerptSource,
-  fileSource,
-  formatBytes,
-  readTraceLink,
-  splitTraceQuery,
-  type TraceLink,
-  traceLinkPairs,
-} from './trace-source';
+import { EXCERPT_PRESET, excerptSource, fileSource, formatBytes } from './trace-source';
+import { isEmbedQuery, preview } from './url-state';
+import { RunAborted, WorkerClient } from './worker-client';
 import { nextTask } from './yield';
-import { decodeUrlState, encodeUrlState, isEmbedQuery, preview, type Pair, type UrlMessage } from './url-state';
 
 /** Typing pauses this long before a re-run; checkboxes and presets run at once. */
 const EDIT_DEBOUNCE_MS = 350;
@@ -52,8 +50,6 @@ interface Shown {
   resultsJson: string;
   /** The trace these results replayed, if any. */
   trace: TraceRequest | null;
-  /** The link's trace part for these results. */
-  link: TraceLink;
 }
 
 /** Later pairs replace earlier ones with the same key, as repeated --set do. */
@@ -76,11 +72,21 @@ function loadSweepCode() {
 }
 
 class Playground {
-  private readonly embed = isEmbedQuery(window.location.search);
-  private readonly sim = new SimClient();
+  /** The query the page was opened with: read into the state once the schema is in (start). */
+  private readonly opened = window.location.search;
+  /**
+   * The page's state as its link carries it. Until the schema is loaded only
+   * the view options are known: the layout is decided before the first
+   * paint, with the same reading of the embed flag as pageStateFromUrl's.
+   */
+  private state: PageState = { ...defaultPageState(), embed: isEmbedQuery(this.opened) };
+  private readonly embed = this.state.embed;
+  private readonly sim = new WorkerClient('run');
   private readonly theme = new Theme(!this.embed);
   private readonly charts: LazyCharts;
   private fields: FieldInfo[] = [];
+  /** The module's policy catalogue (labels, colours), once the worker has loaded. */
+  private catalogue: PolicyInfo[] = [];
   private controls: Controls | null = null;
   /** The Sweep section (absent in embed mode, and until built: see startSweep). */
   private sweep: SweepPanel | null = null;
@@ -109,6 +115,7 @@ class Playground {
     this.charts = new LazyCharts(figures, (error) =>
       showProblem(`The charts could not be loaded: ${error instanceof Error ? error.message : String(error)}`));
     this.theme.onChange(() => {
+      applyPolicyColours(this.catalogue, this.theme.dark);
       this.updateThemeButton();
       this.charts.retheme();
       this.sweep?.retheme();
@@ -180,6 +187,8 @@ class Playground {
       showProblem(`The simulator could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
+    this.catalogue = ready.catalogue;
+    applyPolicyColours(this.catalogue, this.theme.dark);
     const allFields = fieldsFromSchema(ready.schema);
     this.fields = allFields.filter(isPageField);
     const details = byId<HTMLDetailsElement>('controls-details');
@@ -189,70 +198,76 @@ class Playground {
       onCommit: () => this.scheduleEdit(0),
       onPreset: (id) => this.applyPreset(id),
     });
-    if (this.sweepCode) this.sweepReady = this.startSweep(this.sweepCode, allFields, ready.catalogue, window.location.search);
+    const link = pageStateFromUrl(this.opened, allFields);
+    this.state = link.state;
+    const notices = link.notices.filter((n) => n.section === 'scenario');
+    if (this.sweepCode) {
+      const start: SweepStart = { sweep: link.state.sweep, notices: link.notices.filter((n) => n.section === 'sweep').map((n) => n.text), run: link.runSweep };
+      this.sweepReady = this.startSweep(this.sweepCode, allFields, ready.catalogue, start);
+    }
     // Build the charts before the results come, now that the controls are in and the charts' boxes keep their size.
     this.charts.prepare();
-    const split = splitTraceQuery(window.location.search);
-    const traceLink = readTraceLink(split.trace);
-    const link = decodeUrlState(split.rest, allFields);
-    for (const text of traceLink.messages) link.messages.push({ key: null, text });
-    const overrides = link.overrides.filter(([key]) => {
-      const field = allFields.find((f) => f.key === key);
-      if (!field || isPageField(field)) return true;
-      link.messages.push({ key: null, text: `Ignored ${key}: ${UNSUPPORTED_GROUPS[field.group]}.` });
-      return false;
-    });
-    if (traceLink.link.kind === 'excerpt') {
-      this.tracePanel.onError = traceLink.link.onError;
-      this.trace = { source: excerptSource(), onError: traceLink.link.onError, contentHash: '' };
-    } else if (traceLink.link.kind === 'file') {
+    const { overrides, trace } = link.state;
+    if (trace.kind === 'excerpt') {
+      this.tracePanel.onError = trace.onError;
+      this.trace = { source: excerptSource(), onError: trace.onError, contentHash: '' };
+    } else if (trace.kind === 'file') {
       // The file cannot come with the link: wait for the user to load it again.
-      const { name, contentHash, onError } = traceLink.link;
+      const { name, contentHash, onError } = trace;
       this.tracePanel.onError = onError;
       this.fileLink = { name, contentHash, overrides };
       this.tracePanel.showLinkNeedsFile(name, contentHash);
       this.controls.setValues(new Map(overrides));
-      this.setLinkNotes(link.messages.map((m) => (m.key ? `${this.label(m.key)}: ${m.text}` : m.text)));
+      this.setLinkNotes(notices.map((m) => (m.key ? `${this.label(m.key)}: ${m.text}` : m.text)));
       this.setStatus(`Waiting for the trace file “${name}”: this link replays it, and a link cannot carry a file. Load it again under Trace replay.`);
       return;
     }
-    await this.run(overrides, 'link', link.messages);
+    await this.run(overrides, 'link', notices);
     this.sweep?.startFromLink();
   }
 
   /**
    * Builds the Sweep panel in a task of its own: built in the task that
    * builds the controls and starts the first run, it made that task long;
-   * it is below the fold and idle until the first results. `search` is the
-   * page's query as opened (the sweep's link keys).
+   * it is below the fold and idle until the first results. `start` is the
+   * link's sweep; from then on the state's sweep is the panel's.
    */
-  private async startSweep(code: ReturnType<typeof loadSweepCode>, fields: FieldInfo[], catalogue: PolicyInfo[], search: string): Promise<void> {
+  private async startSweep(code: ReturnType<typeof loadSweepCode>, fields: FieldInfo[], catalogue: PolicyInfo[], start: SweepStart): Promise<void> {
     try {
-      const { SweepPanel, decodeSweepUrl } = await code;
+      const { SweepPanel } = await code;
       await nextTask();
       this.sweep = new SweepPanel(
         {
           fields,
           labels: new Map(catalogue.map((p) => [p.name, p.label])),
           overrides: () => this.shown?.overrides ?? [],
-          onStateChange: () => this.writeUrl(),
+          onStateChange: (sweep) => {
+            this.state = { ...this.state, sweep };
+            this.writeUrl();
+          },
         },
-        decodeSweepUrl(search),
+        start,
       );
+      this.state = { ...this.state, sweep: this.sweep.linkedSweep };
     } catch (error) {
       showProblem(`The sweep panel could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
-  /** Keeps the address bar on the scenario (and sweep) on screen; never in embed mode. */
+  /** Keeps the address bar on the page's state (what is on screen); never in embed mode. */
   private writeUrl(): void {
-    if (this.embed || !this.shown) return;
-    const pairs = [...this.shown.overrides, ...traceLinkPairs(this.shown.link)];
-    window.history.replaceState(null, '', encodeUrlState(pairs, { extra: this.sweep?.urlPairs() ?? [] }));
+    if (this.state.embed || !this.shown) return;
+    window.history.replaceState(null, '', pageStateToUrl(this.state));
   }
 
+  /** A field's label (the schema's x-label). */
   private label(key: string): string {
-    return document.querySelector(`[data-key="${CSS.escape(key)}"] label, [data-key="${CSS.escape(key)}"] .label`)?.firstChild?.textContent ?? key;
+    return this.fields.find((f) => f.key === key)?.label ?? key;
+  }
+
+  /** A policy's label (the module's catalogue). */
+  private policyLabel(name: string): string {
+    return this.catalogue.find((p) => p.name === name)?.label ?? name;
   }
 
   private scheduleEdit(delay: number): void {
@@ -282,7 +297,7 @@ class Playground {
     void this.run(presetOverrides(preset.document), 'preset');
   }
 
-  private async run(overrides: Pair[], origin: Origin, linkMessages: UrlMessage[] = [], unreadable = new Set<string>()): Promise<void> {
+  private async run(overrides: Pair[], origin: Origin, linkMessages: UrlNotice[] = [], unreadable = new Set<string>()): Promise<void> {
     const token = ++this.runCounter;
     const trace = this.trace;
     this.pendingOverrides = overrides;
@@ -291,9 +306,9 @@ class Playground {
     if (trace) this.tracePanel.hideProblem();
     clearTimeout(this.progressTimer);
     this.progressTimer = setTimeout(() => this.showProgress(true), PROGRESS_DELAY_MS);
-    let result: SimResult;
+    let result: RunResult;
     try {
-      result = await this.sim.run(overrides, (info) => this.onProgress(token, info), trace ?? undefined, (info) => this.onRead(token, info));
+      result = await this.sim.run(trace ? { overrides, trace } : { overrides }, (progress) => this.onProgress(token, progress));
     } catch (error) {
       if (token !== this.runCounter) return; // a newer run took over
       this.showProgress(false);
@@ -326,7 +341,7 @@ class Playground {
     measureLatest('prefixroute:show-results', t0, performance.now());
   }
 
-  private show(result: SimResult, origin: Origin, linkMessages: UrlMessage[], unreadable: Set<string>, trace: TraceRequest | null): void {
+  private show(result: RunResult, origin: Origin, linkMessages: UrlNotice[], unreadable: Set<string>, trace: TraceRequest | null): void {
     const controls = this.controls!;
     const results = parseResults(result.resultsJson);
     const values = scenarioValues(result.scenarioJson, this.fields);
@@ -337,8 +352,8 @@ class Playground {
         ? { kind: 'excerpt', onError: trace.onError }
         : { kind: 'file', name: result.trace.name, contentHash: result.trace.contentHash, onError: trace.onError };
     }
-    this.shown = { values, overrides, results, resultsJson: result.resultsJson, trace, link };
-    const linkPairs = [...overrides, ...traceLinkPairs(link)];
+    this.shown = { values, overrides, results, resultsJson: result.resultsJson, trace };
+    this.state = { ...this.state, overrides, trace: link };
     clearProblems();
 
     controls.clearMessages();
@@ -368,18 +383,19 @@ class Playground {
     if (workload) workload.disabled = trace !== null;
     if (trace && result.trace) this.tracePanel.showReplayed(result.trace);
 
-    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results);
+    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, (name) => this.policyLabel(name));
     // Many policies need the full width for the per-policy bar charts too.
     document.querySelector('.charts')?.classList.toggle('many', results.results.length > 5);
     this.charts.update(results, result.cdf);
 
-    if (!this.embed) {
+    if (!this.state.embed) {
       // The address bar always holds the scenario on screen; replaceState keeps history clean.
       this.writeUrl();
       this.sweep?.scenarioChanged();
-      byId<HTMLTextAreaElement>('embed-snippet').value = embedSnippet(linkPairs);
+      byId<HTMLTextAreaElement>('embed-snippet').value = embedSnippet(this.state);
     }
-    byId<HTMLAnchorElement>('open-full').href = shareLink(linkPairs);
+    // The full page, on the scenario shown here (the embed layout has no sweep to pass on).
+    byId<HTMLAnchorElement>('open-full').href = shareLink({ ...this.state, sweep: defaultPageState().sweep, embed: false });
     const w = results.workload;
     const what = trace && result.trace ? `Replayed ${result.trace.name}: ` : '';
     this.setStatus(`${what}${formatCount(w.requests)} requests × ${results.results.length} policies, simulated in ${formatCount(result.elapsedMs)} ms. Trace ${w.fingerprint}.`);
@@ -411,8 +427,17 @@ class Playground {
     box.hidden = notes.length === 0;
   }
 
-  private onProgress(token: number, info: ProgressInfo): void {
+  private onProgress(token: number, info: RunProgress): void {
     if (token !== this.runCounter) return;
+    if (info.kind === 'read') {
+      // Reading comes before any run: show the bar at once, with cancel.
+      clearTimeout(this.progressTimer);
+      byId('progress').hidden = false;
+      byId<HTMLProgressElement>('progress-bar').value = info.totalBytes > 0 ? Math.min(1, info.bytes / info.totalBytes) : 0;
+      byId('progress-text').textContent =
+        `Reading ${info.name}: ${formatBytes(info.bytes)} of ${formatBytes(info.totalBytes)}, ${formatCount(info.lines)} lines, ${formatCount(info.requests)} requests`;
+      return;
+    }
     // Phases past the last policy are the core's cache bounds (ideal, pooled): quick, reported once.
     if (info.policyIndex >= info.policyCount) {
       byId<HTMLProgressElement>('progress-bar').value = 1;
@@ -421,17 +446,7 @@ class Playground {
     }
     const fraction = info.policyCount > 0 ? (info.policyIndex + (info.total > 0 ? info.done / info.total : 0)) / info.policyCount : 0;
     byId<HTMLProgressElement>('progress-bar').value = Math.min(1, fraction);
-    byId('progress-text').textContent = `Policy ${info.policyIndex + 1} of ${info.policyCount} (${info.policy}): ${formatCount(info.done)} / ${formatCount(info.total)} requests`;
-  }
-
-  private onRead(token: number, info: ReadProgressInfo): void {
-    if (token !== this.runCounter) return;
-    // Reading comes before any run: show the bar at once, with cancel.
-    clearTimeout(this.progressTimer);
-    byId('progress').hidden = false;
-    byId<HTMLProgressElement>('progress-bar').value = info.totalBytes > 0 ? Math.min(1, info.bytes / info.totalBytes) : 0;
-    byId('progress-text').textContent =
-      `Reading ${info.name}: ${formatBytes(info.bytes)} of ${formatBytes(info.totalBytes)}, ${formatCount(info.lines)} lines, ${formatCount(info.requests)} requests`;
+    byId('progress-text').textContent = `Policy ${info.policyIndex + 1} of ${info.policyCount} (${this.policyLabel(info.policy)}): ${formatCount(info.done)} / ${formatCount(info.total)} requests`;
   }
 
   private showProgress(on: boolean): void {
@@ -462,18 +477,17 @@ class Playground {
     const note = (text: string) => {
       byId('action-status').textContent = text;
     };
-    const pairs = (shown: Shown) => [...shown.overrides, ...traceLinkPairs(shown.link)];
     byId('copy-link').addEventListener('click', async () => {
       if (!this.shown) return;
-      const ok = await copyText(shareLink(pairs(this.shown), undefined, this.sweep?.urlPairs() ?? []), byId<HTMLInputElement>('link-fallback'));
-      const file = this.shown.link.kind === 'file' ? this.shown.link.name : null;
+      const ok = await copyText(shareLink(this.state), byId<HTMLInputElement>('link-fallback'));
+      const file = this.state.trace.kind === 'file' ? this.state.trace.name : null;
       const extra = file ? ` It names the trace file “${file}” and its content hash, not its contents: whoever opens it must load the file again.` : '';
       note((ok ? 'Link copied.' : 'Copy the selected link.') + extra);
     });
     byId('copy-embed').addEventListener('click', async () => {
       if (!this.shown) return;
       const field = byId<HTMLTextAreaElement>('embed-snippet');
-      const ok = await copyText(embedSnippet(pairs(this.shown)), field);
+      const ok = await copyText(embedSnippet(this.state), field);
       note(ok ? 'Embed snippet copied.' : 'Copy the selected snippet.');
     });
     byId('export-json').addEventListener('click', () => {

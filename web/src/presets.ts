@@ -7,8 +7,7 @@ import cacheFits from '../../scenarios/cache-fits.json';
 import oneHotTenant from '../../scenarios/one-hot-tenant.json';
 import overloaded from '../../scenarios/overloaded.json';
 import reference from '../../scenarios/reference.json';
-import { valueText } from './schema';
-import type { Pair } from './url-state';
+import { type Pair, valueText } from './schema';
 
 export interface Preset {
   id: string;

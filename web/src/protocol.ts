@@ -1,9 +1,10 @@
-// Messages between the page and the simulation worker. Only plain data
-// crosses: JSON texts, small arrays and numbers.
+// Messages between the page and the simulation worker (worker-client.ts on
+// the page's side, worker.ts inside). Only plain data crosses: JSON texts,
+// small arrays and numbers (and a picked trace's File handle).
 
 import type { PolicyInfo } from './prefixroute-module';
 import type { OnError, TraceSource } from './trace-source';
-import type { Pair } from './url-state';
+import type { Pair } from './schema';
 
 /** An override the core refused, and why (the core's message, naming the field). */
 export interface Rejection {
@@ -46,23 +47,48 @@ export interface TraceSummary {
   unlistedProblems: number;
 }
 
-export type ToWorker =
-  | { type: 'init' }
-  | { type: 'run'; id: number; overrides: Pair[]; trace?: TraceRequest }
-  | SweepRequest;
+/** A scenario run: these overrides, on a trace when one is given (else the synthetic workload). */
+export interface RunRequest {
+  overrides: Pair[];
+  trace?: TraceRequest;
+}
 
-/** Runs a sweep (the CLI's --sweep text) on the scenario of these overrides. */
+/**
+ * Where a run is: reading its trace (bytes of totalBytes, lines and requests
+ * so far), then each policy in turn (policy phases past the last one are the
+ * core's cache bounds, reported once).
+ */
+export type RunProgress =
+  | { kind: 'read'; name: string; bytes: number; totalBytes: number; lines: number; requests: number }
+  | { kind: 'policy'; policyIndex: number; policyCount: number; policy: string; done: number; total: number };
+
+/** A finished run: the core's results JSON and what the page draws beside it. */
+export interface RunResult {
+  resultsJson: string;
+  /** Canonical scenario JSON of the accepted overrides (of the replayed trace, when there was one). */
+  scenarioJson: string;
+  accepted: Pair[];
+  rejected: Rejection[];
+  cdf: CdfSeries[];
+  elapsedMs: number;
+  /** The worker's wasm heap and malloc'd bytes after the run (leak checks). */
+  memory: { heapBytes: number; inUseBytes: number };
+  /** Present when the run replayed a trace. */
+  trace?: TraceSummary;
+}
+
+/** A sweep: the CLI's --sweep text on the scenario of these overrides. */
 export interface SweepRequest {
-  type: 'sweep';
-  id: number;
   overrides: Pair[];
   spec: string;
 }
 
-/** Progress of a sweep: point `point` of `pointCount`, phase as in a run (policies, then the two bounds). */
-export interface SweepProgressMessage {
-  type: 'sweep-progress';
-  id: number;
+/**
+ * Where a sweep is: point `point` of `pointCount` (the core's expansion of
+ * the spec), then phase as in a run (the policies, then the two bounds) and
+ * requests done of total.
+ */
+export interface SweepProgress {
   point: number;
   pointCount: number;
   phase: number;
@@ -71,34 +97,34 @@ export interface SweepProgressMessage {
   total: number;
 }
 
-/** A finished sweep: the core's sweep JSON, untouched. */
-export interface SweepResultMessage {
-  type: 'sweep-result';
-  id: number;
+/** A finished sweep: the core's sweep JSON, untouched, and the time it took in the worker. */
+export interface SweepResult {
   sweepJson: string;
   elapsedMs: number;
 }
 
+/** What each kind of job takes, reports while it runs, and gives back. */
+export interface Jobs {
+  run: { request: RunRequest; progress: RunProgress; result: RunResult };
+  sweep: { request: SweepRequest; progress: SweepProgress; result: SweepResult };
+}
+
+export type JobKind = keyof Jobs;
+
+/** A job for the worker; `id` matches its replies to it. */
+export type JobMessage = { [K in JobKind]: { type: 'job'; kind: K; id: number; request: Jobs[K]['request'] } }[JobKind];
+
+export type ToWorker = { type: 'init' } | JobMessage;
+
+/**
+ * The worker's replies: 'ready' to init (the module loaded), then per job
+ * any number of 'progress' and one 'done' or 'failed' ('failed' with id null:
+ * the module did not load).
+ */
 export type FromWorker =
   | { type: 'ready'; schema: string; catalogue: PolicyInfo[] }
-  | { type: 'progress'; id: number; policyIndex: number; policyCount: number; policy: string; done: number; total: number }
-  | { type: 'read-progress'; id: number; name: string; bytes: number; totalBytes: number; lines: number; requests: number }
-  | {
-      type: 'result';
-      id: number;
-      resultsJson: string;
-      scenarioJson: string;
-      accepted: Pair[];
-      rejected: Rejection[];
-      cdf: CdfSeries[];
-      elapsedMs: number;
-      /** The worker's wasm heap and malloc'd bytes after the run (leak checks). */
-      memory: { heapBytes: number; inUseBytes: number };
-      /** Present when the run replayed a trace. */
-      trace?: TraceSummary;
-    }
-  | SweepProgressMessage
-  | SweepResultMessage
+  | { type: 'progress'; id: number; progress: Jobs[JobKind]['progress'] }
+  | { type: 'done'; id: number; result: Jobs[JobKind]['result'] }
   | {
       type: 'failed';
       id: number | null;

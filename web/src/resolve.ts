@@ -5,7 +5,7 @@
 
 import type { FieldError, ValidateOutcome } from './prefixroute-module';
 import type { Rejection } from './protocol';
-import type { Pair } from './url-state';
+import type { Pair } from './schema';
 
 export type Validate = (overrides: Pair[]) => ValidateOutcome;
 

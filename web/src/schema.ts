@@ -1,12 +1,19 @@
 // The scenario fields as the page needs them, read from the core's JSON
-// Schema. Ranges, defaults, units and help texts come only from there, so the
-// page, the command line and the URL can never disagree about a field.
+// Schema. Labels, ranges, defaults, units and help texts come only from
+// there, so the page, the command line and the URL can never disagree about
+// a field.
 
 export type FieldKind = 'integer' | 'number' | 'policies';
 
+/** An override: a field's dotted key and its value text, as the CLI's `--set key=value` and the link carry it. */
+export type Pair = [key: string, value: string];
+
+/** One scenario field as the page shows it: what the schema says about it, nothing added. */
 export interface FieldInfo {
   /** Dotted key, exactly as in the CLI's --set and the URL. */
   key: string;
+  /** Short human label (the schema's x-label, e.g. "Load slack"); the key when the schema gives none. */
+  label: string;
   kind: FieldKind;
   /** Top-level group ("workload", "cluster", ...), or "" for top-level fields. */
   group: string;
@@ -33,6 +40,7 @@ function num(v: unknown, fallback: number): number {
 function readField(key: string, group: string, prop: JsonObject): FieldInfo | null {
   const common = {
     key,
+    label: typeof prop['x-label'] === 'string' && prop['x-label'] !== '' ? prop['x-label'] : key,
     group,
     unit: typeof prop['x-unit'] === 'string' ? prop['x-unit'] : '',
     description: typeof prop.description === 'string' ? prop.description : '',
@@ -103,8 +111,8 @@ export function isDefault(field: FieldInfo, text: string): boolean {
 }
 
 /** The overrides that differ from the defaults, in field order: what the URL and --set carry. */
-export function nonDefaultOverrides(values: Map<string, string>, fields: FieldInfo[]): [string, string][] {
-  const out: [string, string][] = [];
+export function nonDefaultOverrides(values: Map<string, string>, fields: FieldInfo[]): Pair[] {
+  const out: Pair[] = [];
   for (const f of fields) {
     const text = values.get(f.key);
     if (text !== undefined && !isDefault(f, text)) out.push([f.key, text]);

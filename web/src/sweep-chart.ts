@@ -1,16 +1,15 @@
 // The sweep's chart: hit rate (x) against p99 TTFT (y), one series per
 // policy with its points joined in sweep order, each point labelled in its
-// tooltip by the swept value. Points on the Pareto front (no other point has
-// a higher hit rate and a lower p99) are drawn filled and larger, the others
-// hollow, and a dashed line joins the front — so the front reads without
-// relying on colour. Chart.js parts used here are registered here; the
-// chart is created once and updated in place.
+// tooltip by the swept value. The points the core flags as the Pareto front
+// (no other point has a higher hit rate and a lower p99) are drawn filled and
+// larger, the others hollow, and a dashed line joins them (paretoFront) — so
+// the front reads without relying on colour. Chart.js parts used here are
+// registered here; the chart is created once and updated in place.
 
 import { Chart, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip, type TooltipItem } from 'chart.js';
-import { type Palette, readPalette } from './charts';
+import { type Palette, readPalette } from './palette';
 import { formatMs, formatPercent } from './format';
-import { paretoLine } from './pareto';
-import type { SweepResults } from './sweep-results';
+import { paretoFront, type SweepResults } from './sweep-results';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip);
 
@@ -47,11 +46,7 @@ export class SweepChart {
       }),
     }));
     const all = series.flatMap((s) => s.data);
-    const front = paretoLine(all.map((d) => ({ hitRate: d.x, p99Ms: d.y })));
-    const frontData: SweepDatum[] = front.map((f) => {
-      const at = all.find((d) => d.x === f.hitRate && d.y === f.p99Ms)!;
-      return { ...at };
-    });
+    const frontData = paretoFront(results).map((f): SweepDatum => ({ x: f.hitRate * 100, y: f.p99Ms, value: f.value, pareto: true }));
     const ys = all.map((d) => d.y).filter((y) => y > 0);
     const logY = ys.length > 0 && Math.max(...ys) / Math.min(...ys) > LOG_AXIS_RATIO;
 

@@ -2,24 +2,19 @@
 // sweep in its own worker (progress, cancel), then draw hit rate against p99
 // TTFT per policy with the Pareto front marked, list every point in a table
 // and export the core's sweep JSON. The sweep runs on the scenario on screen;
-// its inputs live in the link (sweep-url.ts).
+// its inputs live in the page's state and link (page-state.ts): the panel
+// starts from the state main.ts read and reports every valid change back.
 
 import { byId, h } from './dom';
 import { download } from './export';
 import { formatCount } from './format';
-import type { FieldInfo } from './schema';
-import { RunAborted } from './sim-client';
+import type { SweepProgress } from './protocol';
+import type { FieldInfo, Pair } from './schema';
 import { SweepChart } from './sweep-chart';
-import { SweepClient, type SweepProgressInfo } from './sweep-client';
 import { parseSweepResults, sweepPolicies } from './sweep-results';
 import { checkSweep, DEFAULT_SWEEP, type SweepInput, type SweepState, sweepableFields, withParam } from './sweep-state';
 import { renderSweepTable } from './sweep-table';
-import type { SweepUrlState } from './sweep-url';
-import { sweepUrlPairs } from './sweep-url';
-import type { Pair } from './url-state';
-
-// The page loads this panel on its own (main.ts): the link's sweep keys are read with it.
-export { decodeSweepUrl } from './sweep-url';
+import { RunAborted, WorkerClient } from './worker-client';
 
 /** What the panel needs from the page. */
 export interface SweepHost {
@@ -29,8 +24,17 @@ export interface SweepHost {
   labels: Map<string, string>;
   /** The overrides of the scenario on screen: the sweep's base. */
   overrides: () => Pair[];
-  /** Called when the sweep's inputs change, so the page can rewrite its link. */
-  onStateChange: () => void;
+  /** Called with the inputs whenever they change and pass checkSweep: the sweep the page's link carries. */
+  onStateChange: (sweep: SweepState) => void;
+}
+
+/** Where the panel starts: the page state's sweep, what reading the link said about it, and whether to run it at once. */
+export interface SweepStart {
+  sweep: SweepState;
+  /** Notices of the link's sweep keys, shown in the section. */
+  notices: string[];
+  /** The link named a sweep: run it once the page's first results are shown. */
+  run: boolean;
 }
 
 const INPUTS: SweepInput[] = ['param', 'from', 'to', 'steps'];
@@ -40,33 +44,33 @@ export class SweepPanel {
   private state: SweepState;
   /** The last state that passed checkSweep: what the link carries. */
   private linked: SweepState;
-  private readonly client = new SweepClient();
+  private readonly client = new WorkerClient('sweep');
   private readonly chart: SweepChart;
   private readonly fieldsByKey: Map<string, FieldInfo>;
   private shown: { json: string; key: string } | null = null;
   private readonly fromLink: boolean;
 
-  constructor(private readonly host: SweepHost, link: SweepUrlState) {
+  constructor(private readonly host: SweepHost, start: SweepStart) {
     this.fieldsByKey = new Map(sweepableFields(host.fields).map((f) => [f.key, f]));
-    this.state = { ...link.state };
-    this.fromLink = link.present;
-    const messages = [...link.messages.map((m) => m.text)];
-    if (!this.fieldsByKey.has(this.state.param)) {
-      messages.push(`Sweep: ${this.state.param} is not a numeric scenario field; the default sweep is used.`);
-      this.state = { ...DEFAULT_SWEEP };
-    }
+    // pageStateFromUrl already replaced (with a notice) a sweep of a field the panel does not offer.
+    this.state = this.fieldsByKey.has(start.sweep.param) ? { ...start.sweep } : { ...DEFAULT_SWEEP };
+    this.fromLink = start.run;
     this.linked = checkSweep(this.state, host.fields).ok ? { ...this.state } : { ...DEFAULT_SWEEP };
     this.chart = new SweepChart(byId('chart-sweep'));
     this.buildParamSelect();
     this.writeInputs();
     this.wire();
-    this.setMessages(messages);
+    this.setMessages(start.notices);
     this.check(true);
   }
 
-  /** The link's `sweep.` keys for the current inputs (none for the default sweep). */
-  urlPairs(): Pair[] {
-    return sweepUrlPairs(this.linked);
+  /**
+   * The sweep the page's link carries: the inputs as they last passed
+   * checkSweep (inputs out of range stay on screen with their messages, but
+   * a link never carries a sweep that cannot run), else the default sweep.
+   */
+  get linkedSweep(): SweepState {
+    return { ...this.linked };
   }
 
   /** Runs the sweep at once when the link asked for one (call once the page's scenario is shown). */
@@ -159,7 +163,7 @@ export class SweepPanel {
       byId('sweep-command').textContent = `Same as: prefixroute-bench --sweep ${result.spec}${this.host.overrides().map(([k, v]) => ` --set ${k}=${v}`).join('')}`;
       if (!initial) {
         this.linked = { ...this.state };
-        this.host.onStateChange();
+        this.host.onStateChange({ ...this.linked });
       }
     }
     return result;
@@ -173,9 +177,18 @@ export class SweepPanel {
       return;
     }
     this.showProgress(true);
-    this.setStatus(`Running ${checked.pointCount} points of ${checked.field.key}…`);
+    const key = checked.field.key;
+    this.setStatus(`Running the sweep of ${key}…`);
+    let counted = false;
     try {
-      const result = await this.client.run(this.host.overrides(), checked.spec, (info) => this.onProgress(info));
+      const result = await this.client.run({ overrides: this.host.overrides(), spec: checked.spec }, (info) => {
+        // The worker's first message carries the point count the core made of the spec.
+        if (!counted) {
+          counted = true;
+          this.setStatus(`Running ${info.pointCount} point${info.pointCount === 1 ? '' : 's'} of ${key}…`);
+        }
+        this.onProgress(info);
+      });
       this.showProgress(false);
       const results = parseSweepResults(result.sweepJson);
       this.shown = { json: result.sweepJson, key: results.key };
@@ -198,7 +211,7 @@ export class SweepPanel {
     }
   }
 
-  private onProgress(info: SweepProgressInfo): void {
+  private onProgress(info: SweepProgress): void {
     const phases = info.policyCount + 2; // the policies, then the ideal and pooled cache bounds
     const within = (Math.min(info.phase, phases - 1) + (info.total > 0 ? info.done / info.total : 0)) / phases;
     const fraction = info.pointCount > 0 ? (info.point + within) / info.pointCount : 0;

@@ -41,3 +41,27 @@ export function parseSweepResults(json: string): SweepResults {
 export function sweepPolicies(results: SweepResults): string[] {
   return results.points[0]?.results.map((r) => r.policy) ?? [];
 }
+
+/** A point of the Pareto front as drawn, with the swept value and the policy it stands for. */
+export interface FrontPoint {
+  /** Fraction of prompt tokens served from cache. */
+  hitRate: number;
+  p99Ms: number;
+  value: string;
+  policy: string;
+}
+
+/**
+ * The core's Pareto front as a line to draw: exactly the points the sweep
+ * JSON flags `pareto`, ordered by hit rate (then p99: along the front p99
+ * rises with hit rate), each distinct (hit rate, p99) once — the first in
+ * sweep order stands for its equals. The page draws the core's verdict; it
+ * never judges dominance itself.
+ */
+export function paretoFront(results: SweepResults): FrontPoint[] {
+  const flagged = results.points.flatMap((pt) =>
+    pt.results.filter((r) => r.pareto === true).map((r) => ({ hitRate: r.hit_rate, p99Ms: r.p99_ttft_ms, value: pt.value, policy: r.policy })));
+  // Array.prototype.sort is stable: equal points keep their sweep order.
+  flagged.sort((a, b) => a.hitRate - b.hitRate || a.p99Ms - b.p99Ms);
+  return flagged.filter((p, i) => i === 0 || p.hitRate !== flagged[i - 1].hitRate || p.p99Ms !== flagged[i - 1].p99Ms);
+}

@@ -1,8 +1,11 @@
 // What the Sweep panel asks for — which field to vary, from, to, in how many
 // steps — and how that becomes the command line's --sweep text. The texts
 // are kept as typed (form inputs and the link carry text); validation says,
-// per input, what is wrong and what is allowed.
+// per input, what is wrong and what is allowed, from the schema's ranges.
+// Which values the sweep runs is the core's business (expandSweep, in the
+// worker): this module never computes them.
 
+import pageDefaults from './page-defaults.json';
 import type { FieldInfo } from './schema';
 import { isPageField } from './schema';
 
@@ -21,19 +24,15 @@ export type SweepInput = keyof SweepState;
 /** Steps the panel accepts: the core's parse_sweep allows 2..200. */
 export const SWEEP_STEPS = { min: 2, max: 200 } as const;
 
-/** The default sweep: AffinityBalanced's load slack, 0 to 0.2 s, five points (a few seconds). */
-export const DEFAULT_SWEEP: Readonly<SweepState> = {
-  param: 'affinity_balanced.load_slack_s',
-  from: '0',
-  to: '0.2',
-  steps: '5',
-};
+/**
+ * The default sweep (page-defaults.json: the page's editorial choices are
+ * data, as the presets are): a few seconds of points. The link writes no
+ * sweep keys for it, so changing it changes what a link without them shows.
+ */
+export const DEFAULT_SWEEP: Readonly<SweepState> = { ...pageDefaults.sweep };
 
-/** Ranges that say more than the generic one, for the fields a sweep is most often about. */
-const SUGGESTED: Record<string, [string, string]> = {
-  'affinity_balanced.load_slack_s': ['0', '0.2'],
-  'workload.arrival_rate_per_s': ['50', '150'],
-};
+/** Ranges that say more than the generic one, for the fields a sweep is most often about (page-defaults.json). */
+const SUGGESTED: Readonly<Record<string, readonly string[]>> = pageDefaults.suggestedSweepRanges;
 
 /** Fields a sweep can vary: the numeric fields the page offers. */
 export function sweepableFields(fields: readonly FieldInfo[]): FieldInfo[] {
@@ -42,8 +41,8 @@ export function sweepableFields(fields: readonly FieldInfo[]): FieldInfo[] {
 
 /** A starting range for a field: half to one and a half times its default, within its bounds. */
 export function suggestedRange(field: FieldInfo): [string, string] {
-  const known = SUGGESTED[field.key];
-  if (known) return known;
+  const known = Object.prototype.hasOwnProperty.call(SUGGESTED, field.key) ? SUGGESTED[field.key] : undefined;
+  if (known?.length === 2) return [known[0], known[1]];
   const d = Number(field.defaultText);
   const clamp = (v: number) => Math.min(field.max, Math.max(field.min, v));
   const round = (v: number) => (field.kind === 'integer' ? Math.round(v) : Number(v.toPrecision(6)));
@@ -75,9 +74,9 @@ export interface SweepProblem {
   message: string;
 }
 
-/** A checked sweep (its --sweep text and point count), or every input's problem. */
+/** A checked sweep (its --sweep text), or every input's problem. */
 export type SweepCheck =
-  | { ok: true; field: FieldInfo; spec: string; pointCount: number }
+  | { ok: true; field: FieldInfo; spec: string }
   | { ok: false; problems: SweepProblem[] };
 
 const NUMBER_RE = /^\s*-?(0|[1-9][0-9]*)?(\.[0-9]+)?([eE][+-]?[0-9]+)?\s*$/;
@@ -92,9 +91,9 @@ function rangeText(field: FieldInfo): string {
 
 /**
  * Checks the inputs against the field's schema range and returns the
- * command line's --sweep text: "key=from:to:steps" for a real-valued field;
- * for an integer field the evenly spaced values rounded and without repeats,
- * "key=v1,v2,..." (the core refuses non-integers there).
+ * command line's --sweep text, "key=from:to:steps". For an integer field
+ * the ends must be integers; the core rounds the points between them (and
+ * drops repeats), so the sweep may run fewer points than steps.
  */
 export function checkSweep(state: SweepState, fields: readonly FieldInfo[]): SweepCheck {
   const field = sweepableFields(fields).find((f) => f.key === state.param);
@@ -116,11 +115,5 @@ export function checkSweep(state: SweepState, fields: readonly FieldInfo[]): Swe
     problems.push({ input: 'steps', message: `Steps must be an integer in [${SWEEP_STEPS.min}, ${SWEEP_STEPS.max}].` });
   }
   if (problems.length) return { ok: false, problems };
-  if (!integer) return { ok: true, field, spec: `${field.key}=${from}:${to}:${steps}`, pointCount: steps };
-  const values: number[] = [];
-  for (let i = 0; i < steps; i++) {
-    const v = Math.round(from + ((to - from) * i) / (steps - 1));
-    if (!values.includes(v)) values.push(v);
-  }
-  return { ok: true, field, spec: `${field.key}=${values.join(',')}`, pointCount: values.length };
+  return { ok: true, field, spec: `${field.key}=${from}:${to}:${steps}` };
 }

@@ -4,6 +4,7 @@
 
 import { h } from './dom';
 import { formatCount, formatMs, formatPercent, formatRatio } from './format';
+import { policySwatch } from './palette';
 import type { SweepResults } from './sweep-results';
 
 /** Replaces the table's content with every point of the sweep (the swept key is in the caption and the section's summary). */
@@ -19,7 +20,7 @@ export function renderSweepTable(table: HTMLTableElement, results: SweepResults,
           { 'data-value': pt.value, 'data-policy': r.policy, class: r.pareto ? 'pareto' : '' },
           // The value heads the rows of its point; later rows repeat it for screen readers only.
           h('th', { scope: 'row' }, i === 0 ? pt.value : h('span', { class: 'visually-hidden' }, pt.value)),
-          h('td', {}, h('span', { class: `swatch swatch-${r.policy}`, 'aria-hidden': 'true' }), labels.get(r.policy) ?? r.policy),
+          h('td', {}, policySwatch(r.policy), labels.get(r.policy) ?? r.policy),
           h('td', { class: 'num' }, formatPercent(r.hit_rate)),
           h('td', { class: 'num' }, formatMs(r.p99_ttft_ms)),
           h('td', { class: 'num' }, formatMs(r.mean_ttft_ms)),

@@ -1,9 +1,11 @@
-// The worker's side of a sweep: runs the core's runSweep on the page's
-// scenario and posts throttled progress, then the sweep JSON. Runs inside
-// the simulation worker (worker.ts), never on the page's main thread.
+// The worker's side of a sweep: expands the spec with the core's expandSweep
+// (the values runSweep will run, integer fields rounded as the core rounds
+// them), runs the core's runSweep on the page's scenario and posts throttled
+// progress, then the sweep JSON. Runs inside a simulation worker
+// (worker.ts), never on the page's main thread.
 
 import type { PrefixrouteModule } from './prefixroute-module';
-import type { FromWorker, SweepRequest } from './protocol';
+import type { FromWorker, SweepProgress, SweepRequest } from './protocol';
 
 /** Progress messages at most this often. */
 const PROGRESS_INTERVAL_MS = 50;
@@ -18,29 +20,36 @@ function policyCount(mod: PrefixrouteModule, overridesJson: string): number {
   }
 }
 
-/** Runs one sweep request to completion (or failure) and posts its messages. */
-export function runSweep(mod: PrefixrouteModule, request: SweepRequest, post: (m: FromWorker) => void): void {
+function errorText(errors: { field: string; message: string }[], fallback: string): string {
+  return errors.map((e) => `${e.field}: ${e.message}`).join('; ') || fallback;
+}
+
+/** Runs one sweep job to completion (or failure) and posts its messages. */
+export function runSweep(mod: PrefixrouteModule, id: number, request: SweepRequest, post: (m: FromWorker) => void): void {
   const started = performance.now();
+  const expansion = mod.expandSweep(request.spec);
+  if (!expansion.ok) {
+    post({ type: 'failed', id, message: errorText(expansion.errors, 'the sweep could not be read') });
+    return;
+  }
   const overridesJson = JSON.stringify(request.overrides);
+  const pointCount = expansion.values.length;
   const policies = policyCount(mod, overridesJson);
-  // The point count is the spec's value count; the core reports points by index.
-  const eq = request.spec.indexOf('=');
-  const rest = request.spec.slice(eq + 1);
-  const range = rest.split(':');
-  const pointCount = range.length === 3 ? Number(range[2]) : rest.split(',').length;
-  let last = 0;
+  const progress = (p: SweepProgress) => post({ type: 'progress', id, progress: p });
+  // At once: the page learns how many points the core makes of the spec.
+  progress({ point: 0, pointCount, phase: 0, policyCount: policies, done: 0, total: 0 });
+  let last = performance.now();
   const outcome = mod.runSweep('{}', overridesJson, request.spec, (point, phase, done, total) => {
     const now = performance.now();
     if (now - last >= PROGRESS_INTERVAL_MS) {
       last = now;
-      post({ type: 'sweep-progress', id: request.id, point, pointCount, phase, policyCount: policies, done, total });
+      progress({ point, pointCount, phase, policyCount: policies, done, total });
     }
     return true;
   });
   if (!outcome.ok) {
-    const text = outcome.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-    post({ type: 'failed', id: request.id, message: text || 'the sweep failed' });
+    post({ type: 'failed', id, message: errorText(outcome.errors, 'the sweep failed') });
     return;
   }
-  post({ type: 'sweep-result', id: request.id, sweepJson: outcome.sweepJson, elapsedMs: performance.now() - started });
+  post({ type: 'done', id, result: { sweepJson: outcome.sweepJson, elapsedMs: performance.now() - started } });
 }

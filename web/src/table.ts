@@ -1,9 +1,11 @@
 // The results table: one row per policy, the best value of each column
 // marked (highlight plus a visible "best" tag, so it does not rely on
-// colour), and the change against round robin when it ran.
+// colour), and the change against the baseline policy when it ran.
 
 import { h } from './dom';
 import { formatChange, formatCount, formatMs, formatPercent, formatPointChange, formatRatio } from './format';
+import pageDefaults from './page-defaults.json';
+import { policySwatch } from './palette';
 import type { PolicyResult, Results } from './results';
 
 export interface Column {
@@ -28,7 +30,12 @@ export const COLUMNS: readonly Column[] = [
   { id: 'imbalance', header: 'Imbalance', unit: '', value: (r) => r.imbalance, format: formatRatio, better: 'low', change: formatChange },
 ];
 
-export const BASELINE_POLICY = 'round_robin';
+/**
+ * The policy the small figures compare against: the cache-blind baseline,
+ * named in page-defaults.json (the page's editorial choices are data, as the
+ * presets are).
+ */
+export const BASELINE_POLICY: string = pageDefaults.baselinePolicy;
 
 /** Row indices holding the best displayed value; empty when every row ties (nothing stands out). */
 export function bestRows(results: PolicyResult[], column: Column): Set<number> {
@@ -50,9 +57,10 @@ export function bestRows(results: PolicyResult[], column: Column): Set<number> {
 /**
  * Replaces the table with the rows of these results; the notes (what the
  * small figures and marks mean, the cache bounds) go below it, outside the
- * sideways-scrolling box, so they stay readable on a phone.
+ * sideways-scrolling box, so they stay readable on a phone. `labelOf` names
+ * a policy that did not run (the catalogue's label).
  */
-export function renderTable(table: HTMLTableElement, notes: HTMLElement, results: Results): void {
+export function renderTable(table: HTMLTableElement, notes: HTMLElement, results: Results, labelOf: (policy: string) => string = (p) => p): void {
   const rows = results.results;
   const baseline = rows.find((r) => r.policy === BASELINE_POLICY);
 
@@ -71,8 +79,8 @@ export function renderTable(table: HTMLTableElement, notes: HTMLElement, results
   notes.replaceChildren(
     `${formatCount(results.workload.requests)} requests, same trace for every policy. `,
     baseline
-      ? 'Small figures: change against round robin. '
-      : 'Add round robin to the policies to see changes against it. ',
+      ? `Small figures: change against ${baseline.label}. `
+      : `Add ${labelOf(BASELINE_POLICY)} to the policies to see changes against it. `,
     'Best in each column is highlighted and tagged “best”. Imbalance: the busiest replica’s prefill work over the mean (1.00 = even).',
     boundsText(results),
   );
@@ -83,7 +91,7 @@ export function renderTable(table: HTMLTableElement, notes: HTMLElement, results
     const tr = h(
       'tr',
       { 'data-policy': r.policy },
-      h('th', { scope: 'row' }, h('span', { class: `swatch swatch-${r.policy}`, 'aria-hidden': 'true' }), r.label,
+      h('th', { scope: 'row' }, policySwatch(r.policy), r.label,
         h('code', { class: 'policy-id' }, r.policy)),
     );
     COLUMNS.forEach((c, ci) => {
@@ -97,7 +105,7 @@ export function renderTable(table: HTMLTableElement, notes: HTMLElement, results
         const change = c.change(v, base);
         const good = c.better === 'low' ? v < base : v > base;
         const tone = change.startsWith('±') ? '' : good ? ' good' : ' bad';
-        if (change) td.append(h('span', { class: `change${tone}`, title: 'change against round robin' }, change));
+        if (change) td.append(h('span', { class: `change${tone}`, title: `change against ${baseline.label}` }, change));
       }
       tr.append(td);
     });

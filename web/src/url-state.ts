@@ -1,4 +1,7 @@
-// The scenario in the page's URL: `?v=1&seed=7&workload.requests=8000&policies=affinity,round_robin`.
+// The page's link format, and the scenario in it:
+// `?v=1&seed=7&workload.requests=8000&policies=affinity,round_robin`.
+// page-state.ts builds the page's whole state (PageState) on this module:
+// the scenario keys here, the trace and sweep keys there.
 //
 // Query keys are exactly the scenario's dotted keys and values are the
 // override texts, so a link says the same thing as the CLI's `--set` list.
@@ -12,24 +15,23 @@
 // with a message. What survives is only lexically plausible; the core's
 // validateScenario has the last word on ranges and cross-field rules.
 
-import type { FieldInfo } from './schema';
+import type { FieldInfo, Pair } from './schema';
 
 export const URL_VERSION = 1;
 
 /** Caps that keep a hostile link from costing time or flooding the page. */
 export const URL_LIMITS = { query: 4096, params: 64, key: 64, value: 256 } as const;
 
-export type Pair = [key: string, value: string];
-
+/** A problem found while reading a link. */
 export interface UrlMessage {
   /** The field the message is about (a known dotted key), or null for the link as a whole. */
   key: string | null;
   text: string;
 }
 
+/** The scenario part of a link: its overrides, its version, and what was dropped. */
 export interface UrlState {
   overrides: Pair[];
-  embed: boolean;
   /** The link's version before migration. */
   version: number;
   messages: UrlMessage[];
@@ -63,7 +65,7 @@ export const MIGRATIONS: Record<number, Migration> = {
 };
 
 const RESERVED = new Set(['v', 'embed']);
-/** Keys of the Sweep panel's state; not scenario keys. */
+/** Keys of the Sweep panel's state (read by page-state.ts); not scenario keys. */
 export const SWEEP_PREFIX = 'sweep.';
 const NUMBER_RE = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 const POLICIES_RE = /^[a-z0-9_]+(,[a-z0-9_]+)*$/;
@@ -76,7 +78,8 @@ export function preview(text: string, max = 32): string {
   return `"${cut}"`;
 }
 
-function decodeComponent(text: string): string | null {
+/** decodeURIComponent of a query component ('+' is a space); null for bad percent-encoding. */
+export function decodeComponent(text: string): string | null {
   try {
     return decodeURIComponent(text.replace(/\+/g, ' '));
   } catch {
@@ -95,10 +98,14 @@ function lexicalProblem(field: FieldInfo, value: string): string | null {
   return null;
 }
 
-/** Reads the scenario overrides, embed flag and problems out of a query string. Never throws. */
-export function decodeUrlState(search: string, fields: FieldInfo[]): UrlState {
+/**
+ * Reads the scenario overrides, the version and problems out of a query
+ * string. The reserved keys (v, embed) are not scenario keys; the embed flag
+ * is isEmbedQuery's. Never throws.
+ */
+export function decodeUrlState(search: string, fields: readonly FieldInfo[]): UrlState {
   const messages: UrlMessage[] = [];
-  const state: UrlState = { overrides: [], embed: false, version: URL_VERSION, messages };
+  const state: UrlState = { overrides: [], version: URL_VERSION, messages };
   try {
     let query = String(search ?? '');
     if (query.startsWith('?')) query = query.slice(1);
@@ -140,13 +147,12 @@ export function decodeUrlState(search: string, fields: FieldInfo[]): UrlState {
       pairs.push([key, value]);
     }
 
-    // Reserved keys: the last occurrence counts, like every other key.
+    // Reserved keys: of v the last occurrence counts, like every other key; embed is isEmbedQuery's.
     const rest: Pair[] = [];
     let versionText: string | null = null;
     for (const [key, value] of pairs) {
       if (key === 'v') versionText = value;
-      else if (key === 'embed') state.embed = value === '1' || value === 'true';
-      else rest.push([key, value]);
+      else if (key !== 'embed') rest.push([key, value]);
     }
     pairs = rest;
     if (versionText !== null) {
@@ -170,7 +176,7 @@ export function decodeUrlState(search: string, fields: FieldInfo[]): UrlState {
     for (const [key, value] of pairs) {
       const field = byKey.get(key);
       if (!field) {
-        // `sweep.` keys belong to the Sweep panel (sweep-url.ts), which reports its own problems.
+        // `sweep.` keys are the Sweep panel's (page-state.ts), which reports their problems.
         if (!RESERVED.has(key) && !key.startsWith(SWEEP_PREFIX)) messages.push({ key: null, text: `Ignored unknown key ${preview(key)}.` });
         continue;
       }
@@ -202,17 +208,23 @@ function encodeValue(value: string): string {
 }
 
 /**
- * The query string for a scenario's overrides (normally only the non-default
- * ones); `extra` pairs (the Sweep panel's `sweep.` keys) follow them.
+ * The query string for these pairs in order (a scenario's non-default
+ * overrides, then the trace's and the sweep's keys), versioned; `embed`
+ * adds the embed flag last.
  */
-export function encodeUrlState(overrides: readonly Pair[], options: { embed?: boolean; extra?: readonly Pair[] } = {}): string {
+export function encodeUrlState(pairs: readonly Pair[], options: { embed?: boolean } = {}): string {
   const parts = [`v=${URL_VERSION}`];
-  for (const [key, value] of [...overrides, ...(options.extra ?? [])]) parts.push(`${encodeURIComponent(key)}=${encodeValue(value)}`);
+  for (const [key, value] of pairs) parts.push(`${encodeURIComponent(key)}=${encodeValue(value)}`);
   if (options.embed) parts.push('embed=1');
   return `?${parts.join('&')}`;
 }
 
-/** Whether a query string asks for the embed layout (read before anything else is decoded). */
+/**
+ * Whether a query string asks for the embed layout: `embed=1` or
+ * `embed=true` anywhere in it, undecoded. The page reads it before anything
+ * else (before the schema is loaded), so that the layout is right from the
+ * first paint; pageStateFromUrl reads the flag with it too.
+ */
 export function isEmbedQuery(search: string): boolean {
   return /(^|[?&])embed=(1|true)(&|$)/.test(String(search ?? ''));
 }

@@ -1,7 +1,8 @@
 // The simulation worker: every call into the wasm core happens here, so the
 // page's main thread only draws. One run at a time; a run cannot be
 // interrupted from outside except by terminating the worker, which is how the
-// page cancels (see sim-client.ts).
+// page cancels (see worker-client.ts). The page runs two of these workers, one
+// for its scenario runs and one for sweeps; each serves both kinds of job.
 //
 // Trace replay: the worker reads the trace itself (a File handle or the
 // excerpt's URL, streamed in chunks into the core's TraceLoader) and keeps the
@@ -13,14 +14,15 @@
 import { cdfPoints } from './cdf';
 import { loadModule } from './load-module';
 import type { PolicySeries, PrefixrouteModule, TraceLoaderHandle } from './prefixroute-module';
-import type { FromWorker, ToWorker, TraceRequest, TraceSummary } from './protocol';
+import type { FromWorker, RunProgress, RunRequest, ToWorker, TraceRequest, TraceSummary } from './protocol';
 import { resolveOverrides } from './resolve';
 import { feedStream } from './trace-feed';
 import { runSweep } from './sweep-worker';
-import type { Pair } from './url-state';
+import type { Pair } from './schema';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const post = (message: FromWorker) => scope.postMessage(message);
+const progress = (id: number, p: RunProgress) => post({ type: 'progress', id, progress: p });
 
 /** Progress messages at most this often: enough for a smooth bar, cheap for the page. */
 const PROGRESS_INTERVAL_MS = 50;
@@ -60,12 +62,12 @@ async function loadTrace(mod: PrefixrouteModule, id: number, request: TraceReque
   const totalBytes = request.source.bytes;
   const name = request.source.name;
   try {
-    post({ type: 'read-progress', id, name, bytes: 0, totalBytes, lines: 0, requests: 0 });
+    progress(id, { kind: 'read', name, bytes: 0, totalBytes, lines: 0, requests: 0 });
     await feedStream(await openSource(request), loader, (s) => {
       const now = performance.now();
       if (now - last < PROGRESS_INTERVAL_MS) return;
       last = now;
-      post({ type: 'read-progress', id, name, bytes: s.bytes, totalBytes, lines: s.lines, requests: s.requests });
+      progress(id, { kind: 'read', name, bytes: s.bytes, totalBytes, lines: s.lines, requests: s.requests });
     });
   } catch (error) {
     loader.delete();
@@ -93,7 +95,7 @@ async function loadTrace(mod: PrefixrouteModule, id: number, request: TraceReque
   return loader;
 }
 
-async function run(mod: PrefixrouteModule, id: number, overrides: Pair[], trace?: TraceRequest): Promise<void> {
+async function run(mod: PrefixrouteModule, id: number, { overrides, trace }: RunRequest): Promise<void> {
   const started = performance.now();
   const resolved = resolveOverrides((o) => mod.validateScenario('{}', JSON.stringify(o)), overrides);
   const policies = policiesOf(resolved.scenarioJson);
@@ -102,7 +104,7 @@ async function run(mod: PrefixrouteModule, id: number, overrides: Pair[], trace?
     const now = performance.now();
     if (now - last >= PROGRESS_INTERVAL_MS || done === total) {
       last = now;
-      post({ type: 'progress', id, policyIndex, policyCount: policies.length, policy: policies[policyIndex] ?? '', done, total });
+      progress(id, { kind: 'policy', policyIndex, policyCount: policies.length, policy: policies[policyIndex] ?? '', done, total });
     }
     return true;
   };
@@ -124,31 +126,33 @@ async function run(mod: PrefixrouteModule, id: number, overrides: Pair[], trace?
     return;
   }
   post({
-    type: 'result',
+    type: 'done',
     id,
-    resultsJson: outcome.resultsJson,
-    scenarioJson: outcome.scenarioJson ?? resolved.scenarioJson,
-    accepted: resolved.accepted,
-    rejected: resolved.rejected,
-    cdf: outcome.series.map((s) => ({ policy: s.policy, ...cdfPoints(s.ttftMs) })),
-    elapsedMs: performance.now() - started,
-    memory: mod.memoryStats(),
-    ...(summary ? { trace: summary } : {}),
+    result: {
+      resultsJson: outcome.resultsJson,
+      scenarioJson: outcome.scenarioJson ?? resolved.scenarioJson,
+      accepted: resolved.accepted,
+      rejected: resolved.rejected,
+      cdf: outcome.series.map((s) => ({ policy: s.policy, ...cdfPoints(s.ttftMs) })),
+      elapsedMs: performance.now() - started,
+      memory: mod.memoryStats(),
+      ...(summary ? { trace: summary } : {}),
+    },
   });
 }
 
 // Registered synchronously: awaiting the module first could lose the first message.
 scope.onmessage = async (event: MessageEvent<ToWorker>) => {
   const message = event.data;
-  const id = message.type === 'run' || message.type === 'sweep' ? message.id : null;
+  const id = message.type === 'job' ? message.id : null;
   try {
     const mod = await loadModule();
     if (message.type === 'init') {
       post({ type: 'ready', schema: mod.scenarioSchema(), catalogue: mod.policyCatalogue() });
-    } else if (message.type === 'run') {
-      await run(mod, message.id, message.overrides, message.trace);
-    } else if (message.type === 'sweep') {
-      runSweep(mod, message, post);
+    } else if (message.kind === 'run') {
+      await run(mod, message.id, message.request);
+    } else if (message.kind === 'sweep') {
+      runSweep(mod, message.id, message.request, post);
     }
   } catch (error) {
     post({ type: 'failed', id, message: error instanceof Error ? error.message : String(error) });

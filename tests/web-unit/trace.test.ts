@@ -1,59 +1,9 @@
-// The trace link format (trace-source.ts) and the chunked feeding of a trace
-// stream (trace-feed.ts): pure logic, no DOM, no module needed.
+// The trace texts (trace-source.ts) and the chunked feeding of a trace
+// stream (trace-feed.ts): pure logic, no DOM, no module needed. The trace's
+// keys in the link: page-state.test.ts.
 import { describe, expect, test } from 'vitest';
 import { feedStream, MAX_FEED_BYTES, type FeedStatus } from '../../web/src/trace-feed';
-import {
-  EXCERPT,
-  formatBytes,
-  problemText,
-  readTraceLink,
-  splitTraceQuery,
-  traceLinkPairs,
-  type TraceLink,
-} from '../../web/src/trace-source';
-import { encodeUrlState } from '../../web/src/url-state';
-
-describe('trace links', () => {
-  test('the excerpt is named by one key and survives a round trip with the scenario keys', () => {
-    const link: TraceLink = { kind: 'excerpt', onError: 'skip' };
-    const query = encodeUrlState([['cluster.replicas', '8'], ...traceLinkPairs(link)]);
-    expect(query).toBe(`?v=1&cluster.replicas=8&trace=${EXCERPT.linkValue}&trace.on_error=skip`);
-    const split = splitTraceQuery(query);
-    expect(split.rest).toBe('?v=1&cluster.replicas=8');
-    expect(readTraceLink(split.trace)).toEqual({ link, messages: [] });
-  });
-
-  test('an uploaded file travels as its name and content hash only', () => {
-    const link: TraceLink = { kind: 'file', name: 'my trace.jsonl', contentHash: '0123456789abcdef', onError: 'stop' };
-    const pairs = traceLinkPairs(link);
-    expect(pairs).toEqual([['trace.name', 'my trace.jsonl'], ['trace.content_hash', '0123456789abcdef']]);
-    const split = splitTraceQuery(encodeUrlState(pairs));
-    expect(readTraceLink(split.trace).link).toEqual(link);
-  });
-
-  test('no trace keys: nothing to replay, the query untouched', () => {
-    expect(splitTraceQuery('?v=1&seed=7')).toEqual({ trace: new Map(), rest: '?v=1&seed=7' });
-    expect(readTraceLink(new Map()).link).toEqual({ kind: 'none' });
-    expect(traceLinkPairs({ kind: 'none' })).toEqual([]);
-  });
-
-  test('unusable values are dropped with a message, never thrown', () => {
-    const bad = readTraceLink(new Map([['trace', '/etc/passwd'], ['trace.on_error', 'explode']]));
-    expect(bad.link).toEqual({ kind: 'none' });
-    expect(bad.messages).toHaveLength(2);
-    const hash = readTraceLink(new Map([['trace.name', 'a.jsonl'], ['trace.content_hash', 'XYZ']]));
-    expect(hash.link).toEqual({ kind: 'file', name: 'a.jsonl', contentHash: '', onError: 'stop' });
-    expect(hash.messages[0]).toMatch(/16 lowercase hex digits/);
-    expect(splitTraceQuery('?trace=%E0%A4%A&v=1').rest).toBe('?v=1');
-    const long = readTraceLink(new Map([['trace.name', 'x'.repeat(1000)]]));
-    expect(long.link.kind === 'file' && long.link.name.length).toBe(256);
-  });
-
-  test('the last occurrence of a key wins, as with repeated --set', () => {
-    const split = splitTraceQuery('?trace.on_error=skip&trace=mooncake-excerpt&trace.on_error=stop');
-    expect(readTraceLink(split.trace).link).toEqual({ kind: 'excerpt', onError: 'stop' });
-  });
-});
+import { formatBytes, problemText } from '../../web/src/trace-source';
 
 describe('texts', () => {
   test('problems name their line and field', () => {
