@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Before/after CPU time of simulate(), two builds of prefixroute-perf run
-# alternately (docs/PERFORMANCE.md). On this VM a process's speed varies by
+# alternately (docs/PERFORMANCE.md). On a virtual machine a process's speed varies by
 # 20 - 40 % from one process to the next, so two separate runs of a benchmark
 # are not comparable; alternating the binaries case by case, ROUNDS times, and
 # taking medians is.
@@ -13,7 +13,7 @@
 # every policy of AFTER_BIN's catalogue. Runs on one CPU (taskset). Prints a Markdown table: median CPU
 # time of simulate() of each binary (one run per process) and after / before.
 set -euo pipefail
-# Both builds on one CPU: this VM's two vCPUs differ by ~35 % in speed, and an
+# Both builds on one CPU: a virtual machine's vCPUs may differ by ~35 % in speed, and an
 # older build may not pin itself (prefixroute-perf's --cpu).
 if [ -z "${PREFIXROUTE_PINNED:-}" ] && command -v taskset >/dev/null; then
   export PREFIXROUTE_PINNED=1

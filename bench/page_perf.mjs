@@ -1,7 +1,7 @@
 // The page in Chromium: how long the default scenario takes to re-run, and
-// how long the main thread is ever blocked meanwhile (docs/PERFORMANCE.md,
-// issue 6: "in the page the default scenario re-runs in under 100 ms and the
-// main thread is never blocked over 50 ms").
+// how long the main thread is ever blocked meanwhile (docs/PERFORMANCE.md:
+// the default scenario re-runs in under 100 ms and the main thread is never
+// blocked over 50 ms).
 //
 //   node bench/page_perf.mjs [--runs N] [--dist DIR] [--each]     (after `npm run build`;
 //                                                   --each also prints every re-run on stderr)

@@ -123,7 +123,7 @@ Measurement deserialize(const std::string& text) {
 
 bool g_in_process = false;  // --in-process: no fork (for valgrind/perf profiles)
 
-// Pins this process (and so every child it forks) to one CPU. On this VM the
+// Pins this process (and so every child it forks) to one CPU. On the project's 2-vCPU machines the
 // two vCPUs differ in speed by ~35 % (the same run, `taskset -c 0` against
 // `taskset -c 1`, alternately), and successive children landed on either: a
 // ratio of two cases then measured the cores as much as the code. `cpu` < 0:
@@ -377,7 +377,7 @@ bool check(const Measurement& m, const std::string& what) {
 // A scaling ratio (cost per request of the large case / of the small one)
 // as the median of per-round ratios: each round runs the small case, then the
 // large one, each in its own process, back to back. Even on one CPU (see
-// pin_to_one_cpu) this VM's speed drifts over minutes, so one process per case
+// pin_to_one_cpu) a machine's speed drifts over minutes, so one process per case
 // gives ratios that swing across the target; pairing the cases in rounds and
 // taking the median cancels most of it.
 struct ScalingRatio {

@@ -5,7 +5,7 @@
 #                                                      (default: all six)
 #
 # Instruction counts do not depend on machine load, so they are the stable
-# figure for comparisons (hardware counters are not available on this VM:
+# figure for comparisons (hardware counters are not available on the project's virtual machines:
 # `perf stat -e instructions true` reports <not supported>). Builds an -O3 -g
 # copy of the native release build in build/perf-prof, runs each case of
 # prefixroute-perf in-process under callgrind with collection limited to
@@ -15,7 +15,7 @@
 # Under callgrind a run is ~50x slower: the mooncake case takes minutes per policy.
 #
 # `timeshares` adds sampling profiles (perf record -e cpu-clock, a software
-# event that works on this VM) of the main cases: real time shares, which
+# event that works on virtual machines) of the main cases: real time shares, which
 # differ from instruction shares where memory copies and page faults dominate.
 source "$(dirname "$0")/../scripts/lib.sh"
 ensure_native_deps

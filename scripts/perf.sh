@@ -50,7 +50,7 @@ if [ "$wasm" = 1 ]; then
   if [ ! -f build/wasm/wasm/prefixroute.mjs ] || [ ! -f build/wasm/wasm/prefixroute.wasm ]; then
     bash scripts/build-wasm.sh >&2
   fi
-  # Native and Node processes on one CPU: this VM's two vCPUs differ in speed
+  # Native and Node processes on one CPU: a virtual machine's vCPUs may differ in speed
   # (prefixroute-perf pins itself the same way; see its --cpu).
   pin=()
   command -v taskset >/dev/null && pin=(taskset -c "$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')")

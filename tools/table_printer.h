@@ -7,7 +7,7 @@
 
 namespace prefixroute {
 
-/// Plain-text table in the seed write-up's style, one row per policy.
+/// Plain-text table in the original write-up's style, one row per policy.
 std::string format_text_table(const Scenario& scenario, const ExperimentReport& report);
 
 /// GitHub Markdown table of the same figures (used for the README).

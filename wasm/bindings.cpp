@@ -6,7 +6,7 @@
 //            version: what the playground's worker calls. Strings in, plain JS
 //            objects out; a bad scenario is a value ({ok:false, errors}), never
 //            an exception.
-//   library  RadixCache, Cluster (N replicas) and the four seed routing
+//   library  RadixCache, Cluster (N replicas) and the four baseline routing
 //            policies (RoundRobin, LeastLoaded, Affinity, AffinityBalanced),
 //            mirroring the C++ API so JS can route requests one by one. These
 //            are embind handles: call .delete() when done. (runScenario runs

@@ -245,7 +245,7 @@ export interface ClusterConstructor {
 }
 
 /**
- * A routing policy: the four seed policies are bound for step-by-step use
+ * A routing policy: the four baseline policies are bound for step-by-step use
  * (runScenario runs every policy of policyCatalogue()). One instance keeps its
  * own cursor: use one per simulation.
  */

@@ -314,7 +314,7 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
 }  // namespace
 
 Scenario Scenario::reference() {
-  // The four baseline policies (the seed write-up's); "all" adds the
+  // The four baseline policies (the original write-up's); "all" adds the
   // production routers' and prefixroute's own.
   Scenario s;
   s.policies = {"round_robin", "least_loaded", "affinity", "affinity_balanced"};

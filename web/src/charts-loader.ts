@@ -1,6 +1,6 @@
 // The page's handle on the charts. Chart.js is most of the page's script;
 // evaluated with the main module it added some 10 ms of main-thread CPU to
-// the page's first task (issue 6: the main thread never blocked over 50 ms).
+// the page's first task (so the main thread is never blocked over 50 ms).
 // So charts.ts and Chart.js come as a chunk of their own, evaluated in a task
 // of its own, and the charts are built ahead of the first results (prepare()).
 

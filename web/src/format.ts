@@ -7,7 +7,7 @@ let groupedFormat: Intl.NumberFormat | null = null;
 /**
  * Made on first use, not when the module loads: a page's first Intl object
  * costs the browser some 40 ms (ICU's locale data), which made the page's
- * start-up one long task (issue 6: never blocked over 50 ms).
+ * start-up one long task (the main thread is never blocked over 50 ms).
  */
 function grouped(): Intl.NumberFormat {
   groupedFormat ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });

@@ -1,5 +1,5 @@
 // Start-up work is split into tasks so that no one task blocks the main
-// thread for long (issue 6: never blocked over 50 ms).
+// thread for long (never more than 50 ms at a time).
 
 /** How long to wait for a frame before going on without one (a hidden tab draws none). */
 const NO_FRAME_MS = 100;

@@ -59,7 +59,7 @@ struct Scenario {
 
   bool replays_trace() const { return !trace.name.empty(); }
 
-  /// The reference scenario (the defaults): the seed write-up's setting, with
+  /// The reference scenario (the defaults): the original write-up's setting, with
   /// the four baseline policies.
   static Scenario reference();
 };

@@ -59,7 +59,7 @@
 //   when no unpinned candidate is left, so while pins and reservations exceed
 //   the budget the cache is over budget (used() > capacity()): the model lets
 //   memory overcommit instead of rejecting or preempting requests, and reports
-//   usage above 1.0. Without pins and reservations (the seed model) the budget
+//   usage above 1.0. Without pins and reservations (the baseline model) the budget
 //   is never exceeded.
 //
 // Budget rule (exact)

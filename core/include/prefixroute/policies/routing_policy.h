@@ -8,7 +8,7 @@
 // same inputs give the same choice. One instance serves one simulation.
 //
 // What a policy may read: the four baseline policies read engine truth
-// (cache().match, projected_wait), as the seed model does. Policies modelled on
+// (cache().match, projected_wait), as the write-up's model does. Policies modelled on
 // production routers read only what those routers see: in_flight(),
 // scraped() metrics, precise_view() of the cache, or their own approximate
 // state built from the lifecycle hooks below (called by the simulator in

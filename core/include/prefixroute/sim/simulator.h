@@ -18,8 +18,9 @@
 //   TTFT = queue wait + uncached tokens / prefill rate
 //   end-to-end = TTFT + output tokens x time per output token (decode on)
 //
-// With decode off (the seed model) a request completes at its first token and
-// pins nothing, and the seed policies' results are exactly the one-pass model's.
+// With decode off (the baseline model) a request completes at its first token
+// and pins nothing, and the baseline policies' results are exactly those of a
+// one-pass model that admits each request in arrival order.
 //
 // Events: each replica's first tokens come in its admission order (one FIFO
 // prefill queue), so they wait in one queue per replica and a TournamentTree

@@ -32,7 +32,7 @@ struct WorkloadConfig {
   std::uint64_t requests = 4000;
   std::uint32_t tenants = 12;
   // Defaults: the reference scenario, calibrated so the benchmark lands near
-  // the seed write-up's published table (see README, "Reference benchmark").
+  // the original write-up's published table (see README, "Reference benchmark").
   double zipf_s = 1.29;
   double arrival_rate_per_s = 100.0;
   std::uint32_t prefix_tokens_min = 700;
