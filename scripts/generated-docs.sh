@@ -20,7 +20,7 @@ build_dir=$(dirname "$(dirname "$bench")")
 # Each generated section's text, from the command the README shows beside it.
 "$bench" --json "$tmp/results.json" --markdown >"$tmp/reference.out"   # npm run bench -- --markdown
 grep '^|' "$tmp/reference.out" >"$tmp/reference.md"
-# Same scenario, other seeds: how much of the table is the seed's luck.
+# Same scenario, other seeds: how much of the table is one seed's luck.
 for seed in 1 2 3 4 5; do
   "$bench" --json "$tmp/seed-$seed.json" --set seed=$seed >/dev/null
 done

@@ -39,7 +39,7 @@ echo "- Memory: $(free -g | awk '/^Mem:/ {print $2}') GiB; $(uname -sr); $(g++ -
 if git rev-parse --git-dir >/dev/null 2>&1; then
   core_state="commit $(git rev-parse --short HEAD)"
   [ -n "$(git status --porcelain -- core bench)" ] && core_state+=" with uncommitted changes in core/ or bench/"
-  echo "- Code: $core_state; core/ sources hash $(cat core/include/prefixroute/*.h core/src/*.cpp | sha256sum | cut -c1-12)"
+  echo "- Code: $core_state; core/ sources hash $(find core -name "*.h" -o -name "*.cpp" | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12)"
 fi
 echo "- Load before the run: $(uptime | sed 's/.*load average: //') (1, 5, 15 min)"
 

@@ -92,8 +92,8 @@ class ClusterView {
   std::optional<std::size_t> known_engine_match(TokenSpan tokens, std::size_t replica) const;
 
   /// Drops the remembered walk (the simulator calls it before each choose:
-  /// a cache changes between requests).
-  void forget_walk() const { walk_ = Walk{}; }
+  /// a cache changes between requests). Keeps the buffers' capacity.
+  void forget_walk() const { walk_.data = nullptr; }
 
  private:
   // The last walk that read the engines' caches: either one length per
