@@ -14,6 +14,7 @@
 
 #include "prefixroute/base/random.h"
 #include "reference_radix_cache.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
@@ -37,10 +38,9 @@ TEST(RadixCacheInsert, AKnownCachedPrefixChangesNothing) {
   RadixCache told(600, 2), untold(600, 2);
   for (int step = 0; step < 3000; ++step) {
     // Prompts share prefixes: a few families, cut and extended at random.
-    std::vector<Token> prompt;
     const Token family = static_cast<Token>(rng.below(6));
     const std::size_t shared = rng.below(120);
-    for (std::size_t i = 0; i < shared; ++i) prompt.push_back(family * 1000 + static_cast<Token>(i));
+    std::vector<Token> prompt = testsupport::run_of(family * 1000, shared);
     const std::size_t own = rng.below(40);
     for (std::size_t i = 0; i < own; ++i) prompt.push_back(static_cast<Token>(100000 + rng.below(50)));
     const std::size_t matched = told.match(prompt);
