@@ -2,27 +2,21 @@
 // ideal cache bound checked against a direct count of repeated leading blocks.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "prefixroute/cache/cache_bounds.h"
 #include "prefixroute/experiment.h"
 #include "prefixroute/workload/trace_reader.h"
+#include "files.h"
 
 using namespace prefixroute;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testsupport::kMooncakeExcerpt;
+using testsupport::read_file;
 
-const std::string kExcerpt = std::string(PREFIXROUTE_SOURCE_DIR) + "/scenarios/traces/mooncake-conversation-first-1000.jsonl";
-const std::string kFullTrace = std::string(PREFIXROUTE_SOURCE_DIR) + "/../shared/traces/mooncake_conversation_trace.jsonl";
+const std::string kFullTrace = testsupport::source_path("../shared/traces/mooncake_conversation_trace.jsonl");
 
 TraceReadOptions with_block(std::uint32_t block_size) {
   TraceReadOptions o;
@@ -97,8 +91,8 @@ TEST(BlockTrace, EqualIdsGiveEqualTokensAndThePartialBlockIsAPrefixOfItsRun) {
 }
 
 TEST(TraceReader, ChunkedFeedingEqualsReadingWhole) {
-  const std::string text = read_text(kExcerpt);
-  ASSERT_FALSE(text.empty()) << kExcerpt;
+  const std::string text = read_file(kMooncakeExcerpt).value_or("");
+  ASSERT_FALSE(text.empty()) << kMooncakeExcerpt;
   const auto whole = read_trace(text, TraceReadOptions{});
   ASSERT_TRUE(whole.ok()) << whole.error_text();
   EXPECT_EQ(whole.trace->size(), 1000u);
@@ -115,7 +109,7 @@ TEST(TraceReader, ChunkedFeedingEqualsReadingWhole) {
 TEST(TraceReader, LimitKeepsTheFirstRequests) {
   TraceReadOptions o;
   o.limit = 10;
-  const auto r = read_trace(read_text(kExcerpt), o);
+  const auto r = read_trace(read_file(kMooncakeExcerpt).value_or(""), o);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.trace->size(), 10u);
 }
@@ -203,7 +197,7 @@ TEST(TraceReader, OverlongLineIsRefusedWithoutBufferingIt) {
 }
 
 TEST(IdealBound, EqualsDirectCountOfRepeatedLeadingBlocksOnTheExcerpt) {
-  const auto r = read_trace(read_text(kExcerpt), TraceReadOptions{});
+  const auto r = read_trace(read_file(kMooncakeExcerpt).value_or(""), TraceReadOptions{});
   ASSERT_TRUE(r.ok()) << r.error_text();
   const CacheBound ideal = ideal_bound(*r.trace);
   const std::uint64_t direct = direct_count_of_reused_tokens(*r.trace);
@@ -214,7 +208,7 @@ TEST(IdealBound, EqualsDirectCountOfRepeatedLeadingBlocksOnTheExcerpt) {
 
 TEST(IdealBound, EqualsDirectCountOnTheWholeConversationTrace) {
   if (PREFIXROUTE_TESTS_SANITIZED) GTEST_SKIP() << "145 M tokens: release build only (the excerpt test runs here)";
-  const std::string text = read_text(kFullTrace);
+  const std::string text = read_file(kFullTrace).value_or("");
   if (text.empty()) GTEST_SKIP() << "shared trace not found at " << kFullTrace;
   const auto r = read_trace(text, TraceReadOptions{});
   ASSERT_TRUE(r.ok()) << r.error_text();
