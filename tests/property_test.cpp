@@ -25,6 +25,7 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "prefixroute/workload/workload.h"
+#include "field_errors.h"
 #include "random_scenario.h"
 
 namespace prefixroute {
@@ -227,16 +228,12 @@ TEST_F(RandomScenarios, TheSameScenarioGivesTheSameResultsJson) {
 namespace prefixroute {
 namespace {
 
-bool has_error_on(const ScenarioParse& p, std::string_view field) {
-  for (const auto& e : p.errors)
-    if (e.field == field) return true;
-  return false;
-}
+using testsupport::has_error;
 
 TEST(HostileInput, ArrivalSpanBeyondTheTickRangeIsRefused) {
   // 1e7 requests at 0.001/s: ~1e10 s of arrivals, past int64 nanoseconds.
   const ScenarioParse p = parse_scenario("", {{"workload.requests", "10000000"}, {"workload.arrival_rate_per_s", "0.001"}});
-  EXPECT_TRUE(has_error_on(p, "workload.arrival_rate_per_s")) << p.error_text();
+  EXPECT_TRUE(has_error(p, "workload.arrival_rate_per_s")) << p.error_text();
 }
 
 TEST(HostileInput, PrefillWorkBeyondTheTickRangeIsRefused) {
@@ -244,7 +241,7 @@ TEST(HostileInput, PrefillWorkBeyondTheTickRangeIsRefused) {
                                               {"workload.tenants", "1"},
                                               {"workload.prefix_tokens_max", "1000000"},
                                               {"cluster.prefill_tokens_per_s", "1"}});
-  EXPECT_TRUE(has_error_on(p, "cluster.prefill_tokens_per_s")) << p.error_text();
+  EXPECT_TRUE(has_error(p, "cluster.prefill_tokens_per_s")) << p.error_text();
 }
 
 TEST(HostileInput, OverrideKeysWithThousandsOfDotsAreRefused) {
@@ -265,9 +262,9 @@ TEST(HostileInput, DeeplyNestedOverrideValuesAreNamedNotDumped) {
 
 TEST(HostileInput, TextThatIsNotUtf8IsRefusedNotThrown) {
   const ScenarioParse name = parse_scenario("", {{"trace.name", "caf\xE9"}});
-  EXPECT_TRUE(has_error_on(name, "trace.name")) << name.error_text();
+  EXPECT_TRUE(has_error(name, "trace.name")) << name.error_text();
   const ScenarioParse seed = parse_scenario("", {{"seed", "\xFF\xFE"}});
-  EXPECT_TRUE(has_error_on(seed, "seed")) << seed.error_text();
+  EXPECT_TRUE(has_error(seed, "seed")) << seed.error_text();
   // Built in code, the canonical JSON replaces the bad bytes instead of throwing.
   Scenario s = Scenario::reference();
   s.trace.name = "caf\xE9";

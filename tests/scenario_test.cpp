@@ -13,39 +13,18 @@
 
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/base/random.h"
+#include "field_errors.h"
 
 namespace prefixroute {
 namespace {
 
 using Json = nlohmann::json;
+using testsupport::has_error;
 
 ScenarioParse parse(std::string_view text, const std::vector<Override>& overrides = {}) {
   ScenarioParse result;
   EXPECT_NO_THROW(result = parse_scenario(text, overrides)) << text.substr(0, 80);
   return result;
-}
-
-// The error for `field`, or nullptr.
-const FieldError* error_for(const ScenarioParse& p, std::string_view field) {
-  for (const FieldError& e : p.errors)
-    if (e.field == field) return &e;
-  return nullptr;
-}
-
-// Asserts `p` failed with an error on `field` whose message contains every
-// fragment; returns the message.
-::testing::AssertionResult has_error(const ScenarioParse& p, std::string_view field,
-                                     const std::vector<std::string>& fragments = {}) {
-  if (p.ok()) return ::testing::AssertionFailure() << "parsed without errors";
-  const FieldError* e = error_for(p, field);
-  if (e == nullptr)
-    return ::testing::AssertionFailure() << "no error names " << field << "; errors:\n"
-                                         << p.error_text();
-  for (const std::string& f : fragments)
-    if (e->message.find(f) == std::string::npos)
-      return ::testing::AssertionFailure()
-             << field << ": message \"" << e->message << "\" lacks \"" << f << "\"";
-  return ::testing::AssertionSuccess() << e->message;
 }
 
 std::vector<std::string> all_policy_names() {
