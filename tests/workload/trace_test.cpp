@@ -174,8 +174,11 @@ TEST(TraceReader, SkipModeKeepsGoodLinesAndCountsBadOnes) {
   EXPECT_EQ(r.lines, 5u);
   ASSERT_EQ(r.problems.size(), 2u);
   EXPECT_EQ(r.problems[0].line, 2u);
+  EXPECT_EQ(r.problems[0].field, "");  // "garbage": the line as a whole
+  EXPECT_EQ(r.problems[0].message, "not valid JSON");
   EXPECT_EQ(r.problems[1].line, 4u);
   EXPECT_EQ(r.problems[1].field, "hash_ids");
+  EXPECT_EQ(r.problems[1].message, "missing (the prompt's block ids)");
 }
 
 TEST(TraceReader, EmptyInputIsAnError) {
@@ -183,6 +186,8 @@ TEST(TraceReader, EmptyInputIsAnError) {
   EXPECT_FALSE(r.ok());
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_NE(r.problems[0].message.find("no requests"), std::string::npos);
+  EXPECT_EQ(r.problems[0].line, 0u);  // the trace as a whole, no line of it
+  EXPECT_EQ(r.problems[0].field, "");
 }
 
 TEST(TraceReader, OverlongLineIsRefusedWithoutBufferingIt) {
@@ -194,6 +199,10 @@ TEST(TraceReader, OverlongLineIsRefusedWithoutBufferingIt) {
   const auto r = reader.finish();
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.error_text().find("longer than"), std::string::npos);
+  ASSERT_EQ(r.problems.size(), 1u) << r.error_text();
+  EXPECT_EQ(r.problems[0].line, 1u);
+  EXPECT_EQ(r.problems[0].field, "");
+  EXPECT_EQ(r.problems[0].message, "line is longer than 16777216 bytes");
 }
 
 TEST(IdealBound, EqualsDirectCountOfRepeatedLeadingBlocksOnTheExcerpt) {
