@@ -140,7 +140,8 @@ TEST(ScenarioErrors, ZeroReplicasNamesClusterReplicasAndItsRange) {
 TEST(ScenarioErrors, AboveTheMaximumIsRejected) {
   EXPECT_TRUE(has_error(parse(R"({"cluster": {"replicas": 4097}})"), "cluster.replicas",
                         {"[1, 4096]", "got 4097"}));
-  EXPECT_TRUE(has_error(parse(R"({"seed": 9007199254740992})"), "seed", {"[0, 9007199254740991]"}));
+  EXPECT_TRUE(has_error(parse(R"({"seed": 9007199254740992})"), "seed",
+                        {"[0, 9007199254740991]", "got 9007199254740992"}));
 }
 
 TEST(ScenarioErrors, NegativeCountsAreRejected) {
@@ -152,7 +153,7 @@ TEST(ScenarioErrors, NegativeCountsAreRejected) {
 
 TEST(ScenarioErrors, ZeroRequestsIsRejected) {
   EXPECT_TRUE(has_error(parse(R"({"workload": {"requests": 0}})"), "workload.requests",
-                        {"[1, 10000000]"}));
+                        {"[1, 10000000]", "got 0"}));
 }
 
 TEST(ScenarioErrors, NumberOutOfRangeNamesItsRangeAndUnit) {
@@ -197,13 +198,13 @@ TEST(ScenarioErrors, ValidateRejectsNonFiniteValuesSetInCode) {
 }
 
 TEST(ScenarioErrors, WrongTypesAreRejectedAndDescribed) {
-  EXPECT_TRUE(has_error(parse(R"({"seed": true})"), "seed", {"true (a boolean)"}));
-  EXPECT_TRUE(has_error(parse(R"({"seed": "42"})"), "seed", {"\"42\" (a string)"}));
+  EXPECT_TRUE(has_error(parse(R"({"seed": true})"), "seed", {"an integer in [0, 9007199254740991]", "got true (a boolean)"}));
+  EXPECT_TRUE(has_error(parse(R"({"seed": "42"})"), "seed", {"an integer in [0, 9007199254740991]", "got \"42\" (a string)"}));
   EXPECT_TRUE(has_error(parse(R"({"seed": null})"), "seed", {"must be an integer", "got null"}));
   EXPECT_TRUE(has_error(parse(R"({"cluster": {"replicas": [4]}})"), "cluster.replicas",
-                        {"an array"}));
+                        {"an integer in [1, 4096]", "got an array"}));
   EXPECT_TRUE(has_error(parse(R"({"cluster": {"replicas": {"n": 4}}})"), "cluster.replicas",
-                        {"an object"}));
+                        {"an integer in [1, 4096]", "got an object"}));
 }
 
 TEST(ScenarioErrors, GroupThatIsNotAnObjectIsRejected) {
@@ -214,7 +215,7 @@ TEST(ScenarioErrors, NonIntegralValueForAnIntegerIsRejected) {
   EXPECT_TRUE(has_error(parse(R"({"cluster": {"replicas": 2.5}})"), "cluster.replicas",
                         {"an integer", "got 2.5"}));
   EXPECT_TRUE(has_error(parse("", {{"workload.requests", "100.5"}}), "workload.requests",
-                        {"an integer"}));
+                        {"an integer", "got 100.5"}));
 }
 
 TEST(ScenarioErrors, UnknownTopLevelKeyIsRejectedWithTheAllowedKeys) {
@@ -263,8 +264,8 @@ TEST(ScenarioErrors, TurnMinAboveMaxIsRejected) {
 }
 
 TEST(ScenarioErrors, EmptyPolicyListIsRejected) {
-  EXPECT_TRUE(has_error(parse(R"({"policies": []})"), "policies", {"at least one"}));
-  EXPECT_TRUE(has_error(parse("", {{"policies", ""}}), "policies", {"at least one"}));
+  EXPECT_TRUE(has_error(parse(R"({"policies": []})"), "policies", {"at least one", "(round_robin, least_loaded"}));
+  EXPECT_TRUE(has_error(parse("", {{"policies", ""}}), "policies", {"at least one", "(round_robin, least_loaded"}));
 }
 
 TEST(ScenarioErrors, UnknownPolicyIsRejectedWithTheKnownNames) {
@@ -303,8 +304,8 @@ TEST(ScenarioErrors, MalformedJsonReportsThePosition) {
 
 TEST(ScenarioErrors, DocumentThatIsNotAnObjectIsRejected) {
   EXPECT_TRUE(has_error(parse("[1, 2]"), "(document)", {"object", "an array"}));
-  EXPECT_TRUE(has_error(parse("42"), "(document)", {"object"}));
-  EXPECT_TRUE(has_error(parse("\"text\""), "(document)", {"object"}));
+  EXPECT_TRUE(has_error(parse("42"), "(document)", {"object", "got 42"}));
+  EXPECT_TRUE(has_error(parse("\"text\""), "(document)", {"object", "got \"text\" (a string)"}));
 }
 
 std::string nested_arrays(int depth) {
@@ -466,9 +467,9 @@ TEST(ScenarioOverrides, PoliciesAllMeansTheWholeCatalogue) {
 }
 
 TEST(ScenarioOverrides, BadValueIsReportedUnderItsKey) {
-  EXPECT_TRUE(has_error(parse("", {{"cluster.replicas", "0"}}), "cluster.replicas", {"[1, 4096]"}));
+  EXPECT_TRUE(has_error(parse("", {{"cluster.replicas", "0"}}), "cluster.replicas", {"[1, 4096]", "got 0"}));
   EXPECT_TRUE(has_error(parse("", {{"cluster.replicas", "many"}}), "cluster.replicas",
-                        {"\"many\" (a string)"}));
+                        {"[1, 4096]", "\"many\" (a string)"}));
 }
 
 TEST(ScenarioOverrides, UnknownKeyIsReported) {
