@@ -14,30 +14,16 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
+#include "replicas.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
-
-Tokens run_of(Token first, std::size_t length) {
-  Tokens t(length);
-  for (std::size_t i = 0; i < length; ++i) t[i] = first + static_cast<Token>(i);
-  return t;
-}
-
-std::vector<Replica> make_replicas(std::size_t n) {
-  std::vector<Replica> r;
-  for (std::size_t i = 0; i < n; ++i) r.emplace_back(RadixCache(1000));
-  return r;
-}
-
-void set_in_flight(std::vector<Replica>& replicas, const std::vector<std::uint32_t>& counts) {
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    while (replicas[i].in_flight() > 0) replicas[i].router_completed();
-    for (std::uint32_t k = 0; k < counts[i]; ++k) replicas[i].router_dispatched();
-  }
-}
+using testsupport::make_replicas;  // caches of 1000 tokens
+using testsupport::run_of;
+using testsupport::set_in_flight;
+using testsupport::Tokens;
 
 ChwblParams params(double load_factor, std::uint32_t key_tokens = 100, std::uint32_t vnodes = 256) {
   ChwblParams p;

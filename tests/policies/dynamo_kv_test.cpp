@@ -14,31 +14,20 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
+#include "replicas.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
+using testsupport::cache_prefix;
+using testsupport::make_replicas;
+using testsupport::record_routed;
+using testsupport::run_of;
+using testsupport::Tokens;
 
 const PrefillModel kPrefill{1000.0};
-
-// `length` consecutive token ids from `first`: runs from distinct ranges share nothing.
-Tokens run_of(Token first, std::size_t length) {
-  Tokens t(length);
-  for (std::size_t i = 0; i < length; ++i) t[i] = first + static_cast<Token>(i);
-  return t;
-}
-
-std::vector<Replica> make_replicas(std::size_t n, std::size_t cache_tokens = 100'000) {
-  std::vector<Replica> r;
-  for (std::size_t i = 0; i < n; ++i) r.emplace_back(RadixCache(cache_tokens));
-  return r;
-}
-
-// Puts the first `k` tokens of `prompt` into replica i's cache.
-void cache_prefix(std::vector<Replica>& replicas, std::size_t i, const Tokens& prompt, std::size_t k) {
-  replicas[i].admit(TokenSpan(prompt).first(k), 0, kPrefill);
-}
+constexpr std::size_t kCacheTokens = 100'000;  // per replica: nothing is ever evicted
 
 DynamoKvParams params(std::uint32_t block, double weight, double temperature = 0) {
   DynamoKvParams p;
@@ -48,19 +37,12 @@ DynamoKvParams params(std::uint32_t block, double weight, double temperature = 0
   return p;
 }
 
-// Routes a request through the policy's hooks without a choose() for it, as
-// the router would record a request it sent: counted as fully uncached.
-void record_routed(DynamoKv& policy, std::uint64_t id, std::size_t replica, const Tokens& prompt,
-                   std::uint64_t output) {
-  policy.on_routed(RoutedRequest{id, replica, prompt, output, 0});
-}
-
 TEST(DynamoKv, CostIsWeightedPrefillBlocksPlusActiveAndNewBlocks) {
   // B = 4, overlap_weight = 2, an 18-token prompt: ceil(18/4) = 5 prompt blocks.
-  auto replicas = make_replicas(3);
+  auto replicas = make_replicas(3, kCacheTokens);
   const Tokens prompt = run_of(1, 18);
-  cache_prefix(replicas, 0, prompt, 10);  // 10 cached tokens: floor(10/4) = 2 blocks overlap
-  cache_prefix(replicas, 1, prompt, 3);   // 3 cached tokens: no full block
+  cache_prefix(replicas, 0, prompt, 10, kPrefill);  // 10 cached tokens: floor(10/4) = 2 blocks overlap
+  cache_prefix(replicas, 1, prompt, 3, kPrefill);   // 3 cached tokens: no full block
   DynamoKv policy(params(4, 2.0), 42);
   // Replica 2 has an earlier 8-token request with 4 outputs in flight:
   // 8 active prefill tokens, ceil((8 + 4)/4) = 3 active decode blocks.
@@ -75,9 +57,9 @@ TEST(DynamoKv, CostIsWeightedPrefillBlocksPlusActiveAndNewBlocks) {
 }
 
 TEST(DynamoKv, OverlapCountsOnlyFullBlocks) {
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   const Tokens prompt = run_of(1, 16);
-  cache_prefix(replicas, 0, prompt, 7);  // 7 tokens = 1 full block of 4
+  cache_prefix(replicas, 0, prompt, 7, kPrefill);  // 7 tokens = 1 full block of 4
   DynamoKv policy(params(4, 1.0), 42);
   EXPECT_EQ(policy.choose(prompt, replicas, 0), 0u);
   EXPECT_EQ(policy.predicted_cached_tokens(), 4);
@@ -87,9 +69,9 @@ TEST(DynamoKv, OverlapCountsOnlyFullBlocks) {
 
 TEST(DynamoKv, ZeroOverlapWeightRoutesOnBlocksAlone) {
   // With weight 0 the prefill term vanishes: only active + new blocks count.
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   const Tokens prompt = run_of(1, 16);
-  cache_prefix(replicas, 0, prompt, 16);
+  cache_prefix(replicas, 0, prompt, 16, kPrefill);
   DynamoKv policy(params(4, 0.0), 42);
   record_routed(policy, 1, 0, run_of(9000, 40), 0);  // 10 active decode blocks on r0
   EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
@@ -98,9 +80,9 @@ TEST(DynamoKv, ZeroOverlapWeightRoutesOnBlocksAlone) {
 }
 
 TEST(DynamoKv, ReadsThePreciseViewNotEngineTruth) {
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   const Tokens prompt = run_of(1, 16);
-  cache_prefix(replicas, 0, prompt, 16);  // the engine holds it ...
+  cache_prefix(replicas, 0, prompt, 16, kPrefill);  // the engine holds it ...
   RadixCache lagging(100'000);            // ... but the router's KV events have not arrived yet
   replicas[0].set_lagged_view(&lagging);
   RadixCache ahead(100'000);
@@ -112,9 +94,9 @@ TEST(DynamoKv, ReadsThePreciseViewNotEngineTruth) {
 }
 
 TEST(DynamoKv, RoutingAddsUncachedPrefillTokensAndDecodeBlocks) {
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   const Tokens prompt = run_of(1, 18);
-  cache_prefix(replicas, 1, prompt, 9);  // 2 blocks of 4 overlap on replica 1
+  cache_prefix(replicas, 1, prompt, 9, kPrefill);  // 2 blocks of 4 overlap on replica 1
   DynamoKv policy(params(4, 1.0), 42);
   const std::size_t chosen = policy.choose(prompt, replicas, 0);
   ASSERT_EQ(chosen, 1u);
@@ -126,7 +108,7 @@ TEST(DynamoKv, RoutingAddsUncachedPrefillTokensAndDecodeBlocks) {
 }
 
 TEST(DynamoKv, ActivePrefillDropsAtFirstTokenAndDecodeBlocksAtCompletion) {
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   DynamoKv policy(params(4, 1.0), 42);
   record_routed(policy, 1, 0, run_of(1, 12), 8);  // 12 prefill tokens, ceil(20/4) = 5 blocks
   record_routed(policy, 2, 0, run_of(100, 4), 0); // 4 prefill tokens, 1 block
@@ -148,7 +130,7 @@ TEST(DynamoKv, ActivePrefillDropsAtFirstTokenAndDecodeBlocksAtCompletion) {
 }
 
 TEST(DynamoKv, ActiveWorkRaisesTheCostOfItsReplica) {
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   const Tokens prompt = run_of(1, 8);
   DynamoKv policy(params(4, 1.0), 42);
   record_routed(policy, 1, 0, run_of(500, 8), 0);  // r0: 8 prefill tokens, 2 blocks
@@ -186,7 +168,7 @@ TEST(DynamoKv, BookkeepingIsBalancedAfterASimulation) {
 }
 
 TEST(DynamoKv, EqualCostGoesToTheSmallerCacheUsage) {
-  auto replicas = make_replicas(3);
+  auto replicas = make_replicas(3, kCacheTokens);
   replicas[0].admit(run_of(5000, 30), 0, kPrefill);  // unrelated content: only usage differs
   replicas[1].admit(run_of(6000, 10), 0, kPrefill);
   replicas[2].admit(run_of(7000, 20), 0, kPrefill);
@@ -197,7 +179,7 @@ TEST(DynamoKv, EqualCostGoesToTheSmallerCacheUsage) {
 }
 
 TEST(DynamoKv, RemainingTiesAreASeededDraw) {
-  auto replicas = make_replicas(4);
+  auto replicas = make_replicas(4, kCacheTokens);
   replicas[0].admit(run_of(5000, 30), 0, kPrefill);  // more usage: never among the tied
   const Tokens prompt = run_of(1, 16);
   auto picks = [&](std::uint64_t seed) {
@@ -218,10 +200,10 @@ TEST(DynamoKv, RemainingTiesAreASeededDraw) {
 TEST(DynamoKv, TemperatureSamplesTheSoftmaxOfNormalisedCosts) {
   // The costs of the first test, {8, 14, 21}: normalised (c - 8)/13, so with
   // T = 1 the weights are e^0, e^(-6/13), e^-1.
-  auto replicas = make_replicas(3);
+  auto replicas = make_replicas(3, kCacheTokens);
   const Tokens prompt = run_of(1, 18);
-  cache_prefix(replicas, 0, prompt, 10);
-  cache_prefix(replicas, 1, prompt, 3);
+  cache_prefix(replicas, 0, prompt, 10, kPrefill);
+  cache_prefix(replicas, 1, prompt, 3, kPrefill);
   auto draws = [&](std::uint64_t seed, int n) {
     DynamoKv policy(params(4, 2.0, 1.0), seed);
     record_routed(policy, 100, 2, run_of(5000, 8), 4);
@@ -242,7 +224,7 @@ TEST(DynamoKv, TemperatureSamplesTheSoftmaxOfNormalisedCosts) {
 }
 
 TEST(DynamoKv, TemperatureWithEqualCostsIsUniform) {
-  auto replicas = make_replicas(4);
+  auto replicas = make_replicas(4, kCacheTokens);
   DynamoKv policy(params(4, 1.0, 0.5), 11);
   const Tokens prompt = run_of(1, 16);
   std::vector<int> counts(4, 0);

@@ -12,11 +12,13 @@
 
 #include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
+#include "replicas.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
+using testsupport::Tokens;
 
 constexpr Tick kMs = kTicksPerMillisecond;
 // Prefill at 1000 tokens/s: one uncached token is one millisecond of work.
@@ -26,22 +28,16 @@ const PrefillModel kPrefill{1000.0};
 constexpr Tick kNow = 10 * kTicksPerSecond;
 
 // The prompt being routed: 100 tokens no other admission shares.
-Tokens the_prompt() {
-  Tokens p(100);
-  for (Token i = 0; i < 100; ++i) p[i] = 1 + i;
-  return p;
-}
+Tokens the_prompt() { return testsupport::run_of(1, 100); }
 
 // A cluster whose caches and queues are set up by hand.
 class Cluster {
  public:
-  explicit Cluster(std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) replicas_.emplace_back(RadixCache(100000));
-  }
+  explicit Cluster(std::size_t n) : replicas_(testsupport::make_replicas(n, 100000)) {}
 
   // Caches the first `k` tokens of `prompt` on replica i (at time 0).
   void cache_prefix(std::size_t i, const Tokens& prompt, std::size_t k) {
-    replicas_[i].admit(TokenSpan(prompt).first(k), 0, kPrefill);
+    testsupport::cache_prefix(replicas_, i, prompt, k, kPrefill);
   }
 
   // Gives replica i `ms` milliseconds of queued work at kNow (unique tokens,

@@ -14,36 +14,26 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
+#include "replicas.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
+using testsupport::concat;
+using testsupport::run_of;
+using testsupport::Tokens;
 using Rule = SglangCacheAware::Rule;
 
 constexpr Tick kSec = kTicksPerSecond;
 const PrefillModel kPrefill{1000.0};
 
-// `length` consecutive token ids from `first`: runs from distinct ranges share nothing.
-Tokens run_of(Token first, std::size_t length) {
-  Tokens t(length);
-  for (std::size_t i = 0; i < length; ++i) t[i] = first + static_cast<Token>(i);
-  return t;
-}
-
-Tokens concat(const Tokens& a, const Tokens& b) {
-  Tokens t = a;
-  t.insert(t.end(), b.begin(), b.end());
-  return t;
-}
-
 // Replicas whose only state that matters to this policy is the router's
 // in-flight counter (the policy never reads engine truth).
 class Cluster {
  public:
-  explicit Cluster(std::size_t n, std::size_t cache_tokens = 1'000'000) {
-    for (std::size_t i = 0; i < n; ++i) replicas_.emplace_back(RadixCache(cache_tokens));
-  }
+  explicit Cluster(std::size_t n, std::size_t cache_tokens = 1'000'000)
+      : replicas_(testsupport::make_replicas(n, cache_tokens)) {}
 
   void add_in_flight(std::size_t i, std::uint32_t k) {
     for (std::uint32_t j = 0; j < k; ++j) replicas_[i].router_dispatched();
@@ -51,12 +41,7 @@ class Cluster {
   void remove_in_flight(std::size_t i, std::uint32_t k) {
     for (std::uint32_t j = 0; j < k; ++j) replicas_[i].router_completed();
   }
-  void set_in_flight(const std::vector<std::uint32_t>& counts) {
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-      remove_in_flight(i, replicas_[i].in_flight());
-      add_in_flight(i, counts[i]);
-    }
-  }
+  void set_in_flight(const std::vector<std::uint32_t>& counts) { testsupport::set_in_flight(replicas_, counts); }
 
   // Makes the router send `prompt` to replica `r`, whatever its tree says:
   // every other replica gets 1000 more in flight, which trips the imbalance

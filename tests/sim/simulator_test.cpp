@@ -14,20 +14,16 @@
 #include "prefixroute/policies/least_loaded.h"
 #include "prefixroute/policies/round_robin.h"
 #include "prefixroute/workload/workload.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
+using testsupport::run_of;
+using testsupport::Tokens;
 using Ticks = std::vector<Tick>;
 
 constexpr Tick kMs = kTicksPerMillisecond;
-
-Tokens run_of(Token first, std::size_t length) {
-  Tokens t(length);
-  for (std::size_t i = 0; i < length; ++i) t[i] = first + static_cast<Token>(i);
-  return t;
-}
 
 // Tenant 0 has a 100-token prefix, tenant 1 a 50-token one. Turn tokens are
 // drawn from a vocabulary of 10^9 ids, so two turns never share a token here
