@@ -48,7 +48,7 @@ TEST(RadixCacheInsert, AKnownCachedPrefixChangesNothing) {
     const std::size_t matched = told.match(prompt);
     ASSERT_EQ(matched, untold.match(prompt));
     const std::size_t known = step % 3 == 0 ? matched : step % 3 == 1 ? rng.below(matched + 1) : 0;
-    const RadixCache::InsertResult a = told.insert(prompt, known);
+    const RadixCache::InsertResult a = told.insert(testsupport::prompt_of(prompt), known);
     const RadixCache::InsertResult b = untold.insert(prompt);
     ASSERT_EQ(a.cached_tokens, b.cached_tokens) << "step " << step;
     ASSERT_EQ(a.inserted_tokens, b.inserted_tokens) << "step " << step;

@@ -25,6 +25,7 @@ using testsupport::make_replicas;
 using testsupport::record_routed;
 using testsupport::run_of;
 using testsupport::Tokens;
+using testsupport::prompt_of;
 
 const PrefillModel kPrefill{1000.0};
 constexpr std::size_t kCacheTokens = 100'000;  // per replica: nothing is ever evicted
@@ -48,7 +49,7 @@ TEST(DynamoKv, CostIsWeightedPrefillBlocksPlusActiveAndNewBlocks) {
   // 8 active prefill tokens, ceil((8 + 4)/4) = 3 active decode blocks.
   record_routed(policy, 100, 2, run_of(5000, 8), 4);
 
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 0u);
   // r0: 2 x (0 + 18 - 2x4)/4 + 0 + (5 - 2) = 5 + 3  = 8
   // r1: 2 x (0 + 18 - 0)/4   + 0 + 5       = 9 + 5  = 14
   // r2: 2 x (8 + 18 - 0)/4   + 3 + 5       = 13 + 8 = 21
@@ -61,7 +62,7 @@ TEST(DynamoKv, OverlapCountsOnlyFullBlocks) {
   const Tokens prompt = run_of(1, 16);
   cache_prefix(replicas, 0, prompt, 7, kPrefill);  // 7 tokens = 1 full block of 4
   DynamoKv policy(params(4, 1.0), 42);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 0u);
   EXPECT_EQ(policy.predicted_cached_tokens(), 4);
   // r0: (16 - 4)/4 + (4 - 1) = 6; r1: 16/4 + 4 = 8.
   EXPECT_EQ(policy.last_costs(), (std::vector<double>{6.0, 8.0}));
@@ -74,7 +75,7 @@ TEST(DynamoKv, ZeroOverlapWeightRoutesOnBlocksAlone) {
   cache_prefix(replicas, 0, prompt, 16, kPrefill);
   DynamoKv policy(params(4, 0.0), 42);
   record_routed(policy, 1, 0, run_of(9000, 40), 0);  // 10 active decode blocks on r0
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   // r0: 10 + 0 new = 10; r1: 0 + 4 new = 4.
   EXPECT_EQ(policy.last_costs(), (std::vector<double>{10.0, 4.0}));
 }
@@ -89,7 +90,7 @@ TEST(DynamoKv, ReadsThePreciseViewNotEngineTruth) {
   ahead.insert(prompt);
   replicas[1].set_lagged_view(&ahead);  // and show replica 1 holding it
   DynamoKv policy(params(4, 1.0), 42);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   EXPECT_EQ(policy.predicted_cached_tokens(), 16);
 }
 
@@ -98,9 +99,9 @@ TEST(DynamoKv, RoutingAddsUncachedPrefillTokensAndDecodeBlocks) {
   const Tokens prompt = run_of(1, 18);
   cache_prefix(replicas, 1, prompt, 9, kPrefill);  // 2 blocks of 4 overlap on replica 1
   DynamoKv policy(params(4, 1.0), 42);
-  const std::size_t chosen = policy.choose(prompt, replicas, 0);
+  const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, 0);
   ASSERT_EQ(chosen, 1u);
-  policy.on_routed(RoutedRequest{7, chosen, prompt, 5, 0});
+  policy.on_routed(RoutedRequest{7, chosen, prompt_of(prompt), 5, 0});
   EXPECT_EQ(policy.active_prefill_tokens(1), 18u - 8u);       // prompt - overlap x B
   EXPECT_EQ(policy.active_decode_blocks(1), 6u);              // ceil((18 + 5)/4)
   EXPECT_EQ(policy.active_prefill_tokens(0), 0u);
@@ -134,14 +135,14 @@ TEST(DynamoKv, ActiveWorkRaisesTheCostOfItsReplica) {
   const Tokens prompt = run_of(1, 8);
   DynamoKv policy(params(4, 1.0), 42);
   record_routed(policy, 1, 0, run_of(500, 8), 0);  // r0: 8 prefill tokens, 2 blocks
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   // r0: (8 + 8)/4 + 2 + 2 = 8; r1: 8/4 + 2 = 4.
   EXPECT_EQ(policy.last_costs(), (std::vector<double>{8.0, 4.0}));
   policy.on_first_token(1, 0, 0);
-  policy.choose(prompt, replicas, 0);
+  policy.choose(prompt_of(prompt), replicas, 0);
   EXPECT_EQ(policy.last_costs(), (std::vector<double>{6.0, 4.0}));  // prefill term gone
   policy.on_completed(1, 0, 0);
-  policy.choose(prompt, replicas, 0);
+  policy.choose(prompt_of(prompt), replicas, 0);
   EXPECT_EQ(policy.last_costs(), (std::vector<double>{4.0, 4.0}));  // all gone
 }
 
@@ -174,7 +175,7 @@ TEST(DynamoKv, EqualCostGoesToTheSmallerCacheUsage) {
   replicas[2].admit(run_of(7000, 20), 0, kPrefill);
   DynamoKv policy(params(4, 1.0), 42);
   const Tokens prompt = run_of(1, 16);
-  for (int k = 0; k < 20; ++k) EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  for (int k = 0; k < 20; ++k) EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   EXPECT_EQ(policy.last_costs()[0], policy.last_costs()[1]);
 }
 
@@ -185,7 +186,7 @@ TEST(DynamoKv, RemainingTiesAreASeededDraw) {
   auto picks = [&](std::uint64_t seed) {
     DynamoKv policy(params(4, 1.0), seed);
     std::vector<std::size_t> out;
-    for (int k = 0; k < 60; ++k) out.push_back(policy.choose(prompt, replicas, 0));
+    for (int k = 0; k < 60; ++k) out.push_back(policy.choose(prompt_of(prompt), replicas, 0));
     return out;
   };
   const auto a = picks(7);
@@ -208,7 +209,7 @@ TEST(DynamoKv, TemperatureSamplesTheSoftmaxOfNormalisedCosts) {
     DynamoKv policy(params(4, 2.0, 1.0), seed);
     record_routed(policy, 100, 2, run_of(5000, 8), 4);
     std::vector<std::size_t> out;
-    for (int k = 0; k < n; ++k) out.push_back(policy.choose(prompt, replicas, 0));
+    for (int k = 0; k < n; ++k) out.push_back(policy.choose(prompt_of(prompt), replicas, 0));
     EXPECT_EQ(policy.last_costs(), (std::vector<double>{8.0, 14.0, 21.0}));
     return out;
   };
@@ -229,7 +230,7 @@ TEST(DynamoKv, TemperatureWithEqualCostsIsUniform) {
   const Tokens prompt = run_of(1, 16);
   std::vector<int> counts(4, 0);
   const int n = 4000;
-  for (int k = 0; k < n; ++k) ++counts[policy.choose(prompt, replicas, 0)];
+  for (int k = 0; k < n; ++k) ++counts[policy.choose(prompt_of(prompt), replicas, 0)];
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(static_cast<double>(counts[i]) / n, 0.25, 0.03);
 }
 

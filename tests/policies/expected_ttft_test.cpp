@@ -18,6 +18,7 @@ const PrefillModel kPrefill{kRate};
 
 using testsupport::record_routed;
 using testsupport::run_of;
+using testsupport::prompt_of;
 
 // `n` replicas with 100000-token caches and no protection.
 std::vector<Replica> cluster(std::size_t n) { return testsupport::make_replicas(n, 100000, 0); }
@@ -25,8 +26,8 @@ std::vector<Replica> cluster(std::size_t n) { return testsupport::make_replicas(
 // Routes through the policy and the replica as the simulator does.
 std::size_t route(ExpectedTtft& policy, std::vector<Replica>& replicas, std::uint64_t id,
                   const std::vector<Token>& tokens, Tick now) {
-  const std::size_t r = policy.choose(tokens, replicas, now);
-  policy.on_routed(RoutedRequest{id, r, tokens, 0, now});
+  const std::size_t r = policy.choose(prompt_of(tokens), replicas, now);
+  policy.on_routed(RoutedRequest{id, r, prompt_of(tokens), 0, now});
   replicas[r].admit(tokens, now, kPrefill);
   replicas[r].router_dispatched();
   return r;
@@ -41,7 +42,7 @@ TEST(ExpectedTtft, PrefersTheCachedReplicaWhenQueuesAreEqual) {
   // The router never saw that admission, so its wait estimates are 0 for both:
   // cost 0: 60 ms; cost 1: 10 ms.
   const auto tokens = run_of(100, 60);
-  EXPECT_EQ(policy.choose(tokens, replicas, seconds_to_ticks(1.0)), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(tokens), replicas, seconds_to_ticks(1.0)), 1u);
   EXPECT_EQ(policy.predicted_cached_tokens(), 50);
 }
 
@@ -60,10 +61,10 @@ TEST(ExpectedTtft, LeavesTheCachedReplicaWhenItsQueueCostsMoreThanThePrefill) {
   ASSERT_EQ(policy.estimated_wait(0, 0), seconds_to_ticks(0.05));
   // Same prefix plus 10 tokens at t = 0: replica 0 costs 50 ms wait + 10 ms; replica 1 costs 60 ms.
   // Equal: the tie goes to the longer cached prefix (replica 0).
-  EXPECT_EQ(policy.choose(run_of(100, 60), replicas, 0), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(100, 60)), replicas, 0), 0u);
   // With 20 more tokens of queued work on replica 0, replica 1 is cheaper.
   dispatched_elsewhere(policy, replicas, 1, run_of(500, 20), 0);
-  EXPECT_EQ(policy.choose(run_of(100, 60), replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(100, 60)), replicas, 0), 1u);
 }
 
 TEST(ExpectedTtft, CacheCreditPullsTowardsTheCachedReplica) {
@@ -77,8 +78,8 @@ TEST(ExpectedTtft, CacheCreditPullsTowardsTheCachedReplica) {
   replicas[0].admit(run_of(100, 50), 0, kPrefill);
   // Replica 0: wait 70 ms + 10 ms uncached = 80 ms; replica 1: 60 ms. A credit
   // of 1 per cached token subtracts 50 ms from replica 0's cost: 30 ms.
-  EXPECT_EQ(plain.choose(run_of(100, 60), replicas, 0), 1u);
-  EXPECT_EQ(credited.choose(run_of(100, 60), replicas, 0), 0u);
+  EXPECT_EQ(plain.choose(prompt_of(run_of(100, 60)), replicas, 0), 1u);
+  EXPECT_EQ(credited.choose(prompt_of(run_of(100, 60)), replicas, 0), 0u);
 }
 
 TEST(ExpectedTtft, EstimatedWaitDrainsInRealTimeAndResyncsAtTheLastFirstToken) {
@@ -98,7 +99,7 @@ TEST(ExpectedTtft, WithAnExactViewItsEstimateEqualsTheEnginesWait) {
   struct Checking final : RoutingPolicy {
     ExpectedTtft inner{{0.5, 0}, 11000.0};
     int mismatches = 0;
-    std::size_t choose(TokenSpan t, const ClusterView& rs, Tick now) override {
+    std::size_t choose(const Prompt& t, const ClusterView& rs, Tick now) override {
       for (std::size_t r = 0; r < rs.size(); ++r)
         if (inner.estimated_wait(r, now) != rs[r].projected_wait(now)) ++mismatches;
       return inner.choose(t, rs, now);
@@ -135,7 +136,7 @@ TEST(ExpectedTtft, AFullMissGoesBackToTheKeysHomeOnATie) {
     const std::size_t first = route(policy, replicas, 0, tokens, 0);
     // Every replica forgets the prompt (evicted everywhere): a fresh cluster.
     auto cold = cluster(3);
-    const std::size_t again = policy.choose(tokens, cold, seconds_to_ticks(1.0));
+    const std::size_t again = policy.choose(prompt_of(tokens), cold, seconds_to_ticks(1.0));
     EXPECT_EQ(policy.predicted_cached_tokens(), 0);
     if (key_tokens > 0) EXPECT_EQ(again, first);
     else EXPECT_EQ(again, (first + 1) % 3);  // the rotation
@@ -151,6 +152,6 @@ TEST(ExpectedTtft, AHomeWithALongerQueueDoesNotTakeTheRequest) {
   const std::size_t home = route(policy, replicas, 0, tokens, 0);
   auto cold = cluster(2);
   // The router still believes the home busy (60 ms of prefill queued at t = 0).
-  const std::size_t chosen = policy.choose(tokens, cold, seconds_to_ticks(0.010));
+  const std::size_t chosen = policy.choose(prompt_of(tokens), cold, seconds_to_ticks(0.010));
   EXPECT_NE(chosen, home);
 }

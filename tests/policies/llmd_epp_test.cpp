@@ -26,6 +26,7 @@ using testsupport::make_replicas;  // caches of 1000 tokens unless given
 using testsupport::record_routed;
 using testsupport::run_of;
 using testsupport::Tokens;
+using testsupport::prompt_of;
 using Hashes = std::vector<std::uint64_t>;
 
 const PrefillModel kPrefill{1000.0};  // one token per millisecond
@@ -82,7 +83,7 @@ TEST(LlmdEpp, PrefixScoreIsMatchedOverPromptBlocks) {
   record_routed(policy, 0, 1, concat(shared, run_of(100, 8)));         // replica 1 holds the 3 shared blocks (+2)
   record_routed(policy, 0, 2, concat(run_of(1, 4), run_of(300, 8)));   // replica 2 holds block 0 only
   const Tokens prompt = concat(shared, run_of(700, 8));     // 5 blocks, the first 3 shared
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{0.0, 3.0 / 5.0, 1.0 / 5.0}));
   EXPECT_EQ(policy.predicted_cached_tokens(), 12);  // matched blocks x block size
 }
@@ -91,13 +92,13 @@ TEST(LlmdEpp, RoutingAddsThePromptBlocksToTheChosenReplicaOnly) {
   auto replicas = make_replicas(2);
   LlmdEpp policy(prefix_only(4), 1);
   const Tokens prompt = run_of(1, 14);  // 3 full blocks
-  const std::size_t chosen = policy.choose(prompt, replicas, 0);
-  policy.on_routed(RoutedRequest{0, chosen, prompt, 0, 0});
+  const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, 0);
+  policy.on_routed(RoutedRequest{0, chosen, prompt_of(prompt), 0, 0});
   EXPECT_EQ(policy.index_size(chosen), 3u);
   EXPECT_EQ(policy.index_size(1 - chosen), 0u);
   for (std::uint64_t h : hashes_of(prompt, 4)) EXPECT_TRUE(policy.index_contains(chosen, h));
   // The same prompt again: a full match on the chosen replica.
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), chosen);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), chosen);
   EXPECT_EQ(policy.last_prefix_scores()[chosen], 1.0);
 }
 
@@ -110,7 +111,7 @@ TEST(LlmdEpp, IndexIsNotToldAboutEngineEvictions) {
   replicas[0].admit(prompt, 0, kPrefill);
   replicas[0].admit(run_of(900, 16), 0, kPrefill);
   ASSERT_EQ(replicas[0].cache().match(prompt), 0u);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 0u);
   EXPECT_EQ(policy.last_prefix_scores()[0], 1.0);
 }
 
@@ -139,7 +140,7 @@ TEST(LlmdEpp, WalkStopsAtTheFirstBlockNoReplicaHolds) {
   const Hashes h = hashes_of(prompt, 4);
   EXPECT_FALSE(policy.index_contains(1, h[0]));
   EXPECT_TRUE(policy.index_contains(1, h[4]));
-  policy.choose(prompt, replicas, 0);
+  policy.choose(prompt_of(prompt), replicas, 0);
   EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{0.0, 0.0}));
   EXPECT_EQ(policy.predicted_cached_tokens(), 0);
 }
@@ -154,7 +155,7 @@ TEST(LlmdEpp, AWalkedBlockCountsForEveryReplicaHoldingIt) {
   const Tokens prompt = run_of(1, 12);
   record_routed(policy, 0, 0, prompt);
   record_routed(policy, 0, 1, Tokens(prompt.begin(), prompt.begin() + 4));
-  policy.choose(prompt, replicas, 0);
+  policy.choose(prompt_of(prompt), replicas, 0);
   EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{2.0 / 3.0, 1.0 / 3.0}));
 }
 
@@ -164,7 +165,7 @@ TEST(LlmdEpp, MaxPrefixBlocksCapsTheScoredPrefix) {
   record_routed(policy, 0, 1, concat(run_of(1, 8), run_of(100, 40)));
   // Shares only the first 2 blocks with what replica 1 was sent -- all that is considered.
   const Tokens prompt = concat(run_of(1, 8), run_of(500, 40));
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   EXPECT_EQ(policy.last_prefix_scores()[1], 1.0);
   EXPECT_EQ(policy.predicted_cached_tokens(), 8);
   EXPECT_EQ(policy.index_size(1), 2u);  // only considered blocks are indexed
@@ -192,14 +193,14 @@ TEST(LlmdEpp, QueueScoreIsMinMaxNormalisedScrapedQueueLength) {
   p.prefix_weight = 0;
   p.queue_weight = 1;
   LlmdEpp policy(p, 1);
-  EXPECT_EQ(policy.choose(run_of(1, 8), replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(1, 8)), replicas, 0), 1u);
   EXPECT_EQ(policy.last_queue_scores(), (std::vector<double>{0.0, 1.0, 0.5}));
 }
 
 TEST(LlmdEpp, EqualQueuesScoreOneForAll) {
   auto replicas = with_queues({3, 3, 3});
   LlmdEpp policy(prefix_only(4), 1);
-  policy.choose(run_of(1, 8), replicas, 0);
+  policy.choose(prompt_of(run_of(1, 8)), replicas, 0);
   EXPECT_EQ(policy.last_queue_scores(), (std::vector<double>{1.0, 1.0, 1.0}));
 }
 
@@ -208,7 +209,7 @@ TEST(LlmdEpp, QueueScoreReadsTheLastScrapeNotTheEngine) {
   replicas[0].admit(run_of(50'000, 10), 0, kPrefill);  // queued after the scrape: not seen
   replicas[0].admit(run_of(60'000, 10), 0, kPrefill);
   LlmdEpp policy(prefix_only(4), 1);
-  policy.choose(run_of(1, 8), replicas, 0);
+  policy.choose(prompt_of(run_of(1, 8)), replicas, 0);
   EXPECT_EQ(policy.last_queue_scores(), (std::vector<double>{1.0, 1.0}));
 }
 
@@ -219,7 +220,7 @@ TEST(LlmdEpp, KvScoreIsOneMinusScrapedUsage) {
   p.prefix_weight = 0;
   p.kv_weight = 1;
   LlmdEpp policy(p, 1);
-  EXPECT_EQ(policy.choose(run_of(1, 8), replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(1, 8)), replicas, 0), 1u);
   const std::vector<double> expected = {1.0 - 30.0 / 1000.0, 1.0 - 10.0 / 1000.0, 1.0 - 20.0 / 1000.0};
   EXPECT_EQ(policy.last_kv_scores(), expected);
 }
@@ -227,12 +228,12 @@ TEST(LlmdEpp, KvScoreIsOneMinusScrapedUsage) {
 TEST(LlmdEpp, KvScoreIsClampedWhenPinsOvercommitTheCache) {
   auto replicas = make_replicas(2, /*cache_tokens=*/100);
   // 80 pinned prompt tokens plus 50 reserved outputs: usage 1.3.
-  replicas[0].admit_with_decode(run_of(1000, 80), 0, kPrefill, 50, kTicksPerMillisecond);
+  replicas[0].admit_with_decode(prompt_of(run_of(1000, 80)), 0, kPrefill, 50, kTicksPerMillisecond);
   replicas[0].scrape(0, 0);
   replicas[1].scrape(0, 0);
   ASSERT_GT(replicas[0].scraped().kv_usage, 1.0);
   LlmdEpp policy(prefix_only(4), 1);
-  policy.choose(run_of(1, 8), replicas, 0);
+  policy.choose(prompt_of(run_of(1, 8)), replicas, 0);
   EXPECT_EQ(policy.last_kv_scores(), (std::vector<double>{0.0, 1.0}));
 }
 
@@ -245,13 +246,13 @@ TEST(LlmdEpp, ScoreIsTheWeightedSumAndTheHighestWins) {
   LlmdEpp policy(p, 1);
   const Tokens prompt = run_of(1, 16);
   record_routed(policy, 0, 0, prompt);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 0u);
   const double s0 = 3 * 1.0 + 2 * 0.0 + 2 * (1.0 - 30.0 / 1000.0);
   const double s1 = 3 * 0.0 + 2 * 1.0 + 2 * (1.0 - 10.0 / 1000.0);
   EXPECT_EQ(policy.last_scores(), (std::vector<double>{s0, s1}));
   // Half the prompt matched: 3 x 0.5 + 1.94 < 2 + 1.98, so the idle replica wins.
   const Tokens half = concat(run_of(1, 8), run_of(900, 8));
-  EXPECT_EQ(policy.choose(half, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(half), replicas, 0), 1u);
 }
 
 TEST(LlmdEpp, TiesGoToASeededShuffle) {
@@ -260,7 +261,7 @@ TEST(LlmdEpp, TiesGoToASeededShuffle) {
   auto picks = [&](std::uint64_t seed) {
     LlmdEpp policy(prefix_only(4), seed);
     std::vector<std::size_t> out;
-    for (int k = 0; k < 80; ++k) out.push_back(policy.choose(prompt, replicas, 0));
+    for (int k = 0; k < 80; ++k) out.push_back(policy.choose(prompt_of(prompt), replicas, 0));
     return out;
   };
   const auto a = picks(5);
@@ -320,10 +321,10 @@ void check_index_against_model(std::size_t n, std::uint64_t capacity, std::uint6
     const Tokens tail = run_of(static_cast<Token>(100'000 + rng.uniform_int(0, 40) * 50), rng.uniform_int(0, 14));
     prompt.insert(prompt.end(), tail.begin(), tail.end());
     const Hashes h = hashes_of(prompt, block, 12);
-    policy.choose(prompt, replicas, 0);
+    policy.choose(prompt_of(prompt), replicas, 0);
     ASSERT_EQ(policy.last_prefix_scores(), model.prefix_scores(h)) << "step " << step;
     const std::size_t replica = rng.uniform_int(0, n - 1);
-    policy.on_routed(RoutedRequest{static_cast<std::uint64_t>(step), replica, prompt, 0, 0});
+    policy.on_routed(RoutedRequest{static_cast<std::uint64_t>(step), replica, prompt_of(prompt), 0, 0});
     model.add(replica, h);
     seen.push_back(h);
     ASSERT_EQ(policy.index_size(replica), model.lru[replica].size()) << "step " << step;
@@ -349,7 +350,7 @@ TEST(LlmdEpp, FewerReplicasThanTheIndexKnowsAreScoredSafely) {
   record_routed(policy, 0, 5, prompt);
   record_routed(policy, 0, 1, prompt);
   auto replicas = make_replicas(3);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{0.0, 1.0, 0.0}));
 }
 

@@ -23,6 +23,7 @@ namespace {
 using testsupport::concat;
 using testsupport::run_of;
 using testsupport::Tokens;
+using testsupport::prompt_of;
 using Rule = PrebleE2::Rule;
 
 constexpr Tick kMs = kTicksPerMillisecond;
@@ -45,8 +46,8 @@ class Driver {
         replicas_(testsupport::make_replicas(replicas, cache_tokens)) {}
 
   std::size_t route(const Tokens& prompt, Tick now, std::uint64_t output_tokens = 0) {
-    const std::size_t chosen = policy.choose(prompt, replicas_, now);
-    policy.on_routed(RoutedRequest{next_id_++, chosen, prompt, output_tokens, now});
+    const std::size_t chosen = policy.choose(prompt_of(prompt), replicas_, now);
+    policy.on_routed(RoutedRequest{next_id_++, chosen, prompt_of(prompt), output_tokens, now});
     return chosen;
   }
 

@@ -12,6 +12,7 @@
 #include "prefixroute/policies/routing_policy.h"
 #include "prefixroute/sim/prefill_model.h"
 #include "prefixroute/sim/replica.h"
+#include "tokens.h"
 
 namespace prefixroute::testsupport {
 
@@ -45,9 +46,10 @@ inline void set_in_flight(std::vector<Replica>& replicas, const std::vector<std:
 /// Tells `policy` that request `id` went to `replica` at time 0 without a
 /// choose() for it, as a router records a request it sent (the policy then
 /// counts it as fully uncached).
-inline void record_routed(RoutingPolicy& policy, std::uint64_t id, std::size_t replica, TokenSpan prompt,
+inline void record_routed(RoutingPolicy& policy, std::uint64_t id, std::size_t replica, const Tokens& prompt,
                           std::uint64_t output_tokens = 0) {
-  policy.on_routed(RoutedRequest{id, replica, prompt, output_tokens, 0});
+  const PromptPieces pieces = prompt_of(prompt);
+  policy.on_routed(RoutedRequest{id, replica, pieces, output_tokens, 0});
 }
 
 }  // namespace prefixroute::testsupport

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "prefixroute/base/content.h"
 #include "prefixroute/base/token.h"
 
 namespace prefixroute::testsupport {
@@ -28,5 +29,16 @@ inline Tokens concat(const Tokens& a, const Tokens& b) {
   t.insert(t.end(), b.begin(), b.end());
   return t;
 }
+
+/// The content the tests' prompts are runs of: one per test process (a
+/// structure that keeps pieces of a prompt needs its runs to live on).
+inline TokenStore& test_store() {
+  static TokenStore store;
+  return store;
+}
+
+/// `tokens` as a one-run prompt of test_store(), for the code that takes
+/// prompts as pieces (policies, trees, the index). Converts to a Prompt.
+inline PromptPieces prompt_of(const Tokens& tokens) { return test_store().prompt(tokens); }
 
 }  // namespace prefixroute::testsupport

@@ -73,6 +73,7 @@ struct ReplaySize {
   double requests = 0;
   double prompt_tokens = 0;      ///< summed over the requests
   double max_prompt_tokens = 0;  ///< of the longest prompt
+  double pieces = 0;             ///< prompt pieces, summed over the requests
 };
 
 /// The size of `trace`. O(requests).

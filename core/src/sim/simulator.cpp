@@ -60,7 +60,7 @@ struct MirrorOp {
   std::uint32_t replica;
   std::uint64_t request;
   bool admit;  // admit (insert + pin) or complete (unpin)
-  std::vector<Token> tokens;
+  PromptPieces prompt;
   std::uint32_t output_tokens;
   bool pinned;
 };
@@ -77,7 +77,7 @@ class Simulation {
         busy_until_tree_(cluster.replicas, kNever) {
     replicas_.reserve(cluster.replicas);
     for (std::uint32_t i = 0; i < cluster.replicas; ++i) {
-      replicas_.emplace_back(RadixCache(cluster.cache_tokens, cluster.protect_after_hits));
+      replicas_.emplace_back(RadixCache(cluster.cache_tokens, cluster.protect_after_hits, &trace.content()));
       busy_until_tree_.set(i, replicas_[i].busy_until());
     }
     decoding_.assign(cluster.replicas, 0);
@@ -87,7 +87,7 @@ class Simulation {
     if (lag_ > 0) {
       mirrors_.reserve(cluster.replicas);
       for (std::uint32_t i = 0; i < cluster.replicas; ++i)
-        mirrors_.emplace_back(cluster.cache_tokens, cluster.protect_after_hits);
+        mirrors_.emplace_back(cluster.cache_tokens, cluster.protect_after_hits, &trace.content());
       for (std::uint32_t i = 0; i < cluster.replicas; ++i) replicas_[i].set_lagged_view(&mirrors_[i]);
       mirror_paths_.assign(trace.size(), 0);
     }
@@ -117,7 +117,7 @@ class Simulation {
   Simulation& operator=(const Simulation&) = delete;
 
   SimulationRun run(const ProgressCallback& progress, std::uint64_t progress_every) {
-    std::vector<Token> prompt;
+    PromptPieces prompt;
     for (std::size_t i = 0; i < trace_.size(); ++i) {
       if (progress && i > 0 && i % progress_every == 0 && !progress(i)) {
         run_.cancelled = true;
@@ -125,7 +125,7 @@ class Simulation {
       }
       const Tick now = trace_.arrival(i);
       advance_to(now);
-      trace_.materialize(i, prompt);
+      trace_.prompt(i, prompt);
       route(i, prompt, now);
     }
     arrivals_done_ = true;
@@ -141,7 +141,8 @@ class Simulation {
   }
 
  private:
-  void route(std::size_t i, TokenSpan prompt, Tick now) {
+  void route(std::size_t i, const PromptPieces& pieces, Tick now) {
+    const Prompt prompt = pieces.view();
     view_->forget_walk();
     const std::size_t chosen = policy_.choose(prompt, *view_, now);
     const std::int64_t predicted = policy_.predicted_cached_tokens();
@@ -173,8 +174,7 @@ class Simulation {
     queue.push_back(InFlight{i, a, r, out});
     if (queue.size() == 1) next_first_tokens_.set(chosen, first_token_key(queue.front()));
     if (lag_ > 0) {
-      mirror_ops_.push_back(MirrorOp{now + lag_, r, i, true, std::vector<Token>(prompt.begin(), prompt.end()),
-                                     out, a.decodes()});
+      mirror_ops_.push_back(MirrorOp{now + lag_, r, i, true, pieces, out, a.decodes()});
     }
   }
 
@@ -251,7 +251,7 @@ class Simulation {
   void apply_mirror_op(const MirrorOp& op) {
     RadixCache& mirror = mirrors_[op.replica];
     if (op.admit) {
-      const RadixCache::PathHandle path = mirror.insert(op.tokens).path;
+      const RadixCache::PathHandle path = mirror.insert(op.prompt.view()).path;
       mirror_paths_[op.request] = path;
       if (op.pinned) {
         mirror.pin(path);

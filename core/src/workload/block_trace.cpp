@@ -28,15 +28,21 @@ std::span<const std::uint32_t> BlockTrace::blocks_of(std::size_t i) const {
   return {block_ids_.data() + e.first_block, e.blocks};
 }
 
-void BlockTrace::materialize(std::size_t i, std::vector<Token>& out) const {
+void BlockTrace::prompt(std::size_t i, PromptPieces& out) const {
   const Entry& e = entries_[i];
-  out.resize(e.input_tokens);
+  out.clear();
+  out.content = this;
   std::uint64_t pos = 0;
   for (const std::uint32_t id : blocks_of(i)) {
     const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(block_size_, e.input_tokens - pos));
-    for (std::uint32_t k = 0; k < n; ++k) out[pos + k] = block_token(id, k);
+    out.push(Piece{id, 0, n});
     pos += n;
   }
+}
+
+void BlockTrace::copy(RunId run, std::uint32_t offset, std::uint32_t n, Token* out) const {
+  const auto id = static_cast<std::uint32_t>(run);
+  for (std::uint32_t k = 0; k < n; ++k) out[k] = block_token(id, offset + k);
 }
 
 std::uint64_t BlockTrace::fingerprint() const {

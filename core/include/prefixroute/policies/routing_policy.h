@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "prefixroute/base/content.h"
 #include "prefixroute/base/time.h"
 #include "prefixroute/base/token.h"
 #include "prefixroute/policies/cluster_view.h"
@@ -39,7 +40,7 @@ namespace prefixroute {
 struct RoutedRequest {
   std::uint64_t id = 0;          ///< index in the trace
   std::size_t replica = 0;       ///< the policy's choice
-  TokenSpan tokens;              ///< the prompt (valid during the call only)
+  Prompt prompt;                 ///< the prompt (valid during the call only)
   std::uint64_t output_tokens = 0;
   Tick now = 0;
 };
@@ -49,7 +50,7 @@ class RoutingPolicy {
   virtual ~RoutingPolicy() = default;
 
   /// The replica (an index < cluster.size()) that serves a prompt arriving at `now`.
-  virtual std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) = 0;
+  virtual std::size_t choose(const Prompt& prompt, const ClusterView& cluster, Tick now) = 0;
 
   /// Stable identifier, as in results JSON ("round_robin", ...).
   virtual std::string_view name() const = 0;

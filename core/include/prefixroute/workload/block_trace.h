@@ -11,7 +11,8 @@
 // input_length is not a multiple of the block size ends with the first tokens
 // of its last block's run.
 //
-// Cost: memory O(requests + block ids); materialize is O(prompt tokens).
+// Cost: memory O(requests + block ids); prompt() is O(blocks), materialize
+// O(prompt tokens).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,8 @@
 
 namespace prefixroute {
 
-class BlockTrace final : public RequestTrace {
+/// The trace and its own content: run b is block id b's run of block_size tokens.
+class BlockTrace final : public RequestTrace, public Content {
  public:
   struct Entry {
     Tick arrival = 0;
@@ -37,7 +39,13 @@ class BlockTrace final : public RequestTrace {
   Tick arrival(std::size_t i) const override { return entries_[i].arrival; }
   std::uint64_t prompt_tokens(std::size_t i) const override { return entries_[i].input_tokens; }
   std::uint64_t output_tokens(std::size_t i) const override { return entries_[i].output_tokens; }
-  void materialize(std::size_t i, std::vector<Token>& out) const override;
+  const Content& content() const override { return *this; }
+  /// Request i's prompt: one piece per block (the last one cut to input_length).
+  void prompt(std::size_t i, PromptPieces& out) const override;
+
+  // ---- Content: tokens are computed (block_token), never stored ----
+  const Token* stored(RunId) const override { return nullptr; }
+  void copy(RunId run, std::uint32_t offset, std::uint32_t n, Token* out) const override;
   /// FNV-1a over block size and every entry's arrival, lengths and block ids
   /// (which determine its tokens): O(block ids), not O(tokens).
   std::uint64_t fingerprint() const override;
