@@ -30,7 +30,7 @@ struct PickNthParams {
 class PickNth final : public RoutingPolicy {
  public:
   explicit PickNth(const PickNthParams& params) : params_(params) {}
-  std::size_t choose(const Prompt&, const ClusterView& cluster, Tick) override { return params_.index % cluster.size(); }
+  std::size_t choose(const RouteRequest&, const ClusterView& cluster, Tick) override { return params_.index % cluster.size(); }
   std::string_view name() const override { return "test_pick_nth"; }
 
  private:

@@ -99,7 +99,7 @@ TEST(ExpectedTtft, WithAnExactViewItsEstimateEqualsTheEnginesWait) {
   struct Checking final : RoutingPolicy {
     ExpectedTtft inner{{0.5, 0}, 11000.0};
     int mismatches = 0;
-    std::size_t choose(const Prompt& t, const ClusterView& rs, Tick now) override {
+    std::size_t choose(const RouteRequest& t, const ClusterView& rs, Tick now) override {
       for (std::size_t r = 0; r < rs.size(); ++r)
         if (inner.estimated_wait(r, now) != rs[r].projected_wait(now)) ++mismatches;
       return inner.choose(t, rs, now);

@@ -62,7 +62,7 @@ class RecordingPolicy final : public RoutingPolicy {
     std::uint64_t seq;  // 2 x request for a first token, 2 x request + 1 for a completion
     bool operator==(const Call&) const = default;
   };
-  std::size_t choose(const Prompt&, const ClusterView& replicas, Tick) override { return next_++ % replicas.size(); }
+  std::size_t choose(const RouteRequest&, const ClusterView& replicas, Tick) override { return next_++ % replicas.size(); }
   std::string_view name() const override { return "recording"; }
   void on_first_token(std::uint64_t id, std::size_t, Tick now) override { calls.push_back({now, 2 * id}); }
   void on_completed(std::uint64_t id, std::size_t, Tick now) override { calls.push_back({now, 2 * id + 1}); }

@@ -17,7 +17,8 @@ const PolicySpec& affinity_policy_spec() {
   return spec;
 }
 
-std::size_t Affinity::choose(const Prompt& prompt, const ClusterView& cluster, Tick now) {
+std::size_t Affinity::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
+  const Prompt& prompt = request.prompt;
   constexpr Tick kNoLimit = INT64_MAX;
   cluster.match_held(prompt, CacheView::Engine, held_);
   const std::size_t chosen = longest_prefix_index(

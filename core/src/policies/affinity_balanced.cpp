@@ -23,7 +23,8 @@ const PolicySpec& affinity_balanced_policy_spec() {
 AffinityBalanced::AffinityBalanced(const AffinityBalancedParams& params)
     : load_slack_(seconds_to_ticks_saturating(params.load_slack_s)) {}
 
-std::size_t AffinityBalanced::choose(const Prompt& prompt, const ClusterView& cluster, Tick now) {
+std::size_t AffinityBalanced::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
+  const Prompt& prompt = request.prompt;
   // The least-wait replica first in rotated order from start_: its wait is
   // w_min, and it is the choice when no eligible replica has any of the prompt.
   const std::size_t least = cluster.least_wait(now, start_);

@@ -59,7 +59,8 @@ void Chwbl::build_ring(std::size_t replicas) {
   walk_ = 0;
 }
 
-std::size_t Chwbl::choose(const Prompt& prompt, const ClusterView& cluster, Tick) {
+std::size_t Chwbl::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   if (n != ring_replicas_) build_ring(n);

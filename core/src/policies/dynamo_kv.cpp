@@ -52,7 +52,8 @@ std::uint64_t DynamoKv::active_decode_blocks(std::size_t replica) const {
   return replica < active_decode_.size() ? active_decode_[replica] : 0;
 }
 
-std::size_t DynamoKv::choose(const Prompt& prompt, const ClusterView& cluster, Tick) {
+std::size_t DynamoKv::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   ensure_replicas(n);

@@ -45,7 +45,8 @@ Tick ExpectedTtft::estimated_wait(std::size_t r, Tick now) const {
   return est_busy_until_[r] > now ? est_busy_until_[r] - now : 0;
 }
 
-std::size_t ExpectedTtft::choose(const Prompt& prompt, const ClusterView& cluster, Tick now) {
+std::size_t ExpectedTtft::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   ensure_size(n);

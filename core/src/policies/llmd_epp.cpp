@@ -332,7 +332,8 @@ std::size_t LlmdEpp::index_size(std::size_t replica) const {
   return replica < index_->lru.size() ? index_->lru[replica].size() : 0;
 }
 
-std::size_t LlmdEpp::choose(const Prompt& prompt, const ClusterView& cluster, Tick) {
+std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   ensure_replicas(n);

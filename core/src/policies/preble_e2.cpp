@@ -56,7 +56,8 @@ Tick PrebleE2::load(std::size_t replica, Tick now) const {
   return prefill + decode_load_[replica];
 }
 
-std::size_t PrebleE2::choose(const Prompt& prompt, const ClusterView& cluster, Tick now) {
+std::size_t PrebleE2::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   set_replicas(n);

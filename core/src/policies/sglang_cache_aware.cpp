@@ -36,7 +36,8 @@ SglangCacheAware::SglangCacheAware(const SglangCacheAwareParams& params)
       interval_(std::max<Tick>(1, seconds_to_ticks(params.eviction_interval_s))),
       next_trim_(interval_) {}
 
-std::size_t SglangCacheAware::choose(const Prompt& prompt, const ClusterView& cluster, Tick now) {
+std::size_t SglangCacheAware::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   tree_.set_replicas(n);

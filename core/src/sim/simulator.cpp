@@ -144,10 +144,12 @@ class Simulation {
   void route(std::size_t i, const PromptPieces& pieces, Tick now) {
     const Prompt prompt = pieces.view();
     view_->forget_walk();
-    const std::size_t chosen = policy_.choose(prompt, *view_, now);
-    const std::int64_t predicted = policy_.predicted_cached_tokens();
+    const std::uint64_t session = trace_.session(i);
+    const std::uint32_t turn = trace_.turn(i);
     const std::uint64_t output = run_.decode ? trace_.output_tokens(i) : 0;
-    policy_.on_routed(RoutedRequest{i, chosen, prompt, output, now});
+    const std::size_t chosen = policy_.choose(RouteRequest(prompt, i, session, turn, output), *view_, now);
+    const std::int64_t predicted = policy_.predicted_cached_tokens();
+    policy_.on_routed(RoutedRequest{i, chosen, prompt, output, now, session, turn});
     Replica& replica = replicas_[chosen];
     // When the policy's walk read the engines' caches, its answer for the
     // chosen replica is exactly what the insert would match (nothing changes

@@ -56,7 +56,7 @@ class Chwbl final : public RoutingPolicy {
  public:
   explicit Chwbl(const ChwblParams& params);
 
-  std::size_t choose(const Prompt& prompt, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "chwbl"; }
 
   /// The ring key of a prompt: its first `key_tokens` tokens, hashed.

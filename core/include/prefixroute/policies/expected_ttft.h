@@ -57,7 +57,7 @@ class ExpectedTtft final : public RoutingPolicy {
  public:
   ExpectedTtft(const ExpectedTtftParams& params, double cluster_prefill_tokens_per_s);
 
-  std::size_t choose(const Prompt& prompt, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "expected_ttft"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;

@@ -81,7 +81,7 @@ class LlmdEpp final : public RoutingPolicy {
   LlmdEpp(const LlmdEpp&) = delete;
   LlmdEpp& operator=(const LlmdEpp&) = delete;
 
-  std::size_t choose(const Prompt& prompt, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "llmd_epp"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;

@@ -31,6 +31,11 @@ class RequestTrace {
   virtual std::uint64_t prompt_tokens(std::size_t i) const = 0;
   /// Output (decode) tokens of request i; 0 when the trace does not say.
   virtual std::uint64_t output_tokens(std::size_t i) const = 0;
+  /// The session (conversation, agent run) request i belongs to; by default
+  /// every request is a session of its own.
+  virtual std::uint64_t session(std::size_t i) const { return i; }
+  /// Request i's index within its session (0 = its first request).
+  virtual std::uint32_t turn(std::size_t /*i*/) const { return 0; }
   /// The content every prompt's pieces are runs of.
   virtual const Content& content() const = 0;
   /// Request i's prompt as pieces of content(), into `out` (replacing it).
