@@ -98,7 +98,7 @@ TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfAReplay) {
   ASSERT_TRUE(text) << path;
   TraceReadResult read = read_trace(*text, trace_read_options(s.trace));
   ASSERT_TRUE(read.ok());
-  ASSERT_TRUE(record_replay(s, path, read).empty());
+  ASSERT_TRUE(record_replay(s, path, read, static_cast<double>(read.trace->total_prompt_tokens())).empty());
   const ReplaySize size = replay_size(*read.trace);
   expect_bounds(s, &size, read.trace.get(), "Mooncake excerpt, 8 replicas");
 }

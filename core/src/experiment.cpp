@@ -12,9 +12,9 @@
 
 namespace prefixroute {
 
-std::vector<FieldError> check_replay(const Scenario& scenario, const RequestTrace& trace) {
+std::vector<FieldError> check_replay(const Scenario& scenario, double prompt_tokens) {
   std::vector<FieldError> errors;
-  const double tokens = static_cast<double>(trace.total_prompt_tokens());
+  const double tokens = prompt_tokens;
   const double rate = scenario.cluster.prefill.tokens_per_s;
   const double prefill_s = tokens / rate;
   if (!(prefill_s <= kMaxPrefillSeconds)) {
