@@ -18,7 +18,8 @@ namespace prefixroute {
   X(llmd_epp)                           \
   X(chwbl)                              \
   X(sglang_cache_aware)                 \
-  X(preble_e2)
+  X(preble_e2)                          \
+  X(random)
 
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();
 PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_DECLARE)
