@@ -19,7 +19,8 @@ namespace prefixroute {
   X(chwbl)                              \
   X(sglang_cache_aware)                 \
   X(preble_e2)                          \
-  X(random)
+  X(random)                             \
+  X(lmetric)
 
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();
 PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_DECLARE)
