@@ -20,7 +20,9 @@ namespace prefixroute {
   X(sglang_cache_aware)                 \
   X(preble_e2)                          \
   X(random)                             \
-  X(lmetric)
+  X(lmetric)                            \
+  X(smg_least_load)                     \
+  X(smg_power_of_two)
 
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();
 PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_DECLARE)
