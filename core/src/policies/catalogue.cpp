@@ -22,7 +22,8 @@ namespace prefixroute {
   X(random)                             \
   X(lmetric)                            \
   X(smg_least_load)                     \
-  X(smg_power_of_two)
+  X(smg_power_of_two)                   \
+  X(aibrix_load_balance)
 
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();
 PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_DECLARE)
