@@ -23,7 +23,8 @@ namespace prefixroute {
   X(lmetric)                            \
   X(smg_least_load)                     \
   X(smg_power_of_two)                   \
-  X(aibrix_load_balance)
+  X(aibrix_load_balance)                \
+  X(aibrix_prefix)
 
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();
 PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_DECLARE)
