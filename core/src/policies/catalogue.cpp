@@ -24,7 +24,8 @@ namespace prefixroute {
   X(smg_least_load)                     \
   X(smg_power_of_two)                   \
   X(aibrix_load_balance)                \
-  X(aibrix_prefix)
+  X(aibrix_prefix)                      \
+  X(gie_filter_chain)
 
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();
 PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_DECLARE)
