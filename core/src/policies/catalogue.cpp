@@ -25,7 +25,8 @@ namespace prefixroute {
   X(smg_power_of_two)                   \
   X(aibrix_load_balance)                \
   X(aibrix_prefix)                      \
-  X(gie_filter_chain)
+  X(gie_filter_chain)                   \
+  X(prodstack_prefix)
 
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();
 PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_DECLARE)
