@@ -26,7 +26,8 @@ namespace prefixroute {
   X(aibrix_load_balance)                \
   X(aibrix_prefix)                      \
   X(gie_filter_chain)                   \
-  X(prodstack_prefix)
+  X(prodstack_prefix)                   \
+  X(session_sticky)
 
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();
 PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_DECLARE)
