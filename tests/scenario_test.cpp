@@ -269,8 +269,8 @@ TEST(ScenarioErrors, EmptyPolicyListIsRejected) {
 }
 
 TEST(ScenarioErrors, UnknownPolicyIsRejectedWithTheKnownNames) {
-  EXPECT_TRUE(has_error(parse(R"({"policies": ["affinity", "random"]})"), "policies",
-                        {"\"random\"", "round_robin", "affinity_balanced"}));
+  EXPECT_TRUE(has_error(parse(R"({"policies": ["affinity", "coin_flip"]})"), "policies",
+                        {"\"coin_flip\"", "round_robin", "affinity_balanced"}));
 }
 
 TEST(ScenarioErrors, EmptyPolicyNameInACommaListIsRejected) {

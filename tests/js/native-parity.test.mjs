@@ -60,6 +60,26 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     assert.equal(wasm.resultsJson, native.json);
   });
 
+  test('every catalogued policy, with decode, lagged KV events and the off-by-default flags on', () => {
+    const pairs = [
+      ['policies', 'all'],
+      ['workload.requests', '1500'],
+      ['cluster.replicas', '6'],
+      ['cluster.decode_ms_per_token', '20'],
+      ['router.kv_event_lag_ms', '30'],
+      ['dynamo_kv.predicted_ttl_s', '5'],
+      ['llmd_epp.session_weight', '2'],
+      ['sglang_cache_aware.gate', 'per_request'],
+      ['session_sticky.mode', 'soft'],
+      ['smg_least_load.queued_tokens', 'waiting_requests'],
+      ['aibrix_load_balance.queued_weight', '0.5'],
+    ];
+    const native = runNativeBench(setArgs(pairs));
+    const wasm = pr.runScenario('', overridesJson(pairs), null);
+    assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+    assert.equal(wasm.resultsJson, native.json);
+  });
+
   test('overrides apply on top of a scenario document', () => {
     const file = scenarioFiles().find((f) => f.endsWith('cache-fits.json'));
     const pairs = [['workload.zipf_s', '1.5'], ['policies', 'affinity_balanced']];
