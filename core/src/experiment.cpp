@@ -53,6 +53,7 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay) {
     b.requests = replay->requests;
     b.max_prompt_tokens = replay->max_prompt_tokens;
     b.unique_tokens = replay->prompt_tokens;
+    b.prompt_pieces = replay->pieces;
     b.tree_pieces = replay->pieces + replay->requests;
   }
   const double requests = b.requests;
@@ -62,11 +63,12 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay) {
   const double prompt_max = b.max_prompt_tokens;
   // An insert adds at most two nodes and a node holds at least one token;
   // every tree also has a root. An insert stores at most its prompt's pieces
-  // (a new leaf) plus one more (a split piece), so a tree holds at most every
-  // prompt's pieces plus one per request (b.tree_pieces; fewer for sessions,
-  // whose runs each sit at one place of a tree).
-  const double pieces = b.tree_pieces;
-  const auto tree = [&](double tokens, double trees) {
+  // (a new leaf) plus one more (a split piece), so trees hold at most every
+  // prompt's pieces plus one per request (b.tree_pieces for one tree; fewer
+  // for sessions, whose runs each sit at one place of a tree, so that
+  // replicas hold at most that many each).
+  const double replica_pieces = std::min(b.prompt_pieces + requests, replicas * b.tree_pieces);
+  const auto tree = [&](double tokens, double trees, double pieces) {
     return RadixCache::estimated_bytes(std::min(2 * requests, tokens) + trees, pieces);
   };
   // The replicas' caches: each at most its budget plus the prompt being
@@ -86,8 +88,8 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay) {
   const double workload = replay != nullptr ? 0 : b.workload_bytes;
   const double runs = static_cast<double>(s.policies.size()) * requests * SimulationRun::kBytesPerRequest;
   // With lagged KV events the router's view is a mirror of every cache.
-  const double caches = (s.router.kv_event_lag_ms > 0 ? 2 : 1) * tree(replica_tokens, replicas);
-  return workload + runs + caches + tree(distinct, 1) + policy_state;
+  const double caches = (s.router.kv_event_lag_ms > 0 ? 2 : 1) * tree(replica_tokens, replicas, replica_pieces);
+  return workload + runs + caches + tree(distinct, 1, b.tree_pieces) + policy_state;
 }
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,

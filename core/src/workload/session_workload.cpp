@@ -192,6 +192,16 @@ double SessionWorkload::max_prompt_tokens(const WorkloadConfig& w) {
   return std::min(growth, context);
 }
 
+double SessionWorkload::max_prompt_pieces(const WorkloadConfig& w) {
+  const SessionParams& p = w.sessions;
+  const double longest = max_prompt_tokens(w);
+  const double shortest_message = is_agentic(w) ? std::min(w.turn_tokens_min, p.tool_tokens_min) : w.turn_tokens_min;
+  const double growth = p.reply_tokens_min + shortest_message;  // tokens each call adds, at least
+  double calls = max_session_calls(w) - 1;                      // calls since the last compaction
+  if (growth > 0) calls = std::min(calls, std::ceil(longest / growth));
+  return std::min(longest, 3 + 2 * calls);
+}
+
 double SessionWorkload::max_distinct_tokens(const WorkloadConfig& w) {
   const SessionParams& p = w.sessions;
   return static_cast<double>(w.tenants) * w.prefix_tokens_max +

@@ -20,13 +20,16 @@ SyntheticBounds synthetic_bounds(const WorkloadConfig& w) {
     b.requests = static_cast<double>(w.requests);
     b.max_prompt_tokens = SessionWorkload::max_prompt_tokens(w);
     b.shared_tokens = SessionWorkload::max_distinct_tokens(w);
-    b.tree_pieces = static_cast<double>(w.tenants) + SessionWorkload::max_messages(w) + 2 * b.requests;
+    b.prompt_pieces = b.requests * SessionWorkload::max_prompt_pieces(w);
+    b.tree_pieces = std::min(b.prompt_pieces + b.requests,
+                             static_cast<double>(w.tenants) + SessionWorkload::max_messages(w) + 2 * b.requests);
     b.workload_bytes = SessionWorkload::estimated_bytes(w);
   } else if (w.kind == "gsp") {
     b.requests = GspWorkload::requests(w);
     b.max_prompt_tokens = static_cast<double>(w.gsp.system_prompt_len) + w.gsp.question_len;
     b.shared_tokens = static_cast<double>(w.gsp.num_groups) * w.gsp.system_prompt_len;
     b.unique_tokens = b.requests * w.gsp.question_len;
+    b.prompt_pieces = 2 * b.requests;
     b.tree_pieces = 3 * b.requests;
     b.workload_bytes = GspWorkload::estimated_bytes(w);
   } else {
@@ -34,6 +37,7 @@ SyntheticBounds synthetic_bounds(const WorkloadConfig& w) {
     b.max_prompt_tokens = static_cast<double>(w.prefix_tokens_max) + w.turn_tokens_max;
     b.shared_tokens = static_cast<double>(w.tenants) * w.prefix_tokens_max;
     b.unique_tokens = b.requests * w.turn_tokens_max;
+    b.prompt_pieces = 2 * b.requests;
     b.tree_pieces = 3 * b.requests;
     b.workload_bytes = Workload::estimated_bytes(w);
   }

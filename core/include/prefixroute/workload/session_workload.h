@@ -145,6 +145,12 @@ class SessionWorkload final : public RequestTrace, public Content {
   /// compaction, prefix_tokens_max + n x longest message + (n - 1) x
   /// reply_tokens_max, n = min(requests, its most calls). O(1).
   static double max_prompt_tokens(const WorkloadConfig& config);
+  /// Pieces of one prompt, at most: the system prompt, a summary, and two
+  /// per call since the last compaction (a reply and a message), which are no
+  /// more than the session's calls, nor than the prompt's tokens allow (each
+  /// piece holds a token; each call adds at least reply_tokens_min + the
+  /// shortest message). O(1).
+  static double max_prompt_pieces(const WorkloadConfig& config);
   /// Tokens of all runs together, at most. O(1).
   static double max_distinct_tokens(const WorkloadConfig& config);
   /// Messages of the trace, at most (three per call: a message, a reply, a summary).

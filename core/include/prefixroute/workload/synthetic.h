@@ -28,9 +28,14 @@ struct SyntheticBounds {
   /// turns, gsp questions). Together: every distinct token.
   double shared_tokens = 0;
   double unique_tokens = 0;
+  /// Every prompt's pieces, summed over the requests.
+  double prompt_pieces = 0;
   /// Pieces one radix tree over the trace can hold: every prompt's pieces
-  /// plus one per request (tenants, gsp), or every run plus two per request
-  /// (sessions: a run sits at one place of a tree, cut at most at nodes).
+  /// plus one per request (an insert stores at most its prompt's pieces and
+  /// one split piece), and for the session kinds at most every run plus two
+  /// per request (a run sits at one place of a tree, cut at most at its
+  /// nodes). Trees on several replicas together hold at most prompt_pieces
+  /// plus one per request.
   double tree_pieces = 0;
   double workload_bytes = 0;     ///< the generated trace's heap
 };
