@@ -52,8 +52,8 @@ using prefixroute_wasm::failure;
 
 /// Longest sweep spec read: 200 values of a few dozen characters fit easily.
 constexpr std::size_t kMaxSpecChars = 16384;
-/// Requests simulated per policy over the whole sweep (points x
-/// workload.requests): about ten minutes for the default policies.
+/// Requests simulated per policy over the whole sweep (points x the trace's
+/// requests, synthetic_bounds): about ten minutes for the default policies.
 constexpr double kMaxSweptRequests = 2e7;
 
 // overridesJson with [key, value] appended: the text parse_with_overrides
