@@ -239,9 +239,8 @@ prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
   }
   if (parse.ok()) {
     for (auto& error : heap_budget_errors(estimated_heap_bytes(parse.scenario), "this run",
-                                          "Lower workload.requests (gsp: its groups or prompts per group), "
-                                          "cluster.cache_tokens or cluster.replicas, or run the native benchmark "
-                                          "(prefixroute-bench)"))
+                                          "Lower workload.requests, cluster.cache_tokens or cluster.replicas, "
+                                          "or run the native benchmark (prefixroute-bench)"))
       parse.errors.push_back(std::move(error));
   }
   return parse;
