@@ -62,7 +62,7 @@ std::vector<Field> leading_fields() {
       PR_TEXT("workload.kind", "Workload kind",
               "tenants: one shared prefix per tenant plus one unique turn per request; sessions: multi-turn "
               "chats re-sending their history; agentic: agent loops of several LLM calls per turn; gsp: SGLang's "
-              "generated-shared-prefix benchmark. Each kind reads only the fields whose help names it.",
+              "generated-shared-prefix benchmark. Each kind reads only the workload fields whose help names it.",
               "tenants,sessions,agentic,gsp", workload.kind),
       PR_FIELD("workload.session_rate_per_s", "Session rate", Number, 1e-3, 1e7, "sessions/s",
                "Mean Poisson arrival rate of new sessions (sessions, agentic).", workload.sessions.session_rate_per_s,

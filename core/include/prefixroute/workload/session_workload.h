@@ -11,8 +11,8 @@
 // the system prompt every prompt of the session starts with. A session has T
 // user turns and turn u has C_u LLM calls, both geometric (T with mean
 // turns_mean; C_u with mean calls_per_turn for agentic, 1 for sessions), each
-// capped at kCapTimesMean x its mean (which lowers the mean by a factor of at
-// most (1 - 1/mean)^(20 mean) < e^-20). Every call re-sends the whole history
+// capped at kCapTimesMean x its mean (the cap lowers a mean m by m (1 -
+// 1/m)^(20 m) < m e^-20). Every call re-sends the whole history
 // and appends one new message, a user message (turn_tokens_*) at a turn's
 // first call, else a tool result (tool_tokens_*); every call produces a reply
 // (reply_tokens_*), its output tokens, which the next prompt carries:
