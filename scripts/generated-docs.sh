@@ -63,6 +63,12 @@ for (const [i, row] of runs[0].results.entries()) {
 process.stdout.write(out);
 JS
 
+# The other workload kinds, every policy, on 32,000-token caches.
+for kind in sessions agentic gsp; do   # npm run bench -- --set workload.kind=KIND --set cluster.cache_tokens=32000 --set policies=all --markdown
+  "$bench" --json '' --markdown --set workload.kind=$kind --set cluster.cache_tokens=32000 --set policies=all |
+    grep '^|' >"$tmp/kind-$kind.md"
+done
+
 # The real trace, when the shared folder is beside the repository (as in CI).
 trace_file="$ROOT/../shared/traces/mooncake_conversation_trace.jsonl"
 if [ -f "$trace_file" ]; then

@@ -40,14 +40,20 @@ std::string label_of(const std::string& policy) {
 
 std::string format_text_table(const Scenario& scenario, const ExperimentReport& report) {
   const auto& w = scenario.workload;
+  // The synthetic trace's shape: its tenants, or what the other kinds are.
+  const std::string shape = w.kind == "tenants" ? printf_string("%u tenants", w.tenants)
+                            : w.kind == "gsp"   ? printf_string("gsp: %u groups x %u prompts", w.gsp.num_groups,
+                                                                w.gsp.prompts_per_group)
+                            : w.kind == "agentic" ? printf_string("agent loops of %u tenants", w.tenants)
+                                                  : printf_string("chat sessions of %u tenants", w.tenants);
   std::string out =
       scenario.replays_trace()
           ? printf_string("trace: %s, %llu requests, %llu prompt tokens, %u replicas, %llu token cache per replica\n",
                           scenario.trace.name.c_str(), static_cast<unsigned long long>(report.requests),
                           static_cast<unsigned long long>(report.prompt_tokens), scenario.cluster.replicas,
                           static_cast<unsigned long long>(scenario.cluster.cache_tokens))
-          : printf_string("trace: %llu requests, %u tenants, %u replicas, %llu token cache per replica (seed %llu)\n",
-                          static_cast<unsigned long long>(report.requests), w.tenants, scenario.cluster.replicas,
+          : printf_string("trace: %llu requests, %s, %u replicas, %llu token cache per replica (seed %llu)\n",
+                          static_cast<unsigned long long>(report.requests), shape.c_str(), scenario.cluster.replicas,
                           static_cast<unsigned long long>(scenario.cluster.cache_tokens),
                           static_cast<unsigned long long>(scenario.seed));
   for (const PolicyOutcome& o : report.outcomes) {

@@ -51,6 +51,7 @@
 #include "prefixroute/policies/round_robin.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario.h"
+#include "prefixroute/workload/synthetic.h"
 #include "prefixroute/workload/workload.h"
 #include "coarse_api.h"
 
@@ -199,7 +200,7 @@ using prefixroute_wasm::heap_budget_errors;
 // The core's estimate of a run's heap, plus the copy of one policy's TTFTs
 // that run_outcome stages while it copies the series out.
 double estimated_heap_bytes(const prefixroute::Scenario& s) {
-  return prefixroute::estimated_peak_bytes(s) + static_cast<double>(s.workload.requests) * sizeof(double);
+  return prefixroute::estimated_peak_bytes(s) + prefixroute::synthetic_bounds(s.workload).requests * sizeof(double);
 }
 
 prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,

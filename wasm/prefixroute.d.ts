@@ -393,7 +393,8 @@ export interface PrefixrouteModule {
    * Every point is validated as runScenario validates a scenario before any
    * runs; errors name the field (a value's error carries `(sweep value "v")`),
    * or "(sweep)" for the spec itself and for a sweep over 2e7 requests in all
-   * (points x workload.requests). Never throws. Blocks: call it from a Web Worker.
+   * (points x the trace's requests: workload.requests, or for gsp groups x prompts per group).
+   * Never throws. Blocks: call it from a Web Worker.
    */
   runSweep(scenarioJson: string, overridesJson: string, sweepSpec: string, onProgress: SweepProgressCallback | null): SweepResult;
   /**

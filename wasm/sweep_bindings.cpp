@@ -26,6 +26,7 @@
 #include "coarse_api.h"
 #include "prefixroute/overrides.h"
 #include "prefixroute/sweep.h"
+#include "prefixroute/workload/synthetic.h"
 
 using emscripten::EM_VAL;
 using emscripten::val;
@@ -51,8 +52,8 @@ using prefixroute_wasm::failure;
 
 /// Longest sweep spec read: 200 values of a few dozen characters fit easily.
 constexpr std::size_t kMaxSpecChars = 16384;
-/// Requests simulated per policy over the whole sweep (points x
-/// workload.requests): about ten minutes for the default policies.
+/// Requests simulated per policy over the whole sweep (points x the trace's
+/// requests, synthetic_bounds): about ten minutes for the default policies.
 constexpr double kMaxSweptRequests = 2e7;
 
 // overridesJson with [key, value] appended: the text parse_with_overrides
@@ -97,7 +98,7 @@ val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec
       e.message += " (sweep value \"" + value.substr(0, 40) + "\")";
       errors.push_back(std::move(e));
     }
-    if (point.ok()) swept_requests += static_cast<double>(point.scenario.workload.requests);
+    if (point.ok()) swept_requests += prefixroute::synthetic_bounds(point.scenario.workload).requests;
   }
   if (!errors.empty()) return failure(errors);
   if (swept_requests > kMaxSweptRequests) {

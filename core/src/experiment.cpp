@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "prefixroute/base/hashing.h"
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/workload/workload.h"
+#include "prefixroute/workload/synthetic.h"
 
 namespace prefixroute {
 
@@ -44,52 +44,59 @@ ReplaySize replay_size(const RequestTrace& trace) {
 }
 
 double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay) {
-  const WorkloadConfig& w = s.workload;
   const double replicas = s.cluster.replicas;
-  const double requests = replay != nullptr ? replay->requests : static_cast<double>(w.requests);
-  // Every distinct token (each tenant prefix and each user turn, or every
-  // prompt token of a trace) and the longest prompt.
-  const double distinct = replay != nullptr ? replay->prompt_tokens
-                                            : static_cast<double>(w.tenants) * w.prefix_tokens_max +
-                                                  requests * w.turn_tokens_max;
-  const double prompt_max =
-      replay != nullptr ? replay->max_prompt_tokens : static_cast<double>(w.prefix_tokens_max) + w.turn_tokens_max;
+  // The synthetic trace's size bounds (synthetic.h), or the replayed trace's own sizes.
+  SyntheticBounds b;
+  if (replay == nullptr) {
+    b = synthetic_bounds(s.workload);
+  } else {
+    b.requests = replay->requests;
+    b.max_prompt_tokens = replay->max_prompt_tokens;
+    b.unique_tokens = replay->prompt_tokens;
+    b.prompt_pieces = replay->pieces;
+    b.tree_pieces = replay->pieces + replay->requests;
+  }
+  const double requests = b.requests;
+  // Every distinct token (each tenant prefix and each user turn, each
+  // session message, or every prompt token of a trace) and the longest prompt.
+  const double distinct = b.shared_tokens + b.unique_tokens;
+  const double prompt_max = b.max_prompt_tokens;
   // An insert adds at most two nodes and a node holds at least one token;
   // every tree also has a root. An insert stores at most its prompt's pieces
-  // (a new leaf) plus one more (a split piece), so a tree holds at most every
-  // prompt's pieces plus one per request.
-  const double pieces = (replay != nullptr ? replay->pieces : 2 * requests) + requests;
-  const auto tree = [&](double tokens, double trees) {
+  // (a new leaf) plus one more (a split piece), so trees hold at most every
+  // prompt's pieces plus one per request (b.tree_pieces for one tree; fewer
+  // for sessions, whose runs each sit at one place of a tree, so that
+  // replicas hold at most that many each).
+  const double replica_pieces = std::min(b.prompt_pieces + requests, replicas * b.tree_pieces);
+  const auto tree = [&](double tokens, double trees, double pieces) {
     return RadixCache::estimated_bytes(std::min(2 * requests, tokens) + trees, pieces);
   };
   // The replicas' caches: each at most its budget plus the prompt being
   // inserted, and together never more than every distinct token per replica
-  // (a prefix may sit on every replica, a turn or a trace's tokens on one).
-  const double replica_tokens =
-      std::min(replicas * (static_cast<double>(s.cluster.cache_tokens) + prompt_max),
-               replay != nullptr ? distinct : replicas * w.tenants * w.prefix_tokens_max + requests * w.turn_tokens_max);
+  // (a prefix or a session's history may sit on every replica, a turn or a
+  // trace's tokens on one).
+  const double replica_tokens = std::min(replicas * (static_cast<double>(s.cluster.cache_tokens) + prompt_max),
+                                         replicas * b.shared_tokens + b.unique_tokens);
   // The largest state of one of the scenario's policies (they run one at a time).
   double policy_state = 0;
-  const RoutedSize routed{requests, replay != nullptr ? replay->prompt_tokens
-                                                      : requests * (static_cast<double>(w.prefix_tokens_max) +
-                                                                    w.turn_tokens_max)};
+  const RoutedSize routed{requests, replay != nullptr ? replay->prompt_tokens : requests * prompt_max};
   for (const std::string& name : s.policies) {
     const PolicySpec* spec = find_policy(name);
     if (spec != nullptr && spec->state_bytes)
       policy_state = std::max(policy_state, spec->state_bytes(s.policy_params.of(*spec), policy_context(s), routed));
   }
-  const double workload = replay != nullptr ? 0 : Workload::estimated_bytes(w);
+  const double workload = replay != nullptr ? 0 : b.workload_bytes;
   const double runs = static_cast<double>(s.policies.size()) * requests * SimulationRun::kBytesPerRequest;
   // With lagged KV events the router's view is a mirror of every cache.
-  const double caches = (s.router.kv_event_lag_ms > 0 ? 2 : 1) * tree(replica_tokens, replicas);
-  return workload + runs + caches + tree(distinct, 1) + policy_state;
+  const double caches = (s.router.kv_event_lag_ms > 0 ? 2 : 1) * tree(replica_tokens, replicas, replica_pieces);
+  return workload + runs + caches + tree(distinct, 1, b.tree_pieces) + policy_state;
 }
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,
                                 const RequestTrace* replay) {
   ExperimentReport report;
-  std::optional<Workload> generated;
-  if (replay == nullptr) generated.emplace(generate_workload(scenario.workload, scenario.seed));
+  std::unique_ptr<RequestTrace> generated;
+  if (replay == nullptr) generated = generate_synthetic(scenario.workload, scenario.seed);
   const RequestTrace& workload = replay != nullptr ? *replay : *generated;
   report.requests = workload.size();
   report.prompt_tokens = workload.total_prompt_tokens();

@@ -6,6 +6,9 @@
 
 #include "json_text.h"
 #include "prefixroute/policies/catalogue.h"
+#include "prefixroute/workload/gsp_workload.h"
+#include "prefixroute/workload/session_workload.h"
+#include "prefixroute/workload/synthetic.h"
 #include "scenario_fields.h"
 
 namespace prefixroute {
@@ -257,20 +260,9 @@ void apply_override(Json& doc, const Override& o, std::vector<FieldError>& error
   }
 }
 
-void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
+// The tenants kind: requests x (prefix + turn) tokens, requests / rate seconds.
+void check_tenant_limits(const Scenario& s, std::vector<FieldError>& errors) {
   const auto& w = s.workload;
-  if (w.prefix_tokens_min > w.prefix_tokens_max)
-    errors.push_back({"workload.prefix_tokens_min",
-                      "must be <= workload.prefix_tokens_max (" + std::to_string(w.prefix_tokens_max) +
-                          "); got " + std::to_string(w.prefix_tokens_min)});
-  if (w.output_tokens_min > w.output_tokens_max)
-    errors.push_back({"workload.output_tokens_min",
-                      "must be <= workload.output_tokens_max (" + std::to_string(w.output_tokens_max) +
-                          "); got " + std::to_string(w.output_tokens_min)});
-  if (w.turn_tokens_min > w.turn_tokens_max)
-    errors.push_back({"workload.turn_tokens_min",
-                      "must be <= workload.turn_tokens_max (" + std::to_string(w.turn_tokens_max) +
-                          "); got " + std::to_string(w.turn_tokens_min)});
   const double total = static_cast<double>(w.requests) *
                        (static_cast<double>(w.prefix_tokens_max) + static_cast<double>(w.turn_tokens_max));
   if (total > kMaxTotalPromptTokens)
@@ -297,6 +289,105 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
     errors.push_back({"workload.tenants",
                       "tenants x prefix_tokens_max must be at most " +
                           format_number(kMaxPrefixStorageTokens) + " tokens; got " + format_number(storage)});
+}
+
+// The session kinds. A session re-sends its history, so its prompts grow
+// (quadratically in total) until compaction caps them: the total is bounded
+// by requests x the longest possible prompt (SessionWorkload::max_prompt_tokens).
+void check_session_limits(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  const SessionParams& sp = w.sessions;
+  const double longest = SessionWorkload::max_prompt_tokens(w);
+  const double total = static_cast<double>(w.requests) * longest;
+  if (total > kMaxTotalPromptTokens)
+    errors.push_back({"workload.requests",
+                      "requests x the longest possible prompt (" + format_number(longest) +
+                          " tokens: the least of max(context_tokens_max, prefix_tokens_max + summary_tokens + the "
+                          "longest message) and the longest session's uncompacted growth) must be at most " +
+                          format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
+  const double span_s = SessionWorkload::max_expected_span_s(w);
+  if (span_s > kMaxArrivalSpanSeconds) {
+    // Name the field of the largest term: session starts, nominal decode or waits.
+    const double starts = static_cast<double>(w.requests) / sp.session_rate_per_s;
+    const double decode = sp.reply_tokens_max * sp.nominal_tpot_ms / 1000.0;
+    const double wait = std::max(sp.think_s_mean, w.kind == "agentic" ? sp.tool_s_mean : 0.0);
+    const char* field = "workload.session_rate_per_s";
+    if (span_s - starts > starts)
+      field = decode > wait ? "workload.nominal_tpot_ms"
+                            : (sp.think_s_mean >= wait ? "workload.think_s_mean" : "workload.tool_s_mean");
+    errors.push_back({field,
+                      "requests / session_rate_per_s + the longest possible session's expected duration (the "
+                      "expected arrival span) must be at most " +
+                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+  }
+  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
+  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
+    errors.push_back({"cluster.prefill_tokens_per_s",
+                      "requests x the longest possible prompt / prefill_tokens_per_s (the longest possible prefill "
+                      "work) must be at most " +
+                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
+  if (storage > kMaxPrefixStorageTokens)
+    errors.push_back({"workload.tenants",
+                      "tenants x prefix_tokens_max must be at most " +
+                          format_number(kMaxPrefixStorageTokens) + " tokens; got " + format_number(storage)});
+}
+
+// The gsp kind: groups x prompts per group requests of a fixed length.
+void check_gsp_limits(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  const double requests = GspWorkload::requests(w);
+  if (requests > kMaxGspRequests)
+    errors.push_back({"workload.gsp_prompts_per_group",
+                      "gsp_num_groups x gsp_prompts_per_group (the requests) must be at most " +
+                          format_number(kMaxGspRequests) + "; got " + format_number(requests)});
+  const double total =
+      requests * (static_cast<double>(w.gsp.system_prompt_len) + static_cast<double>(w.gsp.question_len));
+  if (total > kMaxTotalPromptTokens)
+    errors.push_back({"workload.gsp_system_prompt_len",
+                      "gsp_num_groups x gsp_prompts_per_group x (gsp_system_prompt_len + gsp_question_len) must be "
+                      "at most " +
+                          format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
+  const double span_s = requests / w.arrival_rate_per_s;
+  if (span_s > kMaxArrivalSpanSeconds)
+    errors.push_back({"workload.arrival_rate_per_s",
+                      "gsp_num_groups x gsp_prompts_per_group / arrival_rate_per_s (the expected arrival span) must "
+                      "be at most " +
+                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
+  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
+    errors.push_back({"cluster.prefill_tokens_per_s",
+                      "the gsp prompt tokens (" + format_number(total) +
+                          ") / prefill_tokens_per_s (the longest possible prefill work) must be at most " +
+                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+}
+
+void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  if (w.prefix_tokens_min > w.prefix_tokens_max)
+    errors.push_back({"workload.prefix_tokens_min",
+                      "must be <= workload.prefix_tokens_max (" + std::to_string(w.prefix_tokens_max) +
+                          "); got " + std::to_string(w.prefix_tokens_min)});
+  if (w.output_tokens_min > w.output_tokens_max)
+    errors.push_back({"workload.output_tokens_min",
+                      "must be <= workload.output_tokens_max (" + std::to_string(w.output_tokens_max) +
+                          "); got " + std::to_string(w.output_tokens_min)});
+  if (w.turn_tokens_min > w.turn_tokens_max)
+    errors.push_back({"workload.turn_tokens_min",
+                      "must be <= workload.turn_tokens_max (" + std::to_string(w.turn_tokens_max) +
+                          "); got " + std::to_string(w.turn_tokens_min)});
+  const SessionParams& sp = w.sessions;
+  if (sp.reply_tokens_min > sp.reply_tokens_max)
+    errors.push_back({"workload.reply_tokens_min",
+                      "must be <= workload.reply_tokens_max (" + std::to_string(sp.reply_tokens_max) + "); got " +
+                          std::to_string(sp.reply_tokens_min)});
+  if (sp.tool_tokens_min > sp.tool_tokens_max)
+    errors.push_back({"workload.tool_tokens_min",
+                      "must be <= workload.tool_tokens_max (" + std::to_string(sp.tool_tokens_max) + "); got " +
+                          std::to_string(sp.tool_tokens_min)});
+  if (is_session_kind(w.kind)) check_session_limits(s, errors);
+  else if (w.kind == "gsp") check_gsp_limits(s, errors);
+  else check_tenant_limits(s, errors);
   if (s.policies.empty())
     errors.push_back({"policies", "must name at least one policy (" + policy_names_text() + ")"});
   for (std::size_t i = 0; i < s.policies.size(); ++i) {

@@ -79,6 +79,19 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
     assert.equal(wasm.resultsJson, native.json);
   });
+  // The README's table for each workload kind, and the kinds with decode on
+  // (their outputs decode) and lagged KV events.
+  for (const kind of ['sessions', 'agentic', 'gsp']) {
+    for (const extra of [[], [['cluster.decode_ms_per_token', '20'], ['router.kv_event_lag_ms', '20']]]) {
+      test(`workload.kind=${kind}, every policy${extra.length ? ', decode and lagged KV events' : ''}`, () => {
+        const pairs = [['workload.kind', kind], ['cluster.cache_tokens', '32000'], ['policies', 'all'], ...extra];
+        const native = runNativeBench(setArgs(pairs));
+        const wasm = pr.runScenario('', overridesJson(pairs), null);
+        assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+        assert.equal(wasm.resultsJson, native.json);
+      });
+    }
+  }
 
   test('overrides apply on top of a scenario document', () => {
     const file = scenarioFiles().find((f) => f.endsWith('cache-fits.json'));
@@ -97,6 +110,18 @@ describe('validation agrees with the native command line', () => {
     const wasm = pr.validateScenario('', overridesJson(pairs));
     assert.equal(wasm.ok, true);
     assert.deepEqual(JSON.parse(wasm.scenarioJson), JSON.parse(native));
+  });
+
+  test('a workload kind\'s limit gives the same field and message', () => {
+    const pairs = [['workload.kind', 'agentic'], ['workload.requests', '10000000']];
+    const native = runNativeBenchFailing(setArgs(pairs));
+    assert.equal(native.status, 2);
+    const wasm = pr.validateScenario('', overridesJson(pairs));
+    assert.equal(wasm.ok, false);
+    const error = wasm.errors.find((e) => e.field === 'workload.requests');
+    assert.ok(error, JSON.stringify(wasm.errors));
+    assert.match(error.message, /requests x the longest possible prompt \(5400 tokens/);
+    assert.ok(native.stderr.includes(`  ${error.field}: ${error.message}\n`), native.stderr);
   });
 
   test('an invalid value gives the same field and message', () => {
