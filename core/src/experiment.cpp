@@ -68,11 +68,12 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
       std::min(replicas * (static_cast<double>(s.cluster.cache_tokens) + prompt_max),
                replay != nullptr ? distinct : replicas * w.tenants * w.prefix_tokens_max + requests * w.turn_tokens_max);
   // Runs at once, and workloads alive at once: a replicate's workload lives
-  // from its first run to its last, and runs start in list order, so with
-  // several jobs at most one more replicate's than there are jobs.
+  // from its first run to its last, runs start in list order, and a thread
+  // that would wait for a workload prepares one at most `jobs` ahead, so
+  // with several jobs at most twice as many workloads as jobs.
   const double runs_total = static_cast<double>(run_count(s));
   const double at_once = std::min(static_cast<double>(std::max(1u, jobs)), runs_total);
-  const double workloads = std::min(static_cast<double>(s.replicates), at_once + (at_once > 1 ? 1 : 0));
+  const double workloads = std::min(static_cast<double>(s.replicates), at_once > 1 ? 2 * at_once : 1.0);
   const double workload = replay != nullptr ? 0 : workloads * Workload::estimated_bytes(w);
   // Replicate 0's per-request results are kept; another seed's live only
   // while its run summarises them.

@@ -1,5 +1,6 @@
 #include "prefixroute/run_list.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -66,9 +67,12 @@ void release_series(SimulationRun& run) {
 namespace {
 
 // One replicate's trace, shared read-only by that replicate's runs: made by
-// the first run to need it, freed when its last selected run is done.
+// the first run to need it (or ahead of time by a thread that would wait),
+// freed when its last selected run is done.
 struct Slot {
-  std::mutex mutex;
+  enum State : int { kEmpty, kPreparing, kReady, kReleased };
+  std::mutex mutex;           // held while preparing; guards everything below but `state`
+  std::atomic<int> state{kEmpty};
   std::unique_ptr<Workload> owned;
   const RequestTrace* trace = nullptr;
   std::uint64_t requests = 0, prompt_tokens = 0, fingerprint = 0;
@@ -97,7 +101,50 @@ EngineResult execute(const std::vector<const Scenario*>& points, const RequestTr
       if (options.shard.selects(flat)) selected.push_back({p, i, first_slot[p] + run_key(*points[p], i).replicate});
   }
   std::vector<Slot> slot(slots);
-  for (const Flat& f : selected) ++slot[f.slot].remaining;
+  std::vector<std::size_t> slot_point(slots), slot_replicate(slots);
+  std::vector<bool> needed(slots, false);  // fixed before any thread starts
+  for (std::size_t p = 0; p < points.size(); ++p)
+    for (std::size_t r = 0; r < points[p]->replicates; ++r) {
+      slot_point[first_slot[p] + r] = p;
+      slot_replicate[first_slot[p] + r] = r;
+    }
+  for (const Flat& f : selected) {
+    ++slot[f.slot].remaining;
+    needed[f.slot] = true;
+  }
+  // Makes slot t's trace and its figures; the caller holds t's mutex. Making
+  // a workload and its fingerprint costs as much as several runs of a small
+  // scenario, so it must not stall the other threads (see help_ahead).
+  const auto prepare = [&](std::size_t t) {
+    Slot& s = slot[t];
+    s.state.store(Slot::kPreparing);
+    if (replay != nullptr) {
+      s.trace = replay;
+    } else {
+      const Scenario seeded = replicate_scenario(*points[slot_point[t]], slot_replicate[t]);
+      s.owned = std::make_unique<Workload>(generate_workload(seeded.workload, seeded.seed));
+      s.trace = s.owned.get();
+    }
+    s.requests = s.trace->size();
+    s.prompt_tokens = s.trace->total_prompt_tokens();
+    s.fingerprint = s.trace->fingerprint();
+    s.state.store(Slot::kReady);
+  };
+  // A thread whose slot another thread is still preparing prepares the next
+  // needed slot instead of waiting (at most `jobs` slots ahead, which bounds
+  // the workloads alive at once to about twice the jobs).
+  const std::size_t ahead = std::max<std::size_t>(1, options.jobs);
+  const auto help_ahead = [&](std::size_t from) {
+    for (std::size_t t = from + 1; t < slots && t <= from + ahead; ++t) {
+      if (!needed[t]) continue;
+      int empty = Slot::kEmpty;
+      if (!slot[t].state.compare_exchange_strong(empty, Slot::kPreparing)) continue;
+      const std::lock_guard<std::mutex> lock(slot[t].mutex);
+      // A run of t may have locked first and prepared it (or even finished).
+      if (slot[t].trace == nullptr && slot[t].remaining > 0) prepare(t);
+      return;
+    }
+  };
 
   std::atomic<bool> cancelled{false};
   std::mutex progress_mutex;
@@ -122,6 +169,7 @@ EngineResult execute(const std::vector<const Scenario*>& points, const RequestTr
       if (--s.remaining == 0) {
         s.owned.reset();
         s.trace = nullptr;
+        s.state.store(Slot::kReleased);
       }
     };
     if (cancelled.load()) return release();
@@ -129,19 +177,10 @@ EngineResult execute(const std::vector<const Scenario*>& points, const RequestTr
     const RunKey key = run_key(scenario, f.run);
     const Scenario seeded = replicate_scenario(scenario, key.replicate);
     RunRecord& record = result.points[f.point][f.run];
+    if (options.jobs > 1 && s.state.load() == Slot::kPreparing) help_ahead(f.slot);
     {
       const std::lock_guard<std::mutex> lock(s.mutex);
-      if (s.trace == nullptr) {
-        if (replay != nullptr) {
-          s.trace = replay;
-        } else {
-          s.owned = std::make_unique<Workload>(generate_workload(seeded.workload, seeded.seed));
-          s.trace = s.owned.get();
-        }
-        s.requests = s.trace->size();
-        s.prompt_tokens = s.trace->total_prompt_tokens();
-        s.fingerprint = s.trace->fingerprint();
-      }
+      if (s.trace == nullptr) prepare(f.slot);
       record.has_workload = true;
       record.requests = s.requests;
       record.prompt_tokens = s.prompt_tokens;

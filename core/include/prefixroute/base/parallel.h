@@ -10,9 +10,9 @@
 //   * every task index in [0, n) runs exactly once, unless a task throws: then
 //     no further task starts, the others running finish, and the first
 //     exception is rethrown on the calling thread;
-//   * tasks are handed out in increasing index order (a shared counter), so
-//     at any moment the tasks running are a window of consecutive indices
-//     no wider than `jobs` (callers rely on it to bound memory: see
+//   * tasks are handed out in increasing index order (a shared counter): a
+//     task starts only once every lower index has started, and at most
+//     `jobs` run at once (callers rely on it to bound memory: see
 //     core/src/run_list.cpp's workload slots);
 //   * jobs <= 1, n <= 1, or a build without threads (Emscripten here: no
 //     pthreads) runs every task inline, in order, on the calling thread.
