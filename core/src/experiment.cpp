@@ -184,16 +184,22 @@ std::vector<ReplicatedMetric> bound_metrics(const std::vector<SeedReport>& seeds
 
 Json interval_json(const std::vector<ReplicatedMetric>& metrics) {
   Json out = Json::object();
-  for (const ReplicatedMetric& m : metrics)
-    out[m.key] = Json{{"half_width", m.interval.half_width}, {"low", m.interval.low()}, {"high", m.interval.high()}};
+  for (const ReplicatedMetric& m : metrics) {
+    Json& entry = out[m.key];
+    entry["half_width"] = m.interval.half_width;
+    entry["low"] = m.interval.low();
+    entry["high"] = m.interval.high();
+  }
   return out;
 }
 
 Json bound_json(const CacheBound& b) {
-  return Json{{"capacity_tokens", b.capacity_tokens},
-              {"hit_rate", b.hit_rate},
-              {"cached_tokens", b.cached_tokens},
-              {"prefill_tokens", b.prefill_tokens}};
+  Json out = Json::object();
+  out["capacity_tokens"] = b.capacity_tokens;
+  out["hit_rate"] = b.hit_rate;
+  out["cached_tokens"] = b.cached_tokens;
+  out["prefill_tokens"] = b.prefill_tokens;
+  return out;
 }
 
 Json replicated_bound_json(const std::vector<ReplicatedMetric>& metrics, const std::vector<SeedReport>& seeds,
@@ -203,8 +209,13 @@ Json replicated_bound_json(const std::vector<ReplicatedMetric>& metrics, const s
   out["interval"] = interval_json(metrics);
   Json per_seed = Json::array();
   for (const SeedReport& r : seeds) {
-    Json entry = Json{{"seed", r.seed}};
-    entry.update(bound_json(r.*which));
+    const CacheBound& bound = r.*which;
+    Json entry = Json::object();
+    entry["seed"] = r.seed;
+    entry["capacity_tokens"] = bound.capacity_tokens;
+    entry["hit_rate"] = bound.hit_rate;
+    entry["cached_tokens"] = bound.cached_tokens;
+    entry["prefill_tokens"] = bound.prefill_tokens;
     per_seed.push_back(std::move(entry));
   }
   out["per_seed"] = std::move(per_seed);
@@ -213,13 +224,16 @@ Json replicated_bound_json(const std::vector<ReplicatedMetric>& metrics, const s
 
 Json replicas_json(const std::vector<ReplicaTotals>& replicas) {
   Json out = Json::array();
-  for (const ReplicaTotals& r : replicas)
-    out.push_back(Json{{"requests", r.requests},
-                       {"prefill_tokens", r.prefill_tokens},
-                       {"cached_tokens", r.cached_tokens},
-                       {"work_ms", ticks_to_ms(r.busy_ticks)},
-                       {"peak_in_flight", r.peak_in_flight},
-                       {"peak_kv_usage", r.peak_kv_usage}});
+  for (const ReplicaTotals& r : replicas) {
+    Json entry = Json::object();
+    entry["requests"] = r.requests;
+    entry["prefill_tokens"] = r.prefill_tokens;
+    entry["cached_tokens"] = r.cached_tokens;
+    entry["work_ms"] = ticks_to_ms(r.busy_ticks);
+    entry["peak_in_flight"] = r.peak_in_flight;
+    entry["peak_kv_usage"] = r.peak_kv_usage;
+    out.push_back(std::move(entry));
+  }
   return out;
 }
 
@@ -238,12 +252,14 @@ Json mean_replicas_json(const std::vector<SeedReport>& seeds, std::size_t policy
       in_flight.push_back(t.peak_in_flight);
       kv.push_back(t.peak_kv_usage);
     }
-    out.push_back(Json{{"requests", t_interval(requests).mean},
-                       {"prefill_tokens", t_interval(prefill).mean},
-                       {"cached_tokens", t_interval(cached).mean},
-                       {"work_ms", t_interval(work).mean},
-                       {"peak_in_flight", t_interval(in_flight).mean},
-                       {"peak_kv_usage", t_interval(kv).mean}});
+    Json entry = Json::object();
+    entry["requests"] = t_interval(requests).mean;
+    entry["prefill_tokens"] = t_interval(prefill).mean;
+    entry["cached_tokens"] = t_interval(cached).mean;
+    entry["work_ms"] = t_interval(work).mean;
+    entry["peak_in_flight"] = t_interval(in_flight).mean;
+    entry["peak_kv_usage"] = t_interval(kv).mean;
+    out.push_back(std::move(entry));
   }
   return out;
 }
@@ -305,11 +321,15 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
   doc["scenario"] = Json::parse(scenario_to_json(scenario));
   const bool with_replicates = !report.seeds.empty() && !report.cancelled;
   if (!with_replicates) {
-    doc["workload"] = Json{{"requests", report.requests},
-                           {"prompt_tokens", report.prompt_tokens},
-                           {"fingerprint", hashing::to_hex16(report.fingerprint)}};
-    if (!report.cancelled)
-      doc["bounds"] = Json{{"ideal", bound_json(report.ideal)}, {"pooled", bound_json(report.pooled)}};
+    Json& workload = doc["workload"];
+    workload["requests"] = report.requests;
+    workload["prompt_tokens"] = report.prompt_tokens;
+    workload["fingerprint"] = hashing::to_hex16(report.fingerprint);
+    if (!report.cancelled) {
+      Json& bounds = doc["bounds"];
+      bounds["ideal"] = bound_json(report.ideal);
+      bounds["pooled"] = bound_json(report.pooled);
+    }
     Json results = Json::array();
     for (const PolicyOutcome& o : report.outcomes) {
       Json row = Json::object();
@@ -333,10 +353,12 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
     for (const SeedReport& r : seeds) {
       requests.push_back(static_cast<double>(r.requests));
       combined.feed(r.fingerprint);
-      per_seed.push_back(Json{{"seed", r.seed},
-                              {"requests", r.requests},
-                              {"prompt_tokens", r.prompt_tokens},
-                              {"fingerprint", hashing::to_hex16(r.fingerprint)}});
+      Json entry = Json::object();
+      entry["seed"] = r.seed;
+      entry["requests"] = r.requests;
+      entry["prompt_tokens"] = r.prompt_tokens;
+      entry["fingerprint"] = hashing::to_hex16(r.fingerprint);
+      per_seed.push_back(std::move(entry));
     }
     const std::vector<ReplicatedMetric> metrics = {replicated("requests", requests),
                                                    stats.prompt_tokens};
@@ -348,8 +370,11 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
     workload["per_seed"] = std::move(per_seed);
     doc["workload"] = std::move(workload);
   }
-  doc["bounds"] = Json{{"ideal", replicated_bound_json(stats.ideal, seeds, &SeedReport::ideal)},
-                       {"pooled", replicated_bound_json(stats.pooled, seeds, &SeedReport::pooled)}};
+  {
+    Json& bounds = doc["bounds"];
+    bounds["ideal"] = replicated_bound_json(stats.ideal, seeds, &SeedReport::ideal);
+    bounds["pooled"] = replicated_bound_json(stats.pooled, seeds, &SeedReport::pooled);
+  }
   Json results = Json::array();
   for (std::size_t p = 0; p < stats.policies.size(); ++p) {
     const PolicyReplicates& pr = stats.policies[p];
@@ -371,7 +396,8 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
     row["interval"] = interval_json(pr.metrics);
     Json per_seed = Json::array();
     for (const SeedReport& r : seeds) {
-      Json entry = Json{{"seed", r.seed}};
+      Json entry = Json::object();
+      entry["seed"] = r.seed;
       write_row_metrics(entry, r.outcomes[p].summary, r.ideal.hit_rate, decode);
       per_seed.push_back(std::move(entry));
     }
@@ -387,7 +413,12 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
     headline.push_back(std::string(metric));
     Json list = Json::array();
     for (const ReplicateStats::Pair& pair : stats.not_distinguishable)
-      if (pair.metric == metric) list.push_back(Json{pair.a, pair.b});
+      if (pair.metric == metric) {
+        Json two = Json::array();
+        two.push_back(pair.a);
+        two.push_back(pair.b);
+        list.push_back(std::move(two));
+      }
     pairs[std::string(metric)] = std::move(list);
   }
   Json section = Json::object();

@@ -69,22 +69,26 @@ Json runs_json(const std::vector<const Scenario*>& points, const ShardReport& sh
   for (const ShardRun& r : shard.runs) {
     Json j = Json::object();
     j["run"] = r.run;
-    j["workload"] = Json{{"requests", r.requests},
-                         {"prompt_tokens", r.prompt_tokens},
-                         {"fingerprint", hashing::to_hex16(r.fingerprint)}};
+    Json& workload = j["workload"];
+    workload["requests"] = r.requests;
+    workload["prompt_tokens"] = r.prompt_tokens;
+    workload["fingerprint"] = hashing::to_hex16(r.fingerprint);
     const std::size_t policies = points[r.point]->policies.size();
     if (r.key.phase < policies) {
       j["policy"] = r.outcome.policy;
       j["decode"] = r.outcome.run.decode;
       j["summary"] = summary_json(r.outcome.summary);
       Json replicas = Json::array();
-      for (const ReplicaTotals& t : r.outcome.run.replicas)
-        replicas.push_back(Json{{"requests", t.requests},
-                                {"prefill_tokens", t.prefill_tokens},
-                                {"cached_tokens", t.cached_tokens},
-                                {"busy_ticks", t.busy_ticks},
-                                {"peak_in_flight", t.peak_in_flight},
-                                {"peak_kv_usage", t.peak_kv_usage}});
+      for (const ReplicaTotals& t : r.outcome.run.replicas) {
+        Json entry = Json::object();
+        entry["requests"] = t.requests;
+        entry["prefill_tokens"] = t.prefill_tokens;
+        entry["cached_tokens"] = t.cached_tokens;
+        entry["busy_ticks"] = t.busy_ticks;
+        entry["peak_in_flight"] = t.peak_in_flight;
+        entry["peak_kv_usage"] = t.peak_kv_usage;
+        replicas.push_back(std::move(entry));
+      }
       j["replicas"] = std::move(replicas);
     } else {
       j["bound"] = r.key.phase == policies ? "ideal" : "pooled";
@@ -102,7 +106,9 @@ Json header(const char* kind, const ShardReport& shard) {
   Json doc = Json::object();
   doc["schema"] = kSchema;
   doc["kind"] = kind;
-  doc["shard"] = Json{{"index", shard.shard.index}, {"count", shard.shard.count}};
+  Json& place = doc["shard"];
+  place["index"] = shard.shard.index;
+  place["count"] = shard.shard.count;
   doc["runs"] = shard.total_runs;
   return doc;
 }
@@ -230,7 +236,7 @@ std::string first_difference(const Json& a, const Json& b, const std::string& at
       if (a.find(key) == a.end()) return at.empty() ? key : at + "." + key;
     return "";
   }
-  return a == b ? "" : (at.empty() ? "(document)" : at);
+  return a.dump() == b.dump() ? "" : (at.empty() ? "(document)" : at);
 }
 
 std::string value_at(const Json& doc, const std::string& dotted) {
@@ -295,7 +301,9 @@ std::string sweep_shard_to_json(const SweepSpec& spec, const SweepReport& plan, 
   Json doc = header("sweep", shard);
   Json values = Json::array();
   for (const std::string& v : spec.values) values.push_back(v);
-  doc["sweep"] = Json{{"key", spec.key}, {"values", std::move(values)}};
+  Json& sweep = doc["sweep"];
+  sweep["key"] = spec.key;
+  sweep["values"] = std::move(values);
   Json scenarios = Json::array();
   for (const Scenario* s : points) scenarios.push_back(Json::parse(scenario_to_json(*s)));
   doc["scenarios"] = std::move(scenarios);
@@ -361,7 +369,7 @@ MergedShards merge_shards(const std::vector<ShardInput>& documents) {
     if (p.kind == "sweep") {
       const Json& a = first.doc.contains("sweep") ? first.doc["sweep"] : Json();
       const Json& b = p.doc.contains("sweep") ? p.doc["sweep"] : Json();
-      if (a != b) {
+      if (a.dump() != b.dump()) {
         merged.errors.push_back({field, "sweeps another spec than " + first.name + " (" + b.dump().substr(0, 80) +
                                             " vs " + a.dump().substr(0, 80) + ")"});
         continue;
@@ -369,7 +377,7 @@ MergedShards merge_shards(const std::vector<ShardInput>& documents) {
     }
     const Json& a = first.doc.contains(what) ? first.doc[what] : Json();
     const Json& b = p.doc.contains(what) ? p.doc[what] : Json();
-    if (a != b) {
+    if (a.dump() != b.dump()) {
       const std::string key = first_difference(a, b);
       merged.errors.push_back({field, "runs another scenario than " + first.name + ": " + key + " is " +
                                           value_at(b, key) + " here and " + value_at(a, key) + " there"});

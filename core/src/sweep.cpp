@@ -202,7 +202,10 @@ std::string sweep_to_json(const SweepSpec& spec, const SweepReport& report) {
         Json interval = Json::object();
         for (const char* key : {"mean_ttft_ms", "p99_ttft_ms", "hit_rate", "prefill_tokens", "imbalance"}) {
           const Interval& v = r.replicates->find(key)->interval;
-          interval[key] = Json{{"half_width", v.half_width}, {"low", v.low()}, {"high", v.high()}};
+          Json& entry = interval[key];
+          entry["half_width"] = v.half_width;
+          entry["low"] = v.low();
+          entry["high"] = v.high();
         }
         row["interval"] = std::move(interval);
       }
