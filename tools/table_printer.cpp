@@ -22,9 +22,13 @@ std::string with_thousands(std::uint64_t v) {
 }
 
 std::string printf_string(const char* format, auto... args) {
-  char buffer[256];
-  std::snprintf(buffer, sizeof buffer, format, args...);
-  return buffer;
+  // Sized by a first pass: a row with a long trace name or policy must not be cut.
+  const int n = std::snprintf(nullptr, 0, format, args...);
+  if (n <= 0) return "";
+  std::string out(static_cast<std::size_t>(n) + 1, '\0');
+  std::snprintf(out.data(), out.size(), format, args...);
+  out.resize(static_cast<std::size_t>(n));
+  return out;
 }
 
 double share_of_ideal(double hit_rate, const ExperimentReport& report) {
@@ -150,7 +154,8 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
   const auto& w = scenario.workload;
   std::string out =
       scenario.replays_trace()
-          ? printf_string("trace: %s, %llu requests, %llu prompt tokens, %u replicas, %llu token cache per replica\n",
+          ? printf_string("trace: %s, %llu requests, %llu prompt tokens, %u replicas, %llu token cache per replica "
+                          "(one replicate: a replayed trace's arrivals are fixed)\n",
                           scenario.trace.name.c_str(), static_cast<unsigned long long>(report.requests),
                           static_cast<unsigned long long>(report.prompt_tokens), scenario.cluster.replicas,
                           static_cast<unsigned long long>(scenario.cluster.cache_tokens))
