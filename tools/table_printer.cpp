@@ -31,8 +31,10 @@ std::string printf_string(const char* format, auto... args) {
   return out;
 }
 
+double share_of_ideal(double hit_rate, double ideal_hit_rate) { return ideal_hit_rate > 0 ? hit_rate / ideal_hit_rate : 0.0; }
+
 double share_of_ideal(double hit_rate, const ExperimentReport& report) {
-  return report.ideal.hit_rate > 0 ? hit_rate / report.ideal.hit_rate : 0.0;
+  return share_of_ideal(hit_rate, report.ideal.hit_rate);
 }
 
 std::string label_of(const std::string& policy) {
@@ -137,9 +139,13 @@ std::string format_replicates_markdown(const Scenario& scenario, const Experimen
                        mean_of(stats.ideal, "hit_rate") * 100, half_of(stats.ideal, "hit_rate") * 100,
                        tokens(mean_of(stats.ideal, "prefill_tokens")).c_str(),
                        tokens(half_of(stats.ideal, "prefill_tokens")).c_str());
-  out += printf_string("| *Bound: pooled (one %s-token cache)* | | | %.1f ± %.1f%% | | %s ± %s | |\n",
+  std::vector<double> pooled_share;  // of each seed's ideal
+  for (const SeedReport& r : report.seeds) pooled_share.push_back(share_of_ideal(r.pooled.hit_rate, r.ideal.hit_rate));
+  const Interval share = t_interval(pooled_share);
+  out += printf_string("| *Bound: pooled (one %s-token cache)* | | | %.1f ± %.1f%% | %.1f ± %.1f%% | %s ± %s | |\n",
                        with_thousands(report.pooled.capacity_tokens).c_str(), mean_of(stats.pooled, "hit_rate") * 100,
-                       half_of(stats.pooled, "hit_rate") * 100, tokens(mean_of(stats.pooled, "prefill_tokens")).c_str(),
+                       half_of(stats.pooled, "hit_rate") * 100, share.mean * 100, share.half_width * 100,
+                       tokens(mean_of(stats.pooled, "prefill_tokens")).c_str(),
                        tokens(half_of(stats.pooled, "prefill_tokens")).c_str());
   out += printf_string("\nMean ± half-width of the 95 %% interval (Student t) over %u replicates (%s); ",
                        scenario.replicates, seeds_text(scenario).c_str());
