@@ -178,15 +178,17 @@ EngineResult execute(const std::vector<const Scenario*>& points, const RequestTr
     const Scenario seeded = replicate_scenario(scenario, key.replicate);
     RunRecord& record = result.points[f.point][f.run];
     if (options.jobs > 1 && s.state.load() == Slot::kPreparing) help_ahead(f.slot);
+    const RequestTrace* shared = nullptr;  // stays until this run's release()
     {
       const std::lock_guard<std::mutex> lock(s.mutex);
       if (s.trace == nullptr) prepare(f.slot);
+      shared = s.trace;
       record.has_workload = true;
       record.requests = s.requests;
       record.prompt_tokens = s.prompt_tokens;
       record.fingerprint = s.fingerprint;
     }
-    const RequestTrace& trace = *s.trace;  // stays until this run's release()
+    const RequestTrace& trace = *shared;
     const std::size_t policies = scenario.policies.size();
     if (!report(f.point, f.run, 0, record.requests)) return release();
     if (key.phase < policies) {
