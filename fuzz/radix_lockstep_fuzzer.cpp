@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "prefixroute/cache/radix_cache.h"
+#include "lockstep_pins.h"
 #include "reference_radix_cache.h"
 
 namespace {
@@ -63,11 +64,6 @@ void count_operation() {
   std::abort();
 }
 
-struct Pinned {
-  RadixCache::PathHandle handle;
-  Tokens path;
-};
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -87,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   RadixCache cache(capacity, protect);
   ReferenceRadixCache model(capacity, protect);
   Paths recent;  // recent prompts, to derive prompts sharing their prefixes
-  std::vector<Pinned> pinned;
+  LockstepPins pinned(/*max_pinned=*/6);  // keep the cache mostly evictable
   std::size_t reserved = 0;
 
   for (std::size_t step = 0; in.remaining_bytes() > 0 && step < 4096; ++step) {
@@ -99,10 +95,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       count_operation();
       if (op == 7 && !pinned.empty()) {
         const auto k = in.ConsumeIntegralInRange<std::size_t>(0, pinned.size() - 1);
-        if (verbose) std::fprintf(stderr, "   unpin %s\n", show(pinned[k].path).c_str());
-        cache.unpin(pinned[k].handle);
-        model.unpin(pinned[k].path);
-        pinned.erase(pinned.begin() + static_cast<std::ptrdiff_t>(k));
+        if (verbose) std::fprintf(stderr, "   unpin %s\n", show(pinned.path(k)).c_str());
+        pinned.unpin(cache, model, k);
       } else if (op == 8) {
         const auto t = in.ConsumeIntegralInRange<std::size_t>(0, 12);
         if (verbose) std::fprintf(stderr, "   reserve %zu\n", t);
@@ -198,14 +192,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     if (op == 6 && pins && !kept_part.empty()) {  // the simulator's pattern: pin right after insert
       ++counters.pin_ops;
-      cache.pin(got.path);
-      model.pin(kept_part);
-      pinned.push_back({got.path, kept_part});
-      if (pinned.size() > 6) {  // keep the cache mostly evictable
-        cache.unpin(pinned.front().handle);
-        model.unpin(pinned.front().path);
-        pinned.erase(pinned.begin());
-      }
+      pinned.pin(cache, model, got.path, kept_part);
     }
   }
   return 0;

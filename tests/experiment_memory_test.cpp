@@ -12,11 +12,13 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "prefixroute/experiment.h"
 #include "prefixroute/replay.h"
 #include "prefixroute/scenario.h"
+#include "files.h"
 
 namespace {
 
@@ -91,16 +93,12 @@ TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfSyntheticRuns) {
 
 TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfAReplay) {
   Scenario s = parsed({{"policies", "all"}, {"cluster.replicas", "8"}, {"cluster.cache_tokens", "1000000"}});
-  const std::string path = std::string(PREFIXROUTE_SOURCE_DIR) + "/scenarios/traces/mooncake-conversation-first-1000.jsonl";
-  FILE* f = std::fopen(path.c_str(), "rb");
-  ASSERT_NE(f, nullptr) << path;
-  std::string text;
-  char buffer[1 << 16];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) text.append(buffer, n);
-  std::fclose(f);
-  TraceReadResult read = read_trace(text, trace_read_options(s.trace));
+  const std::string& path = testsupport::kMooncakeExcerpt;
+  const std::optional<std::string> text = testsupport::read_file(path);
+  ASSERT_TRUE(text) << path;
+  TraceReadResult read = read_trace(*text, trace_read_options(s.trace));
   ASSERT_TRUE(read.ok());
-  ASSERT_TRUE(record_replay(s, path, read).empty());
+  ASSERT_TRUE(record_replay(s, path, read, static_cast<double>(read.trace->total_prompt_tokens())).empty());
   const ReplaySize size = replay_size(*read.trace);
   expect_bounds(s, &size, read.trace.get(), "Mooncake excerpt, 8 replicas");
 }

@@ -25,6 +25,7 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "prefixroute/workload/workload.h"
+#include "field_errors.h"
 #include "random_scenario.h"
 
 namespace prefixroute {
@@ -227,16 +228,14 @@ TEST_F(RandomScenarios, TheSameScenarioGivesTheSameResultsJson) {
 namespace prefixroute {
 namespace {
 
-bool has_error_on(const ScenarioParse& p, std::string_view field) {
-  for (const auto& e : p.errors)
-    if (e.field == field) return true;
-  return false;
-}
+using testsupport::has_error;
 
 TEST(HostileInput, ArrivalSpanBeyondTheTickRangeIsRefused) {
   // 1e7 requests at 0.001/s: ~1e10 s of arrivals, past int64 nanoseconds.
   const ScenarioParse p = parse_scenario("", {{"workload.requests", "10000000"}, {"workload.arrival_rate_per_s", "0.001"}});
-  EXPECT_TRUE(has_error_on(p, "workload.arrival_rate_per_s")) << p.error_text();
+  EXPECT_TRUE(has_error(p, "workload.arrival_rate_per_s",
+                        {"(the expected arrival span) must be at most 1000000000 s", "got 10000000000 s"}))
+      << p.error_text();
 }
 
 TEST(HostileInput, PrefillWorkBeyondTheTickRangeIsRefused) {
@@ -244,7 +243,9 @@ TEST(HostileInput, PrefillWorkBeyondTheTickRangeIsRefused) {
                                               {"workload.tenants", "1"},
                                               {"workload.prefix_tokens_max", "1000000"},
                                               {"cluster.prefill_tokens_per_s", "1"}});
-  EXPECT_TRUE(has_error_on(p, "cluster.prefill_tokens_per_s")) << p.error_text();
+  EXPECT_TRUE(has_error(p, "cluster.prefill_tokens_per_s",
+                        {"(the longest possible prefill work) must be at most 1000000000 s", "got 10001250000 s"}))
+      << p.error_text();
 }
 
 TEST(HostileInput, OverrideKeysWithThousandsOfDotsAreRefused) {
@@ -253,6 +254,10 @@ TEST(HostileInput, OverrideKeysWithThousandsOfDotsAreRefused) {
   const ScenarioParse p = parse_scenario("", {{key, "1"}});
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.error_text().find("key longer than"), std::string::npos) << p.error_text();
+  // Named by the key's first 40 characters, never the whole 200 kB key.
+  ASSERT_EQ(p.errors.size(), 1u) << p.error_text();
+  EXPECT_TRUE(has_error(p, key.substr(0, 40) + "...",
+                        {"key longer than 256 characters", "use dotted keys such as workload.requests"}));
 }
 
 TEST(HostileInput, DeeplyNestedOverrideValuesAreNamedNotDumped) {
@@ -261,13 +266,20 @@ TEST(HostileInput, DeeplyNestedOverrideValuesAreNamedNotDumped) {
   const ScenarioParse p = parse_scenario("", {{key, "1"}});
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.error_text().find("seed: must be an integer"), std::string::npos) << p.error_text();
+  // The nested object the key builds is described, not printed.
+  ASSERT_EQ(p.errors.size(), 1u) << p.error_text();
+  EXPECT_TRUE(has_error(p, "seed", {"must be an integer in [0, 9007199254740991]; got an object"}));
+  EXPECT_EQ(p.errors[0].message.find('{'), std::string::npos) << p.errors[0].message;
 }
 
 TEST(HostileInput, TextThatIsNotUtf8IsRefusedNotThrown) {
   const ScenarioParse name = parse_scenario("", {{"trace.name", "caf\xE9"}});
-  EXPECT_TRUE(has_error_on(name, "trace.name")) << name.error_text();
+  EXPECT_TRUE(has_error(name, "trace.name", {"must be valid UTF-8 text"})) << name.error_text();
   const ScenarioParse seed = parse_scenario("", {{"seed", "\xFF\xFE"}});
-  EXPECT_TRUE(has_error_on(seed, "seed")) << seed.error_text();
+  // The message quotes the value with each bad byte replaced (U+FFFD): it is valid UTF-8 itself.
+  EXPECT_TRUE(has_error(seed, "seed",
+                        {"must be an integer in [0, 9007199254740991]", "got \"\xEF\xBF\xBD\xEF\xBF\xBD\" (a string)"}))
+      << seed.error_text();
   // Built in code, the canonical JSON replaces the bad bytes instead of throwing.
   Scenario s = Scenario::reference();
   s.trace.name = "caf\xE9";
@@ -280,6 +292,10 @@ TEST(HostileInput, DeeplyNestedTraceLinesAreRefusedBeforeParsing) {
   const TraceReadResult r = read_trace(line, TraceReadOptions{});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error_text().find("nesting deeper than"), std::string::npos) << r.error_text();
+  ASSERT_EQ(r.problems.size(), 1u) << r.error_text();
+  EXPECT_EQ(r.problems[0].line, 1u);
+  EXPECT_EQ(r.problems[0].field, "");  // the line as a whole, not one of its fields
+  EXPECT_EQ(r.problems[0].message, "nesting deeper than 16 levels");
 }
 
 TEST(HostileInput, TraceTimestampsBeyondTheTickRangeAreBadLines) {
@@ -291,11 +307,20 @@ TEST(HostileInput, TraceTimestampsBeyondTheTickRangeAreBadLines) {
   const TraceReadResult stop = read_trace(text, options);
   ASSERT_FALSE(stop.ok());
   EXPECT_NE(stop.error_text().find("line 2, timestamp"), std::string::npos) << stop.error_text();
+  ASSERT_EQ(stop.problems.size(), 1u) << stop.error_text();
+  EXPECT_EQ(stop.problems[0].line, 2u);
+  EXPECT_EQ(stop.problems[0].field, "timestamp");
+  EXPECT_NE(stop.problems[0].message.find("must be at most 1e+12 ms at this time_scale"), std::string::npos)
+      << stop.problems[0].message;
+  EXPECT_NE(stop.problems[0].message.find("got 1e+300"), std::string::npos) << stop.problems[0].message;
   options.on_error = TraceReadOptions::OnError::Skip;
   const TraceReadResult skip = read_trace(text, options);
   ASSERT_TRUE(skip.ok());
   EXPECT_EQ(skip.trace->size(), 1u);
   EXPECT_EQ(skip.bad_lines, 1u);
+  ASSERT_EQ(skip.problems.size(), 1u);
+  EXPECT_EQ(skip.problems[0].line, 2u);
+  EXPECT_EQ(skip.problems[0].field, "timestamp");
 }
 
 TEST(HostileInput, MeanTtftOfHugeWaitsDoesNotOverflow) {

@@ -9,25 +9,20 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "files.h"
+
 namespace {
 
-const std::string kSourceDir = PREFIXROUTE_SOURCE_DIR;
-const std::string kMarker = "<!-- example: examples/quickstart.cpp -->";
+using prefixroute::testsupport::read_file;
+using prefixroute::testsupport::source_path;
 
-bool read_file(const std::string& path, std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text = buffer.str();
-  return true;
-}
+const std::string kMarker = "<!-- example: examples/quickstart.cpp -->";
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -75,12 +70,12 @@ TEST(ReadmeExample, QuickstartRoutesThreeRequestsAndServesTheSharedPrefixFromCac
 }
 
 TEST(ReadmeCodeBlock, ReadmeExampleIsExamplesQuickstartCpp) {
-  std::string readme, source;
-  ASSERT_TRUE(read_file(kSourceDir + "/README.md", readme)) << "cannot read README.md";
-  ASSERT_TRUE(read_file(kSourceDir + "/examples/quickstart.cpp", source))
-      << "cannot read examples/quickstart.cpp";
+  const std::optional<std::string> readme = read_file(source_path("README.md"));
+  ASSERT_TRUE(readme) << "cannot read README.md";
+  const std::optional<std::string> source = read_file(source_path("examples/quickstart.cpp"));
+  ASSERT_TRUE(source) << "cannot read examples/quickstart.cpp";
 
-  const std::vector<std::string> lines = lines_of(readme);
+  const std::vector<std::string> lines = lines_of(*readme);
   std::size_t i = 0;
   while (i < lines.size() && lines[i] != kMarker) ++i;
   ASSERT_LT(i, lines.size()) << "README.md has no line \"" << kMarker
@@ -92,7 +87,7 @@ TEST(ReadmeCodeBlock, ReadmeExampleIsExamplesQuickstartCpp) {
   std::string block;
   for (++i; i < lines.size() && lines[i] != "```"; ++i) block += lines[i] + "\n";
   ASSERT_LT(i, lines.size()) << "the ```cpp block after the example marker is never closed";
-  EXPECT_EQ(block, source) << "README.md's example differs from examples/quickstart.cpp; copy the "
+  EXPECT_EQ(block, *source) << "README.md's example differs from examples/quickstart.cpp; copy the "
                               "file into the README (or the README's code into the file)";
 }
 

@@ -89,7 +89,7 @@ TEST(Jobs, AReplayedTraceIsTheSameBytesWithOneAndFourJobs) {
   ASSERT_TRUE(p.ok());
   TraceReadResult read = read_trace(text.str(), trace_read_options(p.scenario.trace));
   ASSERT_TRUE(read.ok()) << read.error_text();
-  ASSERT_TRUE(record_replay(p.scenario, "excerpt.jsonl", read).empty());
+  ASSERT_TRUE(record_replay(p.scenario, "excerpt.jsonl", read, static_cast<double>(read.trace->total_prompt_tokens())).empty());
   EXPECT_EQ(results_to_json(p.scenario, run_experiment(p.scenario, {}, read.trace.get(), 1)),
             results_to_json(p.scenario, run_experiment(p.scenario, {}, read.trace.get(), 4)));
 }
@@ -191,7 +191,7 @@ TEST(Replicates, ATraceRefusesMoreThanOneNamingTheField) {
   TraceReadResult read = read_trace("{\"timestamp\": 0, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [1]}\n",
                                     trace_read_options(q.scenario.trace));
   ASSERT_TRUE(read.ok());
-  const auto errors = record_replay(q.scenario, "one.jsonl", read);
+  const auto errors = record_replay(q.scenario, "one.jsonl", read, 4);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].field, "replicates");
 }

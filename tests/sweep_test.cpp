@@ -57,7 +57,11 @@ TEST(ParseSweep, RefusesWhatIsNotARangeOrAList) {
   EXPECT_NE(refused("seed=").find("seed: a sweep needs 1 to 200 values"), std::string::npos);
   for (const char* bad : {"k=0:1", "k=0:1:1", "k=0:1:201", "k=0:1:2.5", "k=0:1:5:6", "k=a:1:3", "k=0:inf:3",
                           "k=nan:1:3", "k=0x10:20:3", "k=0:1 :3", "k=1e400:1:3", "k=0:1:"}) {
-    EXPECT_NE(refused(bad).find("k: a range must be from:to:steps"), std::string::npos) << bad;
+    const std::string error = refused(bad);
+    EXPECT_NE(error.find("k: a range must be from:to:steps"), std::string::npos) << bad;
+    // What is allowed, and what was given.
+    EXPECT_NE(error.find("with numbers and 2 <= steps <= 200"), std::string::npos) << error;
+    EXPECT_NE(error.find("got \"" + std::string(bad).substr(2) + "\""), std::string::npos) << error;
   }
   std::string many = "k=0";
   for (int i = 1; i <= 200; ++i) {
@@ -65,6 +69,7 @@ TEST(ParseSweep, RefusesWhatIsNotARangeOrAList) {
     many += std::to_string(i);
   }
   EXPECT_NE(refused(many).find("1 to 200 values"), std::string::npos);
+  EXPECT_EQ(refused(many), "k: a sweep needs 1 to 200 values");
 }
 
 TEST(RunSweep, ABadValueNamesItsFieldAndValueAndNothingRuns) {
@@ -72,6 +77,8 @@ TEST(RunSweep, ABadValueNamesItsFieldAndValueAndNothingRuns) {
   ASSERT_EQ(report.errors.size(), 1u);
   EXPECT_EQ(report.errors[0].field, "cluster.replicas");
   EXPECT_NE(report.errors[0].message.find("(sweep value \"0\")"), std::string::npos);
+  EXPECT_NE(report.errors[0].message.find("must be an integer in [1, 4096] (replicas); got 0"), std::string::npos)
+      << report.errors[0].message;
   EXPECT_TRUE(report.points.empty());
 }
 

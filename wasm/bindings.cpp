@@ -461,7 +461,8 @@ double policy_choose(prefixroute::RoutingPolicy& policy, const val& tokens, Clus
   prefixroute::Tick now = 0;
   std::vector<prefixroute::Token> t;
   if (!read_seconds(now_seconds, "choose: nowSeconds", now) || !read_tokens(tokens, "choose", t)) return 0;
-  return static_cast<double>(policy.choose(t, cluster.replicas(), now));
+  const prefixroute::SpanContent content(t);  // the four bound policies keep no pieces
+  return static_cast<double>(policy.choose(content.prompt(), cluster.replicas(), now));
 }
 
 std::string policy_name(const prefixroute::RoutingPolicy& policy) { return std::string(policy.name()); }

@@ -15,11 +15,11 @@
 
 namespace prefixroute {
 
-std::vector<FieldError> check_replay(const Scenario& scenario, const RequestTrace& trace) {
+std::vector<FieldError> check_replay(const Scenario& scenario, double prompt_tokens) {
   std::vector<FieldError> errors;
   if (scenario.replicates > 1)
     errors.push_back({"replicates", scenario_detail::replicates_with_trace_message(scenario.replicates)});
-  const double tokens = static_cast<double>(trace.total_prompt_tokens());
+  const double tokens = prompt_tokens;
   const double rate = scenario.cluster.prefill.tokens_per_s;
   const double prefill_s = tokens / rate;
   if (!(prefill_s <= kMaxPrefillSeconds)) {
@@ -37,10 +37,13 @@ std::vector<FieldError> check_replay(const Scenario& scenario, const RequestTrac
 ReplaySize replay_size(const RequestTrace& trace) {
   ReplaySize size;
   size.requests = static_cast<double>(trace.size());
+  PromptPieces prompt;
   for (std::size_t i = 0; i < trace.size(); ++i) {
     const auto tokens = static_cast<double>(trace.prompt_tokens(i));
     size.prompt_tokens += tokens;
     size.max_prompt_tokens = std::max(size.max_prompt_tokens, tokens);
+    trace.prompt(i, prompt);
+    size.pieces += static_cast<double>(prompt.pieces.size());
   }
   return size;
 }
@@ -57,9 +60,12 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
   const double prompt_max =
       replay != nullptr ? replay->max_prompt_tokens : static_cast<double>(w.prefix_tokens_max) + w.turn_tokens_max;
   // An insert adds at most two nodes and a node holds at least one token;
-  // every tree also has a root.
+  // every tree also has a root. An insert stores at most its prompt's pieces
+  // (a new leaf) plus one more (a split piece), so a tree holds at most every
+  // prompt's pieces plus one per request.
+  const double pieces = (replay != nullptr ? replay->pieces : 2 * requests) + requests;
   const auto tree = [&](double tokens, double trees) {
-    return RadixCache::estimated_bytes(tokens, std::min(2 * requests, tokens) + trees);
+    return RadixCache::estimated_bytes(std::min(2 * requests, tokens) + trees, pieces);
   };
   // The replicas' caches: each at most its budget plus the prompt being
   // inserted, and together never more than every distinct token per replica
@@ -67,6 +73,16 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
   const double replica_tokens =
       std::min(replicas * (static_cast<double>(s.cluster.cache_tokens) + prompt_max),
                replay != nullptr ? distinct : replicas * w.tenants * w.prefix_tokens_max + requests * w.turn_tokens_max);
+  // The largest state of one of the scenario's policies.
+  double policy_state = 0;
+  const RoutedSize routed{requests, replay != nullptr ? replay->prompt_tokens
+                                                      : requests * (static_cast<double>(w.prefix_tokens_max) +
+                                                                    w.turn_tokens_max)};
+  for (const std::string& name : s.policies) {
+    const PolicySpec* spec = find_policy(name);
+    if (spec != nullptr && spec->state_bytes)
+      policy_state = std::max(policy_state, spec->state_bytes(s.policy_params.of(*spec), policy_context(s), routed));
+  }
   // Runs at once, and workloads alive at once: a replicate's workload lives
   // from its first run to its last, runs start in list order, and a thread
   // that would wait for a workload prepares one at most `jobs` ahead, so
@@ -81,7 +97,10 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
   const double runs = static_cast<double>(s.policies.size()) * per_run + (s.replicates > 1 ? at_once * per_run : 0);
   // With lagged KV events the router's view is a mirror of every cache.
   const double caches = (s.router.kv_event_lag_ms > 0 ? 2 : 1) * tree(replica_tokens, replicas);
-  return workload + runs + at_once * (caches + tree(distinct, 1));
+  // Each run at once holds its caches, a tree of every distinct token (a
+  // router's own tree, the ideal bound's cache) and, at worst, the largest
+  // policy state.
+  return workload + runs + at_once * (caches + tree(distinct, 1) + policy_state);
 }
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,

@@ -1,5 +1,6 @@
 #include "prefixroute/replay.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -41,7 +42,8 @@ std::string trace_file_name(std::string_view path) {
   return std::string((slash == std::string_view::npos ? path : path.substr(slash + 1)).substr(0, kMaxTextFieldLength));
 }
 
-std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_name, const TraceReadResult& read) {
+std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_name, const TraceReadResult& read,
+                                      double prompt_tokens) {
   const std::string name = trace_file_name(file_name);
   const std::string hash = hashing::to_hex16(read.content_hash);
   if (!scenario.trace.content_hash.empty() && scenario.trace.content_hash != hash)
@@ -54,9 +56,47 @@ std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_
   recorded.trace.lines = read.lines;
   recorded.trace.skipped_lines = read.bad_lines;
   recorded.trace.content_hash = hash;
-  std::vector<FieldError> errors = check_replay(recorded, *read.trace);
+  std::vector<FieldError> errors = check_replay(recorded, prompt_tokens);
   if (errors.empty()) scenario = std::move(recorded);
   return errors;
+}
+
+SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::string& error) {
+  SpilledTrace out;
+  out.content = &BlockContent::instance();
+  out.spill = RequestSpill::create(error);
+  if (!out.spill) return out;
+  BlockTraceFingerprint fingerprint(options.block_size);
+  SourcedRequest request;
+  std::uint64_t index = 0;
+  TraceReader reader(options, [&](const BlockTrace::Entry& e, std::span<const std::uint32_t> blocks) {
+    fingerprint.add(e.arrival, e.input_tokens, e.output_tokens, blocks);
+    request.arrival = e.arrival;
+    request.output_tokens = e.output_tokens;
+    request.session = index++;
+    request.turn = 0;
+    BlockTrace::prompt_of(blocks, options.block_size, e.input_tokens, request.prompt);
+    out.size.requests += 1;
+    out.size.prompt_tokens += e.input_tokens;
+    out.size.max_prompt_tokens = std::max(out.size.max_prompt_tokens, static_cast<double>(e.input_tokens));
+    out.size.pieces += static_cast<double>(request.prompt.pieces.size());
+    return out.spill->append(request);
+  });
+  std::vector<char> chunk(1 << 20);
+  for (;;) {
+    const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), file);
+    if (n == 0) break;
+    // After trace.limit requests the reader only hashes: keep reading, so
+    // the content hash is the whole file's.
+    reader.feed(std::string_view(chunk.data(), n));
+  }
+  out.read = reader.finish();
+  out.fingerprint = fingerprint.value();
+  if (!out.spill->finish()) {
+    error = "cannot write the temporary file that holds the trace's requests";
+    out.read.read = false;
+  }
+  return out;
 }
 
 }  // namespace prefixroute

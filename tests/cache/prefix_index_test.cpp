@@ -12,12 +12,14 @@
 
 #include "prefixroute/cache/radix_cache.h"
 #include "prefixroute/base/random.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
 using Tokens = std::vector<Token>;
 using Matches = std::vector<std::size_t>;
+using testsupport::prompt_of;
 
 struct Cluster {
   PrefixIndex index;
@@ -25,13 +27,13 @@ struct Cluster {
 
   Cluster(std::size_t replicas, std::size_t capacity, std::uint32_t protect = 0) : index(replicas) {
     caches.reserve(replicas);
-    for (std::size_t r = 0; r < replicas; ++r) caches.emplace_back(capacity, protect);
+    for (std::size_t r = 0; r < replicas; ++r) caches.emplace_back(capacity, protect, &testsupport::test_store());
     for (std::size_t r = 0; r < replicas; ++r) caches[r].attach_index(&index, static_cast<std::uint32_t>(r));
   }
 
   Matches indexed(const Tokens& prompt) const {
     Matches out;
-    index.match_all(prompt, out);
+    index.match_all(prompt_of(prompt), out);
     return out;
   }
 
@@ -39,7 +41,7 @@ struct Cluster {
   // also checks that the list is in replica order and lists no empty match.
   Matches held(const Tokens& prompt) const {
     std::vector<PrefixIndex::Held> list;
-    index.match_held(prompt, list);
+    index.match_held(prompt_of(prompt), list);
     Matches out(caches.size(), 0);
     for (std::size_t k = 0; k < list.size(); ++k) {
       EXPECT_GT(list[k].matched, 0u);
@@ -66,8 +68,8 @@ TEST(PrefixIndex, EmptyClusterMatchesNothing) {
 
 TEST(PrefixIndex, EachReplicaLeavesTheHolderSetWhereItsCacheEnds) {
   Cluster cluster(3, 100);
-  cluster.caches[0].insert(Tokens{1, 2, 3, 4});
-  cluster.caches[1].insert(Tokens{1, 2, 9});
+  cluster.caches[0].insert(prompt_of(Tokens{1, 2, 3, 4}));
+  cluster.caches[1].insert(prompt_of(Tokens{1, 2, 9}));
   EXPECT_EQ(cluster.indexed(Tokens{1, 2, 3, 7}), (Matches{3, 2, 0}));
   EXPECT_EQ(cluster.indexed(Tokens{1, 2, 9, 9}), (Matches{2, 3, 0}));
   EXPECT_EQ(cluster.held(Tokens{1, 2, 3, 7}), (Matches{3, 2, 0}));
@@ -76,9 +78,9 @@ TEST(PrefixIndex, EachReplicaLeavesTheHolderSetWhereItsCacheEnds) {
 
 TEST(PrefixIndex, ASplitInOneReplicaKeepsTheOthersWhole) {
   Cluster cluster(2, 100);
-  cluster.caches[0].insert(Tokens{1, 2, 3, 4, 5});
-  cluster.caches[1].insert(Tokens{1, 2, 3, 4, 5});
-  cluster.caches[0].insert(Tokens{1, 2, 8});  // splits replica 0's node after [1 2]
+  cluster.caches[0].insert(prompt_of(Tokens{1, 2, 3, 4, 5}));
+  cluster.caches[1].insert(prompt_of(Tokens{1, 2, 3, 4, 5}));
+  cluster.caches[0].insert(prompt_of(Tokens{1, 2, 8}));  // splits replica 0's node after [1 2]
   EXPECT_EQ(cluster.indexed(Tokens{1, 2, 3, 4, 5}), (Matches{5, 5}));
   EXPECT_EQ(cluster.indexed(Tokens{1, 2, 8}), (Matches{3, 2}));
   EXPECT_EQ(cluster.index.check_invariants(), "");
@@ -86,9 +88,9 @@ TEST(PrefixIndex, ASplitInOneReplicaKeepsTheOthersWhole) {
 
 TEST(PrefixIndex, EvictionFreesWhatNoReplicaHolds) {
   Cluster cluster(2, 4);
-  cluster.caches[0].insert(Tokens{1, 2, 3, 4});
-  cluster.caches[1].insert(Tokens{1, 2});
-  cluster.caches[0].insert(Tokens{7, 8});  // evicts [1 2 3 4] from replica 0
+  cluster.caches[0].insert(prompt_of(Tokens{1, 2, 3, 4}));
+  cluster.caches[1].insert(prompt_of(Tokens{1, 2}));
+  cluster.caches[0].insert(prompt_of(Tokens{7, 8}));  // evicts [1 2 3 4] from replica 0
   EXPECT_EQ(cluster.indexed(Tokens{1, 2, 3, 4}), (Matches{0, 2}));
   EXPECT_EQ(cluster.indexed(Tokens{7, 8}), (Matches{2, 0}));
   EXPECT_EQ(cluster.index.node_count(), 2u);  // [1 2] and [7 8]; [3 4] freed
@@ -125,7 +127,7 @@ void run_lockstep(std::size_t replicas, std::uint64_t seed, int steps) {
     const std::size_t r = rng.uniform_int(0, replicas - 1);
     const std::uint64_t op = rng.uniform_int(0, 9);
     if (op < 7) {
-      const auto result = cluster.caches[r].insert(random_prompt(rng, prefixes));
+      const auto result = cluster.caches[r].insert(prompt_of(random_prompt(rng, prefixes)));
       if (op == 0 && result.path != 0) {
         const std::size_t reserve = rng.uniform_int(0, 20);
         cluster.caches[r].pin(result.path);

@@ -13,13 +13,16 @@
 #include <vector>
 
 #include "prefixroute/base/random.h"
+#include "lockstep_pins.h"
 #include "reference_radix_cache.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
 using reference::brute_force_match;
 using reference::brute_force_size;
+using reference::LockstepPins;
 using reference::Paths;
 using reference::ReferenceRadixCache;
 using reference::Tokens;
@@ -37,16 +40,15 @@ TEST(RadixCacheInsert, AKnownCachedPrefixChangesNothing) {
   RadixCache told(600, 2), untold(600, 2);
   for (int step = 0; step < 3000; ++step) {
     // Prompts share prefixes: a few families, cut and extended at random.
-    std::vector<Token> prompt;
     const Token family = static_cast<Token>(rng.below(6));
     const std::size_t shared = rng.below(120);
-    for (std::size_t i = 0; i < shared; ++i) prompt.push_back(family * 1000 + static_cast<Token>(i));
+    std::vector<Token> prompt = testsupport::run_of(family * 1000, shared);
     const std::size_t own = rng.below(40);
     for (std::size_t i = 0; i < own; ++i) prompt.push_back(static_cast<Token>(100000 + rng.below(50)));
     const std::size_t matched = told.match(prompt);
     ASSERT_EQ(matched, untold.match(prompt));
     const std::size_t known = step % 3 == 0 ? matched : step % 3 == 1 ? rng.below(matched + 1) : 0;
-    const RadixCache::InsertResult a = told.insert(prompt, known);
+    const RadixCache::InsertResult a = told.insert(testsupport::prompt_of(prompt), known);
     const RadixCache::InsertResult b = untold.insert(prompt);
     ASSERT_EQ(a.cached_tokens, b.cached_tokens) << "step " << step;
     ASSERT_EQ(a.inserted_tokens, b.inserted_tokens) << "step " << step;
@@ -581,11 +583,6 @@ std::string describe(const LockstepConfig& c, std::uint64_t step) {
          std::to_string(c.pins) + ", step " + std::to_string(step);
 }
 
-struct PinnedPath {
-  RadixCache::PathHandle handle;
-  Tokens path;
-};
-
 // Runs `operations` random operations; stops at the first disagreement.
 void run_lockstep(const LockstepConfig& config, std::uint64_t operations) {
   RadixCache cache(config.capacity, config.protect_after_hits);
@@ -593,8 +590,7 @@ void run_lockstep(const LockstepConfig& config, std::uint64_t operations) {
   Rng rng(config.seed);
   constexpr std::size_t kMaxLen = 12;
   constexpr Token kAlphabet = 4;
-  constexpr std::size_t kMaxPinned = 4;  // keeps most of the cache evictable
-  std::vector<PinnedPath> pinned;
+  LockstepPins pinned(/*max_pinned=*/4);
   std::size_t reserved = 0;
   for (std::uint64_t step = 0; step < operations; ++step) {
     SCOPED_TRACE(describe(config, step));
@@ -602,9 +598,7 @@ void run_lockstep(const LockstepConfig& config, std::uint64_t operations) {
     if (op >= 6) {  // pin mode: unpin, reserve, release
       if (op <= 7 && !pinned.empty()) {
         const auto k = static_cast<std::size_t>(rng.uniform_int(0, pinned.size() - 1));
-        cache.unpin(pinned[k].handle);
-        model.unpin(pinned[k].path);
-        pinned.erase(pinned.begin() + static_cast<std::ptrdiff_t>(k));
+        pinned.unpin(cache, model, k);
       } else if (op == 8) {
         const auto t = static_cast<std::size_t>(rng.uniform_int(0, 6));
         cache.reserve(t);
@@ -663,14 +657,7 @@ void run_lockstep(const LockstepConfig& config, std::uint64_t operations) {
       ASSERT_EQ(cache.check_invariants(), "");
     }
     if (config.pins && op >= 4 && !kept_part.empty()) {  // the simulator's pattern: pin right after insert
-      cache.pin(got.path);
-      model.pin(kept_part);
-      pinned.push_back({got.path, kept_part});
-      if (pinned.size() > kMaxPinned) {
-        cache.unpin(pinned.front().handle);
-        model.unpin(pinned.front().path);
-        pinned.erase(pinned.begin());
-      }
+      pinned.pin(cache, model, got.path, kept_part);
     }
   }
   ASSERT_EQ(cache.check_invariants(), "");

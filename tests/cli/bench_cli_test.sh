@@ -24,13 +24,18 @@ expect() {
 }
 
 expect zero_replicas 2 'cluster\.replicas: must be an integer in \[1, 4096\]' -- --json '' --set cluster.replicas=0
-expect unknown_key 2 'workload\.bogus: unknown key' -- --json '' --set workload.bogus=3
+expect unknown_key 2 'workload\.bogus: unknown key; allowed keys in workload: requests, tenants, zipf_s' -- --json '' --set workload.bogus=3
 expect several_errors_at_once 2 'workload\.requests.*' -- --json '' --set workload.requests=-1 --set workload.zipf_s=nan
+# ... each with its own line: the field, what is allowed, what was given.
+expect several_errors_at_once_requests 2 '^  workload\.requests: must be an integer in \[1, 10000000\] \(requests\); got -1$' -- \
+  --json '' --set workload.requests=-1 --set workload.zipf_s=nan
+expect several_errors_at_once_zipf_s 2 '^  workload\.zipf_s: must be a number in \[0, 10\]; got "nan" \(a string\)$' -- \
+  --json '' --set workload.requests=-1 --set workload.zipf_s=nan
 expect nan_is_refused 2 'workload\.zipf_s: must be a number in \[0, 10\]; got "nan"' -- --json '' --set workload.zipf_s=nan
-expect set_without_equals 2 'expected key=value' -- --json '' --set cluster.replicas
-expect missing_scenario_file 1 'cannot read scenario file' -- --json '' --scenario "$tmp/nope.json"
+expect set_without_equals 2 '^error: --set cluster\.replicas: expected key=value, e\.g\. cluster\.replicas=8$' -- --json '' --set cluster.replicas
+expect missing_scenario_file 1 "^error: cannot read scenario file $tmp/nope\\.json\$" -- --json '' --scenario "$tmp/nope.json"
 printf '{"workload": {"requests": 50' >"$tmp/broken.json"
-expect malformed_scenario_file 2 '\(document\): .*parse error' -- --json '' --scenario "$tmp/broken.json"
+expect malformed_scenario_file 2 '^  \(document\): .*parse error at line 1, column 29: .*unexpected end of input' -- --json '' --scenario "$tmp/broken.json"
 printf '{"workload": {"requests": 200}, "policies": ["affinity"]}' >"$tmp/small.json"
 expect small_scenario_runs 0 '^affinity ' -- --json "$tmp/out.json" --scenario "$tmp/small.json"
 if grep -q '"requests": 200' "$tmp/out.json" 2>/dev/null; then passed=$((passed + 1)); else

@@ -175,55 +175,71 @@ describe('Cluster and policies', () => {
 });
 
 describe('misuse throws TypeError / RangeError and leaves the module usable', () => {
+  // Each bad argument with what the message says after "<method>: ".
+  const notTokens = 'tokens must be an Array or a TypedArray (e.g. Uint32Array) of token ids';
+  const badId = (i) => `tokens[${i}] must be an integer in [0, 4294967295]`;
   const badTokens = [
-    ['a string', 'abc'],
-    ['a number', 5],
-    ['undefined', undefined],
-    ['null', null],
-    ['an array-like object', { length: 1, 0: 1 }],
-    ['a negative id', [1, -1]],
-    ['a fractional id', [1.5]],
-    ['an id of 2^32', [2 ** 32]],
-    ['NaN', [NaN]],
-    ['a string element', ['1']],
-    ['a BigUint64Array', new BigUint64Array([1n])],
-    ['a DataView', new DataView(new ArrayBuffer(4))],
+    ['a string', 'abc', notTokens],
+    ['a number', 5, notTokens],
+    ['undefined', undefined, notTokens],
+    ['null', null, notTokens],
+    ['an array-like object', { length: 1, 0: 1 }, notTokens],
+    ['a negative id', [1, -1], badId(1)],
+    ['a fractional id', [1.5], badId(0)],
+    ['an id of 2^32', [2 ** 32], badId(0)],
+    ['NaN', [NaN], badId(0)],
+    ['a string element', ['1'], badId(0)],
+    ['a BigUint64Array', new BigUint64Array([1n]), notTokens],
+    ['a DataView', new DataView(new ArrayBuffer(4)), notTokens],
   ];
-  for (const [name, tokens] of badTokens) {
+  for (const [name, tokens, why] of badTokens) {
     test(`tokens: ${name}`, () => {
       const cache = own(new pr.RadixCache(10));
       const cluster = own(new pr.Cluster(2, 10));
       const policy = own(new pr.AffinityBalanced());
+      const refusal = (method) => ({ name: 'TypeError', message: `${method}: ${why}` });
       assert.throws(() => cache.match(tokens), TypeError);
+      assert.throws(() => cache.match(tokens), refusal('RadixCache.match'));
       assert.throws(() => cache.insert(tokens), TypeError);
+      assert.throws(() => cache.insert(tokens), refusal('RadixCache.insert'));
       assert.throws(() => policy.choose(tokens, cluster, 0), TypeError);
+      assert.throws(() => policy.choose(tokens, cluster, 0), refusal('choose'));
       assert.throws(() => cluster.admit(0, tokens, 0, 100), TypeError);
+      assert.throws(() => cluster.admit(0, tokens, 0, 100), refusal('Cluster.admit'));
       assert.throws(() => cluster.match(0, tokens), TypeError);
+      assert.throws(() => cluster.match(0, tokens), refusal('Cluster.match'));
       assert.equal(cache.size(), 0);
     });
   }
 
   test('numbers out of range', () => {
     const c = own(new pr.Cluster(2, 10));
-    assert.throws(() => c.admit(2, [1], 0, 100), RangeError);
-    assert.throws(() => c.admit(-1, [1], 0, 100), RangeError);
-    assert.throws(() => c.admit(0.5, [1], 0, 100), RangeError);
-    assert.throws(() => c.admit(0, [1], -1, 100), RangeError);
-    assert.throws(() => c.admit(0, [1], NaN, 100), RangeError);
-    assert.throws(() => c.admit(0, [1], Infinity, 100), RangeError);
-    assert.throws(() => c.admit(0, [1], 0, 0), RangeError);
-    assert.throws(() => c.replica(5), RangeError);
-    assert.throws(() => c.match(5, [1]), RangeError);
-    assert.throws(() => own(new pr.RoundRobin()).choose([1], c, -0.5), RangeError);
-    assert.throws(() => new pr.Cluster(0, 10), RangeError);
-    assert.throws(() => new pr.Cluster(5000, 10), RangeError);
-    assert.throws(() => new pr.Cluster(2, -1), RangeError);
-    assert.throws(() => new pr.RadixCache(-1), RangeError);
-    assert.throws(() => new pr.RadixCache(1.5), RangeError);
-    assert.throws(() => new pr.RadixCache(2 ** 32), RangeError);
-    assert.throws(() => new pr.RadixCache(10, -1), RangeError);
-    assert.throws(() => new pr.AffinityBalanced(-1), RangeError);
-    assert.throws(() => new pr.AffinityBalanced(NaN), RangeError);
+    // Each refusal: the argument, what is allowed, what was given.
+    const cases = [
+      [() => c.admit(2, [1], 0, 100), 'Cluster.admit: index must be an integer in [0, 1]; got 2'],
+      [() => c.admit(-1, [1], 0, 100), 'Cluster.admit: index must be an integer in [0, 1]; got -1'],
+      [() => c.admit(0.5, [1], 0, 100), 'Cluster.admit: index must be an integer in [0, 1]; got 0.5'],
+      [() => c.admit(0, [1], -1, 100), 'Cluster.admit: nowSeconds must be a number in [0, 1e+09]; got -1'],
+      [() => c.admit(0, [1], NaN, 100), 'Cluster.admit: nowSeconds must be a number in [0, 1e+09]; got nan'],
+      [() => c.admit(0, [1], Infinity, 100), 'Cluster.admit: nowSeconds must be a number in [0, 1e+09]; got inf'],
+      [() => c.admit(0, [1], 0, 0), 'Cluster.admit: prefillTokensPerS must be a number in [1, 1e+09]; got 0'],
+      [() => c.replica(5), 'Cluster.replica: index must be an integer in [0, 1]; got 5'],
+      [() => c.match(5, [1]), 'Cluster.match: index must be an integer in [0, 1]; got 5'],
+      [() => own(new pr.RoundRobin()).choose([1], c, -0.5), 'choose: nowSeconds must be a number in [0, 1e+09]; got -0.5'],
+      [() => new pr.Cluster(0, 10), 'Cluster: replicas must be an integer in [1, 4096]; got 0'],
+      [() => new pr.Cluster(5000, 10), 'Cluster: replicas must be an integer in [1, 4096]; got 5000'],
+      [() => new pr.Cluster(2, -1), 'Cluster: cacheTokens must be an integer in [0, 4294967295]; got -1'],
+      [() => new pr.RadixCache(-1), 'RadixCache: capacityTokens must be an integer in [0, 4294967295]; got -1'],
+      [() => new pr.RadixCache(1.5), 'RadixCache: capacityTokens must be an integer in [0, 4294967295]; got 1.5'],
+      [() => new pr.RadixCache(2 ** 32), 'RadixCache: capacityTokens must be an integer in [0, 4294967295]; got 4.29497e+09'],
+      [() => new pr.RadixCache(10, -1), 'RadixCache: protectAfterHits must be an integer in [0, 4294967295]; got -1'],
+      [() => new pr.AffinityBalanced(-1), 'AffinityBalanced: loadSlackSeconds must be a number in [0, 3600]; got -1'],
+      [() => new pr.AffinityBalanced(NaN), 'AffinityBalanced: loadSlackSeconds must be a number in [0, 3600]; got nan'],
+    ];
+    for (const [call, message] of cases) {
+      assert.throws(call, RangeError);
+      assert.throws(call, { name: 'RangeError', message });
+    }
     assert.equal(c.replica(0).requests, 0, 'a refused admit changes nothing');
   });
 
@@ -262,6 +278,7 @@ describe('misuse throws TypeError / RangeError and leaves the module usable', ()
 
   test('a refused constructor gives no object; a later good call is unaffected', () => {
     assert.throws(() => new pr.Cluster(0, 10), RangeError);
+    assert.throws(() => new pr.Cluster(0, 10), { name: 'RangeError', message: 'Cluster: replicas must be an integer in [1, 4096]; got 0' });
     const c = own(new pr.Cluster(1, 10));
     assert.ok(c instanceof pr.Cluster);
     assert.equal(c.size(), 1);

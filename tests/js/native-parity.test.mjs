@@ -88,5 +88,6 @@ describe('validation agrees with the native command line', () => {
     assert.equal(wasm.errors.length, 1);
     const { field, message } = wasm.errors[0];
     assert.ok(native.stderr.includes(`  ${field}: ${message}\n`), native.stderr);
+    assert.deepEqual(wasm.errors[0], { field: 'cluster.replicas', message: 'must be an integer in [1, 4096] (replicas); got 0' });
   });
 });

@@ -99,11 +99,13 @@ describe('cancel', () => {
     assert.equal(r.cancelled, undefined);
     assert.equal(r.errors[0].field, '(onProgress)');
     assert.match(r.errors[0].message, /boom/);
+    assert.equal(r.errors[0].message, 'onProgress threw: boom');
     const weird = pr.runScenario('', OVERRIDES, () => {
       throw Object.create(null); // no message, no toString
     });
     assert.equal(weird.ok, false);
     assert.equal(weird.errors[0].field, '(onProgress)');
+    assert.equal(weird.errors[0].message, 'onProgress threw: exception');  // nothing to quote: says what happened
     assert.equal(pr.runScenario('', OVERRIDES, null).ok, true);
   });
 });

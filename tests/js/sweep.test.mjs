@@ -70,13 +70,20 @@ describe('progress and cancel', () => {
 });
 
 describe('errors are values naming the field, never a throw', () => {
-  const field = (args) => {
+  const errors = (args) => {
     let r;
     assert.doesNotThrow(() => {
       r = pr.runSweep(...args);
     });
     assert.equal(r.ok, false, JSON.stringify(r));
-    return r.errors.map((e) => e.field);
+    return r.errors;
+  };
+  const field = (args) => errors(args).map((e) => e.field);
+  // The one error's message: what is allowed, and what was given.
+  const message = (args) => {
+    const e = errors(args);
+    assert.equal(e.length, 1, JSON.stringify(e));
+    return e[0].message;
   };
 
   test('a bad swept value names the field and the value, as the CLI does', () => {
@@ -99,6 +106,14 @@ describe('errors are values naming the field, never a throw', () => {
     assert.deepEqual(field(['', '', 42, null]), ['(sweep)']);
     assert.deepEqual(field(['', '', `seed=${'1,'.repeat(20000)}1`, null]), ['(sweep)']);
     assert.deepEqual(field(['', '', Array.from({ length: 201 }, (_, i) => i).join(',').replace(/^/, 'seed='), null]), ['(sweep)']);
+    assert.match(message(['', '', 'no-equals-sign', null]), /^expected key=v1,v2,\.\.\. or key=from:to:steps, e\.g\. /);
+    const range = /^seed: a range must be from:to:steps with numbers and 2 <= steps <= 200; got "1:2:(201|1\.5)"$/;
+    assert.match(message(['', '', 'seed=1:2:201', null]), range);
+    assert.match(message(['', '', 'seed=1:2:1.5', null]), range);
+    assert.match(message(['', '', 42, null]), /^sweepSpec must be a string: key=v1,v2,\.\.\. or key=from:to:steps$/);
+    assert.match(message(['', '', `seed=${'1,'.repeat(20000)}1`, null]), /^sweepSpec has 40006 characters; at most 16384 are read$/);
+    assert.match(message(['', '', Array.from({ length: 201 }, (_, i) => i).join(',').replace(/^/, 'seed='), null]),
+      /^seed: a sweep needs 1 to 200 values$/);
   });
 
   test('absurd sizes are refused up front', () => {
@@ -117,10 +132,17 @@ describe('errors are values naming the field, never a throw', () => {
     assert.deepEqual(field(['', '', 'seed=1', 'not a function']), ['(onProgress)']);
     assert.deepEqual(field(['', '', 'nope.key=1', null]), ['nope']);
     assert.deepEqual(field(['', '', 'trace.name=x.jsonl', null]), ['trace.name']);
+    assert.match(message([1, '', 'seed=1', null]), /^scenarioJson must be a string/);
+    assert.match(message(['', '{', 'seed=1', null]), /^not valid JSON \(.*\); must be a JSON array of \[key, valueText\] pairs/);
+    assert.match(message(['', '', 'seed=1', 'not a function']), /^must be a function \(point, phase, done, total\) => boolean, or null$/);
+    assert.match(message(['', '', 'nope.key=1', null]), /^unknown key; allowed top-level keys: schema_version, .* \(sweep value "1"\)$/);
+    assert.match(message(['', '', 'trace.name=x.jsonl', null]), /runs only the synthetic workload .* \(sweep value "x\.jsonl"\)$/);
   });
 
   test('a base scenario wrong whatever the value is reported once', () => {
     assert.deepEqual(field(['{"cluster":{"replicas":0}}', '', 'seed=1,2,3', null]), ['cluster.replicas']);
+    // The base's own error, not a swept value's: no "(sweep value ...)".
+    assert.equal(message(['{"cluster":{"replicas":0}}', '', 'seed=1,2,3', null]), 'must be an integer in [1, 4096] (replicas); got 0');
   });
 });
 
@@ -140,6 +162,8 @@ describe('expandSweep is the core\'s expansion', () => {
     const r = pr.expandSweep('cluster.replicas=1:4:1');
     assert.equal(r.ok, false);
     assert.equal(r.errors[0].field, '(sweep)');
+    assert.match(r.errors[0].message, /^cluster\.replicas: a range must be from:to:steps with numbers and 2 <= steps <= 200; got "1:4:1"$/);
     assert.equal(pr.expandSweep(7).ok, false);
+    assert.deepEqual(pr.expandSweep(7).errors, [{ field: '(sweep)', message: 'sweepSpec must be a string: key=v1,v2,... or key=from:to:steps' }]);
   });
 });

@@ -184,6 +184,7 @@ describe('bad lines', () => {
       assert.equal(loaded.skippedLines, 2);
       assert.equal(loaded.requests, 4);
       assert.deepEqual(loaded.problems.map((p) => [p.line, p.field]), [[3, 'input_length'], [5, '']]);
+      assert.deepEqual(loaded.problems.map((p) => p.message), ['must be an integer in [1, 10000000]; got -8', 'not valid JSON']);
       const run = pr.runTrace(loader, '', overridesJson(pairs), null);
       assert.equal(run.ok, true, JSON.stringify(run.errors));
       assert.equal(JSON.parse(run.scenarioJson).trace.skipped_lines, 2);
@@ -202,9 +203,12 @@ describe('refusals are values', () => {
       assert.equal(mismatch.ok, false);
       assert.deepEqual(mismatch.errors.map((e) => e.field), ['trace.block_size', 'trace.on_error']);
       assert.match(mismatch.errors[0].message, /read with 512/);
+      assert.equal(mismatch.errors[1].message, 'the trace was read with stop; read it again with this value to replay it so');
       const wrongHash = pr.runTrace(loader, '', overridesJson([['trace.content_hash', '0123456789abcdef']]), null);
       assert.equal(wrongHash.ok, false);
       assert.equal(wrongHash.errors[0].field, 'trace.content_hash');
+      assert.equal(wrongHash.errors[0].message,
+        `the scenario expects 0123456789abcdef but ${NAME} hashes to ${loaded.contentHash} (a different file or version)`);
       const rightHash = pr.runTrace(loader, '', overridesJson([['trace.content_hash', loaded.contentHash], ['policies', 'round_robin']]), null);
       assert.equal(rightHash.ok, true, JSON.stringify(rightHash.errors));
     } finally {
@@ -254,6 +258,7 @@ describe('refusals are values', () => {
       const loaded = bad.finish();
       assert.equal(loaded.ok, false);
       assert.deepEqual(loaded.problems.map((p) => [p.line, p.field]), [[0, 'cluster.replicas']]);
+      assert.equal(loaded.problems[0].message, 'must be an integer in [1, 4096] (replicas); got 0');
       assert.match(bad.feed('x').error, /could not start: cluster.replicas/);
     } finally {
       bad.delete();

@@ -30,7 +30,7 @@ struct PickNthParams {
 class PickNth final : public RoutingPolicy {
  public:
   explicit PickNth(const PickNthParams& params) : params_(params) {}
-  std::size_t choose(TokenSpan, const ClusterView& cluster, Tick) override { return params_.index % cluster.size(); }
+  std::size_t choose(const RouteRequest&, const ClusterView& cluster, Tick) override { return params_.index % cluster.size(); }
   std::string_view name() const override { return "test_pick_nth"; }
 
  private:
@@ -119,6 +119,7 @@ TEST(RegisterPolicy, RefusesATakenNameAReservedNameAndBadParameters) {
   PolicySpec bad_name = pick_nth_spec();
   bad_name.identity.name = "Pick-Nth";
   EXPECT_NE(register_policy(bad_name).find("must match [a-z][a-z0-9_]*"), std::string::npos);
+  EXPECT_EQ(register_policy(bad_name), "policy name \"Pick-Nth\" must match [a-z][a-z0-9_]* (at most 40 characters)");
 
   PolicySpec repeated = pick_nth_spec();
   repeated.identity.name = "test_repeated";

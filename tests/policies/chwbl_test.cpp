@@ -14,30 +14,17 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
+#include "replicas.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
-
-Tokens run_of(Token first, std::size_t length) {
-  Tokens t(length);
-  for (std::size_t i = 0; i < length; ++i) t[i] = first + static_cast<Token>(i);
-  return t;
-}
-
-std::vector<Replica> make_replicas(std::size_t n) {
-  std::vector<Replica> r;
-  for (std::size_t i = 0; i < n; ++i) r.emplace_back(RadixCache(1000));
-  return r;
-}
-
-void set_in_flight(std::vector<Replica>& replicas, const std::vector<std::uint32_t>& counts) {
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    while (replicas[i].in_flight() > 0) replicas[i].router_completed();
-    for (std::uint32_t k = 0; k < counts[i]; ++k) replicas[i].router_dispatched();
-  }
-}
+using testsupport::make_replicas;  // caches of 1000 tokens
+using testsupport::run_of;
+using testsupport::set_in_flight;
+using testsupport::Tokens;
+using testsupport::prompt_of;
 
 ChwblParams params(double load_factor, std::uint32_t key_tokens = 100, std::uint32_t vnodes = 256) {
   ChwblParams p;
@@ -73,7 +60,7 @@ TEST(Chwbl, UnloadedKeyLandsOnTheFirstReplicaClockwise) {
   for (Token t = 0; t < 200; ++t) {
     const Tokens prompt = run_of(1000 * t, 120);
     const std::size_t expected = ring_order(prompt, p, 5).front();
-    EXPECT_EQ(policy.choose(prompt, replicas, 0), expected) << "prompt " << t;
+    EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), expected) << "prompt " << t;
     ++owners[expected];
   }
   for (int c : owners) EXPECT_GT(c, 10);  // keys spread over the ring
@@ -85,7 +72,7 @@ TEST(Chwbl, OnlyTheFirstKeyTokensChooseTheReplica) {
   const Tokens a = run_of(1, 40);
   Tokens b = a;
   for (std::size_t i = 10; i < b.size(); ++i) b[i] += 5000;  // differs after the key
-  EXPECT_EQ(policy.choose(a, replicas, 0), policy.choose(b, replicas, 0));
+  EXPECT_EQ(policy.choose(prompt_of(a), replicas, 0), policy.choose(prompt_of(b), replicas, 0));
   EXPECT_EQ(Chwbl::key_hash(a, 10), Chwbl::key_hash(b, 10));
   EXPECT_NE(Chwbl::key_hash(a, 11), Chwbl::key_hash(b, 11));
   // A prompt shorter than the key is hashed whole.
@@ -102,11 +89,11 @@ TEST(Chwbl, OverloadedOwnerIsSkippedForTheNextOnTheRing) {
   std::vector<std::uint32_t> load(4, 0);
   load[order[0]] = 3;
   set_in_flight(replicas, load);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), order[1]);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), order[1]);
   // The next one overloaded too (3 + 3 -> bound 1.75): the third.
   load[order[1]] = 3;
   set_in_flight(replicas, load);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), order[2]);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), order[2]);
 }
 
 TEST(Chwbl, BoundIsInclusiveAtExactlyFactorTimesTotalPlusOneOverReplicas) {
@@ -122,11 +109,11 @@ TEST(Chwbl, BoundIsInclusiveAtExactlyFactorTimesTotalPlusOneOverReplicas) {
   load[order[2]] = 3;
   load[order[3]] = 3;
   set_in_flight(replicas, load);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), order[0]);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), order[0]);
   // One more on the owner: total 16, bound 5.3125 < 6. The second (4) qualifies.
   load[order[0]] = 6;
   set_in_flight(replicas, load);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), order[1]);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), order[1]);
 }
 
 TEST(Chwbl, WhenNoReplicaQualifiesTheFirstSeenTakesIt) {
@@ -137,7 +124,7 @@ TEST(Chwbl, WhenNoReplicaQualifiesTheFirstSeenTakesIt) {
   Chwbl policy(p);
   const Tokens prompt = run_of(1, 100);
   set_in_flight(replicas, {1, 1, 1, 1});
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), ring_order(prompt, p, 4).front());
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), ring_order(prompt, p, 4).front());
 }
 
 TEST(Chwbl, ColdClusterQualifiesEveryone) {
@@ -146,7 +133,7 @@ TEST(Chwbl, ColdClusterQualifiesEveryone) {
   const ChwblParams p = params(1.0);
   Chwbl policy(p);
   const Tokens prompt = run_of(7, 50);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), ring_order(prompt, p, 3).front());
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), ring_order(prompt, p, 3).front());
 }
 
 TEST(Chwbl, RingFollowsTheReplicaCount) {
@@ -155,14 +142,14 @@ TEST(Chwbl, RingFollowsTheReplicaCount) {
   const Tokens prompt = run_of(3, 100);
   auto four = make_replicas(4);
   auto three = make_replicas(3);
-  EXPECT_EQ(policy.choose(prompt, four, 0), ring_order(prompt, p, 4).front());
-  EXPECT_EQ(policy.choose(prompt, three, 0), ring_order(prompt, p, 3).front());
+  EXPECT_EQ(policy.choose(prompt_of(prompt), four, 0), ring_order(prompt, p, 4).front());
+  EXPECT_EQ(policy.choose(prompt_of(prompt), three, 0), ring_order(prompt, p, 3).front());
 }
 
 TEST(Chwbl, MakesNoPrediction) {
   auto replicas = make_replicas(2);
   Chwbl policy(params(1.25));
-  policy.choose(run_of(1, 10), replicas, 0);
+  policy.choose(prompt_of(run_of(1, 10)), replicas, 0);
   EXPECT_EQ(policy.predicted_cached_tokens(), -1);
 }
 

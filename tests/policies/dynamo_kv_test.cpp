@@ -14,31 +14,21 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
+#include "replicas.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
+using testsupport::cache_prefix;
+using testsupport::make_replicas;
+using testsupport::record_routed;
+using testsupport::run_of;
+using testsupport::Tokens;
+using testsupport::prompt_of;
 
 const PrefillModel kPrefill{1000.0};
-
-// `length` consecutive token ids from `first`: runs from distinct ranges share nothing.
-Tokens run_of(Token first, std::size_t length) {
-  Tokens t(length);
-  for (std::size_t i = 0; i < length; ++i) t[i] = first + static_cast<Token>(i);
-  return t;
-}
-
-std::vector<Replica> make_replicas(std::size_t n, std::size_t cache_tokens = 100'000) {
-  std::vector<Replica> r;
-  for (std::size_t i = 0; i < n; ++i) r.emplace_back(RadixCache(cache_tokens));
-  return r;
-}
-
-// Puts the first `k` tokens of `prompt` into replica i's cache.
-void cache_prefix(std::vector<Replica>& replicas, std::size_t i, const Tokens& prompt, std::size_t k) {
-  replicas[i].admit(TokenSpan(prompt).first(k), 0, kPrefill);
-}
+constexpr std::size_t kCacheTokens = 100'000;  // per replica: nothing is ever evicted
 
 DynamoKvParams params(std::uint32_t block, double weight, double temperature = 0) {
   DynamoKvParams p;
@@ -48,25 +38,18 @@ DynamoKvParams params(std::uint32_t block, double weight, double temperature = 0
   return p;
 }
 
-// Routes a request through the policy's hooks without a choose() for it, as
-// the router would record a request it sent: counted as fully uncached.
-void record_routed(DynamoKv& policy, std::uint64_t id, std::size_t replica, const Tokens& prompt,
-                   std::uint64_t output) {
-  policy.on_routed(RoutedRequest{id, replica, prompt, output, 0});
-}
-
 TEST(DynamoKv, CostIsWeightedPrefillBlocksPlusActiveAndNewBlocks) {
   // B = 4, overlap_weight = 2, an 18-token prompt: ceil(18/4) = 5 prompt blocks.
-  auto replicas = make_replicas(3);
+  auto replicas = make_replicas(3, kCacheTokens);
   const Tokens prompt = run_of(1, 18);
-  cache_prefix(replicas, 0, prompt, 10);  // 10 cached tokens: floor(10/4) = 2 blocks overlap
-  cache_prefix(replicas, 1, prompt, 3);   // 3 cached tokens: no full block
+  cache_prefix(replicas, 0, prompt, 10, kPrefill);  // 10 cached tokens: floor(10/4) = 2 blocks overlap
+  cache_prefix(replicas, 1, prompt, 3, kPrefill);   // 3 cached tokens: no full block
   DynamoKv policy(params(4, 2.0), 42);
   // Replica 2 has an earlier 8-token request with 4 outputs in flight:
   // 8 active prefill tokens, ceil((8 + 4)/4) = 3 active decode blocks.
   record_routed(policy, 100, 2, run_of(5000, 8), 4);
 
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 0u);
   // r0: 2 x (0 + 18 - 2x4)/4 + 0 + (5 - 2) = 5 + 3  = 8
   // r1: 2 x (0 + 18 - 0)/4   + 0 + 5       = 9 + 5  = 14
   // r2: 2 x (8 + 18 - 0)/4   + 3 + 5       = 13 + 8 = 21
@@ -75,11 +58,11 @@ TEST(DynamoKv, CostIsWeightedPrefillBlocksPlusActiveAndNewBlocks) {
 }
 
 TEST(DynamoKv, OverlapCountsOnlyFullBlocks) {
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   const Tokens prompt = run_of(1, 16);
-  cache_prefix(replicas, 0, prompt, 7);  // 7 tokens = 1 full block of 4
+  cache_prefix(replicas, 0, prompt, 7, kPrefill);  // 7 tokens = 1 full block of 4
   DynamoKv policy(params(4, 1.0), 42);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 0u);
   EXPECT_EQ(policy.predicted_cached_tokens(), 4);
   // r0: (16 - 4)/4 + (4 - 1) = 6; r1: 16/4 + 4 = 8.
   EXPECT_EQ(policy.last_costs(), (std::vector<double>{6.0, 8.0}));
@@ -87,38 +70,38 @@ TEST(DynamoKv, OverlapCountsOnlyFullBlocks) {
 
 TEST(DynamoKv, ZeroOverlapWeightRoutesOnBlocksAlone) {
   // With weight 0 the prefill term vanishes: only active + new blocks count.
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   const Tokens prompt = run_of(1, 16);
-  cache_prefix(replicas, 0, prompt, 16);
+  cache_prefix(replicas, 0, prompt, 16, kPrefill);
   DynamoKv policy(params(4, 0.0), 42);
   record_routed(policy, 1, 0, run_of(9000, 40), 0);  // 10 active decode blocks on r0
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   // r0: 10 + 0 new = 10; r1: 0 + 4 new = 4.
   EXPECT_EQ(policy.last_costs(), (std::vector<double>{10.0, 4.0}));
 }
 
 TEST(DynamoKv, ReadsThePreciseViewNotEngineTruth) {
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   const Tokens prompt = run_of(1, 16);
-  cache_prefix(replicas, 0, prompt, 16);  // the engine holds it ...
+  cache_prefix(replicas, 0, prompt, 16, kPrefill);  // the engine holds it ...
   RadixCache lagging(100'000);            // ... but the router's KV events have not arrived yet
   replicas[0].set_lagged_view(&lagging);
   RadixCache ahead(100'000);
   ahead.insert(prompt);
   replicas[1].set_lagged_view(&ahead);  // and show replica 1 holding it
   DynamoKv policy(params(4, 1.0), 42);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   EXPECT_EQ(policy.predicted_cached_tokens(), 16);
 }
 
 TEST(DynamoKv, RoutingAddsUncachedPrefillTokensAndDecodeBlocks) {
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   const Tokens prompt = run_of(1, 18);
-  cache_prefix(replicas, 1, prompt, 9);  // 2 blocks of 4 overlap on replica 1
+  cache_prefix(replicas, 1, prompt, 9, kPrefill);  // 2 blocks of 4 overlap on replica 1
   DynamoKv policy(params(4, 1.0), 42);
-  const std::size_t chosen = policy.choose(prompt, replicas, 0);
+  const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, 0);
   ASSERT_EQ(chosen, 1u);
-  policy.on_routed(RoutedRequest{7, chosen, prompt, 5, 0});
+  policy.on_routed(RoutedRequest{7, chosen, prompt_of(prompt), 5, 0});
   EXPECT_EQ(policy.active_prefill_tokens(1), 18u - 8u);       // prompt - overlap x B
   EXPECT_EQ(policy.active_decode_blocks(1), 6u);              // ceil((18 + 5)/4)
   EXPECT_EQ(policy.active_prefill_tokens(0), 0u);
@@ -126,7 +109,7 @@ TEST(DynamoKv, RoutingAddsUncachedPrefillTokensAndDecodeBlocks) {
 }
 
 TEST(DynamoKv, ActivePrefillDropsAtFirstTokenAndDecodeBlocksAtCompletion) {
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   DynamoKv policy(params(4, 1.0), 42);
   record_routed(policy, 1, 0, run_of(1, 12), 8);  // 12 prefill tokens, ceil(20/4) = 5 blocks
   record_routed(policy, 2, 0, run_of(100, 4), 0); // 4 prefill tokens, 1 block
@@ -148,18 +131,18 @@ TEST(DynamoKv, ActivePrefillDropsAtFirstTokenAndDecodeBlocksAtCompletion) {
 }
 
 TEST(DynamoKv, ActiveWorkRaisesTheCostOfItsReplica) {
-  auto replicas = make_replicas(2);
+  auto replicas = make_replicas(2, kCacheTokens);
   const Tokens prompt = run_of(1, 8);
   DynamoKv policy(params(4, 1.0), 42);
   record_routed(policy, 1, 0, run_of(500, 8), 0);  // r0: 8 prefill tokens, 2 blocks
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   // r0: (8 + 8)/4 + 2 + 2 = 8; r1: 8/4 + 2 = 4.
   EXPECT_EQ(policy.last_costs(), (std::vector<double>{8.0, 4.0}));
   policy.on_first_token(1, 0, 0);
-  policy.choose(prompt, replicas, 0);
+  policy.choose(prompt_of(prompt), replicas, 0);
   EXPECT_EQ(policy.last_costs(), (std::vector<double>{6.0, 4.0}));  // prefill term gone
   policy.on_completed(1, 0, 0);
-  policy.choose(prompt, replicas, 0);
+  policy.choose(prompt_of(prompt), replicas, 0);
   EXPECT_EQ(policy.last_costs(), (std::vector<double>{4.0, 4.0}));  // all gone
 }
 
@@ -186,24 +169,24 @@ TEST(DynamoKv, BookkeepingIsBalancedAfterASimulation) {
 }
 
 TEST(DynamoKv, EqualCostGoesToTheSmallerCacheUsage) {
-  auto replicas = make_replicas(3);
+  auto replicas = make_replicas(3, kCacheTokens);
   replicas[0].admit(run_of(5000, 30), 0, kPrefill);  // unrelated content: only usage differs
   replicas[1].admit(run_of(6000, 10), 0, kPrefill);
   replicas[2].admit(run_of(7000, 20), 0, kPrefill);
   DynamoKv policy(params(4, 1.0), 42);
   const Tokens prompt = run_of(1, 16);
-  for (int k = 0; k < 20; ++k) EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  for (int k = 0; k < 20; ++k) EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   EXPECT_EQ(policy.last_costs()[0], policy.last_costs()[1]);
 }
 
 TEST(DynamoKv, RemainingTiesAreASeededDraw) {
-  auto replicas = make_replicas(4);
+  auto replicas = make_replicas(4, kCacheTokens);
   replicas[0].admit(run_of(5000, 30), 0, kPrefill);  // more usage: never among the tied
   const Tokens prompt = run_of(1, 16);
   auto picks = [&](std::uint64_t seed) {
     DynamoKv policy(params(4, 1.0), seed);
     std::vector<std::size_t> out;
-    for (int k = 0; k < 60; ++k) out.push_back(policy.choose(prompt, replicas, 0));
+    for (int k = 0; k < 60; ++k) out.push_back(policy.choose(prompt_of(prompt), replicas, 0));
     return out;
   };
   const auto a = picks(7);
@@ -218,15 +201,15 @@ TEST(DynamoKv, RemainingTiesAreASeededDraw) {
 TEST(DynamoKv, TemperatureSamplesTheSoftmaxOfNormalisedCosts) {
   // The costs of the first test, {8, 14, 21}: normalised (c - 8)/13, so with
   // T = 1 the weights are e^0, e^(-6/13), e^-1.
-  auto replicas = make_replicas(3);
+  auto replicas = make_replicas(3, kCacheTokens);
   const Tokens prompt = run_of(1, 18);
-  cache_prefix(replicas, 0, prompt, 10);
-  cache_prefix(replicas, 1, prompt, 3);
+  cache_prefix(replicas, 0, prompt, 10, kPrefill);
+  cache_prefix(replicas, 1, prompt, 3, kPrefill);
   auto draws = [&](std::uint64_t seed, int n) {
     DynamoKv policy(params(4, 2.0, 1.0), seed);
     record_routed(policy, 100, 2, run_of(5000, 8), 4);
     std::vector<std::size_t> out;
-    for (int k = 0; k < n; ++k) out.push_back(policy.choose(prompt, replicas, 0));
+    for (int k = 0; k < n; ++k) out.push_back(policy.choose(prompt_of(prompt), replicas, 0));
     EXPECT_EQ(policy.last_costs(), (std::vector<double>{8.0, 14.0, 21.0}));
     return out;
   };
@@ -242,12 +225,12 @@ TEST(DynamoKv, TemperatureSamplesTheSoftmaxOfNormalisedCosts) {
 }
 
 TEST(DynamoKv, TemperatureWithEqualCostsIsUniform) {
-  auto replicas = make_replicas(4);
+  auto replicas = make_replicas(4, kCacheTokens);
   DynamoKv policy(params(4, 1.0, 0.5), 11);
   const Tokens prompt = run_of(1, 16);
   std::vector<int> counts(4, 0);
   const int n = 4000;
-  for (int k = 0; k < n; ++k) ++counts[policy.choose(prompt, replicas, 0)];
+  for (int k = 0; k < n; ++k) ++counts[policy.choose(prompt_of(prompt), replicas, 0)];
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(static_cast<double>(counts[i]) / n, 0.25, 0.03);
 }
 

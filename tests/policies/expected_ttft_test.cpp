@@ -6,6 +6,8 @@
 #include "prefixroute/policies/expected_ttft.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
+#include "replicas.h"
+#include "tokens.h"
 
 using namespace prefixroute;
 
@@ -14,23 +16,18 @@ namespace {
 constexpr double kRate = 1000.0;  // tokens/s: 1 ms per token
 const PrefillModel kPrefill{kRate};
 
-std::vector<Token> prompt(Token first, std::size_t n) {
-  std::vector<Token> t(n);
-  for (std::size_t i = 0; i < n; ++i) t[i] = first + static_cast<Token>(i);
-  return t;
-}
+using testsupport::record_routed;
+using testsupport::run_of;
+using testsupport::prompt_of;
 
-std::vector<Replica> cluster(std::size_t n) {
-  std::vector<Replica> r;
-  for (std::size_t i = 0; i < n; ++i) r.emplace_back(RadixCache(100000, 0));
-  return r;
-}
+// `n` replicas with 100000-token caches and no protection.
+std::vector<Replica> cluster(std::size_t n) { return testsupport::make_replicas(n, 100000, 0); }
 
 // Routes through the policy and the replica as the simulator does.
 std::size_t route(ExpectedTtft& policy, std::vector<Replica>& replicas, std::uint64_t id,
                   const std::vector<Token>& tokens, Tick now) {
-  const std::size_t r = policy.choose(tokens, replicas, now);
-  policy.on_routed(RoutedRequest{id, r, tokens, 0, now});
+  const std::size_t r = policy.choose(prompt_of(tokens), replicas, now);
+  policy.on_routed(RoutedRequest{id, r, prompt_of(tokens), 0, now});
   replicas[r].admit(tokens, now, kPrefill);
   replicas[r].router_dispatched();
   return r;
@@ -40,12 +37,12 @@ std::size_t route(ExpectedTtft& policy, std::vector<Replica>& replicas, std::uin
 
 TEST(ExpectedTtft, PrefersTheCachedReplicaWhenQueuesAreEqual) {
   auto replicas = cluster(2);
-  replicas[1].admit(prompt(100, 50), 0, kPrefill);  // replica 1 holds the prefix, busy 50 ms
+  replicas[1].admit(run_of(100, 50), 0, kPrefill);  // replica 1 holds the prefix, busy 50 ms
   ExpectedTtft policy({0.0, 0}, kRate);
   // The router never saw that admission, so its wait estimates are 0 for both:
   // cost 0: 60 ms; cost 1: 10 ms.
-  const auto tokens = prompt(100, 60);
-  EXPECT_EQ(policy.choose(tokens, replicas, seconds_to_ticks(1.0)), 1u);
+  const auto tokens = run_of(100, 60);
+  EXPECT_EQ(policy.choose(prompt_of(tokens), replicas, seconds_to_ticks(1.0)), 1u);
   EXPECT_EQ(policy.predicted_cached_tokens(), 50);
 }
 
@@ -53,21 +50,21 @@ TEST(ExpectedTtft, PrefersTheCachedReplicaWhenQueuesAreEqual) {
 // sent it there): it then assumes nothing was cached.
 void dispatched_elsewhere(ExpectedTtft& policy, std::vector<Replica>& replicas, std::uint64_t id,
                           const std::vector<Token>& tokens, std::size_t r) {
-  policy.on_routed(RoutedRequest{id, r, tokens, 0, 0});
+  record_routed(policy, id, r, tokens);
   replicas[r].admit(tokens, 0, kPrefill);
 }
 
 TEST(ExpectedTtft, LeavesTheCachedReplicaWhenItsQueueCostsMoreThanThePrefill) {
   auto replicas = cluster(2);
   ExpectedTtft policy({0.0, 0}, kRate);
-  dispatched_elsewhere(policy, replicas, 0, prompt(100, 50), 0);  // replica 0: 50 ms queued
+  dispatched_elsewhere(policy, replicas, 0, run_of(100, 50), 0);  // replica 0: 50 ms queued
   ASSERT_EQ(policy.estimated_wait(0, 0), seconds_to_ticks(0.05));
   // Same prefix plus 10 tokens at t = 0: replica 0 costs 50 ms wait + 10 ms; replica 1 costs 60 ms.
   // Equal: the tie goes to the longer cached prefix (replica 0).
-  EXPECT_EQ(policy.choose(prompt(100, 60), replicas, 0), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(100, 60)), replicas, 0), 0u);
   // With 20 more tokens of queued work on replica 0, replica 1 is cheaper.
-  dispatched_elsewhere(policy, replicas, 1, prompt(500, 20), 0);
-  EXPECT_EQ(policy.choose(prompt(100, 60), replicas, 0), 1u);
+  dispatched_elsewhere(policy, replicas, 1, run_of(500, 20), 0);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(100, 60)), replicas, 0), 1u);
 }
 
 TEST(ExpectedTtft, CacheCreditPullsTowardsTheCachedReplica) {
@@ -75,20 +72,20 @@ TEST(ExpectedTtft, CacheCreditPullsTowardsTheCachedReplica) {
   ExpectedTtft plain({0.0, 0}, kRate);
   ExpectedTtft credited({1.0, 0}, kRate);
   for (ExpectedTtft* p : {&plain, &credited}) {
-    p->on_routed(RoutedRequest{0, 0, prompt(100, 50), 0, 0});  // 50 ms queued on replica 0 ...
-    p->on_routed(RoutedRequest{1, 0, prompt(900, 20), 0, 0});  // ... and 20 ms more
+    record_routed(*p, 0, 0, run_of(100, 50));  // 50 ms queued on replica 0 ...
+    record_routed(*p, 1, 0, run_of(900, 20));  // ... and 20 ms more
   }
-  replicas[0].admit(prompt(100, 50), 0, kPrefill);
+  replicas[0].admit(run_of(100, 50), 0, kPrefill);
   // Replica 0: wait 70 ms + 10 ms uncached = 80 ms; replica 1: 60 ms. A credit
   // of 1 per cached token subtracts 50 ms from replica 0's cost: 30 ms.
-  EXPECT_EQ(plain.choose(prompt(100, 60), replicas, 0), 1u);
-  EXPECT_EQ(credited.choose(prompt(100, 60), replicas, 0), 0u);
+  EXPECT_EQ(plain.choose(prompt_of(run_of(100, 60)), replicas, 0), 1u);
+  EXPECT_EQ(credited.choose(prompt_of(run_of(100, 60)), replicas, 0), 0u);
 }
 
 TEST(ExpectedTtft, EstimatedWaitDrainsInRealTimeAndResyncsAtTheLastFirstToken) {
   auto replicas = cluster(1);
   ExpectedTtft policy({0.5, 0}, kRate);
-  route(policy, replicas, 7, prompt(1, 100), 0);
+  route(policy, replicas, 7, run_of(1, 100), 0);
   EXPECT_EQ(policy.estimated_wait(0, seconds_to_ticks(0.04)), seconds_to_ticks(0.06));
   // A wrong rate belief would leave the estimate off; the first token of the
   // last queued request says the queue is empty now.
@@ -102,7 +99,7 @@ TEST(ExpectedTtft, WithAnExactViewItsEstimateEqualsTheEnginesWait) {
   struct Checking final : RoutingPolicy {
     ExpectedTtft inner{{0.5, 0}, 11000.0};
     int mismatches = 0;
-    std::size_t choose(TokenSpan t, const ClusterView& rs, Tick now) override {
+    std::size_t choose(const RouteRequest& t, const ClusterView& rs, Tick now) override {
       for (std::size_t r = 0; r < rs.size(); ++r)
         if (inner.estimated_wait(r, now) != rs[r].projected_wait(now)) ++mismatches;
       return inner.choose(t, rs, now);
@@ -135,11 +132,11 @@ TEST(ExpectedTtft, AFullMissGoesBackToTheKeysHomeOnATie) {
     params.home_key_tokens = key_tokens;
     ExpectedTtft policy(params, kRate);
     auto replicas = cluster(3);
-    const auto tokens = prompt(100, 60);
+    const auto tokens = run_of(100, 60);
     const std::size_t first = route(policy, replicas, 0, tokens, 0);
     // Every replica forgets the prompt (evicted everywhere): a fresh cluster.
     auto cold = cluster(3);
-    const std::size_t again = policy.choose(tokens, cold, seconds_to_ticks(1.0));
+    const std::size_t again = policy.choose(prompt_of(tokens), cold, seconds_to_ticks(1.0));
     EXPECT_EQ(policy.predicted_cached_tokens(), 0);
     if (key_tokens > 0) EXPECT_EQ(again, first);
     else EXPECT_EQ(again, (first + 1) % 3);  // the rotation
@@ -151,10 +148,10 @@ TEST(ExpectedTtft, AFullMissGoesBackToTheKeysHomeOnATie) {
 TEST(ExpectedTtft, AHomeWithALongerQueueDoesNotTakeTheRequest) {
   ExpectedTtft policy(ExpectedTtftParams{}, kRate);
   auto replicas = cluster(2);
-  const auto tokens = prompt(100, 60);
+  const auto tokens = run_of(100, 60);
   const std::size_t home = route(policy, replicas, 0, tokens, 0);
   auto cold = cluster(2);
   // The router still believes the home busy (60 ms of prefill queued at t = 0).
-  const std::size_t chosen = policy.choose(tokens, cold, seconds_to_ticks(0.010));
+  const std::size_t chosen = policy.choose(prompt_of(tokens), cold, seconds_to_ticks(0.010));
   EXPECT_NE(chosen, home);
 }

@@ -15,32 +15,21 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
+#include "replicas.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
+using testsupport::concat;
+using testsupport::make_replicas;  // caches of 1000 tokens unless given
+using testsupport::record_routed;
+using testsupport::run_of;
+using testsupport::Tokens;
+using testsupport::prompt_of;
 using Hashes = std::vector<std::uint64_t>;
 
 const PrefillModel kPrefill{1000.0};  // one token per millisecond
-
-Tokens run_of(Token first, std::size_t length) {
-  Tokens t(length);
-  for (std::size_t i = 0; i < length; ++i) t[i] = first + static_cast<Token>(i);
-  return t;
-}
-
-Tokens concat(const Tokens& a, const Tokens& b) {
-  Tokens t = a;
-  t.insert(t.end(), b.begin(), b.end());
-  return t;
-}
-
-std::vector<Replica> make_replicas(std::size_t n, std::size_t cache_tokens = 1000) {
-  std::vector<Replica> r;
-  for (std::size_t i = 0; i < n; ++i) r.emplace_back(RadixCache(cache_tokens));
-  return r;
-}
 
 // Only the prefix scorer counts unless weights say otherwise.
 LlmdEppParams prefix_only(std::uint32_t block, std::uint64_t lru = 1000, std::uint32_t max_blocks = 256) {
@@ -58,10 +47,6 @@ Hashes hashes_of(const Tokens& t, std::uint32_t block, std::uint32_t max_blocks 
   Hashes h;
   LlmdEpp::block_hashes(t, block, max_blocks, h);
   return h;
-}
-
-void route(LlmdEpp& policy, std::size_t replica, const Tokens& prompt) {
-  policy.on_routed(RoutedRequest{0, replica, prompt, 0, 0});
 }
 
 TEST(LlmdEpp, BlockHashesAreChainedOverFullBlocks) {
@@ -95,10 +80,10 @@ TEST(LlmdEpp, PrefixScoreIsMatchedOverPromptBlocks) {
   auto replicas = make_replicas(3);
   LlmdEpp policy(prefix_only(4), 1);
   const Tokens shared = run_of(1, 12);                     // 3 blocks
-  route(policy, 1, concat(shared, run_of(100, 8)));         // replica 1 holds the 3 shared blocks (+2)
-  route(policy, 2, concat(run_of(1, 4), run_of(300, 8)));   // replica 2 holds block 0 only
+  record_routed(policy, 0, 1, concat(shared, run_of(100, 8)));         // replica 1 holds the 3 shared blocks (+2)
+  record_routed(policy, 0, 2, concat(run_of(1, 4), run_of(300, 8)));   // replica 2 holds block 0 only
   const Tokens prompt = concat(shared, run_of(700, 8));     // 5 blocks, the first 3 shared
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{0.0, 3.0 / 5.0, 1.0 / 5.0}));
   EXPECT_EQ(policy.predicted_cached_tokens(), 12);  // matched blocks x block size
 }
@@ -107,13 +92,13 @@ TEST(LlmdEpp, RoutingAddsThePromptBlocksToTheChosenReplicaOnly) {
   auto replicas = make_replicas(2);
   LlmdEpp policy(prefix_only(4), 1);
   const Tokens prompt = run_of(1, 14);  // 3 full blocks
-  const std::size_t chosen = policy.choose(prompt, replicas, 0);
-  policy.on_routed(RoutedRequest{0, chosen, prompt, 0, 0});
+  const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, 0);
+  policy.on_routed(RoutedRequest{0, chosen, prompt_of(prompt), 0, 0});
   EXPECT_EQ(policy.index_size(chosen), 3u);
   EXPECT_EQ(policy.index_size(1 - chosen), 0u);
   for (std::uint64_t h : hashes_of(prompt, 4)) EXPECT_TRUE(policy.index_contains(chosen, h));
   // The same prompt again: a full match on the chosen replica.
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), chosen);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), chosen);
   EXPECT_EQ(policy.last_prefix_scores()[chosen], 1.0);
 }
 
@@ -122,22 +107,22 @@ TEST(LlmdEpp, IndexIsNotToldAboutEngineEvictions) {
   auto replicas = make_replicas(2, /*cache_tokens=*/4);
   LlmdEpp policy(prefix_only(4), 1);
   const Tokens prompt = run_of(1, 16);
-  route(policy, 0, prompt);
+  record_routed(policy, 0, 0, prompt);
   replicas[0].admit(prompt, 0, kPrefill);
   replicas[0].admit(run_of(900, 16), 0, kPrefill);
   ASSERT_EQ(replicas[0].cache().match(prompt), 0u);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 0u);
   EXPECT_EQ(policy.last_prefix_scores()[0], 1.0);
 }
 
 TEST(LlmdEpp, LruKeepsTheMostRecentBlocksUpToCapacity) {
   LlmdEpp policy(prefix_only(4, /*lru=*/4), 1);
   const Tokens a = run_of(100, 8), b = run_of(200, 8), c = run_of(300, 8);  // 2 blocks each
-  route(policy, 0, a);
-  route(policy, 0, b);
+  record_routed(policy, 0, 0, a);
+  record_routed(policy, 0, 0, b);
   EXPECT_EQ(policy.index_size(0), 4u);
-  route(policy, 0, a);  // refreshes a's blocks: b's are now the least recent
-  route(policy, 0, c);  // evicts b's two blocks
+  record_routed(policy, 0, 0, a);  // refreshes a's blocks: b's are now the least recent
+  record_routed(policy, 0, 0, c);  // evicts b's two blocks
   EXPECT_EQ(policy.index_size(0), 4u);
   for (std::uint64_t h : hashes_of(a, 4)) EXPECT_TRUE(policy.index_contains(0, h));
   for (std::uint64_t h : hashes_of(c, 4)) EXPECT_TRUE(policy.index_contains(0, h));
@@ -151,11 +136,11 @@ TEST(LlmdEpp, WalkStopsAtTheFirstBlockNoReplicaHolds) {
   auto replicas = make_replicas(2);
   LlmdEpp policy(prefix_only(4, /*lru=*/3), 1);
   const Tokens prompt = run_of(1, 20);
-  route(policy, 1, prompt);
+  record_routed(policy, 0, 1, prompt);
   const Hashes h = hashes_of(prompt, 4);
   EXPECT_FALSE(policy.index_contains(1, h[0]));
   EXPECT_TRUE(policy.index_contains(1, h[4]));
-  policy.choose(prompt, replicas, 0);
+  policy.choose(prompt_of(prompt), replicas, 0);
   EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{0.0, 0.0}));
   EXPECT_EQ(policy.predicted_cached_tokens(), 0);
 }
@@ -168,19 +153,19 @@ TEST(LlmdEpp, AWalkedBlockCountsForEveryReplicaHoldingIt) {
   auto replicas = make_replicas(2);
   LlmdEpp policy(prefix_only(4, /*lru=*/2), 1);
   const Tokens prompt = run_of(1, 12);
-  route(policy, 0, prompt);
-  route(policy, 1, Tokens(prompt.begin(), prompt.begin() + 4));
-  policy.choose(prompt, replicas, 0);
+  record_routed(policy, 0, 0, prompt);
+  record_routed(policy, 0, 1, Tokens(prompt.begin(), prompt.begin() + 4));
+  policy.choose(prompt_of(prompt), replicas, 0);
   EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{2.0 / 3.0, 1.0 / 3.0}));
 }
 
 TEST(LlmdEpp, MaxPrefixBlocksCapsTheScoredPrefix) {
   auto replicas = make_replicas(2);
   LlmdEpp policy(prefix_only(4, 1000, /*max_blocks=*/2), 1);
-  route(policy, 1, concat(run_of(1, 8), run_of(100, 40)));
+  record_routed(policy, 0, 1, concat(run_of(1, 8), run_of(100, 40)));
   // Shares only the first 2 blocks with what replica 1 was sent -- all that is considered.
   const Tokens prompt = concat(run_of(1, 8), run_of(500, 40));
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   EXPECT_EQ(policy.last_prefix_scores()[1], 1.0);
   EXPECT_EQ(policy.predicted_cached_tokens(), 8);
   EXPECT_EQ(policy.index_size(1), 2u);  // only considered blocks are indexed
@@ -208,14 +193,14 @@ TEST(LlmdEpp, QueueScoreIsMinMaxNormalisedScrapedQueueLength) {
   p.prefix_weight = 0;
   p.queue_weight = 1;
   LlmdEpp policy(p, 1);
-  EXPECT_EQ(policy.choose(run_of(1, 8), replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(1, 8)), replicas, 0), 1u);
   EXPECT_EQ(policy.last_queue_scores(), (std::vector<double>{0.0, 1.0, 0.5}));
 }
 
 TEST(LlmdEpp, EqualQueuesScoreOneForAll) {
   auto replicas = with_queues({3, 3, 3});
   LlmdEpp policy(prefix_only(4), 1);
-  policy.choose(run_of(1, 8), replicas, 0);
+  policy.choose(prompt_of(run_of(1, 8)), replicas, 0);
   EXPECT_EQ(policy.last_queue_scores(), (std::vector<double>{1.0, 1.0, 1.0}));
 }
 
@@ -224,7 +209,7 @@ TEST(LlmdEpp, QueueScoreReadsTheLastScrapeNotTheEngine) {
   replicas[0].admit(run_of(50'000, 10), 0, kPrefill);  // queued after the scrape: not seen
   replicas[0].admit(run_of(60'000, 10), 0, kPrefill);
   LlmdEpp policy(prefix_only(4), 1);
-  policy.choose(run_of(1, 8), replicas, 0);
+  policy.choose(prompt_of(run_of(1, 8)), replicas, 0);
   EXPECT_EQ(policy.last_queue_scores(), (std::vector<double>{1.0, 1.0}));
 }
 
@@ -235,7 +220,7 @@ TEST(LlmdEpp, KvScoreIsOneMinusScrapedUsage) {
   p.prefix_weight = 0;
   p.kv_weight = 1;
   LlmdEpp policy(p, 1);
-  EXPECT_EQ(policy.choose(run_of(1, 8), replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(1, 8)), replicas, 0), 1u);
   const std::vector<double> expected = {1.0 - 30.0 / 1000.0, 1.0 - 10.0 / 1000.0, 1.0 - 20.0 / 1000.0};
   EXPECT_EQ(policy.last_kv_scores(), expected);
 }
@@ -243,12 +228,12 @@ TEST(LlmdEpp, KvScoreIsOneMinusScrapedUsage) {
 TEST(LlmdEpp, KvScoreIsClampedWhenPinsOvercommitTheCache) {
   auto replicas = make_replicas(2, /*cache_tokens=*/100);
   // 80 pinned prompt tokens plus 50 reserved outputs: usage 1.3.
-  replicas[0].admit_with_decode(run_of(1000, 80), 0, kPrefill, 50, kTicksPerMillisecond);
+  replicas[0].admit_with_decode(prompt_of(run_of(1000, 80)), 0, kPrefill, 50, kTicksPerMillisecond);
   replicas[0].scrape(0, 0);
   replicas[1].scrape(0, 0);
   ASSERT_GT(replicas[0].scraped().kv_usage, 1.0);
   LlmdEpp policy(prefix_only(4), 1);
-  policy.choose(run_of(1, 8), replicas, 0);
+  policy.choose(prompt_of(run_of(1, 8)), replicas, 0);
   EXPECT_EQ(policy.last_kv_scores(), (std::vector<double>{0.0, 1.0}));
 }
 
@@ -260,14 +245,14 @@ TEST(LlmdEpp, ScoreIsTheWeightedSumAndTheHighestWins) {
   p.block_size = 4;
   LlmdEpp policy(p, 1);
   const Tokens prompt = run_of(1, 16);
-  route(policy, 0, prompt);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 0u);
+  record_routed(policy, 0, 0, prompt);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 0u);
   const double s0 = 3 * 1.0 + 2 * 0.0 + 2 * (1.0 - 30.0 / 1000.0);
   const double s1 = 3 * 0.0 + 2 * 1.0 + 2 * (1.0 - 10.0 / 1000.0);
   EXPECT_EQ(policy.last_scores(), (std::vector<double>{s0, s1}));
   // Half the prompt matched: 3 x 0.5 + 1.94 < 2 + 1.98, so the idle replica wins.
   const Tokens half = concat(run_of(1, 8), run_of(900, 8));
-  EXPECT_EQ(policy.choose(half, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(half), replicas, 0), 1u);
 }
 
 TEST(LlmdEpp, TiesGoToASeededShuffle) {
@@ -276,7 +261,7 @@ TEST(LlmdEpp, TiesGoToASeededShuffle) {
   auto picks = [&](std::uint64_t seed) {
     LlmdEpp policy(prefix_only(4), seed);
     std::vector<std::size_t> out;
-    for (int k = 0; k < 80; ++k) out.push_back(policy.choose(prompt, replicas, 0));
+    for (int k = 0; k < 80; ++k) out.push_back(policy.choose(prompt_of(prompt), replicas, 0));
     return out;
   };
   const auto a = picks(5);
@@ -336,10 +321,10 @@ void check_index_against_model(std::size_t n, std::uint64_t capacity, std::uint6
     const Tokens tail = run_of(static_cast<Token>(100'000 + rng.uniform_int(0, 40) * 50), rng.uniform_int(0, 14));
     prompt.insert(prompt.end(), tail.begin(), tail.end());
     const Hashes h = hashes_of(prompt, block, 12);
-    policy.choose(prompt, replicas, 0);
+    policy.choose(prompt_of(prompt), replicas, 0);
     ASSERT_EQ(policy.last_prefix_scores(), model.prefix_scores(h)) << "step " << step;
     const std::size_t replica = rng.uniform_int(0, n - 1);
-    policy.on_routed(RoutedRequest{static_cast<std::uint64_t>(step), replica, prompt, 0, 0});
+    policy.on_routed(RoutedRequest{static_cast<std::uint64_t>(step), replica, prompt_of(prompt), 0, 0});
     model.add(replica, h);
     seen.push_back(h);
     ASSERT_EQ(policy.index_size(replica), model.lru[replica].size()) << "step " << step;
@@ -362,10 +347,10 @@ TEST(LlmdEpp, IndexAgreesWithASimpleLruModel) {
 TEST(LlmdEpp, FewerReplicasThanTheIndexKnowsAreScoredSafely) {
   LlmdEpp policy(prefix_only(4), 1);
   const Tokens prompt = run_of(1, 16);
-  route(policy, 5, prompt);
-  route(policy, 1, prompt);
+  record_routed(policy, 0, 5, prompt);
+  record_routed(policy, 0, 1, prompt);
   auto replicas = make_replicas(3);
-  EXPECT_EQ(policy.choose(prompt, replicas, 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
   EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{0.0, 1.0, 0.0}));
 }
 

@@ -12,11 +12,14 @@
 
 #include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
+#include "replicas.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
+using testsupport::Tokens;
+using testsupport::prompt_of;
 
 constexpr Tick kMs = kTicksPerMillisecond;
 // Prefill at 1000 tokens/s: one uncached token is one millisecond of work.
@@ -26,22 +29,16 @@ const PrefillModel kPrefill{1000.0};
 constexpr Tick kNow = 10 * kTicksPerSecond;
 
 // The prompt being routed: 100 tokens no other admission shares.
-Tokens the_prompt() {
-  Tokens p(100);
-  for (Token i = 0; i < 100; ++i) p[i] = 1 + i;
-  return p;
-}
+Tokens the_prompt() { return testsupport::run_of(1, 100); }
 
 // A cluster whose caches and queues are set up by hand.
 class Cluster {
  public:
-  explicit Cluster(std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) replicas_.emplace_back(RadixCache(100000));
-  }
+  explicit Cluster(std::size_t n) : replicas_(testsupport::make_replicas(n, 100000)) {}
 
   // Caches the first `k` tokens of `prompt` on replica i (at time 0).
   void cache_prefix(std::size_t i, const Tokens& prompt, std::size_t k) {
-    replicas_[i].admit(TokenSpan(prompt).first(k), 0, kPrefill);
+    testsupport::cache_prefix(replicas_, i, prompt, k, kPrefill);
   }
 
   // Gives replica i `ms` milliseconds of queued work at kNow (unique tokens,
@@ -85,7 +82,7 @@ AffinityBalanced with_slack(Tick slack) {
 std::vector<std::size_t> choices(RoutingPolicy& policy, const ClusterView& view, const Tokens& prompt,
                                  int count, Tick now = kNow) {
   std::vector<std::size_t> out;
-  for (int i = 0; i < count; ++i) out.push_back(policy.choose(prompt, view, now));
+  for (int i = 0; i < count; ++i) out.push_back(policy.choose(prompt_of(prompt), view, now));
   return out;
 }
 
@@ -165,7 +162,7 @@ TEST(LeastLoaded, PicksTheLeastProjectedWait) {
   Cluster c(3);
   c.backlogs({30, 10, 20});
   LeastLoaded policy;
-  EXPECT_EQ(policy.choose(the_prompt(), c.view(), kNow), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(the_prompt()), c.view(), kNow), 1u);
 }
 
 TEST(LeastLoaded, IgnoresTheCache) {
@@ -174,7 +171,7 @@ TEST(LeastLoaded, IgnoresTheCache) {
   c.cache_prefix(0, p, 100);
   c.backlogs({1, 0, 2});
   LeastLoaded policy;
-  EXPECT_EQ(policy.choose(p, c.view(), kNow), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(p), c.view(), kNow), 1u);
 }
 
 TEST(LeastLoaded, FillsAnIdleClusterInRoundRobinOrder) {
@@ -266,7 +263,7 @@ TEST(Affinity, PicksTheLongestCachedPrefix) {
   c.cache_prefix(0, p, 10);
   c.cache_prefix(1, p, 30);
   Affinity policy;
-  EXPECT_EQ(policy.choose(p, c.view(), kNow), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(p), c.view(), kNow), 1u);
 }
 
 TEST(Affinity, IgnoresLoad) {
@@ -276,7 +273,7 @@ TEST(Affinity, IgnoresLoad) {
   c.cache_prefix(2, p, 29);
   c.backlogs({0, 10'000, 0});
   Affinity policy;
-  EXPECT_EQ(policy.choose(p, c.view(), kNow), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(p), c.view(), kNow), 1u);
 }
 
 TEST(Affinity, CountsAPrefixEndingInsideACachedEdge) {
@@ -289,7 +286,7 @@ TEST(Affinity, CountsAPrefixEndingInsideACachedEdge) {
   c.replicas()[0].admit(diverging, 0, kPrefill);
   c.cache_prefix(1, p, 39);
   Affinity policy;
-  EXPECT_EQ(policy.choose(p, c.view(), kNow), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(p), c.view(), kNow), 0u);
 }
 
 TEST(Affinity, PrefixTiesGoToTheLeastWait) {
@@ -299,7 +296,7 @@ TEST(Affinity, PrefixTiesGoToTheLeastWait) {
   c.cache_prefix(2, p, 30);
   c.backlogs({50, 0, 20});
   Affinity policy;
-  EXPECT_EQ(policy.choose(p, c.view(), kNow), 2u);
+  EXPECT_EQ(policy.choose(prompt_of(p), c.view(), kNow), 2u);
 }
 
 TEST(Affinity, PrefixAndWaitTiesRotateStartingOnePastThePreviousChoice) {
@@ -315,7 +312,7 @@ TEST(Affinity, WithoutAnyCachedPrefixPicksTheLeastWait) {
   Cluster c(3);
   c.backlogs({20, 5, 10});
   Affinity policy;
-  EXPECT_EQ(policy.choose(the_prompt(), c.view(), kNow), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(the_prompt()), c.view(), kNow), 1u);
 }
 
 TEST(Affinity, WithoutAnyCachedPrefixOnAnIdleClusterRotates) {
@@ -336,7 +333,7 @@ TEST(AffinityBalanced, PicksTheLongestPrefixOnlyAmongReplicasWithinTheSlack) {
   c.cache_prefix(2, p, 40);  // longest, but 50 ms behind the least busy
   c.backlogs({0, 10, 50});
   AffinityBalanced policy = with_slack(20 * kMs);
-  EXPECT_EQ(policy.choose(p, c.view(), kNow), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(p), c.view(), kNow), 1u);
 }
 
 TEST(AffinityBalanced, SlackIsMeasuredFromTheLeastBusyReplica) {
@@ -347,7 +344,7 @@ TEST(AffinityBalanced, SlackIsMeasuredFromTheLeastBusyReplica) {
   c.cache_prefix(2, p, 40);
   c.backlogs({100, 110, 150});
   AffinityBalanced policy = with_slack(20 * kMs);
-  EXPECT_EQ(policy.choose(p, c.view(), kNow), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(p), c.view(), kNow), 1u);
 }
 
 TEST(AffinityBalanced, SlackBoundIsInclusive) {
@@ -356,9 +353,9 @@ TEST(AffinityBalanced, SlackBoundIsInclusive) {
   c.cache_prefix(1, p, 20);
   c.backlogs({0, 20});
   AffinityBalanced at_bound = with_slack(20 * kMs);
-  EXPECT_EQ(at_bound.choose(p, c.view(), kNow), 1u);
+  EXPECT_EQ(at_bound.choose(prompt_of(p), c.view(), kNow), 1u);
   AffinityBalanced just_below = with_slack(20 * kMs - 1);
-  EXPECT_EQ(just_below.choose(p, c.view(), kNow), 0u);
+  EXPECT_EQ(just_below.choose(prompt_of(p), c.view(), kNow), 0u);
 }
 
 TEST(AffinityBalanced, FallsBackToLeastLoadedWhenNoEligibleReplicaHasThePrefix) {
@@ -367,7 +364,7 @@ TEST(AffinityBalanced, FallsBackToLeastLoadedWhenNoEligibleReplicaHasThePrefix) 
   c.cache_prefix(2, p, 100);
   c.backlogs({10, 0, 50});
   AffinityBalanced policy = with_slack(20 * kMs);
-  EXPECT_EQ(policy.choose(p, c.view(), kNow), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(p), c.view(), kNow), 1u);
 }
 
 TEST(AffinityBalanced, FallbackRotatesTiesLikeLeastLoaded) {
@@ -386,7 +383,7 @@ TEST(AffinityBalanced, ZeroSlackConsidersOnlyTheLeastBusySet) {
   c.cache_prefix(2, p, 5);
   c.backlogs({1, 0, 0});
   AffinityBalanced policy = with_slack(0);
-  EXPECT_EQ(policy.choose(p, c.view(), kNow), 2u);
+  EXPECT_EQ(policy.choose(prompt_of(p), c.view(), kNow), 2u);
 }
 
 TEST(AffinityBalanced, PrefixTiesAmongEligibleGoToTheLeastWait) {
@@ -396,7 +393,7 @@ TEST(AffinityBalanced, PrefixTiesAmongEligibleGoToTheLeastWait) {
   c.cache_prefix(1, p, 30);
   c.backlogs({15, 10, 0});
   AffinityBalanced policy = with_slack(20 * kMs);
-  EXPECT_EQ(policy.choose(p, c.view(), kNow), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(p), c.view(), kNow), 1u);
 }
 
 TEST(AffinityBalanced, HugeSlackBehavesLikeAffinity) {
@@ -416,8 +413,8 @@ TEST(AffinityBalanced, HugeSlackBehavesLikeAffinity) {
       Tokens prompt(static_cast<std::size_t>(rng.uniform_int(5, 60)), 10'000 * (tenant + 1));
       for (std::size_t k = 0; k < prompt.size(); ++k) prompt[k] += static_cast<Token>(k);
       for (int t = 0; t < 5; ++t) prompt.push_back(static_cast<Token>(rng.uniform_int(0, 50)));
-      const std::size_t a = affinity.choose(prompt, c.view(), now);
-      const std::size_t b = balanced.choose(prompt, c.view(), now);
+      const std::size_t a = affinity.choose(prompt_of(prompt), c.view(), now);
+      const std::size_t b = balanced.choose(prompt_of(prompt), c.view(), now);
       if (a != b) ++differing;
       ASSERT_LT(a, 4u);
       c.replicas()[a].admit(prompt, now, kPrefill);
@@ -435,7 +432,7 @@ TEST(AffinityBalanced, LargestRepresentableSlackWithEveryReplicaBusyBehavesLikeA
   c.backlogs({100, 110, 150});
   AffinityBalanced policy = with_slack(std::numeric_limits<Tick>::max());
   ASSERT_EQ(policy.load_slack(), std::numeric_limits<Tick>::max());
-  EXPECT_EQ(policy.choose(p, c.view(), kNow), 2u);
+  EXPECT_EQ(policy.choose(prompt_of(p), c.view(), kNow), 2u);
 }
 
 TEST(AffinityBalanced, NameAndSlackAccessor) {

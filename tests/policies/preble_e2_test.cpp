@@ -14,29 +14,22 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
+#include "replicas.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
+using testsupport::concat;
+using testsupport::run_of;
+using testsupport::Tokens;
+using testsupport::prompt_of;
 using Rule = PrebleE2::Rule;
 
 constexpr Tick kMs = kTicksPerMillisecond;
 constexpr Tick kSec = kTicksPerSecond;
 // Prefill at 1000 tokens/s: one uncached token is one millisecond of load.
 const PrefillModel kPrefill{1000.0};
-
-Tokens run_of(Token first, std::size_t length) {
-  Tokens t(length);
-  for (std::size_t i = 0; i < length; ++i) t[i] = first + static_cast<Token>(i);
-  return t;
-}
-
-Tokens concat(const Tokens& a, const Tokens& b) {
-  Tokens t = a;
-  t.insert(t.end(), b.begin(), b.end());
-  return t;
-}
 
 PrebleE2Params params(double window_s = 180, double rebalance_ratio = 1.5) {
   PrebleE2Params p;
@@ -49,13 +42,12 @@ class Driver {
  public:
   Driver(std::size_t replicas, PrebleE2Params p, Tick tick_per_output_token = 0,
          std::uint64_t cache_tokens = 1'000'000)
-      : policy(p, kPrefill, tick_per_output_token, cache_tokens) {
-    for (std::size_t i = 0; i < replicas; ++i) replicas_.emplace_back(RadixCache(cache_tokens));
-  }
+      : policy(p, kPrefill, tick_per_output_token, cache_tokens),
+        replicas_(testsupport::make_replicas(replicas, cache_tokens)) {}
 
   std::size_t route(const Tokens& prompt, Tick now, std::uint64_t output_tokens = 0) {
-    const std::size_t chosen = policy.choose(prompt, replicas_, now);
-    policy.on_routed(RoutedRequest{next_id_++, chosen, prompt, output_tokens, now});
+    const std::size_t chosen = policy.choose(prompt_of(prompt), replicas_, now);
+    policy.on_routed(RoutedRequest{next_id_++, chosen, prompt_of(prompt), output_tokens, now});
     return chosen;
   }
 

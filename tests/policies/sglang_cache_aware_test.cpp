@@ -14,36 +14,27 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
+#include "replicas.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
+using testsupport::concat;
+using testsupport::run_of;
+using testsupport::Tokens;
+using testsupport::prompt_of;
 using Rule = SglangCacheAware::Rule;
 
 constexpr Tick kSec = kTicksPerSecond;
 const PrefillModel kPrefill{1000.0};
 
-// `length` consecutive token ids from `first`: runs from distinct ranges share nothing.
-Tokens run_of(Token first, std::size_t length) {
-  Tokens t(length);
-  for (std::size_t i = 0; i < length; ++i) t[i] = first + static_cast<Token>(i);
-  return t;
-}
-
-Tokens concat(const Tokens& a, const Tokens& b) {
-  Tokens t = a;
-  t.insert(t.end(), b.begin(), b.end());
-  return t;
-}
-
 // Replicas whose only state that matters to this policy is the router's
 // in-flight counter (the policy never reads engine truth).
 class Cluster {
  public:
-  explicit Cluster(std::size_t n, std::size_t cache_tokens = 1'000'000) {
-    for (std::size_t i = 0; i < n; ++i) replicas_.emplace_back(RadixCache(cache_tokens));
-  }
+  explicit Cluster(std::size_t n, std::size_t cache_tokens = 1'000'000)
+      : replicas_(testsupport::make_replicas(n, cache_tokens)) {}
 
   void add_in_flight(std::size_t i, std::uint32_t k) {
     for (std::uint32_t j = 0; j < k; ++j) replicas_[i].router_dispatched();
@@ -51,12 +42,7 @@ class Cluster {
   void remove_in_flight(std::size_t i, std::uint32_t k) {
     for (std::uint32_t j = 0; j < k; ++j) replicas_[i].router_completed();
   }
-  void set_in_flight(const std::vector<std::uint32_t>& counts) {
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-      remove_in_flight(i, replicas_[i].in_flight());
-      add_in_flight(i, counts[i]);
-    }
-  }
+  void set_in_flight(const std::vector<std::uint32_t>& counts) { testsupport::set_in_flight(replicas_, counts); }
 
   // Makes the router send `prompt` to replica `r`, whatever its tree says:
   // every other replica gets 1000 more in flight, which trips the imbalance
@@ -64,7 +50,7 @@ class Cluster {
   void teach(SglangCacheAware& policy, const Tokens& prompt, std::size_t r, Tick now = 0) {
     for (std::size_t i = 0; i < replicas_.size(); ++i)
       if (i != r) add_in_flight(i, 1000);
-    ASSERT_EQ(policy.choose(prompt, replicas_, now), r);
+    ASSERT_EQ(policy.choose(prompt_of(prompt), replicas_, now), r);
     ASSERT_EQ(policy.last_rule(), Rule::Imbalance);
     for (std::size_t i = 0; i < replicas_.size(); ++i)
       if (i != r) remove_in_flight(i, 1000);
@@ -91,7 +77,7 @@ std::size_t route_cached_prompt_with_in_flight(std::uint32_t r0, std::uint32_t r
   const Tokens x = run_of(100, 100);
   c.teach(policy, x, 1);
   c.set_in_flight({r0, r1});
-  const std::size_t chosen = policy.choose(x, c.replicas(), 0);
+  const std::size_t chosen = policy.choose(prompt_of(x), c.replicas(), 0);
   *rule = policy.last_rule();
   return chosen;
 }
@@ -127,7 +113,7 @@ TEST(SglangCacheAware, ImbalanceGateTiesGoToTheLowestIndex) {
   Cluster c(4);
   SglangCacheAware policy(params_with(4, 1.5));
   c.set_in_flight({10, 2, 9, 2});
-  EXPECT_EQ(policy.choose(run_of(100, 10), c.replicas(), 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(100, 10)), c.replicas(), 0), 1u);
   EXPECT_EQ(policy.last_rule(), Rule::Imbalance);
 }
 
@@ -136,9 +122,9 @@ TEST(SglangCacheAware, ImbalancedRouteStillRecordsThePromptInTheTree) {
   SglangCacheAware policy(params_with(4, 1.5));
   const Tokens x = run_of(100, 50);
   c.set_in_flight({0, 10});
-  ASSERT_EQ(policy.choose(x, c.replicas(), 0), 0u);
+  ASSERT_EQ(policy.choose(prompt_of(x), c.replicas(), 0), 0u);
   std::vector<std::size_t> per_replica;
-  EXPECT_EQ(policy.tree().match(x, per_replica), 50u);
+  EXPECT_EQ(policy.tree().match(prompt_of(x), per_replica), 50u);
   EXPECT_EQ(per_replica, (std::vector<std::size_t>{50, 0}));
 }
 
@@ -153,7 +139,7 @@ Rule threshold_case(std::size_t k, std::size_t* chosen) {
   const Tokens x = run_of(100, 100);
   c.teach(policy, Tokens(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(k)), 1);
   c.set_in_flight({0, 1});
-  *chosen = policy.choose(x, c.replicas(), 0);
+  *chosen = policy.choose(prompt_of(x), c.replicas(), 0);
   return policy.last_rule();
 }
 
@@ -177,10 +163,10 @@ TEST(SglangCacheAware, ThresholdZeroRoutesAnyMatchToTheHolder) {
   const Tokens x = run_of(100, 100);
   c.teach(policy, run_of(100, 1), 1);
   c.set_in_flight({0, 1});
-  EXPECT_EQ(policy.choose(x, c.replicas(), 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(x), c.replicas(), 0), 1u);
   EXPECT_EQ(policy.last_rule(), Rule::CacheMatch);
   // Nothing matched at all is never a hit, even at threshold 0.
-  EXPECT_EQ(policy.choose(run_of(5000, 10), c.replicas(), 0), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(5000, 10)), c.replicas(), 0), 0u);
   EXPECT_EQ(policy.last_rule(), Rule::LeastLoaded);
 }
 
@@ -197,7 +183,7 @@ TEST(SglangCacheAware, RoutesToAHolderOfTheDeepestMatchedNodeNotALighterShallowO
   // Replicas 0 and 3 are lighter, but only 1 and 2 hold the 80-token node;
   // of those, 2 has fewer in flight.
   c.set_in_flight({0, 3, 2, 0});
-  EXPECT_EQ(policy.choose(x, c.replicas(), 0), 2u);
+  EXPECT_EQ(policy.choose(prompt_of(x), c.replicas(), 0), 2u);
   EXPECT_EQ(policy.last_rule(), Rule::CacheMatch);
   EXPECT_EQ(policy.predicted_cached_tokens(), 80);
 }
@@ -209,7 +195,7 @@ TEST(SglangCacheAware, DeepestNodeTiesGoToTheLowestIndex) {
   c.teach(policy, run_of(100, 80), 3);
   c.teach(policy, run_of(100, 80), 1);
   c.set_in_flight({0, 2, 0, 2});
-  EXPECT_EQ(policy.choose(x, c.replicas(), 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(x), c.replicas(), 0), 1u);
 }
 
 TEST(SglangCacheAware, APartialEdgeCountsAsMatched) {
@@ -220,7 +206,7 @@ TEST(SglangCacheAware, APartialEdgeCountsAsMatched) {
   const Tokens x = run_of(100, 100);
   c.teach(policy, concat(run_of(100, 60), run_of(9000, 40)), 1);
   c.set_in_flight({0, 1});
-  EXPECT_EQ(policy.choose(x, c.replicas(), 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(x), c.replicas(), 0), 1u);
   EXPECT_EQ(policy.predicted_cached_tokens(), 60);
 }
 
@@ -231,7 +217,7 @@ TEST(SglangCacheAware, MissGoesToTheFewestInFlightTiesLowestIndex) {
   Cluster c(3);
   SglangCacheAware policy(SglangCacheAwareParams{});
   c.set_in_flight({2, 1, 1});
-  EXPECT_EQ(policy.choose(run_of(100, 10), c.replicas(), 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(100, 10)), c.replicas(), 0), 1u);
   EXPECT_EQ(policy.last_rule(), Rule::LeastLoaded);
   EXPECT_EQ(policy.predicted_cached_tokens(), 0);
 }
@@ -246,7 +232,7 @@ TEST(SglangCacheAware, OlderRuleSendsAMissToTheSmallestTree) {
   c.teach(policy, run_of(3000, 100), 2);
   // Replica 0 is the busiest (inside the gate) but holds the smallest tree.
   c.set_in_flight({3, 0, 1});
-  EXPECT_EQ(policy.choose(run_of(5000, 10), c.replicas(), 0), 0u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(5000, 10)), c.replicas(), 0), 0u);
   EXPECT_EQ(policy.last_rule(), Rule::SmallestTree);
 }
 
@@ -257,7 +243,7 @@ TEST(SglangCacheAware, SmallestTreeTiesGoToTheLowestIndex) {
   SglangCacheAware policy(p);
   c.teach(policy, run_of(1000, 50), 0);
   c.set_in_flight({0, 3, 3});
-  EXPECT_EQ(policy.choose(run_of(5000, 10), c.replicas(), 0), 1u);
+  EXPECT_EQ(policy.choose(prompt_of(run_of(5000, 10)), c.replicas(), 0), 1u);
 }
 
 // ---------------------------------------------------------------------------
@@ -281,11 +267,11 @@ TEST(SglangCacheAware, TrimsEachShareToMaxTreeTokensEveryIntervalLeastRecentlyRo
   c.teach(policy, run_of(5000, 10), 1, 10 * kSec);  // trims, then routes
   EXPECT_LE(policy.tree().replica_tokens(0), 250u);
   std::vector<std::size_t> per_replica;
-  policy.tree().match(b, per_replica);
+  policy.tree().match(prompt_of(b), per_replica);
   EXPECT_EQ(per_replica[0], 0u);
-  policy.tree().match(a, per_replica);
+  policy.tree().match(prompt_of(a), per_replica);
   EXPECT_EQ(per_replica[0], 100u);
-  policy.tree().match(d, per_replica);
+  policy.tree().match(prompt_of(d), per_replica);
   EXPECT_EQ(per_replica[0], 100u);
   EXPECT_EQ(policy.tree().replica_tokens(1), 20u);  // within budget: untouched
   EXPECT_EQ(policy.next_trim(), 20 * kSec);
@@ -300,14 +286,14 @@ TEST(SglangCacheAware, TrimTakesLeavesBeforeTheirSharedPrefix) {
   SglangCacheAware policy(p);
   const Tokens prefix = run_of(1000, 50);
   const Tokens pa = concat(prefix, run_of(2000, 50)), pb = concat(prefix, run_of(3000, 50));
-  policy.choose(pa, c.replicas(), 0);
-  policy.choose(pb, c.replicas(), 0);  // the prefix is now newer than pa's tail
+  policy.choose(prompt_of(pa), c.replicas(), 0);
+  policy.choose(prompt_of(pb), c.replicas(), 0);  // the prefix is now newer than pa's tail
   ASSERT_EQ(policy.tree().replica_tokens(0), 150u);
-  policy.choose(run_of(9000, 5), c.replicas(), 1 * kSec);
+  policy.choose(prompt_of(run_of(9000, 5)), c.replicas(), 1 * kSec);
   // Both tails (leaves) went; the shared prefix stayed; then the new prompt joined.
   EXPECT_EQ(policy.tree().replica_tokens(0), 55u);
   std::vector<std::size_t> per_replica;
-  EXPECT_EQ(policy.tree().match(pa, per_replica), 50u);
+  EXPECT_EQ(policy.tree().match(prompt_of(pa), per_replica), 50u);
 }
 
 TEST(SglangCacheAware, ArrivalsAfterSeveralIdleIntervalsTrimOnceAndRealignTheSchedule) {
@@ -315,7 +301,7 @@ TEST(SglangCacheAware, ArrivalsAfterSeveralIdleIntervalsTrimOnceAndRealignTheSch
   SglangCacheAwareParams p;
   p.eviction_interval_s = 10;
   SglangCacheAware policy(p);
-  policy.choose(run_of(1, 5), c.replicas(), 35 * kSec);
+  policy.choose(prompt_of(run_of(1, 5)), c.replicas(), 35 * kSec);
   EXPECT_EQ(policy.next_trim(), 40 * kSec);
 }
 
@@ -330,10 +316,10 @@ TEST(SglangCacheAware, TheTreeDoesNotLearnOfEngineEvictions) {
   const Tokens a = run_of(1000, 100), b = run_of(2000, 100);
   Replica& engine = c.replicas()[0];
   for (const Tokens* prompt : {&a, &b}) {
-    ASSERT_EQ(policy.choose(*prompt, c.replicas(), 0), 0u);
+    ASSERT_EQ(policy.choose(prompt_of(*prompt), c.replicas(), 0), 0u);
     engine.admit(*prompt, 0, kPrefill);
   }
-  ASSERT_EQ(policy.choose(a, c.replicas(), 0), 0u);
+  ASSERT_EQ(policy.choose(prompt_of(a), c.replicas(), 0), 0u);
   const Replica::Admission actual = engine.admit(a, 0, kPrefill);
   EXPECT_EQ(policy.predicted_cached_tokens(), 100);
   EXPECT_EQ(actual.cached_tokens, 0u);
@@ -386,10 +372,10 @@ TEST(SglangCacheAware, SameScenarioGivesTheSameRun) {
 
 TEST(ApproxRadixTree, MatchReportsEveryReplicasOwnDepthInOneWalk) {
   ApproxRadixTree tree;
-  tree.insert(Tokens{1, 2, 3, 4}, 0);
-  tree.insert(Tokens{1, 2, 9}, 1);
+  tree.insert(prompt_of(Tokens{1, 2, 3, 4}), 0);
+  tree.insert(prompt_of(Tokens{1, 2, 9}), 1);
   std::vector<std::size_t> per_replica;
-  EXPECT_EQ(tree.match(Tokens{1, 2, 3, 7}, per_replica), 3u);
+  EXPECT_EQ(tree.match(prompt_of(Tokens{1, 2, 3, 7}), per_replica), 3u);
   EXPECT_EQ(per_replica, (std::vector<std::size_t>{3, 2}));
   EXPECT_EQ(tree.size(), 5u);
   EXPECT_EQ(tree.replica_tokens(0), 4u);
@@ -399,8 +385,8 @@ TEST(ApproxRadixTree, MatchReportsEveryReplicasOwnDepthInOneWalk) {
 
 TEST(ApproxRadixTree, TrimRemovesNodesNoReplicaHoldsAnyMore) {
   ApproxRadixTree tree;
-  tree.insert(Tokens{1, 2, 3, 4}, 0);
-  tree.insert(Tokens{1, 2, 9}, 1);
+  tree.insert(prompt_of(Tokens{1, 2, 3, 4}), 0);
+  tree.insert(prompt_of(Tokens{1, 2, 9}), 1);
   tree.trim(0, 0);
   EXPECT_EQ(tree.replica_tokens(0), 0u);
   EXPECT_EQ(tree.size(), 3u);  // [3 4] went; [1 2] is still replica 1's
@@ -424,11 +410,11 @@ TEST(ApproxRadixTree, AgreesWithABruteForceModelAndKeepsItsInvariantsUnderRandom
   for (int step = 0; step < steps; ++step) {
     const Tokens prompt = random_prompt();
     const auto r = static_cast<std::size_t>(rng.uniform_int(0, kReplicas - 1));
-    tree.insert(prompt, r);
+    tree.insert(prompt_of(prompt), r);
     sent[r].push_back(prompt);
     const Tokens probe = random_prompt();
     std::vector<std::size_t> per_replica;
-    const std::size_t overall = tree.match(probe, per_replica);
+    const std::size_t overall = tree.match(prompt_of(probe), per_replica);
     std::size_t expected_overall = 0;
     for (std::size_t i = 0; i < kReplicas; ++i) {
       std::size_t best = 0;
@@ -447,7 +433,7 @@ TEST(ApproxRadixTree, AgreesWithABruteForceModelAndKeepsItsInvariantsUnderRandom
   for (int step = 0; step < steps; ++step) {
     const auto r = static_cast<std::size_t>(rng.uniform_int(0, kReplicas - 1));
     if (rng.uniform_int(0, 1) == 0) {
-      tree.insert(random_prompt(), r);
+      tree.insert(prompt_of(random_prompt()), r);
     } else {
       const std::uint64_t budget = rng.uniform_int(0, 20);
       tree.trim(r, budget);

@@ -14,20 +14,16 @@
 #include "prefixroute/policies/least_loaded.h"
 #include "prefixroute/policies/round_robin.h"
 #include "prefixroute/workload/workload.h"
+#include "tokens.h"
 
 namespace prefixroute {
 namespace {
 
-using Tokens = std::vector<Token>;
+using testsupport::run_of;
+using testsupport::Tokens;
 using Ticks = std::vector<Tick>;
 
 constexpr Tick kMs = kTicksPerMillisecond;
-
-Tokens run_of(Token first, std::size_t length) {
-  Tokens t(length);
-  for (std::size_t i = 0; i < length; ++i) t[i] = first + static_cast<Token>(i);
-  return t;
-}
 
 // Tenant 0 has a 100-token prefix, tenant 1 a 50-token one. Turn tokens are
 // drawn from a vocabulary of 10^9 ids, so two turns never share a token here
@@ -66,7 +62,7 @@ class RecordingPolicy final : public RoutingPolicy {
     std::uint64_t seq;  // 2 x request for a first token, 2 x request + 1 for a completion
     bool operator==(const Call&) const = default;
   };
-  std::size_t choose(TokenSpan, const ClusterView& replicas, Tick) override { return next_++ % replicas.size(); }
+  std::size_t choose(const RouteRequest&, const ClusterView& replicas, Tick) override { return next_++ % replicas.size(); }
   std::string_view name() const override { return "recording"; }
   void on_first_token(std::uint64_t id, std::size_t, Tick now) override { calls.push_back({now, 2 * id}); }
   void on_completed(std::uint64_t id, std::size_t, Tick now) override { calls.push_back({now, 2 * id + 1}); }

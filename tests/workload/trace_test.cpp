@@ -2,27 +2,21 @@
 // ideal cache bound checked against a direct count of repeated leading blocks.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "prefixroute/cache/cache_bounds.h"
 #include "prefixroute/experiment.h"
 #include "prefixroute/workload/trace_reader.h"
+#include "files.h"
 
 using namespace prefixroute;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testsupport::kMooncakeExcerpt;
+using testsupport::read_file;
 
-const std::string kExcerpt = std::string(PREFIXROUTE_SOURCE_DIR) + "/scenarios/traces/mooncake-conversation-first-1000.jsonl";
-const std::string kFullTrace = std::string(PREFIXROUTE_SOURCE_DIR) + "/../shared/traces/mooncake_conversation_trace.jsonl";
+const std::string kFullTrace = testsupport::source_path("../shared/traces/mooncake_conversation_trace.jsonl");
 
 TraceReadOptions with_block(std::uint32_t block_size) {
   TraceReadOptions o;
@@ -97,8 +91,8 @@ TEST(BlockTrace, EqualIdsGiveEqualTokensAndThePartialBlockIsAPrefixOfItsRun) {
 }
 
 TEST(TraceReader, ChunkedFeedingEqualsReadingWhole) {
-  const std::string text = read_text(kExcerpt);
-  ASSERT_FALSE(text.empty()) << kExcerpt;
+  const std::string text = read_file(kMooncakeExcerpt).value_or("");
+  ASSERT_FALSE(text.empty()) << kMooncakeExcerpt;
   const auto whole = read_trace(text, TraceReadOptions{});
   ASSERT_TRUE(whole.ok()) << whole.error_text();
   EXPECT_EQ(whole.trace->size(), 1000u);
@@ -115,7 +109,7 @@ TEST(TraceReader, ChunkedFeedingEqualsReadingWhole) {
 TEST(TraceReader, LimitKeepsTheFirstRequests) {
   TraceReadOptions o;
   o.limit = 10;
-  const auto r = read_trace(read_text(kExcerpt), o);
+  const auto r = read_trace(read_file(kMooncakeExcerpt).value_or(""), o);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.trace->size(), 10u);
 }
@@ -180,8 +174,11 @@ TEST(TraceReader, SkipModeKeepsGoodLinesAndCountsBadOnes) {
   EXPECT_EQ(r.lines, 5u);
   ASSERT_EQ(r.problems.size(), 2u);
   EXPECT_EQ(r.problems[0].line, 2u);
+  EXPECT_EQ(r.problems[0].field, "");  // "garbage": the line as a whole
+  EXPECT_EQ(r.problems[0].message, "not valid JSON");
   EXPECT_EQ(r.problems[1].line, 4u);
   EXPECT_EQ(r.problems[1].field, "hash_ids");
+  EXPECT_EQ(r.problems[1].message, "missing (the prompt's block ids)");
 }
 
 TEST(TraceReader, EmptyInputIsAnError) {
@@ -189,6 +186,8 @@ TEST(TraceReader, EmptyInputIsAnError) {
   EXPECT_FALSE(r.ok());
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_NE(r.problems[0].message.find("no requests"), std::string::npos);
+  EXPECT_EQ(r.problems[0].line, 0u);  // the trace as a whole, no line of it
+  EXPECT_EQ(r.problems[0].field, "");
 }
 
 TEST(TraceReader, OverlongLineIsRefusedWithoutBufferingIt) {
@@ -200,10 +199,14 @@ TEST(TraceReader, OverlongLineIsRefusedWithoutBufferingIt) {
   const auto r = reader.finish();
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.error_text().find("longer than"), std::string::npos);
+  ASSERT_EQ(r.problems.size(), 1u) << r.error_text();
+  EXPECT_EQ(r.problems[0].line, 1u);
+  EXPECT_EQ(r.problems[0].field, "");
+  EXPECT_EQ(r.problems[0].message, "line is longer than 16777216 bytes");
 }
 
 TEST(IdealBound, EqualsDirectCountOfRepeatedLeadingBlocksOnTheExcerpt) {
-  const auto r = read_trace(read_text(kExcerpt), TraceReadOptions{});
+  const auto r = read_trace(read_file(kMooncakeExcerpt).value_or(""), TraceReadOptions{});
   ASSERT_TRUE(r.ok()) << r.error_text();
   const CacheBound ideal = ideal_bound(*r.trace);
   const std::uint64_t direct = direct_count_of_reused_tokens(*r.trace);
@@ -214,7 +217,7 @@ TEST(IdealBound, EqualsDirectCountOfRepeatedLeadingBlocksOnTheExcerpt) {
 
 TEST(IdealBound, EqualsDirectCountOnTheWholeConversationTrace) {
   if (PREFIXROUTE_TESTS_SANITIZED) GTEST_SKIP() << "145 M tokens: release build only (the excerpt test runs here)";
-  const std::string text = read_text(kFullTrace);
+  const std::string text = read_file(kFullTrace).value_or("");
   if (text.empty()) GTEST_SKIP() << "shared trace not found at " << kFullTrace;
   const auto r = read_trace(text, TraceReadOptions{});
   ASSERT_TRUE(r.ok()) << r.error_text();
@@ -244,7 +247,7 @@ TEST(CheckReplay, RefusesATraceWhosePrefillWorkExceedsTheTimeBound) {
   ASSERT_NE(trace, nullptr);
   ScenarioParse slow = parse_scenario("", {{"cluster.prefill_tokens_per_s", "1"}});
   ASSERT_TRUE(slow.ok()) << slow.error_text();
-  const std::vector<FieldError> errors = check_replay(slow.scenario, *trace);
+  const std::vector<FieldError> errors = check_replay(slow.scenario, static_cast<double>(trace->total_prompt_tokens()));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].field, "cluster.prefill_tokens_per_s");
   EXPECT_NE(errors[0].message.find("total prompt tokens (1010000000)"), std::string::npos) << errors[0].message;
@@ -256,6 +259,6 @@ TEST(CheckReplay, AcceptsTheSameTraceAtARateThatFits) {
   ASSERT_NE(trace, nullptr);
   ScenarioParse fits = parse_scenario("", {{"cluster.prefill_tokens_per_s", "2"}});
   ASSERT_TRUE(fits.ok()) << fits.error_text();
-  EXPECT_TRUE(check_replay(fits.scenario, *trace).empty());
-  EXPECT_TRUE(check_replay(Scenario::reference(), *trace).empty());
+  EXPECT_TRUE(check_replay(fits.scenario, static_cast<double>(trace->total_prompt_tokens())).empty());
+  EXPECT_TRUE(check_replay(Scenario::reference(), static_cast<double>(trace->total_prompt_tokens())).empty());
 }

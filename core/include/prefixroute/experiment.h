@@ -158,15 +158,16 @@ ReplicateStats replicate_stats(const ExperimentReport& report);
 /// possible prefill work) must be at most kMaxPrefillSeconds, or a replica's
 /// queue end could overflow a Tick. The synthetic workload has the same bound
 /// in validate(); a trace's size is known only once it is read, so whoever
-/// reads one (the CLI's --trace, the wasm module's runTrace) calls this before
-/// run_experiment. Returns the problems; empty when the replay may run. O(requests).
-std::vector<FieldError> check_replay(const Scenario& scenario, const RequestTrace& trace);
+/// reads one calls this (through record_replay) before run_experiment.
+/// Returns the problems; empty when the replay may run.
+std::vector<FieldError> check_replay(const Scenario& scenario, double prompt_tokens);
 
 /// The size of a replayed trace, as estimated_peak_bytes needs it.
 struct ReplaySize {
   double requests = 0;
   double prompt_tokens = 0;      ///< summed over the requests
   double max_prompt_tokens = 0;  ///< of the longest prompt
+  double pieces = 0;             ///< prompt pieces, summed over the requests
 };
 
 /// The size of `trace`. O(requests).

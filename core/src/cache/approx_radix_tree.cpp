@@ -1,8 +1,10 @@
 #include "prefixroute/cache/approx_radix_tree.h"
 
+#include <cassert>
+
 #include <algorithm>
 
-#include "common_prefix.h"
+#include "../base/first_difference.h"
 #include "sorted_children.h"
 #include "../base/text.h"
 
@@ -25,7 +27,7 @@ ApproxRadixTree::NodeId ApproxRadixTree::find_child(const Node& node, Token firs
 }
 
 void ApproxRadixTree::add_child(NodeId parent, NodeId child) {
-  sorted_children::insert(nodes_[parent].children, Child{nodes_[child].edge.front(), child});
+  sorted_children::insert(nodes_[parent].children, Child{nodes_[child].first, child});
   nodes_[child].parent = parent;
 }
 
@@ -43,21 +45,38 @@ const ApproxRadixTree::Holder* ApproxRadixTree::find_holder(const Node& node, st
   return find_holder(const_cast<Node&>(node), replica);
 }
 
-std::size_t ApproxRadixTree::match(TokenSpan tokens, std::vector<std::size_t>& per_replica) const {
+void ApproxRadixTree::set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n) {
+  scratch_.clear();
+  scratch_.append(source, from, n);
+  Node& node = nodes_[id];
+  node.edge.assign(scratch_.pieces.begin(), scratch_.pieces.end());
+  node.length = n;
+  node.first = content_->token(node.edge[0].run, node.edge[0].offset);
+}
+
+std::size_t ApproxRadixTree::match(const Prompt& prompt, std::vector<std::size_t>& per_replica) const {
   per_replica.assign(tokens_.size(), 0);
   NodeId node = kRoot;
   std::size_t pos = 0;
-  while (pos < tokens.size()) {
-    const NodeId child = find_child(nodes_[node], tokens[pos]);
+  PieceCursor at(prompt.pieces, 0);
+  while (pos < prompt.size() && content_ != nullptr) {
+    const Piece next = at.rest();
+    const NodeId child = find_child(nodes_[node], prompt.content->token(next.run, next.offset));
     if (child == kNone) break;
-    const std::vector<Token>& edge = nodes_[child].edge;
+    const std::size_t length = nodes_[child].length;
+    const std::size_t limit = std::min(length, prompt.size() - pos);
     // The first token matched by find_child.
-    const std::size_t k =
-        first_difference(edge.data(), tokens.data() + pos, 1, std::min(edge.size(), tokens.size() - pos));
+    std::size_t k = 1;
+    if (limit > 1) {
+      PieceCursor edge(nodes_[child].edge, 1), rest = at;
+      rest.advance(1);
+      k += common_prefix(*content_, edge, *prompt.content, rest, limit - 1);
+    }
     pos += k;
     // Holders shrink down the path, so each replica's last write is its own depth.
     for (const Holder& h : nodes_[child].holders) per_replica[h.replica] = pos;
-    if (k < edge.size()) break;
+    if (k < length) break;
+    if (pos < prompt.size()) at.advance(k);
     node = child;
   }
   return pos;
@@ -68,16 +87,20 @@ std::size_t ApproxRadixTree::match(TokenSpan tokens, std::vector<std::size_t>& p
 // the lower part); the lower part keeps its id, so leaf keys stay valid.
 ApproxRadixTree::NodeId ApproxRadixTree::split(NodeId id, std::size_t at) {
   const NodeId upper = allocate();
+  PromptPieces old_edge;
+  old_edge.content = content_;
+  old_edge.pieces = std::move(nodes_[id].edge);
+  old_edge.length = nodes_[id].length;
+  set_edge(upper, old_edge.view(), 0, at);
+  set_edge(id, old_edge.view(), at, old_edge.length - at);
   Node& lower = nodes_[id];
   Node& up = nodes_[upper];
-  up.edge.assign(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
-  lower.edge.erase(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
   up.holders = lower.holders;
   for (Holder& h : up.holders) h.children = 1;
   const NodeId parent = lower.parent;
-  sorted_children::replace(nodes_[parent].children, up.edge.front(), upper);
+  sorted_children::replace(nodes_[parent].children, up.first, upper);
   up.parent = parent;
-  up.children.push_back(Child{lower.edge.front(), id});
+  up.children.push_back(Child{lower.first, id});
   lower.parent = upper;
   return upper;
 }
@@ -92,7 +115,7 @@ void ApproxRadixTree::touch(NodeId id, std::size_t replica) {
   auto it = std::lower_bound(node.holders.begin(), node.holders.end(), replica,
                              [](const Holder& x, std::size_t r) { return x.replica < r; });
   node.holders.insert(it, Holder{static_cast<std::uint32_t>(replica), 0, clock_});
-  tokens_[replica] += node.edge.size();
+  tokens_[replica] += node.length;
   if (node.parent != kRoot) {
     // The parent was touched just before: it holds the replica and is out of the leaf set.
     ++find_holder(nodes_[node.parent], replica)->children;
@@ -105,28 +128,38 @@ void ApproxRadixTree::set_replicas(std::size_t n) {
   leaves_.resize(n);
 }
 
-void ApproxRadixTree::insert(TokenSpan tokens, std::size_t replica) {
+void ApproxRadixTree::insert(const Prompt& prompt, std::size_t replica) {
   set_replicas(replica + 1);
+  if (content_ == nullptr) content_ = prompt.content;
+  assert(prompt.content == content_);  // one content per tree (see "Content")
   ++clock_;
   NodeId node = kRoot;
   std::size_t pos = 0;
-  while (pos < tokens.size()) {
-    NodeId child = find_child(nodes_[node], tokens[pos]);
+  PieceCursor at(prompt.pieces, 0);
+  while (pos < prompt.size()) {
+    const Piece next = at.rest();
+    NodeId child = find_child(nodes_[node], content_->token(next.run, next.offset));
     if (child == kNone) {
       child = allocate();
-      nodes_[child].edge.assign(tokens.begin() + static_cast<std::ptrdiff_t>(pos), tokens.end());
-      size_ += nodes_[child].edge.size();
+      set_edge(child, prompt, pos, prompt.size() - pos);
+      size_ += nodes_[child].length;
       add_child(node, child);
       touch(child, replica);
       node = child;
       break;
     }
-    const std::size_t edge_size = nodes_[child].edge.size();
-    const std::size_t k =
-        first_difference(nodes_[child].edge.data(), tokens.data() + pos, 1, std::min(edge_size, tokens.size() - pos));
-    if (k < edge_size) child = split(child, k);
+    const std::size_t length = nodes_[child].length;
+    const std::size_t limit = std::min(length, prompt.size() - pos);
+    std::size_t k = 1;
+    if (limit > 1) {
+      PieceCursor edge(nodes_[child].edge, 1), rest = at;
+      rest.advance(1);
+      k += common_prefix(*content_, edge, *content_, rest, limit - 1);
+    }
+    if (k < length) child = split(child, k);
     touch(child, replica);
     pos += k;
+    if (pos < prompt.size()) at.advance(k);
     node = child;
   }
   if (node != kRoot) {
@@ -140,7 +173,7 @@ void ApproxRadixTree::evict_leaf(std::size_t replica) {
   leaves_[replica].erase(leaves_[replica].begin());
   const NodeId id = victim.second;
   Node& node = nodes_[id];
-  tokens_[replica] -= node.edge.size();
+  tokens_[replica] -= node.length;
   auto it = std::lower_bound(node.holders.begin(), node.holders.end(), replica,
                              [](const Holder& x, std::size_t r) { return x.replica < r; });
   node.holders.erase(it);
@@ -151,10 +184,11 @@ void ApproxRadixTree::evict_leaf(std::size_t replica) {
   }
   if (node.holders.empty()) {
     // No holder left: no child can have one either (subset rule), so the node is a leaf.
-    size_ -= node.edge.size();
-    remove_child(parent, node.edge.front());
+    size_ -= node.length;
+    remove_child(parent, node.first);
     node.edge.clear();
     node.edge.shrink_to_fit();
+    node.length = 0;
     node.children.clear();
     node.holders.clear();
     node.holders.shrink_to_fit();
@@ -182,16 +216,16 @@ std::string ApproxRadixTree::check_invariants() const {
     ++reached;
     const Node& node = nodes_[id];
     if (id != kRoot) {
-      if (node.edge.empty()) return fail(err << "node " << id << " has an empty edge");
+      if (node.length == 0) return fail(err << "node " << id << " has an empty edge");
       if (node.holders.empty()) return fail(err << "node " << id << " has no holder");
-      size += node.edge.size();
+      size += node.length;
     }
     for (std::size_t i = 0; i < node.holders.size(); ++i) {
       const Holder& h = node.holders[i];
       if (i > 0 && node.holders[i - 1].replica >= h.replica)
         return fail(err << "node " << id << ": holders not sorted");
       if (h.replica >= tokens_.size()) return fail(err << "node " << id << ": unknown replica");
-      tokens[h.replica] += node.edge.size();
+      tokens[h.replica] += node.length;
       std::uint32_t holding_children = 0;
       for (const Child& c : node.children)
         if (const Holder* ch = find_holder(nodes_[c.node], h.replica)) {
@@ -209,7 +243,7 @@ std::string ApproxRadixTree::check_invariants() const {
       const Node& child = nodes_[c.node];
       if (i > 0 && node.children[i - 1].first >= c.first)
         return fail(err << "node " << id << ": children not sorted");
-      if (child.parent != id || child.edge.empty() || child.edge.front() != c.first)
+      if (child.parent != id || child.length == 0 || child.first != c.first)
         return fail(err << "node " << c.node << ": bad link to parent " << id);
       if (id != kRoot)
         for (const Holder& h : child.holders)

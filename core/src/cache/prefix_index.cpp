@@ -1,12 +1,13 @@
 #include "prefixroute/cache/prefix_index.h"
 
 #include <algorithm>
+#include <cassert>
 #include <bit>
 #include <sstream>
 
 #include "prefixroute/cache/radix_cache.h"
 
-#include "common_prefix.h"
+#include "../base/first_difference.h"
 #include "sorted_children.h"
 
 namespace prefixroute {
@@ -14,25 +15,25 @@ namespace prefixroute {
 PrefixIndex::PrefixIndex(std::size_t replicas)
     : replicas_(replicas),
       words_(std::max<std::size_t>(1, (replicas + 63) / 64)),
-      end_(replicas),
-      caches_(replicas, nullptr) {
+      end_(replicas) {
   nodes_.emplace_back();  // the root: held by everyone, never freed
   bits_.assign(words_, 0);
   for (auto& ends : end_) ends.assign(1, kRoot);  // cache node 0 is the cache's root
 }
 
-const Token* PrefixIndex::tokens(NodeId id) const {
-  const Node& node = nodes_[id];
-  if (node.source == kNone) return node.edge.data();
-  return caches_[node.source]->edge_tokens(node.source_node).data() + node.offset;
+void PrefixIndex::attach(std::uint32_t, const RadixCache* cache) {
+  // All indexed caches compare as one tree: their runs must be one content's.
+  if (content_ == nullptr) content_ = &cache->content();
+  assert(content_ == &cache->content());
 }
 
-void PrefixIndex::own(NodeId id) {
+void PrefixIndex::set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n) {
+  scratch_.clear();
+  scratch_.append(source, from, n);
   Node& node = nodes_[id];
-  if (node.source == kNone) return;
-  const Token* t = tokens(id);
-  node.edge.assign(t, t + node.length);
-  node.source = kNone;
+  node.edge.assign(scratch_.pieces.begin(), scratch_.pieces.end());
+  node.length = n;
+  node.first = content_->token(node.edge[0].run, node.edge[0].offset);
 }
 
 PrefixIndex::NodeId PrefixIndex::allocate() {
@@ -48,13 +49,11 @@ PrefixIndex::NodeId PrefixIndex::allocate() {
 
 void PrefixIndex::free_node(NodeId id) {
   Node& node = nodes_[id];
-  node.edge.clear();
-  node.edge.shrink_to_fit();
+  node.edge.clear();  // keeps its capacity for the node's next use
   node.children.clear();
   node.parent = kNone;
   node.end_depth = 0;
   node.length = 0;
-  node.source = kNone;
   std::fill(bits(id), bits(id) + words_, 0);
   free_.push_back(id);
 }
@@ -73,22 +72,15 @@ void PrefixIndex::add_child(NodeId parent, NodeId child) {
 // its id and end depth.
 PrefixIndex::NodeId PrefixIndex::split(NodeId id, std::size_t at) {
   const NodeId upper = allocate();
+  const NodeId parent = nodes_[id].parent;
+  PromptPieces old_edge;
+  old_edge.content = content_;
+  old_edge.pieces = std::move(nodes_[id].edge);
+  old_edge.length = nodes_[id].length;
+  set_edge(upper, old_edge.view(), 0, at);
+  set_edge(id, old_edge.view(), at, old_edge.length - at);
   Node& lower = nodes_[id];
   Node& up = nodes_[upper];
-  const NodeId parent = lower.parent;
-  up.first = lower.first;
-  up.length = at;
-  if (lower.source == kNone) {
-    up.edge.assign(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
-    lower.edge.erase(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
-  } else {
-    up.source = lower.source;
-    up.source_node = lower.source_node;
-    up.offset = lower.offset;
-    lower.offset += at;
-  }
-  lower.length -= at;
-  lower.first = tokens(id)[0];
   up.end_depth = lower.end_depth - lower.length;
   up.parent = parent;
   up.children.push_back(Child{lower.first, id});
@@ -139,18 +131,25 @@ void for_each_bit(const std::uint64_t* words, std::size_t count, F&& f) {
 // holders of the first node on the path (nullptr when there is none): the
 // replicas with a non-empty match.
 template <typename SetDepth>
-const std::uint64_t* PrefixIndex::walk(TokenSpan tokens, SetDepth&& set_depth) const {
+const std::uint64_t* PrefixIndex::walk(const Prompt& prompt, SetDepth&& set_depth) const {
   std::size_t depth = 0;
   NodeId current = kRoot;
   const std::uint64_t* first_held = nullptr;
   const std::uint64_t* held = nullptr;  // holders of the last node entered (nullptr: root)
-  while (depth < tokens.size()) {
-    const NodeId child = find_child(nodes_[current], tokens[depth]);
+  PieceCursor at(prompt.pieces, 0);
+  while (depth < prompt.size() && content_ != nullptr) {
+    const Piece next = at.rest();
+    const NodeId child = find_child(nodes_[current], prompt.content->token(next.run, next.offset));
     if (child == kNone) break;
-    const Token* edge = this->tokens(child);
     const std::size_t length = nodes_[child].length;
-    const std::size_t limit = std::min(length, tokens.size() - depth);
-    const std::size_t common = first_difference(edge, tokens.data() + depth, 1, limit);
+    const std::size_t limit = std::min(length, prompt.size() - depth);
+    // The first token matched through find_child.
+    std::size_t common = 1;
+    if (limit > 1) {
+      PieceCursor edge(nodes_[child].edge, 1), rest = at;
+      rest.advance(1);
+      common += common_prefix(*content_, edge, *prompt.content, rest, limit - 1);
+    }
     const std::uint64_t* child_held = bits(child);
     if (held != nullptr) {
       for (std::size_t w = 0; w < words_; ++w) {
@@ -166,59 +165,61 @@ const std::uint64_t* PrefixIndex::walk(TokenSpan tokens, SetDepth&& set_depth) c
     held = child_held;
     depth += common;
     if (common < length) break;
+    if (depth < prompt.size()) at.advance(common);
     current = child;
   }
   if (held != nullptr) for_each_bit(held, words_, [&](std::size_t r) { set_depth(r, depth); });
   return first_held;
 }
 
-void PrefixIndex::match_all(TokenSpan tokens, std::vector<std::size_t>& out) const {
+void PrefixIndex::match_all(const Prompt& prompt, std::vector<std::size_t>& out) const {
   out.assign(replicas_, 0);
-  walk(tokens, [&out](std::size_t r, std::size_t depth) { out[r] = depth; });
+  walk(prompt, [&out](std::size_t r, std::size_t depth) { out[r] = depth; });
 }
 
-void PrefixIndex::match_held(TokenSpan tokens, std::vector<Held>& out) const {
+void PrefixIndex::match_held(const Prompt& prompt, std::vector<Held>& out) const {
   out.clear();
   // As match_all, but only the holders of the first node on the path (the
   // replicas with a non-empty match) get a depth, in depth_ (scratch).
   if (depth_.size() < replicas_) depth_.resize(replicas_);
-  const std::uint64_t* first_held = walk(tokens, [this](std::size_t r, std::size_t depth) { depth_[r] = depth; });
+  const std::uint64_t* first_held = walk(prompt, [this](std::size_t r, std::size_t depth) { depth_[r] = depth; });
   if (first_held == nullptr) return;
   for_each_bit(first_held, words_, [&](std::size_t r) {
     out.push_back(Held{static_cast<std::uint32_t>(r), depth_[r]});
   });
 }
 
-void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::uint32_t leaf, TokenSpan edge) {
+void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::uint32_t leaf, const Prompt& edge) {
   NodeId current = end_of(replica, parent);
   std::size_t pos = 0;
+  PieceCursor at(edge.pieces, 0);
   // The replica holds nothing below `current` on this path: mark what other
   // replicas already hold, add the rest, and make the leaf's end a boundary.
   while (pos < edge.size()) {
-    NodeId child = find_child(nodes_[current], edge[pos]);
+    const Piece next = at.rest();
+    NodeId child = find_child(nodes_[current], content_->token(next.run, next.offset));
     if (child == kNone) {
-      // Only this replica holds the rest: borrow it from the leaf.
+      // Only this replica holds the rest.
       const NodeId fresh = allocate();
-      Node& node = nodes_[fresh];
-      node.source = replica;
-      node.source_node = leaf;
-      node.offset = pos;
-      node.length = edge.size() - pos;
-      node.first = edge[pos];
-      node.end_depth = nodes_[current].end_depth + node.length;
+      set_edge(fresh, edge, pos, edge.size() - pos);
+      nodes_[fresh].end_depth = nodes_[current].end_depth + nodes_[fresh].length;
       add_child(current, fresh);
       set_bit(fresh, replica);
       current = fresh;
       break;
     }
-    const Token* shared = tokens(child);
     const std::size_t length = nodes_[child].length;
     const std::size_t limit = std::min(length, edge.size() - pos);
-    const std::size_t common = first_difference(shared, edge.data() + pos, 1, limit);
+    std::size_t common = 1;
+    if (limit > 1) {
+      PieceCursor shared(nodes_[child].edge, 1), rest = at;
+      rest.advance(1);
+      common += common_prefix(*content_, shared, *content_, rest, limit - 1);
+    }
     if (common < length) child = split(child, common);
-    own(child);  // a second holder: the tokens must outlive the lender's node
     set_bit(child, replica);
     pos += common;
+    if (pos < edge.size()) at.advance(common);
     current = child;
   }
   end_of(replica, leaf) = current;
@@ -226,7 +227,7 @@ void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::
 
 void PrefixIndex::on_split(std::uint32_t replica, std::uint32_t lower, std::uint32_t upper, std::size_t at,
                            std::size_t lower_length) {
-  // Called before the cache splits its node: tokens read here are in the old layout.
+  // Called before the cache splits its node (lower_length is its length then).
   const NodeId lower_end = end_of(replica, lower);
   const std::size_t start = nodes_[lower_end].end_depth - lower_length;
   const std::size_t target = start + at;
@@ -235,18 +236,6 @@ void PrefixIndex::on_split(std::uint32_t replica, std::uint32_t lower, std::uint
   while (nodes_[s].end_depth - nodes_[s].length >= target) s = nodes_[s].parent;
   if (nodes_[s].end_depth != target) s = split(s, target - (nodes_[s].end_depth - nodes_[s].length));
   end_of(replica, upper) = s;
-  // Nodes borrowing from the split node: its first `at` tokens move to the new
-  // upper node, the rest shift down by `at`. A boundary now lies at `target`,
-  // so each borrowing node lies on one side of it.
-  for (NodeId x = lower_end; x != kRoot && nodes_[x].end_depth > start; x = nodes_[x].parent) {
-    Node& node = nodes_[x];
-    if (node.source != replica || node.source_node != lower) continue;
-    if (node.offset >= at) {
-      node.offset -= at;
-    } else {
-      node.source_node = upper;
-    }
-  }
 }
 
 void PrefixIndex::on_evict(std::uint32_t replica, std::uint32_t node, std::size_t length) {
@@ -276,14 +265,11 @@ std::string PrefixIndex::check_invariants() const {
     if (id != kRoot) {
       ++reachable;
       if (node.length == 0) problem << "node " << id << " has an empty edge; ";
-      if (node.source == kNone && node.edge.size() != node.length) problem << "node " << id << " length wrong; ";
-      if (node.source != kNone) {
-        std::size_t holders = 0;
-        for (std::size_t w = 0; w < words_; ++w) holders += static_cast<std::size_t>(std::popcount(bits(id)[w]));
-        if (holders != 1 || (bits(id)[node.source / 64] >> (node.source % 64) & 1) == 0)
-          problem << "node " << id << " borrows from a replica that is not its only holder; ";
-      }
-      if (node.length > 0 && tokens(id)[0] != node.first) problem << "node " << id << " first token wrong; ";
+      std::size_t pieces_length = 0;
+      for (const Piece& p : node.edge) pieces_length += p.length;
+      if (pieces_length != node.length) problem << "node " << id << " length wrong; ";
+      if (node.length > 0 && content_->token(node.edge[0].run, node.edge[0].offset) != node.first)
+        problem << "node " << id << " first token wrong; ";
       bool any = false;
       for (std::size_t w = 0; w < words_; ++w) {
         any = any || bits(id)[w] != 0;

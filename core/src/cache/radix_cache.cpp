@@ -7,14 +7,37 @@
 
 #include "prefixroute/cache/prefix_index.h"
 
-#include "common_prefix.h"
+#include "../base/first_difference.h"
 #include "sorted_children.h"
 
 namespace prefixroute {
 
-RadixCache::RadixCache(std::size_t capacity_tokens, std::uint32_t protect_after_hits)
-    : capacity_(capacity_tokens), protect_after_hits_(protect_after_hits) {
+RadixCache::RadixCache(std::size_t capacity_tokens, std::uint32_t protect_after_hits, const Content* content)
+    : capacity_(capacity_tokens),
+      protect_after_hits_(protect_after_hits),
+      own_store_(content == nullptr ? std::make_unique<TokenStore>() : nullptr),
+      content_(content != nullptr ? content : own_store_.get()) {
   nodes_.emplace_back();  // the root: empty edge, never evicted
+}
+
+RadixCache::RadixCache(const RadixCache& other)
+    : capacity_(other.capacity_),
+      protect_after_hits_(other.protect_after_hits_),
+      size_(other.size_),
+      reserved_(other.reserved_),
+      clock_(other.clock_),
+      evicted_total_(other.evicted_total_),
+      nodes_(other.nodes_),
+      free_(other.free_),
+      candidates_(other.candidates_),
+      own_store_(other.own_store_ ? std::make_unique<TokenStore>(*other.own_store_) : nullptr),
+      content_(own_store_ ? own_store_.get() : other.content_),
+      last_kept_(other.last_kept_),
+      eviction_deferred_(other.eviction_deferred_) {}
+
+RadixCache& RadixCache::operator=(const RadixCache& other) {
+  if (this != &other) *this = RadixCache(other);
+  return *this;
 }
 
 void RadixCache::attach_index(PrefixIndex* index, std::uint32_t replica) {
@@ -27,10 +50,6 @@ RadixCache::NodeId RadixCache::allocate() {
   if (!free_.empty()) {
     const NodeId id = free_.back();
     free_.pop_back();
-    if (!spare_edges_.empty()) {
-      nodes_[id].edge = std::move(spare_edges_.back());
-      spare_edges_.pop_back();
-    }
     return id;
   }
   nodes_.emplace_back();
@@ -39,21 +58,25 @@ RadixCache::NodeId RadixCache::allocate() {
 
 void RadixCache::free_node(NodeId id) {
   Node& node = nodes_[id];
-  node.edge.clear();
-  // Keep a few small buffers for the next new nodes: an insert that evicts
-  // usually frees a leaf about the size of the one it just allocated.
-  if (spare_edges_.size() < kSpareEdges && node.edge.capacity() <= kSpareEdgeTokens) {
-    spare_edges_.push_back(std::move(node.edge));
-    node.edge = {};
-  } else {
-    node.edge.shrink_to_fit();
-  }
+  node.edge.clear();  // keeps its capacity for the node's next use
+  node.length = 0;
+  node.first = 0;
   node.children.clear();
   node.parent = kNone;
   node.hits = 0;
   node.pins = 0;
   node.last_access = 0;
   free_.push_back(id);
+}
+
+void RadixCache::set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n) {
+  scratch_.clear();
+  scratch_.append(source, from, n);
+  Node& node = nodes_[id];
+  node.edge.assign(scratch_.pieces.begin(), scratch_.pieces.end());
+  node.length = n;
+  const Piece& head = node.edge.front();
+  node.first = content_->token(head.run, head.offset);
 }
 
 RadixCache::NodeId RadixCache::find_child(const Node& node, Token first) const {
@@ -65,7 +88,7 @@ void RadixCache::replace_child(NodeId parent, Token first, NodeId child) {
 }
 
 void RadixCache::add_child(NodeId parent, NodeId child) {
-  sorted_children::insert(nodes_[parent].children, Child{nodes_[child].edge.front(), child});
+  sorted_children::insert(nodes_[parent].children, Child{nodes_[child].first, child});
   nodes_[child].parent = parent;
 }
 
@@ -98,21 +121,31 @@ void RadixCache::refresh_candidate(NodeId id) {
   }
 }
 
-std::size_t RadixCache::match(TokenSpan tokens) const {
+std::size_t RadixCache::match(const Prompt& prompt) const {
   std::size_t matched = 0;
   NodeId current = kRoot;
-  while (matched < tokens.size()) {
-    const NodeId child = find_child(nodes_[current], tokens[matched]);
+  PieceCursor at(prompt.pieces, 0);
+  while (matched < prompt.size()) {
+    const Piece next = at.rest();
+    const NodeId child = find_child(nodes_[current], prompt.content->token(next.run, next.offset));
     if (child == kNone) break;
-    const auto& edge = nodes_[child].edge;
-    const std::size_t limit = std::min(edge.size(), tokens.size() - matched);
+    const Node& node = nodes_[child];
+    const std::size_t limit = std::min(node.length, prompt.size() - matched);
     // The first token matched through find_child.
-    const std::size_t common = first_difference(edge.data(), tokens.data() + matched, 1, limit);
+    PieceCursor edge(node.edge, 1), rest = at;
+    rest.advance(1);
+    const std::size_t common = limit <= 1 ? limit : 1 + common_prefix(*content_, edge, *prompt.content, rest, limit - 1);
     matched += common;
-    if (common < edge.size()) break;
+    if (common < node.length) break;
+    at.advance(common);
     current = child;
   }
   return matched;
+}
+
+std::size_t RadixCache::match(TokenSpan tokens) const {
+  const SpanContent content(tokens);
+  return match(content.prompt());
 }
 
 // Splits node `id` so its first `at` tokens become a new parent node. Returns
@@ -120,57 +153,88 @@ std::size_t RadixCache::match(TokenSpan tokens) const {
 // candidate key is unchanged.
 RadixCache::NodeId RadixCache::split(NodeId id, std::size_t at) {
   const NodeId upper = allocate();
-  Node& lower = nodes_[id];  // reference taken after allocate(): nodes_ may have grown
+  const NodeId parent = nodes_[id].parent;
+  if (index_ != nullptr) index_->on_split(index_replica_, id, upper, at, nodes_[id].length);
+  // Both parts from the old edge, read before either changes.
+  PromptPieces old_edge;
+  old_edge.content = content_;
+  old_edge.pieces = std::move(nodes_[id].edge);
+  old_edge.length = nodes_[id].length;
+  set_edge(upper, old_edge.view(), 0, at);
+  set_edge(id, old_edge.view(), at, old_edge.length - at);
+  Node& lower = nodes_[id];
   Node& up = nodes_[upper];
-  const NodeId parent = lower.parent;
-  if (index_ != nullptr) index_->on_split(index_replica_, id, upper, at, lower.edge.size());
-  up.edge.assign(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
-  lower.edge.erase(lower.edge.begin(), lower.edge.begin() + static_cast<std::ptrdiff_t>(at));
   up.hits = lower.hits;
   up.pins = lower.pins;  // every pinned path through the lower part passes the upper
   up.last_access = lower.last_access;
   up.parent = parent;
-  up.children.push_back(Child{lower.edge.front(), id});
+  up.children.push_back(Child{lower.first, id});
   lower.parent = upper;
-  replace_child(parent, up.edge.front(), upper);
+  replace_child(parent, up.first, upper);
   return upper;
 }
 
-RadixCache::InsertResult RadixCache::insert(TokenSpan tokens, std::size_t known_cached) {
+RadixCache::InsertResult RadixCache::insert(TokenSpan tokens) {
+  // Only a cache with its own store can keep tokens given as an array.
+  assert(own_store_ != nullptr);
+  if (own_store_ == nullptr) return {};
+  const PromptPieces prompt = own_store_->prompt(tokens);
+  return insert(prompt.view());
+}
+
+RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t known_cached) {
+  // A prompt of another content is copied into the cache's own store (the
+  // edges must be runs of content_).
+  PromptPieces copied;
+  if (given.content != content_) {
+    assert(own_store_ != nullptr);
+    if (own_store_ == nullptr) return {};
+    std::vector<Token> tokens;
+    given.materialize(tokens);
+    copied = own_store_->prompt(tokens);
+  }
+  const Prompt& full = given.content != content_ ? copied.view() : given;
   // A known length beyond the real match would cache tokens that are not in
-  // the prompt. Checked in debug builds (the sanitizer tests); O(L).
-  assert(known_cached <= match(tokens));
+  // the prompt. Checked in debug builds (the sanitizer tests).
+  assert(known_cached <= match(full));
   InsertResult result;
-  if (tokens.size() > capacity_) tokens = tokens.first(capacity_);
-  if (tokens.empty()) return result;
+  Prompt prompt = full;
+  if (prompt.length > capacity_) prompt.length = capacity_;  // its first capacity() tokens
+  if (prompt.empty()) return result;
   ++clock_;
   NodeId current = kRoot;
   std::size_t pos = 0;
-  while (pos < tokens.size()) {
-    NodeId child = find_child(nodes_[current], tokens[pos]);
+  PieceCursor at(prompt.pieces, 0);
+  while (pos < prompt.size()) {
+    const Piece next = at.rest();
+    NodeId child = find_child(nodes_[current], content_->token(next.run, next.offset));
     if (child == kNone) {
       // Divergence at a node boundary: the rest of the prompt becomes one new leaf.
       const NodeId leaf = allocate();
-      Node& node = nodes_[leaf];
-      node.edge.assign(tokens.begin() + static_cast<std::ptrdiff_t>(pos), tokens.end());
-      node.last_access = clock_;
+      set_edge(leaf, prompt, pos, prompt.size() - pos);
+      nodes_[leaf].last_access = clock_;
       add_child(current, leaf);
-      if (index_ != nullptr) index_->on_new_leaf(index_replica_, current, leaf, node.edge);
+      if (index_ != nullptr) index_->on_new_leaf(index_replica_, current, leaf, edge(leaf));
       refresh_candidate(current);  // the parent is no longer a leaf
       refresh_candidate(leaf);
-      result.inserted_tokens = tokens.size() - pos;
+      result.inserted_tokens = prompt.size() - pos;
       size_ += result.inserted_tokens;
       current = leaf;
-      pos = tokens.size();
+      pos = prompt.size();
       break;
     }
-    const auto& edge = nodes_[child].edge;
-    const std::size_t limit = std::min(edge.size(), tokens.size() - pos);
+    const std::size_t length = nodes_[child].length;
+    const std::size_t limit = std::min(length, prompt.size() - pos);
     // Compare from the first token not known to match: the first matched
     // through find_child, and those up to known_cached are known.
     const std::size_t from = known_cached > pos ? std::min(known_cached - pos, limit) : 1;
-    const std::size_t common = first_difference(edge.data(), tokens.data() + pos, from, limit);
-    if (common < edge.size()) child = split(child, common);
+    std::size_t common = limit;
+    if (from < limit) {
+      PieceCursor edge_at(nodes_[child].edge, from), prompt_at = at;
+      prompt_at.advance(from);
+      common = from + common_prefix(*content_, edge_at, *content_, prompt_at, limit - from);
+    }
+    if (common < length) child = split(child, common);
     // `child` now lies entirely on the prompt's path: count the hit, refresh it.
     drop_candidate(child);
     Node& node = nodes_[child];
@@ -180,6 +244,7 @@ RadixCache::InsertResult RadixCache::insert(TokenSpan tokens, std::size_t known_
     pos += common;
     result.cached_tokens += common;
     current = child;
+    if (pos < prompt.size()) at.advance(common);
   }
   result.evicted_tokens = evict_until_within_budget(current);
   result.path = current;
@@ -222,10 +287,10 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
     drop_candidate(victim);
     Node& node = nodes_[victim];
     const NodeId parent = node.parent;
-    evicted += node.edge.size();
-    size_ -= node.edge.size();
-    remove_child(parent, node.edge.front());
-    if (index_ != nullptr) index_->on_evict(index_replica_, victim, node.edge.size());
+    evicted += node.length;
+    size_ -= node.length;
+    remove_child(parent, node.first);
+    if (index_ != nullptr) index_->on_evict(index_replica_, victim, node.length);
     free_node(victim);
     if (parent != keep) refresh_candidate(parent);
   }
@@ -246,8 +311,16 @@ std::string RadixCache::check_invariants() const {
     const Node& node = nodes_[id];
     if (id != kRoot) {
       ++reachable;
-      if (node.edge.empty()) problem << "node " << id << " has an empty edge; ";
-      recount += node.edge.size();
+      if (node.length == 0) problem << "node " << id << " has an empty edge; ";
+      std::size_t pieces_length = 0;
+      for (const Piece& p : node.edge) {
+        if (p.length == 0) problem << "node " << id << " has an empty piece; ";
+        pieces_length += p.length;
+      }
+      if (pieces_length != node.length) problem << "node " << id << " length != its pieces' total; ";
+      if (node.length > 0 && content_->token(node.edge[0].run, node.edge[0].offset) != node.first)
+        problem << "node " << id << " first token wrong; ";
+      recount += node.length;
       const bool evictable = node.children.empty() && node.pins == 0;
       if (evictable) ++leaves;
       if (evictable != candidates_.contains(id)) problem << "node " << id << " candidate membership wrong; ";
@@ -264,7 +337,7 @@ std::string RadixCache::check_invariants() const {
       if (i > 0 && !(node.children[i - 1].first < c.first))
         problem << "children of " << id << " not sorted/distinct; ";
       if (nodes_[c.node].parent != id) problem << "parent link of " << c.node << " wrong; ";
-      if (nodes_[c.node].edge.empty() || nodes_[c.node].edge.front() != c.first)
+      if (nodes_[c.node].length == 0 || nodes_[c.node].first != c.first)
         problem << "child key of " << c.node << " wrong; ";
       stack.push_back(c.node);
     }
@@ -291,8 +364,8 @@ std::vector<std::vector<Token>> RadixCache::leaf_paths() const {
     const Frame f = stack.back();
     stack.pop_back();
     const Node& node = nodes_[f.id];
-    prefix.resize(f.depth);
-    prefix.insert(prefix.end(), node.edge.begin(), node.edge.end());
+    prefix.resize(f.depth + node.length);
+    if (node.length > 0) edge(f.id).copy(0, node.length, prefix.data() + f.depth);
     if (f.id != kRoot && node.children.empty()) paths.push_back(prefix);
     for (auto it = node.children.rbegin(); it != node.children.rend(); ++it)
       stack.push_back({it->node, prefix.size()});

@@ -17,9 +17,10 @@ const PolicySpec& affinity_policy_spec() {
   return spec;
 }
 
-std::size_t Affinity::choose(TokenSpan tokens, const ClusterView& cluster, Tick now) {
+std::size_t Affinity::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
+  const Prompt& prompt = request.prompt;
   constexpr Tick kNoLimit = INT64_MAX;
-  cluster.match_held(tokens, CacheView::Engine, held_);
+  cluster.match_held(prompt, CacheView::Engine, held_);
   const std::size_t chosen = longest_prefix_index(
       held_, cluster, now, kNoLimit, start_, [&] { return cluster.least_wait(now, start_); }, predicted_);
   start_ = chosen + 1;

@@ -23,14 +23,15 @@ const PolicySpec& affinity_balanced_policy_spec() {
 AffinityBalanced::AffinityBalanced(const AffinityBalancedParams& params)
     : load_slack_(seconds_to_ticks_saturating(params.load_slack_s)) {}
 
-std::size_t AffinityBalanced::choose(TokenSpan tokens, const ClusterView& cluster, Tick now) {
+std::size_t AffinityBalanced::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
+  const Prompt& prompt = request.prompt;
   // The least-wait replica first in rotated order from start_: its wait is
   // w_min, and it is the choice when no eligible replica has any of the prompt.
   const std::size_t least = cluster.least_wait(now, start_);
   const Tick min_wait = cluster[least].projected_wait(now);
   // Saturate: w_min + slack beyond the Tick range means no limit (it must not wrap).
   const Tick limit = load_slack_ > INT64_MAX - min_wait ? INT64_MAX : min_wait + load_slack_;
-  cluster.match_held(tokens, CacheView::Engine, held_);
+  cluster.match_held(prompt, CacheView::Engine, held_);
   const std::size_t chosen =
       longest_prefix_index(held_, cluster, now, limit, start_, [least] { return least; }, predicted_);
   start_ = chosen + 1;

@@ -59,7 +59,8 @@ void Chwbl::build_ring(std::size_t replicas) {
   walk_ = 0;
 }
 
-std::size_t Chwbl::choose(TokenSpan tokens, const ClusterView& cluster, Tick) {
+std::size_t Chwbl::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   if (n != ring_replicas_) build_ring(n);
@@ -73,7 +74,10 @@ std::size_t Chwbl::choose(TokenSpan tokens, const ClusterView& cluster, Tick) {
   const double bound = params_.load_factor * static_cast<double>(total + 1);
   const double count = static_cast<double>(n);
 
-  const std::uint64_t key = key_hash(tokens, params_.key_tokens);
+  // Only the key's tokens are read.
+  key_tokens_.resize(std::min<std::size_t>(prompt.size(), params_.key_tokens));
+  prompt.copy(0, key_tokens_.size(), key_tokens_.data());
+  const std::uint64_t key = key_hash(key_tokens_, params_.key_tokens);
   const auto start = std::lower_bound(ring_.begin(), ring_.end(), key,
                                       [](const Point& p, std::uint64_t k) { return p.hash < k; });
   std::size_t pos = static_cast<std::size_t>(start - ring_.begin());

@@ -29,34 +29,34 @@ const RadixCache& cache_in(const Replica& replica, CacheView view) {
 
 }  // namespace
 
-void ClusterView::match_all(TokenSpan tokens, CacheView view, std::vector<std::size_t>& out) const {
+void ClusterView::match_all(const Prompt& prompt, CacheView view, std::vector<std::size_t>& out) const {
   if (index_serves(view)) {
-    index_->match_all(tokens, out);
+    index_->match_all(prompt, out);
   } else {
     out.resize(replicas_.size());
-    for (std::size_t i = 0; i < replicas_.size(); ++i) out[i] = cache_in(replicas_[i], view).match(tokens);
+    for (std::size_t i = 0; i < replicas_.size(); ++i) out[i] = cache_in(replicas_[i], view).match(prompt);
   }
   if (reads_engine(view)) {
-    walk_.data = tokens.data();
-    walk_.size = tokens.size();
+    walk_.data = prompt.pieces.data();
+    walk_.size = prompt.size();
     walk_.all = true;
     walk_.lengths.assign(out.begin(), out.end());
   }
 }
 
-void ClusterView::match_held(TokenSpan tokens, CacheView view, std::vector<PrefixIndex::Held>& out) const {
+void ClusterView::match_held(const Prompt& prompt, CacheView view, std::vector<PrefixIndex::Held>& out) const {
   if (index_serves(view)) {
-    index_->match_held(tokens, out);
+    index_->match_held(prompt, out);
   } else {
     out.clear();
     for (std::size_t i = 0; i < replicas_.size(); ++i) {
-      const std::size_t matched = cache_in(replicas_[i], view).match(tokens);
+      const std::size_t matched = cache_in(replicas_[i], view).match(prompt);
       if (matched > 0) out.push_back(PrefixIndex::Held{static_cast<std::uint32_t>(i), matched});
     }
   }
   if (reads_engine(view)) {
-    walk_.data = tokens.data();
-    walk_.size = tokens.size();
+    walk_.data = prompt.pieces.data();
+    walk_.size = prompt.size();
     walk_.all = false;
     walk_.held.assign(out.begin(), out.end());
   }
@@ -71,8 +71,8 @@ std::size_t ClusterView::least_wait(Tick now, std::size_t start) const {
   return found < replicas_.size() ? found : busy_until_->first_at_most(0, bound);
 }
 
-std::optional<std::size_t> ClusterView::known_engine_match(TokenSpan tokens, std::size_t replica) const {
-  if (walk_.data == nullptr || walk_.data != tokens.data() || walk_.size != tokens.size()) return std::nullopt;
+std::optional<std::size_t> ClusterView::known_engine_match(const Prompt& prompt, std::size_t replica) const {
+  if (walk_.data == nullptr || walk_.data != prompt.pieces.data() || walk_.size != prompt.size()) return std::nullopt;
   if (walk_.all) return replica < walk_.lengths.size() ? std::optional<std::size_t>(walk_.lengths[replica]) : std::nullopt;
   const auto it = std::lower_bound(walk_.held.begin(), walk_.held.end(), replica,
                                    [](const PrefixIndex::Held& h, std::size_t r) { return h.replica < r; });

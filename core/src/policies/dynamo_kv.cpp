@@ -52,16 +52,17 @@ std::uint64_t DynamoKv::active_decode_blocks(std::size_t replica) const {
   return replica < active_decode_.size() ? active_decode_[replica] : 0;
 }
 
-std::size_t DynamoKv::choose(TokenSpan tokens, const ClusterView& cluster, Tick) {
+std::size_t DynamoKv::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   ensure_replicas(n);
   const std::uint64_t block = params_.block_size;
-  const std::uint64_t prompt = tokens.size();
-  const std::uint64_t prompt_blocks = ceil_div(prompt, block);
+  const std::uint64_t prompt_length = prompt.size();
+  const std::uint64_t prompt_blocks = ceil_div(prompt_length, block);
   costs_.resize(n);
   overlap_blocks_.resize(n);
-  cluster.match_all(tokens, CacheView::Precise, matched_);
+  cluster.match_all(prompt, CacheView::Precise, matched_);
   std::size_t last_matched = ~std::size_t{0};
   std::uint64_t overlap = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -70,13 +71,13 @@ std::size_t DynamoKv::choose(TokenSpan tokens, const ClusterView& cluster, Tick)
       last_matched = matched_[i];
       overlap = matched_[i] / block;
     }
-    const std::uint64_t prefill = active_prefill_[i] + prompt - overlap * block;
+    const std::uint64_t prefill = active_prefill_[i] + prompt_length - overlap * block;
     const std::uint64_t blocks = active_decode_[i] + (prompt_blocks - overlap);
     overlap_blocks_[i] = overlap;
     costs_[i] = params_.overlap_weight * static_cast<double>(prefill) / static_cast<double>(block) +
                 static_cast<double>(blocks);
   }
-  last_prompt_tokens_ = tokens.size();
+  last_prompt_tokens_ = prompt.size();
   overlaps_valid_ = true;
 
   std::size_t chosen = 0;
@@ -141,7 +142,7 @@ std::size_t DynamoKv::choose(TokenSpan tokens, const ClusterView& cluster, Tick)
 void DynamoKv::on_routed(const RoutedRequest& request) {
   ensure_replicas(request.replica + 1);
   const std::uint64_t block = params_.block_size;
-  const std::uint64_t prompt = request.tokens.size();
+  const std::uint64_t prompt = request.prompt.size();
   // The overlap choose() saw on this replica; a request routed without a
   // choose() for it (tests driving the hooks directly) counts as uncached.
   const std::uint64_t overlap =

@@ -32,10 +32,11 @@ ExpectedTtft::ExpectedTtft(const ExpectedTtftParams& params, double cluster_pref
       prefill_{params.prefill_tokens_per_s > 0 ? params.prefill_tokens_per_s : cluster_prefill_tokens_per_s},
       home_key_tokens_(params.home_key_tokens) {}
 
-std::uint64_t ExpectedTtft::home_key(TokenSpan tokens) const {
+std::uint64_t ExpectedTtft::home_key(const Prompt& prompt) {
   hashing::Fnv1a64 hash;
-  const std::size_t n = std::min<std::size_t>(tokens.size(), home_key_tokens_);
-  for (std::size_t t = 0; t < n; ++t) hash.feed(tokens[t]);
+  key_tokens_.resize(std::min<std::size_t>(prompt.size(), home_key_tokens_));
+  prompt.copy(0, key_tokens_.size(), key_tokens_.data());
+  for (const Token t : key_tokens_) hash.feed(t);
   return hash.value;
 }
 
@@ -44,7 +45,8 @@ Tick ExpectedTtft::estimated_wait(std::size_t r, Tick now) const {
   return est_busy_until_[r] > now ? est_busy_until_[r] - now : 0;
 }
 
-std::size_t ExpectedTtft::choose(TokenSpan tokens, const ClusterView& cluster, Tick now) {
+std::size_t ExpectedTtft::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   ensure_size(n);
@@ -52,7 +54,7 @@ std::size_t ExpectedTtft::choose(TokenSpan tokens, const ClusterView& cluster, T
   double best_cost = 0;
   std::size_t best_match = 0;
   std::uint32_t best_in_flight = 0;
-  cluster.match_all(tokens, CacheView::Precise, matched_);
+  cluster.match_all(prompt, CacheView::Precise, matched_);
   // Most replicas share a few matched lengths (0, the tenant prefix): the two
   // prefill times (a division and a rounding each) are recomputed only when
   // the length changes from the previous replica's.
@@ -63,7 +65,7 @@ std::size_t ExpectedTtft::choose(TokenSpan tokens, const ClusterView& cluster, T
     const std::size_t matched = matched_[i];
     if (matched != last_matched) {
       last_matched = matched;
-      uncached_ticks = prefill_.prefill_ticks(tokens.size() - matched);
+      uncached_ticks = prefill_.prefill_ticks(prompt.size() - matched);
       cached_ticks = prefill_.prefill_ticks(matched);
     }
     // In ticks, with the engine's own rounding of prefill time, so that with
@@ -84,22 +86,22 @@ std::size_t ExpectedTtft::choose(TokenSpan tokens, const ClusterView& cluster, T
       best_in_flight = in_flight;
     }
   }
-  if (home_key_tokens_ > 0 && !tokens.empty()) {
-    const std::uint64_t key = home_key(tokens);
+  if (home_key_tokens_ > 0 && !prompt.empty()) {
+    const std::uint64_t key = home_key(prompt);
     const auto home = home_.find(key);
     // A full miss: every replica costs a full prefill, so a home that ties
     // with the cheapest on cost (its wait is as short) takes the request.
     if (best_match == 0 && home != home_.end() && home->second < n && home->second != best &&
         matched_[home->second] == 0) {
       const std::size_t h = home->second;
-      const double home_cost = static_cast<double>(estimated_wait(h, now) + prefill_.prefill_ticks(tokens.size()));
+      const double home_cost = static_cast<double>(estimated_wait(h, now) + prefill_.prefill_ticks(prompt.size()));
       if (home_cost <= best_cost) best = h;
     }
     home_[key] = best;
   }
   predicted_ = static_cast<std::int64_t>(best_match);
   last_choice_ = best;
-  last_choice_tokens_ = tokens.size();
+  last_choice_tokens_ = prompt.size();
   start_ = best + 1;
   return best;
 }
@@ -113,10 +115,10 @@ void ExpectedTtft::ensure_size(std::size_t replicas) {
 void ExpectedTtft::on_routed(const RoutedRequest& request) {
   // The estimated prefill of what was just dispatched joins that replica's queue.
   ensure_size(request.replica + 1);
-  const bool ours = request.replica == last_choice_ && request.tokens.size() == last_choice_tokens_;
+  const bool ours = request.replica == last_choice_ && request.prompt.size() == last_choice_tokens_;
   const std::uint64_t cached = ours && predicted_ > 0 ? static_cast<std::uint64_t>(predicted_) : 0;
   last_choice_ = ~std::size_t{0};
-  const Tick service = prefill_.prefill_ticks(request.tokens.size() - cached);
+  const Tick service = prefill_.prefill_ticks(request.prompt.size() - cached);
   Tick& busy = est_busy_until_[request.replica];
   busy = std::max(busy, request.now) + service;
   last_in_queue_[request.replica] = request.id;

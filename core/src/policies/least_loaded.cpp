@@ -12,7 +12,7 @@ const PolicySpec& least_loaded_policy_spec() {
   return spec;
 }
 
-std::size_t LeastLoaded::choose(TokenSpan, const ClusterView& cluster, Tick now) {
+std::size_t LeastLoaded::choose(const RouteRequest&, const ClusterView& cluster, Tick now) {
   const std::size_t chosen = cluster.least_wait(now, start_);
   start_ = chosen + 1;
   return chosen;

@@ -25,6 +25,14 @@ const PolicySpec& llmd_epp_policy_spec() {
        param<&LlmdEppParams::kv_weight>("kv_weight", "KV scorer weight", 0, 1e6, "", "Weight of the KV-usage scorer.")},
       [](const LlmdEppParams& p, const PolicyContext& context) -> std::unique_ptr<RoutingPolicy> {
         return std::make_unique<LlmdEpp>(p, context.seed);
+      },
+      [](const LlmdEppParams& p, const PolicyContext& context, const RoutedSize& size) {
+        // Each held block: an LRU slot (16 bytes) and its per-replica and
+        // holder map entries (open addressing at load <= 1/2: ~64 bytes).
+        // At most the index's capacity, at most the blocks routed.
+        const double capacity = static_cast<double>(p.lru_blocks_per_replica) * context.cluster.replicas;
+        const double routed = std::min(size.requests * p.max_prefix_blocks, size.prompt_tokens / p.block_size);
+        return std::min(capacity, routed) * 96.0;
       });
   return spec;
 }
@@ -305,6 +313,15 @@ void LlmdEpp::block_hashes(TokenSpan tokens, std::uint32_t block_size, std::uint
   }
 }
 
+void LlmdEpp::hash_blocks(const Prompt& prompt) {
+  // Only the blocks the scorer considers are read.
+  const std::size_t tokens = std::min<std::size_t>(
+      prompt.size(), static_cast<std::size_t>(params_.max_prefix_blocks) * params_.block_size);
+  block_tokens_.resize(tokens);
+  prompt.copy(0, tokens, block_tokens_.data());
+  block_hashes(block_tokens_, params_.block_size, params_.max_prefix_blocks, hashes_);
+}
+
 void LlmdEpp::ensure_replicas(std::size_t n) { index_->ensure_replicas(n); }
 
 bool LlmdEpp::index_contains(std::size_t replica, std::uint64_t hash) const {
@@ -315,12 +332,13 @@ std::size_t LlmdEpp::index_size(std::size_t replica) const {
   return replica < index_->lru.size() ? index_->lru[replica].size() : 0;
 }
 
-std::size_t LlmdEpp::choose(TokenSpan tokens, const ClusterView& cluster, Tick) {
+std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   ensure_replicas(n);
-  block_hashes(tokens, params_.block_size, params_.max_prefix_blocks, hashes_);
-  hashed_prompt_tokens_ = tokens.size();
+  hash_blocks(prompt);
+  hashed_prompt_tokens_ = prompt.size();
   hashes_valid_ = true;
 
   // Prefix scorer: walk the blocks while some replica holds the block; each
@@ -373,7 +391,7 @@ std::size_t LlmdEpp::choose(TokenSpan tokens, const ClusterView& cluster, Tick) 
     if (scores_[order_[k]] > scores_[chosen]) chosen = order_[k];
 
   const std::uint64_t predicted = std::min<std::uint64_t>(
-      static_cast<std::uint64_t>(matched_[chosen]) * params_.block_size, tokens.size());
+      static_cast<std::uint64_t>(matched_[chosen]) * params_.block_size, prompt.size());
   predicted_ = static_cast<std::int64_t>(predicted);
   return chosen;
 }
@@ -382,8 +400,8 @@ void LlmdEpp::on_routed(const RoutedRequest& request) {
   ensure_replicas(request.replica + 1);
   // Reuse choose()'s hashes when they are this prompt's (the simulator calls
   // on_routed right after choose); otherwise hash again.
-  if (!hashes_valid_ || hashed_prompt_tokens_ != request.tokens.size())
-    block_hashes(request.tokens, params_.block_size, params_.max_prefix_blocks, hashes_);
+  if (!hashes_valid_ || hashed_prompt_tokens_ != request.prompt.size())
+    hash_blocks(request.prompt);
   hashes_valid_ = false;
   index_->add_blocks(request.replica, hashes_);
 }

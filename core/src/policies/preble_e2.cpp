@@ -56,7 +56,8 @@ Tick PrebleE2::load(std::size_t replica, Tick now) const {
   return prefill + decode_load_[replica];
 }
 
-std::size_t PrebleE2::choose(TokenSpan tokens, const ClusterView& cluster, Tick now) {
+std::size_t PrebleE2::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   set_replicas(n);
@@ -71,11 +72,11 @@ std::size_t PrebleE2::choose(TokenSpan tokens, const ClusterView& cluster, Tick 
     heaviest = std::max(heaviest, loads_[i]);
   }
 
-  const std::size_t matched = tree_.match(tokens, matched_);
+  const std::size_t matched = tree_.match(prompt, matched_);
   std::size_t chosen = lightest;
   if (static_cast<double>(heaviest) > params_.rebalance_ratio * static_cast<double>(loads_[lightest])) {
     rule_ = Rule::Rebalance;
-  } else if (matched > tokens.size() - matched) {
+  } else if (matched > prompt.size() - matched) {
     // The deepest node's holders are the replicas whose own match is the overall one.
     rule_ = Rule::Exploit;
     std::size_t best = n;
@@ -90,12 +91,14 @@ std::size_t PrebleE2::choose(TokenSpan tokens, const ClusterView& cluster, Tick 
 
   const std::size_t believed = matched_[chosen];
   predicted_ = static_cast<std::int64_t>(believed);
-  const Tick work = prefill_.prefill_ticks(tokens.size() - believed);
+  const Tick work = prefill_.prefill_ticks(prompt.size() - believed);
   routed_[chosen].emplace_back(now, work);
   prefill_load_[chosen] += work;
   if (cache_tokens_ > 0) {
-    tree_.insert(tokens.first(static_cast<std::size_t>(std::min<std::uint64_t>(tokens.size(), cache_tokens_))),
-                 chosen);
+    // At most a cache's worth of the prompt: its first cache_tokens_ tokens.
+    Prompt kept = prompt;
+    kept.length = static_cast<std::size_t>(std::min<std::uint64_t>(prompt.size(), cache_tokens_));
+    tree_.insert(kept, chosen);
   }
   tree_.trim(chosen, cache_tokens_);
   return chosen;

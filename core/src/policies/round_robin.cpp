@@ -11,7 +11,7 @@ const PolicySpec& round_robin_policy_spec() {
   return spec;
 }
 
-std::size_t RoundRobin::choose(TokenSpan, const ClusterView& cluster, Tick) {
+std::size_t RoundRobin::choose(const RouteRequest&, const ClusterView& cluster, Tick) {
   const std::size_t chosen = next_ % cluster.size();
   next_ = chosen + 1;
   return chosen;

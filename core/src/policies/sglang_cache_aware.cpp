@@ -36,7 +36,8 @@ SglangCacheAware::SglangCacheAware(const SglangCacheAwareParams& params)
       interval_(std::max<Tick>(1, seconds_to_ticks(params.eviction_interval_s))),
       next_trim_(interval_) {}
 
-std::size_t SglangCacheAware::choose(TokenSpan tokens, const ClusterView& cluster, Tick now) {
+std::size_t SglangCacheAware::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
+  const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
   tree_.set_replicas(n);
@@ -58,10 +59,10 @@ std::size_t SglangCacheAware::choose(TokenSpan tokens, const ClusterView& cluste
     max_load = std::max(max_load, load);
   }
 
-  const std::size_t matched = tree_.match(tokens, matched_);
+  const std::size_t matched = tree_.match(prompt, matched_);
   const bool imbalanced = static_cast<double>(max_load - min_load) > params_.balance_abs &&
                           static_cast<double>(max_load) > params_.balance_rel * static_cast<double>(min_load);
-  const bool hit = !tokens.empty() && static_cast<double>(matched) / static_cast<double>(tokens.size()) >
+  const bool hit = !prompt.empty() && static_cast<double>(matched) / static_cast<double>(prompt.size()) >
                                           params_.cache_threshold;
   std::size_t chosen = least;
   if (imbalanced) {
@@ -85,7 +86,7 @@ std::size_t SglangCacheAware::choose(TokenSpan tokens, const ClusterView& cluste
     rule_ = Rule::LeastLoaded;
   }
   predicted_ = static_cast<std::int64_t>(matched_[chosen]);
-  tree_.insert(tokens, chosen);
+  tree_.insert(prompt, chosen);
   return chosen;
 }
 

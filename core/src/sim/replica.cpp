@@ -4,20 +4,25 @@
 
 namespace prefixroute {
 
-Replica::Admission Replica::admit(TokenSpan tokens, Tick now, const PrefillModel& prefill) {
-  return admit_with_decode(tokens, now, prefill, 0, 0);
+Replica::Admission Replica::admit(const Prompt& prompt, Tick now, const PrefillModel& prefill) {
+  return admit_with_decode(prompt, now, prefill, 0, 0);
 }
 
-Replica::Admission Replica::admit_with_decode(TokenSpan tokens, Tick now, const PrefillModel& prefill,
+Replica::Admission Replica::admit(TokenSpan tokens, Tick now, const PrefillModel& prefill) {
+  const SpanContent content(tokens);
+  return admit_with_decode(content.prompt(), now, prefill, 0, 0);
+}
+
+Replica::Admission Replica::admit_with_decode(const Prompt& prompt, Tick now, const PrefillModel& prefill,
                                               std::uint64_t output_tokens, Tick tick_per_output_token,
                                               std::size_t known_cached) {
   Admission a;
   // insert() reports the cached prefix it found before adding the prompt, so
   // the prompt is walked once. Tokens past the cache budget are never cached.
-  const RadixCache::InsertResult inserted = cache_.insert(tokens, known_cached);
+  const RadixCache::InsertResult inserted = cache_.insert(prompt, known_cached);
   a.cached_tokens = inserted.cached_tokens;
   a.path = inserted.path;
-  a.prefill_tokens = tokens.size() - a.cached_tokens;
+  a.prefill_tokens = prompt.size() - a.cached_tokens;
   const Tick service = prefill.prefill_ticks(a.prefill_tokens);
   a.start = std::max(now, busy_until_);
   a.first_token = a.start + service;

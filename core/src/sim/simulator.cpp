@@ -31,6 +31,7 @@ constexpr EventKey kNoEvent{kNever, std::numeric_limits<std::uint64_t>::max()};
 // What an event needs to know about its request, kept while it is in flight.
 struct InFlight {
   std::uint64_t request;
+  Tick arrival;
   Replica::Admission admission;
   std::uint32_t replica;
   std::uint32_t output_tokens;
@@ -60,16 +61,16 @@ struct MirrorOp {
   std::uint32_t replica;
   std::uint64_t request;
   bool admit;  // admit (insert + pin) or complete (unpin)
-  std::vector<Token> tokens;
+  PromptPieces prompt;
   std::uint32_t output_tokens;
   bool pinned;
 };
 
 class Simulation {
  public:
-  Simulation(const RequestTrace& trace, const ClusterConfig& cluster, RoutingPolicy& policy,
+  Simulation(RequestSource& source, const ClusterConfig& cluster, RoutingPolicy& policy,
              const RouterConfig& router)
-      : trace_(trace),
+      : source_(source),
         cluster_(cluster),
         policy_(policy),
         prefilling_(cluster.replicas),
@@ -77,7 +78,7 @@ class Simulation {
         busy_until_tree_(cluster.replicas, kNever) {
     replicas_.reserve(cluster.replicas);
     for (std::uint32_t i = 0; i < cluster.replicas; ++i) {
-      replicas_.emplace_back(RadixCache(cluster.cache_tokens, cluster.protect_after_hits));
+      replicas_.emplace_back(RadixCache(cluster.cache_tokens, cluster.protect_after_hits, &source.content()));
       busy_until_tree_.set(i, replicas_[i].busy_until());
     }
     decoding_.assign(cluster.replicas, 0);
@@ -87,9 +88,9 @@ class Simulation {
     if (lag_ > 0) {
       mirrors_.reserve(cluster.replicas);
       for (std::uint32_t i = 0; i < cluster.replicas; ++i)
-        mirrors_.emplace_back(cluster.cache_tokens, cluster.protect_after_hits);
+        mirrors_.emplace_back(cluster.cache_tokens, cluster.protect_after_hits, &source.content());
       for (std::uint32_t i = 0; i < cluster.replicas; ++i) replicas_[i].set_lagged_view(&mirrors_[i]);
-      mirror_paths_.assign(trace.size(), 0);
+      mirror_paths_.assign(source.size(), 0);
     }
     // One cluster-wide index of the caches the policy matches against, so
     // routing walks each prompt once, not once per replica.
@@ -100,10 +101,10 @@ class Simulation {
       for (std::uint32_t i = 0; i < cluster.replicas; ++i)
         (mirrored ? mirrors_[i] : replicas_[i].cache()).attach_index(index_.get(), i);
     }
-    const Tick span = trace.size() == 0 ? 0 : trace.arrival(trace.size() - 1);
+    const Tick span = source.last_arrival();
     run_.in_flight_period = std::max<Tick>(1, span / kInFlightSamples + 1);
     run_.decode = tick_per_output_token_ > 0;
-    const std::size_t n = trace.size();
+    const auto n = static_cast<std::size_t>(source.size());
     run_.ttft.reserve(n);
     run_.end_to_end.assign(n, 0);
     run_.replica_of.reserve(n);
@@ -117,16 +118,14 @@ class Simulation {
   Simulation& operator=(const Simulation&) = delete;
 
   SimulationRun run(const ProgressCallback& progress, std::uint64_t progress_every) {
-    std::vector<Token> prompt;
-    for (std::size_t i = 0; i < trace_.size(); ++i) {
+    SourcedRequest request;
+    for (std::size_t i = 0; source_.next(request); ++i) {
       if (progress && i > 0 && i % progress_every == 0 && !progress(i)) {
         run_.cancelled = true;
         break;
       }
-      const Tick now = trace_.arrival(i);
-      advance_to(now);
-      trace_.materialize(i, prompt);
-      route(i, prompt, now);
+      advance_to(request.arrival);
+      route(i, request);
     }
     arrivals_done_ = true;
     advance_to(kNever);  // finish every request: completions, end-to-end times
@@ -141,12 +140,16 @@ class Simulation {
   }
 
  private:
-  void route(std::size_t i, TokenSpan prompt, Tick now) {
+  void route(std::size_t i, const SourcedRequest& request) {
+    const Tick now = request.arrival;
+    const PromptPieces& pieces = request.prompt;
+    const Prompt prompt = pieces.view();
     view_->forget_walk();
-    const std::size_t chosen = policy_.choose(prompt, *view_, now);
+    const std::uint64_t output = run_.decode ? request.output_tokens : 0;
+    const std::size_t chosen =
+        policy_.choose(RouteRequest(prompt, i, request.session, request.turn, output), *view_, now);
     const std::int64_t predicted = policy_.predicted_cached_tokens();
-    const std::uint64_t output = run_.decode ? trace_.output_tokens(i) : 0;
-    policy_.on_routed(RoutedRequest{i, chosen, prompt, output, now});
+    policy_.on_routed(RoutedRequest{i, chosen, prompt, output, now, request.session, request.turn});
     Replica& replica = replicas_[chosen];
     // When the policy's walk read the engines' caches, its answer for the
     // chosen replica is exactly what the insert would match (nothing changes
@@ -170,11 +173,10 @@ class Simulation {
     const auto r = static_cast<std::uint32_t>(chosen);
     const auto out = static_cast<std::uint32_t>(output);
     std::deque<InFlight>& queue = prefilling_[chosen];
-    queue.push_back(InFlight{i, a, r, out});
+    queue.push_back(InFlight{i, now, a, r, out});
     if (queue.size() == 1) next_first_tokens_.set(chosen, first_token_key(queue.front()));
     if (lag_ > 0) {
-      mirror_ops_.push_back(MirrorOp{now + lag_, r, i, true, std::vector<Token>(prompt.begin(), prompt.end()),
-                                     out, a.decodes()});
+      mirror_ops_.push_back(MirrorOp{now + lag_, r, i, true, pieces, out, a.decodes()});
     }
   }
 
@@ -242,7 +244,7 @@ class Simulation {
     if (decodes) --decoding_[f.replica];
     replica.complete(f.admission, f.output_tokens);
     replica.router_completed();
-    run_.end_to_end[f.request] = now - trace_.arrival(f.request);
+    run_.end_to_end[f.request] = now - f.arrival;
     policy_.on_completed(f.request, f.replica, now);
     if (lag_ > 0 && decodes)
       mirror_ops_.push_back(MirrorOp{now + lag_, f.replica, f.request, false, {}, f.output_tokens, true});
@@ -251,7 +253,7 @@ class Simulation {
   void apply_mirror_op(const MirrorOp& op) {
     RadixCache& mirror = mirrors_[op.replica];
     if (op.admit) {
-      const RadixCache::PathHandle path = mirror.insert(op.tokens).path;
+      const RadixCache::PathHandle path = mirror.insert(op.prompt.view()).path;
       mirror_paths_[op.request] = path;
       if (op.pinned) {
         mirror.pin(path);
@@ -289,7 +291,7 @@ class Simulation {
                        : kNever;
   }
 
-  const RequestTrace& trace_;
+  RequestSource& source_;
   const ClusterConfig& cluster_;
   RoutingPolicy& policy_;
   std::vector<Replica> replicas_;
@@ -321,11 +323,18 @@ class Simulation {
 
 }  // namespace
 
+SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, RoutingPolicy& policy,
+                       const ProgressCallback& progress, std::uint64_t progress_every,
+                       const RouterConfig& router) {
+  Simulation simulation(source, cluster, policy, router);
+  return simulation.run(progress, progress_every);
+}
+
 SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster, RoutingPolicy& policy,
                        const ProgressCallback& progress, std::uint64_t progress_every,
                        const RouterConfig& router) {
-  Simulation simulation(trace, cluster, policy, router);
-  return simulation.run(progress, progress_every);
+  TraceSource source(trace);
+  return simulate(source, cluster, policy, progress, progress_every, router);
 }
 
 }  // namespace prefixroute

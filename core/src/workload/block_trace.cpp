@@ -28,27 +28,47 @@ std::span<const std::uint32_t> BlockTrace::blocks_of(std::size_t i) const {
   return {block_ids_.data() + e.first_block, e.blocks};
 }
 
-void BlockTrace::materialize(std::size_t i, std::vector<Token>& out) const {
-  const Entry& e = entries_[i];
-  out.resize(e.input_tokens);
+void BlockTrace::prompt(std::size_t i, PromptPieces& out) const {
+  prompt_of(blocks_of(i), block_size_, entries_[i].input_tokens, out);
+}
+
+void BlockTrace::prompt_of(std::span<const std::uint32_t> blocks, std::uint32_t block_size,
+                           std::uint64_t input_tokens, PromptPieces& out) {
+  out.clear();
+  out.content = &BlockContent::instance();
   std::uint64_t pos = 0;
-  for (const std::uint32_t id : blocks_of(i)) {
-    const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(block_size_, e.input_tokens - pos));
-    for (std::uint32_t k = 0; k < n; ++k) out[pos + k] = block_token(id, k);
+  for (const std::uint32_t id : blocks) {
+    const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(block_size, input_tokens - pos));
+    out.push(Piece{id, 0, n});
     pos += n;
   }
 }
 
+void BlockContent::copy(RunId run, std::uint32_t offset, std::uint32_t n, Token* out) const {
+  const auto id = static_cast<std::uint32_t>(run);
+  for (std::uint32_t k = 0; k < n; ++k) out[k] = BlockTrace::block_token(id, offset + k);
+}
+
+const BlockContent& BlockContent::instance() {
+  static const BlockContent content;
+  return content;
+}
+
+BlockTraceFingerprint::BlockTraceFingerprint(std::uint32_t block_size) { hash_.feed(block_size); }
+
+void BlockTraceFingerprint::add(Tick arrival, std::uint32_t input_tokens, std::uint32_t output_tokens,
+                                std::span<const std::uint32_t> blocks) {
+  hash_.feed(static_cast<std::uint64_t>(arrival));
+  hash_.feed(input_tokens);
+  hash_.feed(output_tokens);
+  for (const std::uint32_t id : blocks) hash_.feed(id);
+}
+
 std::uint64_t BlockTrace::fingerprint() const {
-  hashing::Fnv1a64 h;
-  h.feed(block_size_);
-  for (std::size_t i = 0; i < entries_.size(); ++i) {
-    h.feed(static_cast<std::uint64_t>(entries_[i].arrival));
-    h.feed(entries_[i].input_tokens);
-    h.feed(entries_[i].output_tokens);
-    for (const std::uint32_t id : blocks_of(i)) h.feed(id);
-  }
-  return h.value;
+  BlockTraceFingerprint f(block_size_);
+  for (std::size_t i = 0; i < entries_.size(); ++i)
+    f.add(entries_[i].arrival, entries_[i].input_tokens, entries_[i].output_tokens, blocks_of(i));
+  return f.value();
 }
 
 }  // namespace prefixroute

@@ -10,14 +10,22 @@ std::uint64_t RequestTrace::total_prompt_tokens() const {
   return total;
 }
 
+void RequestTrace::materialize(std::size_t i, std::vector<Token>& out) const {
+  PromptPieces pieces;
+  prompt(i, pieces);
+  pieces.view().materialize(out);
+}
+
 std::uint64_t RequestTrace::fingerprint() const {
   hashing::Fnv1a64 h;
-  std::vector<Token> prompt;
+  PromptPieces pieces;
+  std::vector<Token> tokens;
   for (std::size_t i = 0; i < size(); ++i) {
     h.feed(static_cast<std::uint64_t>(arrival(i)));
-    materialize(i, prompt);
-    h.feed(prompt.size());
-    for (Token t : prompt) h.feed(t);
+    prompt(i, pieces);
+    pieces.view().materialize(tokens);
+    h.feed(tokens.size());
+    for (Token t : tokens) h.feed(t);
   }
   return h.value;
 }

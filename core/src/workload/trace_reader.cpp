@@ -80,7 +80,7 @@ std::string TraceReadResult::error_text() const {
   return text;
 }
 
-TraceReader::TraceReader(TraceReadOptions options) : options_(options) {}
+TraceReader::TraceReader(TraceReadOptions options, Sink sink) : options_(options), sink_(std::move(sink)) {}
 
 void TraceReader::problem(std::string field, std::string message) {
   line_failed_ = true;
@@ -138,7 +138,7 @@ void TraceReader::process_line(std::string_view line) {
         std::snprintf(limit, sizeof limit, "%g", kMaxArrivalSpanSeconds * 1000.0 / options_.time_scale);
         problem("timestamp", "must be at most " + std::string(limit) +
                                  " ms at this time_scale (simulated time stops at 1e9 s); got " + describe(*ts));
-      } else if (!entries_.empty() && timestamp < last_timestamp_ms_)
+      } else if (requests_ > 0 && timestamp < last_timestamp_ms_)
         problem("timestamp", "is " + describe(*ts) + ", earlier than the previous request's; timestamps must not decrease");
     }
     auto in = doc.find("input_length");
@@ -185,10 +185,22 @@ void TraceReader::process_line(std::string_view line) {
       e.output_tokens = static_cast<std::uint32_t>(output);
       e.first_block = first_block;
       e.blocks = static_cast<std::uint32_t>(block_ids_.size() - first_block);
-      entries_.push_back(e);
       total_tokens_ += input;
       last_timestamp_ms_ = timestamp;
-      if (options_.limit > 0 && entries_.size() >= options_.limit) stopped_ = true;
+      ++requests_;
+      if (sink_) {
+        const std::span<const std::uint32_t> blocks(block_ids_.data() + first_block, e.blocks);
+        e.first_block = 0;
+        if (!sink_(e, blocks)) {
+          problem("", "the request could not be stored");
+          fatal_ = true;
+          stopped_ = true;
+        }
+        block_ids_.clear();
+      } else {
+        entries_.push_back(e);
+      }
+      if (options_.limit > 0 && requests_ >= options_.limit) stopped_ = true;
       return;
     }
   }
@@ -209,10 +221,12 @@ TraceReadResult TraceReader::finish() {
   result.lines = line_number_;
   result.bad_lines = bad_lines_;
   result.content_hash = hash_;
-  if (!fatal_ && entries_.empty() && problems_.empty())
+  result.requests = requests_;
+  if (!fatal_ && requests_ == 0 && problems_.empty())
     problems_.push_back({0, "", "the trace has no requests"});
   result.problems = std::move(problems_);
-  if (!fatal_ && !entries_.empty())
+  result.read = !fatal_ && requests_ > 0;
+  if (result.read && !sink_)
     result.trace = std::make_unique<BlockTrace>(options_.block_size, std::move(entries_), std::move(block_ids_));
   return result;
 }

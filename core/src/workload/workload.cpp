@@ -30,14 +30,32 @@ void Workload::draw_turn(const Request& r, Token* turn) const {
   for (std::uint32_t k = 0; k < r.turn_tokens; ++k) turn[k] = static_cast<Token>(rng.below(vocab));
 }
 
-void Workload::materialize(std::size_t i, std::vector<Token>& out) const {
+void Workload::prompt(std::size_t i, PromptPieces& out) const {
   const Request& r = requests_[i];
-  const auto& prefix = prefixes_[r.tenant];
-  out.resize(prefix.size() + r.turn_tokens);
-  std::copy(prefix.begin(), prefix.end(), out.begin());
-  Token* turn = out.data() + prefix.size();
-  if (turn_offsets_.empty()) draw_turn(r, turn);
-  else std::copy_n(turn_store_.data() + turn_offsets_[i], r.turn_tokens, turn);
+  out.clear();
+  out.content = this;
+  out.push(Piece{r.tenant, 0, static_cast<std::uint32_t>(prefixes_[r.tenant].size())});
+  out.push(Piece{kTurnRun + i, 0, r.turn_tokens});
+}
+
+const Token* Workload::stored(RunId run) const {
+  if (run < kTurnRun) return prefixes_[run].data();
+  if (turn_offsets_.empty()) return nullptr;  // drawn on demand
+  return turn_store_.data() + turn_offsets_[run - kTurnRun];
+}
+
+void Workload::copy(RunId run, std::uint32_t offset, std::uint32_t n, Token* out) const {
+  if (const Token* t = stored(run)) {
+    std::copy_n(t + offset, n, out);
+    return;
+  }
+  // A turn drawn on demand: its tokens come from one sequential stream, so
+  // token k needs the k before it (drawn and dropped).
+  const Request& r = requests_[run - kTurnRun];
+  Rng rng(r.turn_seed);
+  const std::uint64_t vocab = std::uint64_t{static_cast<std::uint32_t>(vocab_size_ - 1)} + 1;
+  for (std::uint32_t k = 0; k < offset; ++k) rng.below(vocab);
+  for (std::uint32_t k = 0; k < n; ++k) out[k] = static_cast<Token>(rng.below(vocab));
 }
 
 std::uint64_t Workload::prompt_tokens(std::size_t i) const {

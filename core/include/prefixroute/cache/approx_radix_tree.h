@@ -41,12 +41,16 @@
 //   Recency is a logical clock advanced once per insert, so LRU order is exact
 //   and ties (nodes of one path) break by node id.
 //
+// Content
+//   Edges are pieces of the routed prompts' Content (base/content.h), the
+//   content of the first prompt inserted; every later insert must be of it.
+//
 // Cost
 //   match: O(L log F + H) for L prompt tokens, fan-out F and H holder entries
 //   on the matched path (at most path nodes x replicas), plus O(R) to clear the
 //   per-replica answer. insert: O(L log F + P log N) for P path nodes (each
 //   holder lookup is a binary search over at most R entries). trim: O(log N)
-//   per removed leaf. Memory: O(tokens in the union of shares + holder entries).
+//   per removed leaf. Memory: O(nodes + pieces + holder entries), not of tokens.
 #pragma once
 
 #include <cstddef>
@@ -56,6 +60,7 @@
 #include <utility>
 #include <vector>
 
+#include "prefixroute/base/content.h"
 #include "prefixroute/base/token.h"
 
 namespace prefixroute {
@@ -66,10 +71,10 @@ class ApproxRadixTree {
 
   /// Longest prefix of `tokens` held by any replica. `per_replica` is resized
   /// to replicas() and receives each replica's own longest held prefix.
-  std::size_t match(TokenSpan tokens, std::vector<std::size_t>& per_replica) const;
+  std::size_t match(const Prompt& prompt, std::vector<std::size_t>& per_replica) const;
 
-  /// Adds `tokens` to `replica`'s share (replicas() grows to cover it).
-  void insert(TokenSpan tokens, std::size_t replica);
+  /// Adds `prompt` to `replica`'s share (replicas() grows to cover it).
+  void insert(const Prompt& prompt, std::size_t replica);
 
   /// Removes `replica`'s LRU leaves until its share holds <= max_tokens.
   /// Node-granular: the last removal may leave it below max_tokens.
@@ -108,7 +113,9 @@ class ApproxRadixTree {
     std::uint64_t last_access;
   };
   struct Node {
-    std::vector<Token> edge;
+    std::vector<Piece> edge;      ///< pieces of content_
+    std::size_t length = 0;       ///< tokens in edge
+    Token first = 0;              ///< the edge's first token
     std::vector<Child> children;  ///< sorted by first token
     std::vector<Holder> holders;  ///< sorted by replica
     NodeId parent = kNone;
@@ -127,6 +134,7 @@ class ApproxRadixTree {
   /// share at the current clock; takes it out of the replica's leaf set.
   void touch(NodeId id, std::size_t replica);
   void evict_leaf(std::size_t replica);
+  void set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n);
 
   std::vector<Node> nodes_;
   std::vector<NodeId> free_;
@@ -134,6 +142,8 @@ class ApproxRadixTree {
   std::vector<std::set<LeafKey>> leaves_;    // per replica
   std::uint64_t size_ = 0;
   std::uint64_t clock_ = 0;
+  const Content* content_ = nullptr;  // of the routed prompts, from the first insert
+  PromptPieces scratch_;              // edge pieces being built
 };
 
 }  // namespace prefixroute

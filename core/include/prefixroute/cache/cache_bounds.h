@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "prefixroute/workload/request_source.h"
+#include "prefixroute/workload/request_source.h"
 #include "prefixroute/workload/request_trace.h"
 
 namespace prefixroute {
@@ -21,12 +23,16 @@ struct CacheBound {
   double hit_rate = 0;  ///< cached / prompt tokens
 };
 
-/// Serves every request of `trace` from one RadixCache of `capacity_tokens`.
-/// Cost: one insert per request, O(total prompt tokens).
+/// Serves every request of `source`, read once, from one RadixCache of
+/// `capacity_tokens`. Cost: one insert per request, O(prompt pieces).
+CacheBound single_cache_bound(RequestSource& source, std::uint64_t capacity_tokens,
+                              std::uint32_t protect_after_hits);
 CacheBound single_cache_bound(const RequestTrace& trace, std::uint64_t capacity_tokens,
                               std::uint32_t protect_after_hits);
 
-/// single_cache_bound with a capacity that holds the whole trace.
+/// single_cache_bound with a capacity that holds every prompt
+/// (`total_prompt_tokens`, the stream's sum).
+CacheBound ideal_bound(RequestSource& source, std::uint64_t total_prompt_tokens);
 CacheBound ideal_bound(const RequestTrace& trace);
 
 }  // namespace prefixroute

@@ -37,13 +37,9 @@
 // nodes on the changed path) per reported change. Memory: O(tokens in the
 // union + nodes * R / 64) plus one id per cache node.
 //
-// Tokens cached by one replica only are not copied: such a node borrows them
-// from that replica's cache node (and is copied when a second replica holds
-// it), so the index costs no extra copy of what only one replica caches.
+// Edges are pieces of the indexed caches' Content (base/content.h), copied
+// from the caches' edges: a few pieces per node, whatever its length.
 //
-// Node ids are stable; a split keeps the lower part's id (as RadixCache does),
-// so the shared node recorded for a cache node stays valid when another
-// replica's change splits it.
 #pragma once
 
 #include <cstddef>
@@ -51,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "prefixroute/base/content.h"
 #include "prefixroute/base/token.h"
 
 namespace prefixroute {
@@ -63,9 +60,9 @@ class PrefixIndex {
 
   std::size_t replicas() const { return replicas_; }
 
-  /// out[r] = the cached prefix length of `tokens` on replica r, for every
-  /// replica (out is resized to replicas()).
-  void match_all(TokenSpan tokens, std::vector<std::size_t>& out) const;
+  /// out[r] = the cached prefix length of `prompt` on replica r, for every
+  /// replica (out is resized to replicas()). The prompt may be of any content.
+  void match_all(const Prompt& prompt, std::vector<std::size_t>& out) const;
 
   /// A replica with a non-empty cached prefix and its length.
   struct Held {
@@ -75,14 +72,14 @@ class PrefixIndex {
   /// The replicas whose cached prefix of `tokens` is not empty, in replica
   /// order, with its length (every other replica matches 0). O(L log F +
   /// D * R / 64 + holders): no per-replica cost for replicas holding none of it.
-  void match_held(TokenSpan tokens, std::vector<Held>& out) const;
+  void match_held(const Prompt& prompt, std::vector<Held>& out) const;
 
   // ---- changes reported by replica `replica`'s RadixCache ----
-  /// Registers replica `replica`'s cache (whose node tokens borrowed nodes
-  /// read); RadixCache::attach_index calls it.
-  void attach(std::uint32_t replica, const RadixCache* cache) { caches_[replica] = cache; }
+  /// Registers replica `replica`'s cache; RadixCache::attach_index calls it.
+  /// Every indexed cache must keep runs of the same content.
+  void attach(std::uint32_t replica, const RadixCache* cache);
   /// A new leaf `leaf` with edge `edge` under cache node `parent` (0 = root).
-  void on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::uint32_t leaf, TokenSpan edge);
+  void on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::uint32_t leaf, const Prompt& edge);
   /// Cache node `lower`, whose edge had `lower_length` tokens, was split after
   /// its first `at` tokens into a new upper node `upper`.
   void on_split(std::uint32_t replica, std::uint32_t lower, std::uint32_t upper, std::size_t at,
@@ -99,7 +96,7 @@ class PrefixIndex {
  private:
   /// The single walk behind match_all and match_held (prefix_index.cpp).
   template <typename SetDepth>
-  const std::uint64_t* walk(TokenSpan tokens, SetDepth&& set_depth) const;
+  const std::uint64_t* walk(const Prompt& prompt, SetDepth&& set_depth) const;
   using NodeId = std::uint32_t;
   static constexpr NodeId kRoot = 0;
   static constexpr NodeId kNone = ~NodeId{0};
@@ -109,24 +106,17 @@ class PrefixIndex {
     NodeId node;
   };
 
-  // A node's tokens are either its own (`edge`) or, while only one replica
-  // holds it, borrowed: tokens [offset, offset + length) of that replica's
-  // cache node `source_node` (no copy for what a single replica caches). A
-  // borrowed node is copied into `edge` when a second replica comes to hold it.
   struct Node {
-    std::vector<Token> edge;      // own tokens; empty while borrowed
+    std::vector<Piece> edge;      // pieces of content_
     std::vector<Child> children;  // sorted by first token
     NodeId parent = kNone;
     std::size_t end_depth = 0;  // prompt position just past this node's edge
     std::size_t length = 0;     // edge length
     Token first = 0;            // the edge's first token
-    std::uint32_t source = kNone;  // replica lending the tokens; kNone: own
-    std::uint32_t source_node = 0;
-    std::size_t offset = 0;
   };
 
-  const Token* tokens(NodeId id) const;
-  void own(NodeId id);  // copies borrowed tokens into the node
+  Prompt edge_of(NodeId id) const { return Prompt{nodes_[id].edge, nodes_[id].length, content_}; }
+  void set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n);
   NodeId allocate();
   void free_node(NodeId id);
   NodeId find_child(const Node& node, Token first) const;
@@ -146,7 +136,8 @@ class PrefixIndex {
   // end_[r][n]: the shared node at whose end replica r's cache node n ends.
   std::vector<std::vector<NodeId>> end_;
   mutable std::vector<std::size_t> depth_;  // match_held's scratch, per replica
-  std::vector<const RadixCache*> caches_;    // per replica, for borrowed tokens
+  const Content* content_ = nullptr;        // of every indexed cache
+  PromptPieces scratch_;                     // edge pieces being built
 };
 
 }  // namespace prefixroute

@@ -1,8 +1,13 @@
 // RadixCache: one replica's prefix (KV) cache, as a compressed radix tree over
 // token ids with a fixed budget in tokens and LRU eviction of leaves.
 //
-//   Edges hold runs of tokens; a node's tokens are its edge's tokens. The tree
-//   caches every prefix of every path from the root.
+//   Edges hold stretches of tokens; a node's tokens are its edge's tokens. The
+//   tree caches every prefix of every path from the root. An edge is kept as
+//   pieces of runs of the cache's Content (base/content.h), not as a copy of
+//   its tokens: a node costs a few pieces whatever its length, and comparing
+//   a prompt with an edge of the same runs reads no token. The tree's shape
+//   (where nodes split, what is evicted) depends only on the tokens, exactly
+//   as a tree of token arrays would (tests/cache/radix_cache_lockstep_test.cpp).
 //
 //   insert [1 2 3 4]        insert [1 2 9] (split)      evict LRU leaf [3 4]
 //
@@ -82,9 +87,18 @@
 //   structural change to it (new leaf, split, evicted node) as it happens, so
 //   the index can answer every replica's match() with one walk of the prompt.
 //
+// Content
+//   The cache keeps pieces of one Content: the one given at construction
+//   (every prompt inserted must be of it: the simulator's caches share the
+//   trace's), or, when none is given, a TokenStore of its own, into which
+//   insert(TokenSpan) and prompts of another content are copied (the library
+//   API and tests, which hand the cache token arrays).
+//
 // Cost
-//   match: O(L log F) for a prompt of L tokens and fan-out F. insert: O(L log F)
-//   plus O(log N) per evicted node (N nodes). Memory: O(tokens cached + nodes).
+//   match: O(P log F) for a prompt of P pieces along the path and fan-out F,
+//   plus the tokens read where runs differ (usually one per node boundary).
+//   insert: the same plus O(log N) per evicted node (N nodes). Memory:
+//   O(nodes + pieces), independent of the tokens cached.
 #pragma once
 
 #include <cstddef>
@@ -92,6 +106,9 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
+#include "prefixroute/base/content.h"
 #include "prefixroute/base/indexed_min_heap.h"
 #include "prefixroute/base/token.h"
 
@@ -104,13 +121,14 @@ class RadixCache {
   /// Default hit count from which a node is protected.
   static constexpr std::uint32_t kDefaultProtectAfterHits = 32;
 
-  /// Heap bytes of a radix tree holding `tokens` tokens in `nodes` nodes, an
-  /// upper estimate for memory budgets: ~6 bytes per token (edges and their
-  /// growth slack) and ~200 per node (the node, its edge and child vectors,
-  /// its eviction-heap entry). The same costs bound a PrefixIndex or an
-  /// ApproxRadixTree of as many tokens and nodes. Checked against measured
-  /// heap use in tests/experiment_memory_test.cpp.
-  static constexpr double estimated_bytes(double tokens, double nodes) { return tokens * 6 + nodes * 200; }
+  /// Heap bytes of a radix tree of `nodes` nodes holding `pieces` pieces, an
+  /// upper estimate for memory budgets: ~200 per node (the node, its vectors,
+  /// its eviction-heap entry) and one Piece per piece, whatever the tokens it
+  /// holds. The same costs bound a PrefixIndex or an ApproxRadixTree. Checked
+  /// against measured heap use in tests/experiment_memory_test.cpp.
+  static constexpr double estimated_bytes(double nodes, double pieces) {
+    return nodes * 200 + pieces * static_cast<double>(sizeof(Piece));
+  }
 
   /// Names the node that ends an inserted path, for pin()/unpin(). Stays
   /// valid while the path is pinned (a pinned node is never evicted; a split
@@ -124,18 +142,26 @@ class RadixCache {
     PathHandle path = 0;             ///< end of the inserted path (the root if nothing was inserted)
   };
 
-  explicit RadixCache(std::size_t capacity_tokens,
-                      std::uint32_t protect_after_hits = kDefaultProtectAfterHits);
+  /// A cache of `content`'s runs; with `content` null, of a TokenStore of
+  /// its own (see "Content" above).
+  explicit RadixCache(std::size_t capacity_tokens, std::uint32_t protect_after_hits = kDefaultProtectAfterHits,
+                      const Content* content = nullptr);
 
-  /// Length of the longest cached prefix of `tokens` (partial edges count).
+  /// Length of the longest cached prefix of `prompt` (partial edges count).
+  /// The prompt may be of any content.
+  std::size_t match(const Prompt& prompt) const;
   std::size_t match(TokenSpan tokens) const;
 
-  /// Caches `tokens` (at most the first capacity() of them) and evicts to budget.
-  /// `known_cached`: a length the caller has just learnt is cached (a match of
-  /// this cache, as a router's index gives it); the walk does not re-read
-  /// those tokens' edges, which at hundreds of replicas are rarely in the CPU
-  /// cache. It must not exceed match(tokens); 0 compares every token.
-  InsertResult insert(TokenSpan tokens, std::size_t known_cached = 0);
+  /// Caches `prompt` (at most the first capacity() tokens) and evicts to budget.
+  /// The prompt must be of content(), unless the cache has its own store (it
+  /// is then copied into it). `known_cached`: a length the caller has just
+  /// learnt is cached (a match of this cache, as a router's index gives it);
+  /// the walk does not re-compare those tokens' edges. It must not exceed
+  /// match(prompt); 0 compares everything.
+  InsertResult insert(const Prompt& prompt, std::size_t known_cached = 0);
+  /// insert() of tokens copied into the cache's own store (a cache built
+  /// without a content only).
+  InsertResult insert(TokenSpan tokens);
 
   /// Pins every node of the path ending at `path` (a reference count).
   void pin(PathHandle path);
@@ -162,9 +188,23 @@ class RadixCache {
   /// Attach while the cache is empty; the index must outlive the cache's use.
   void attach_index(PrefixIndex* index, std::uint32_t replica);
 
-  /// The tokens of node `node`'s edge (a node id as PathHandle names it).
-  /// Valid until the node is split or evicted.
-  TokenSpan edge_tokens(PathHandle node) const { return nodes_[node].edge; }
+  /// A copy has the same tree (and a copy of the own store, if any); it is
+  /// not attached to the original's index.
+  RadixCache(const RadixCache& other);
+  RadixCache& operator=(const RadixCache& other);
+  RadixCache(RadixCache&&) noexcept = default;
+  RadixCache& operator=(RadixCache&&) noexcept = default;
+  ~RadixCache() = default;
+
+  /// The content whose runs the cache's edges are.
+  const Content& content() const { return *content_; }
+
+  /// Node `node`'s edge (a node id as PathHandle names it), as pieces of
+  /// content(). Valid until the node is split or evicted.
+  Prompt edge(PathHandle node) const {
+    const Node& n = nodes_[node];
+    return Prompt{n.edge, n.length, content_};
+  }
 
   /// Verifies every invariant by walking the tree; returns "" or a description
   /// of the first violation. O(N log N); for tests.
@@ -185,7 +225,9 @@ class RadixCache {
   };
 
   struct Node {
-    std::vector<Token> edge;
+    std::vector<Piece> edge;      // its tokens, as pieces of content_
+    std::size_t length = 0;       // tokens in edge
+    Token first = 0;              // the edge's first token (its key in the parent)
     std::vector<Child> children;  // sorted by first token
     NodeId parent = kNone;
     std::uint64_t last_access = 0;
@@ -210,6 +252,8 @@ class RadixCache {
   void refresh_candidate(NodeId id);
   NodeId split(NodeId id, std::size_t at);
   std::size_t evict_until_within_budget(NodeId keep);
+  /// Sets node `id`'s edge to tokens [from, from + n) of `source`.
+  void set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n);
 
   std::size_t capacity_;
   std::uint32_t protect_after_hits_;
@@ -220,12 +264,9 @@ class RadixCache {
   std::vector<Node> nodes_;
   std::vector<NodeId> free_;
   IndexedMinHeap candidates_;  // the unpinned non-root leaves, by CandidateKey
-  // Emptied edge buffers of freed nodes, handed to the next allocated nodes
-  // (no malloc/free pair per evicted and new leaf). Bounded: at most
-  // kSpareEdges buffers of at most kSpareEdgeTokens tokens (16 KB per cache).
-  static constexpr std::size_t kSpareEdges = 4;
-  static constexpr std::size_t kSpareEdgeTokens = 1024;
-  std::vector<std::vector<Token>> spare_edges_;
+  std::unique_ptr<TokenStore> own_store_;  // when built without a content
+  const Content* content_;                  // own_store_ or the given content
+  PromptPieces scratch_;                    // edge pieces being built
   // For check_invariants()' budget rule: the node the last eviction pass had
   // to keep (kRoot after reserve()), and whether an unpin() since then made a
   // leaf evictable while over budget (eviction deferred to the next pass).

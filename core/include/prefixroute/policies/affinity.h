@@ -16,7 +16,7 @@ namespace prefixroute {
 
 class Affinity final : public RoutingPolicy {
  public:
-  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "affinity"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   CacheView matched_view() const override { return CacheView::Engine; }

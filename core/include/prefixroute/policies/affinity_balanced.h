@@ -23,7 +23,7 @@ struct AffinityBalancedParams {
 class AffinityBalanced final : public RoutingPolicy {
  public:
   explicit AffinityBalanced(const AffinityBalancedParams& params = {});
-  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "affinity_balanced"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   Tick load_slack() const { return load_slack_; }

@@ -56,7 +56,7 @@ class Chwbl final : public RoutingPolicy {
  public:
   explicit Chwbl(const ChwblParams& params);
 
-  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "chwbl"; }
 
   /// The ring key of a prompt: its first `key_tokens` tokens, hashed.
@@ -79,6 +79,7 @@ class Chwbl final : public RoutingPolicy {
   std::size_t ring_replicas_ = 0;
   std::vector<std::uint32_t> seen_;  // per replica: the walk that last checked it
   std::uint32_t walk_ = 0;
+  std::vector<Token> key_tokens_;  // scratch: the prompt's first key_tokens tokens
 };
 
 /// Chwbl's entry in the policy catalogue: name, label, parameters, factory.

@@ -76,20 +76,20 @@ class ClusterView {
 
   /// out[i] = replica i's cached prefix of `tokens` in `view`.
   /// O(L log F + D R / 64 + R) with the index, else O(R L log F).
-  void match_all(TokenSpan tokens, CacheView view, std::vector<std::size_t>& out) const;
+  void match_all(const Prompt& prompt, CacheView view, std::vector<std::size_t>& out) const;
 
   /// The replicas whose cached prefix of `tokens` in `view` is not empty, in
   /// replica order, with its length; every other replica matches 0. With the
   /// index there is no per-replica cost for replicas holding none of it.
-  void match_held(TokenSpan tokens, CacheView view, std::vector<PrefixIndex::Held>& out) const;
+  void match_held(const Prompt& prompt, CacheView view, std::vector<PrefixIndex::Held>& out) const;
 
   /// least_loaded_index(replicas(), now, start): O(log R) with the tree.
   std::size_t least_wait(Tick now, std::size_t start) const;
 
-  /// The engine cache's match of exactly `tokens` (same data, same length) on
+  /// The engine cache's match of exactly `prompt` (the same pieces) on
   /// `replica`, when a walk of this view since forget_walk() read the
   /// engines' caches for that prompt; nullopt otherwise.
-  std::optional<std::size_t> known_engine_match(TokenSpan tokens, std::size_t replica) const;
+  std::optional<std::size_t> known_engine_match(const Prompt& prompt, std::size_t replica) const;
 
   /// Drops the remembered walk (the simulator calls it before each choose:
   /// a cache changes between requests). Keeps the buffers' capacity.
@@ -99,8 +99,8 @@ class ClusterView {
   // The last walk that read the engines' caches: either one length per
   // replica (match_all) or the holders (match_held).
   struct Walk {
-    const Token* data = nullptr;
-    std::size_t size = 0;
+    const Piece* data = nullptr;  // the walked prompt's pieces
+    std::size_t size = 0;         // and its length
     bool all = false;
     std::vector<std::size_t> lengths;          // match_all
     std::vector<PrefixIndex::Held> held;       // match_held, by replica

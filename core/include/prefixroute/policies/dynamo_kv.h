@@ -68,7 +68,7 @@ class DynamoKv final : public RoutingPolicy {
   /// `seed` is the scenario seed; the policy derives its own stream from it.
   DynamoKv(const DynamoKvParams& params, std::uint64_t seed);
 
-  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "dynamo_kv"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
 

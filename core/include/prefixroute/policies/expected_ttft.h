@@ -57,7 +57,7 @@ class ExpectedTtft final : public RoutingPolicy {
  public:
   ExpectedTtft(const ExpectedTtftParams& params, double cluster_prefill_tokens_per_s);
 
-  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "expected_ttft"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;
@@ -70,7 +70,7 @@ class ExpectedTtft final : public RoutingPolicy {
  private:
   void ensure_size(std::size_t replicas);
   /// The home key of a prompt: FNV-1a over its first home_key_tokens_ tokens.
-  std::uint64_t home_key(TokenSpan tokens) const;
+  std::uint64_t home_key(const Prompt& prompt);
 
   double cache_credit_;
   PrefillModel prefill_;  // the router's belief about the engines' prefill rate
@@ -82,6 +82,7 @@ class ExpectedTtft final : public RoutingPolicy {
   std::vector<std::uint64_t> last_in_queue_;  // per replica: id of the last request dispatched
   std::vector<std::size_t> matched_;          // scratch: per replica, precise_view() match
   std::uint32_t home_key_tokens_;
+  std::vector<Token> key_tokens_;  // scratch: the prompt's first home_key_tokens_ tokens
   std::unordered_map<std::uint64_t, std::size_t> home_;  // key -> replica it last went to (lookups only)
 };
 

@@ -13,7 +13,7 @@ namespace prefixroute {
 
 class LeastLoaded final : public RoutingPolicy {
  public:
-  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "least_loaded"; }
 
  private:

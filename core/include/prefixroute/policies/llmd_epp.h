@@ -81,7 +81,7 @@ class LlmdEpp final : public RoutingPolicy {
   LlmdEpp(const LlmdEpp&) = delete;
   LlmdEpp& operator=(const LlmdEpp&) = delete;
 
-  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "llmd_epp"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;
@@ -110,6 +110,8 @@ class LlmdEpp final : public RoutingPolicy {
   struct Index;
 
   void ensure_replicas(std::size_t n);
+  /// block_hashes of the prompt's first max_prefix_blocks blocks, into hashes_.
+  void hash_blocks(const Prompt& prompt);
 
   LlmdEppParams params_;
   Rng rng_;
@@ -121,6 +123,7 @@ class LlmdEpp final : public RoutingPolicy {
   std::size_t hashed_prompt_tokens_ = 0;
   bool hashes_valid_ = false;  // hashes_ belong to the prompt on_routed will see
   std::int64_t predicted_ = -1;
+  std::vector<Token> block_tokens_;  // scratch: the tokens hash_blocks reads
 };
 
 /// LlmdEpp's entry in the policy catalogue: name, label, parameters, factory.

@@ -77,6 +77,12 @@ struct PolicyContext {
   RouterConfig router;
 };
 
+/// The size of what a run routes, for memory estimates.
+struct RoutedSize {
+  double requests = 0;
+  double prompt_tokens = 0;  ///< summed over the requests
+};
+
 /// The policy's colour in charts and swatches (CSS hex), on a light and a dark page.
 struct PolicyColours {
   std::string_view light;
@@ -98,6 +104,12 @@ struct PolicySpec {
   std::vector<ParamSpec> params;
   std::vector<double> defaults;  ///< params' values in a default-constructed Params
   std::function<std::unique_ptr<RoutingPolicy>(std::span<const double> values, const PolicyContext&)> make;
+  /// An upper estimate of the heap the policy's own state can reach on a
+  /// run of `size` (beyond what every run holds: caches, results, and one
+  /// tree of the routed prompts, which estimated_peak_bytes counts for all);
+  /// unset for a policy whose state is small. Checked against measured heap
+  /// use in tests/experiment_memory_test.cpp.
+  std::function<double(std::span<const double> values, const PolicyContext&, const RoutedSize&)> state_bytes;
 
   std::string_view name() const { return identity.name; }
   std::string_view label() const { return identity.label; }
@@ -143,19 +155,27 @@ ParamSpec choice(std::string_view key, std::string_view label, std::string_view 
   return p;
 }
 
-/// Builds a spec whose factory receives a `Params` filled from the values.
+/// Builds a spec whose factory (and state estimate, when given) receives a
+/// `Params` filled from the values.
 template <typename Params>
 PolicySpec policy_spec(PolicyIdentity identity, std::vector<ParamSpec> params,
-                       std::unique_ptr<RoutingPolicy> (*make)(const Params&, const PolicyContext&)) {
+                       std::unique_ptr<RoutingPolicy> (*make)(const Params&, const PolicyContext&),
+                       double (*state_bytes)(const Params&, const PolicyContext&, const RoutedSize&) = nullptr) {
   PolicySpec spec;
   spec.identity = identity;
   const Params defaults{};
   for (const ParamSpec& p : params) spec.defaults.push_back(p.get(&defaults));
-  spec.make = [params, make](std::span<const double> values, const PolicyContext& context) {
+  const auto fill = [params](std::span<const double> values) {
     Params filled{};
     for (std::size_t i = 0; i < params.size() && i < values.size(); ++i) params[i].set(&filled, values[i]);
-    return make(filled, context);
+    return filled;
   };
+  spec.make = [fill, make](std::span<const double> values, const PolicyContext& context) {
+    return make(fill(values), context);
+  };
+  if (state_bytes != nullptr)
+    spec.state_bytes = [fill, state_bytes](std::span<const double> values, const PolicyContext& context,
+                                           const RoutedSize& size) { return state_bytes(fill(values), context, size); };
   spec.params = std::move(params);
   return spec;
 }

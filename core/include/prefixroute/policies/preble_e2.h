@@ -75,7 +75,7 @@ class PrebleE2 final : public RoutingPolicy {
   PrebleE2(const PrebleE2Params& params, const PrefillModel& prefill, Tick tick_per_output_token,
            std::uint64_t cache_tokens_per_replica);
 
-  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "preble_e2"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;

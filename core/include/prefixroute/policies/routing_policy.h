@@ -29,27 +29,48 @@
 #include <cstdint>
 #include <string_view>
 
+#include "prefixroute/base/content.h"
 #include "prefixroute/base/time.h"
 #include "prefixroute/base/token.h"
 #include "prefixroute/policies/cluster_view.h"
 
 namespace prefixroute {
 
+/// A request to route: its prompt and what a router knows of it besides.
+/// Converts from a prompt alone (a request of its own session, turn 0), so
+/// code that routes bare prompts (tests, the library API) passes one.
+struct RouteRequest {
+  Prompt prompt;                   ///< valid during the call only
+  std::uint64_t id = 0;            ///< index in the trace
+  std::uint64_t session = 0;       ///< conversation or agent run it belongs to
+  std::uint32_t turn = 0;          ///< its index within the session (0 = first)
+  std::uint64_t output_tokens = 0; ///< what it will generate (0 when unknown or decode is off)
+
+  RouteRequest() = default;
+  RouteRequest(const Prompt& p) : prompt(p) {}                  // NOLINT(google-explicit-constructor)
+  RouteRequest(const PromptPieces& p) : prompt(p.view()) {}     // NOLINT(google-explicit-constructor)
+  RouteRequest(const Prompt& p, std::uint64_t request_id, std::uint64_t session_id, std::uint32_t turn_index,
+               std::uint64_t output)
+      : prompt(p), id(request_id), session(session_id), turn(turn_index), output_tokens(output) {}
+};
+
 /// A request the policy has just routed.
 struct RoutedRequest {
   std::uint64_t id = 0;          ///< index in the trace
   std::size_t replica = 0;       ///< the policy's choice
-  TokenSpan tokens;              ///< the prompt (valid during the call only)
+  Prompt prompt;                 ///< the prompt (valid during the call only)
   std::uint64_t output_tokens = 0;
   Tick now = 0;
+  std::uint64_t session = 0;     ///< as in RouteRequest
+  std::uint32_t turn = 0;
 };
 
 class RoutingPolicy {
  public:
   virtual ~RoutingPolicy() = default;
 
-  /// The replica (an index < cluster.size()) that serves a prompt arriving at `now`.
-  virtual std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) = 0;
+  /// The replica (an index < cluster.size()) that serves `request`, arriving at `now`.
+  virtual std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) = 0;
 
   /// Stable identifier, as in results JSON ("round_robin", ...).
   virtual std::string_view name() const = 0;

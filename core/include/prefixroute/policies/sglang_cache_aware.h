@@ -68,7 +68,7 @@ class SglangCacheAware final : public RoutingPolicy {
 
   explicit SglangCacheAware(const SglangCacheAwareParams& params);
 
-  std::size_t choose(TokenSpan tokens, const ClusterView& cluster, Tick now) override;
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "sglang_cache_aware"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
 

@@ -68,6 +68,8 @@ class Replica {
 
   /// Queues a request arriving at `now`: matches and inserts its prompt, charges
   /// prefill for the uncached tokens only. No decode: completes at first token.
+  Admission admit(const Prompt& prompt, Tick now, const PrefillModel& prefill);
+  /// admit() of tokens (a cache built without a content: see RadixCache).
   Admission admit(TokenSpan tokens, Tick now, const PrefillModel& prefill);
 
   /// As admit(), then decodes `output_tokens` at `tick_per_output_token`; when
@@ -75,7 +77,7 @@ class Replica {
   /// complete() is called with the returned admission.
   /// `known_cached` as RadixCache::insert's: a cached-prefix length the
   /// caller has just matched against this replica's cache (0: none known).
-  Admission admit_with_decode(TokenSpan tokens, Tick now, const PrefillModel& prefill,
+  Admission admit_with_decode(const Prompt& prompt, Tick now, const PrefillModel& prefill,
                               std::uint64_t output_tokens, Tick tick_per_output_token,
                               std::size_t known_cached = 0);
 

@@ -42,6 +42,7 @@
 
 #include "prefixroute/sim/cluster_config.h"
 #include "prefixroute/sim/prefill_model.h"
+#include "prefixroute/workload/request_source.h"
 #include "prefixroute/workload/request_trace.h"
 #include "prefixroute/policies/routing_policy.h"
 #include "prefixroute/base/time.h"
@@ -91,6 +92,12 @@ using ProgressCallback = std::function<bool(std::uint64_t done)>;
 /// Number of in-flight samples a run takes over its arrival span.
 inline constexpr std::uint32_t kInFlightSamples = 256;
 
+/// Runs `policy` on the requests of `source`, read once front to back.
+SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, RoutingPolicy& policy,
+                       const ProgressCallback& progress = {}, std::uint64_t progress_every = 4096,
+                       const RouterConfig& router = {});
+
+/// simulate() on the requests of `trace`, in order.
 SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster,
                        RoutingPolicy& policy, const ProgressCallback& progress = {},
                        std::uint64_t progress_every = 4096, const RouterConfig& router = {});

@@ -11,16 +11,45 @@
 // input_length is not a multiple of the block size ends with the first tokens
 // of its last block's run.
 //
-// Cost: memory O(requests + block ids); materialize is O(prompt tokens).
+// Cost: memory O(requests + block ids); prompt() is O(blocks), materialize
+// O(prompt tokens).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "prefixroute/base/hashing.h"
 #include "prefixroute/workload/request_trace.h"
 
 namespace prefixroute {
 
+/// The runs of block ids: run b is block id b's run of tokens, computed
+/// (block_token), never stored, so it costs nothing and any number of traces
+/// and readers may share one.
+class BlockContent final : public Content {
+ public:
+  const Token* stored(RunId) const override { return nullptr; }
+  void copy(RunId run, std::uint32_t offset, std::uint32_t n, Token* out) const override;
+  /// The one instance every block trace uses.
+  static const BlockContent& instance();
+};
+
+/// A block trace's fingerprint, fed request by request (what
+/// BlockTrace::fingerprint() computes of a whole trace): FNV-1a over the block
+/// size and every request's arrival, lengths and block ids.
+class BlockTraceFingerprint {
+ public:
+  explicit BlockTraceFingerprint(std::uint32_t block_size);
+  void add(Tick arrival, std::uint32_t input_tokens, std::uint32_t output_tokens,
+           std::span<const std::uint32_t> blocks);
+  std::uint64_t value() const { return hash_.value; }
+
+ private:
+  hashing::Fnv1a64 hash_;
+};
+
+/// A trace kept in memory (block ids, 4 bytes per block), whose prompts are
+/// pieces of BlockContent's runs.
 class BlockTrace final : public RequestTrace {
  public:
   struct Entry {
@@ -37,7 +66,12 @@ class BlockTrace final : public RequestTrace {
   Tick arrival(std::size_t i) const override { return entries_[i].arrival; }
   std::uint64_t prompt_tokens(std::size_t i) const override { return entries_[i].input_tokens; }
   std::uint64_t output_tokens(std::size_t i) const override { return entries_[i].output_tokens; }
-  void materialize(std::size_t i, std::vector<Token>& out) const override;
+  const Content& content() const override { return BlockContent::instance(); }
+  /// Request i's prompt: one piece per block (the last one cut to input_length).
+  void prompt(std::size_t i, PromptPieces& out) const override;
+  /// The prompt of a request of `input_tokens` tokens over `blocks`, as prompt() makes it.
+  static void prompt_of(std::span<const std::uint32_t> blocks, std::uint32_t block_size, std::uint64_t input_tokens,
+                        PromptPieces& out);
   /// FNV-1a over block size and every entry's arrival, lengths and block ids
   /// (which determine its tokens): O(block ids), not O(tokens).
   std::uint64_t fingerprint() const override;

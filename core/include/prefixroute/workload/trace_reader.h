@@ -18,6 +18,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -43,12 +45,14 @@ struct TraceProblem {
 };
 
 struct TraceReadResult {
-  std::unique_ptr<BlockTrace> trace;  ///< null when reading failed
+  std::unique_ptr<BlockTrace> trace;  ///< the requests (null when read to a sink, or when reading failed)
   std::vector<TraceProblem> problems; ///< first 100 problems
   std::uint64_t lines = 0;            ///< lines seen (blank ones included)
   std::uint64_t bad_lines = 0;        ///< lines skipped as bad (Skip mode)
+  std::uint64_t requests = 0;         ///< requests read (kept, or handed to the sink)
   std::uint64_t content_hash = 0;     ///< FNV-1a 64 of every byte fed
-  bool ok() const { return trace != nullptr; }
+  bool read = false;                  ///< whether the trace was read (no fatal problem, some requests)
+  bool ok() const { return read; }
   std::string error_text() const;     ///< every kept problem, one per line
 };
 
@@ -57,7 +61,15 @@ class TraceReader {
   static constexpr std::size_t kMaxLineBytes = 16u << 20;
   static constexpr std::size_t kMaxProblemsKept = 100;
 
-  explicit TraceReader(TraceReadOptions options);
+  /// Receives each accepted request as it is read: the entry (its
+  /// first_block is 0) and its block ids, valid during the call. Returns
+  /// false to stop reading (e.g. its own storage failed).
+  using Sink = std::function<bool(const BlockTrace::Entry& entry, std::span<const std::uint32_t> blocks)>;
+
+  /// A reader that keeps the requests (finish() returns them as a
+  /// BlockTrace), or, with a sink, hands each to it and keeps none: memory is
+  /// then O(longest line) whatever the trace's length.
+  explicit TraceReader(TraceReadOptions options, Sink sink = {});
 
   /// Feeds the next chunk (split anywhere). Returns false once reading has
   /// stopped (a fatal problem, or `limit` reached); further input is ignored
@@ -68,7 +80,7 @@ class TraceReader {
   TraceReadResult finish();
 
   std::uint64_t lines() const { return line_number_; }
-  std::uint64_t requests() const { return entries_.size(); }
+  std::uint64_t requests() const { return requests_; }
 
  private:
   void process_line(std::string_view line);
@@ -76,7 +88,9 @@ class TraceReader {
 
   TraceReadOptions options_;
   std::string pending_;
+  Sink sink_;
   std::vector<BlockTrace::Entry> entries_;
+  std::uint64_t requests_ = 0;
   std::vector<std::uint32_t> block_ids_;
   std::vector<TraceProblem> problems_;
   std::uint64_t line_number_ = 0;

@@ -55,7 +55,9 @@ struct Request {
   std::uint32_t output_tokens = 0;
 };
 
-class Workload final : public RequestTrace {
+/// The trace and its own content: run t < tenants() is tenant t's prefix;
+/// run kTurnRun + i is request i's turn.
+class Workload final : public RequestTrace, public Content {
  public:
   Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<Request> requests,
            std::uint32_t vocab_size);
@@ -68,8 +70,14 @@ class Workload final : public RequestTrace {
   Tick arrival(std::size_t i) const override { return requests_[i].arrival; }
   std::uint64_t prompt_tokens(std::size_t i) const override;
   std::uint64_t output_tokens(std::size_t i) const override { return requests_[i].output_tokens; }
-  /// Writes request i's prompt (prefix then turn) into `out`, replacing its contents.
-  void materialize(std::size_t i, std::vector<Token>& out) const override;
+  const Content& content() const override { return *this; }
+  /// Request i's prompt: its tenant's prefix run, then its turn's run.
+  void prompt(std::size_t i, PromptPieces& out) const override;
+
+  // ---- Content ----
+  const Token* stored(RunId run) const override;
+  void copy(RunId run, std::uint32_t offset, std::uint32_t n, Token* out) const override;
+  static constexpr RunId kTurnRun = RunId{1} << 32;
 
   /// Heap bytes of the workload generated for `config`: one Request per
   /// request, the tenant prefixes, and the stored turns when they fit

@@ -1,4 +1,4 @@
-// first_difference (core/src/cache/common_prefix.h), the word-at-a-time compare
+// first_difference (core/src/base/first_difference.h), the word-at-a-time compare
 // under every radix walk, against the one-token-at-a-time loop it replaced:
 // every run length 0..40, every start, every position of the first
 // difference (in the low or high half of a word, in the tail), and runs at
@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "../../core/src/cache/common_prefix.h"
+#include "../../core/src/base/first_difference.h"
 
 namespace prefixroute {
 namespace {

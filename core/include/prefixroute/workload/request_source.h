@@ -1,0 +1,61 @@
+// RequestSource: requests in arrival order, one at a time, as the simulator
+// consumes them. A run reads its source once, front to back, so a source need
+// not hold the trace: a replayed file streams from disk (RequestSpillReader),
+// and memory stays bounded by the caches, the requests in flight and the
+// per-request results, whatever the file's length.
+//
+// Every source of one experiment must give the identical stream: the
+// experiment opens a fresh source per run (per policy, per bound).
+//
+// Invariants: next() returns requests with non-decreasing arrival; size() and
+// last_arrival() describe the whole stream before the first next() (the
+// simulator sizes its results and its sampling period from them).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "prefixroute/base/content.h"
+#include "prefixroute/base/time.h"
+#include "prefixroute/workload/request_trace.h"
+
+namespace prefixroute {
+
+/// One request as a source yields it.
+struct SourcedRequest {
+  Tick arrival = 0;
+  PromptPieces prompt;  ///< pieces of the source's content()
+  std::uint64_t output_tokens = 0;
+  std::uint64_t session = 0;
+  std::uint32_t turn = 0;
+};
+
+class RequestSource {
+ public:
+  virtual ~RequestSource() = default;
+  /// Requests in the whole stream.
+  virtual std::uint64_t size() const = 0;
+  /// The last request's arrival (0 for an empty stream).
+  virtual Tick last_arrival() const = 0;
+  /// The content the prompts' pieces are runs of; outlives the source.
+  virtual const Content& content() const = 0;
+  /// The next request into `out`; false at the end (out untouched).
+  virtual bool next(SourcedRequest& out) = 0;
+};
+
+/// A RequestTrace read front to back. Cost: O(prompt pieces) per next().
+class TraceSource final : public RequestSource {
+ public:
+  explicit TraceSource(const RequestTrace& trace) : trace_(trace) {}
+  std::uint64_t size() const override { return trace_.size(); }
+  Tick last_arrival() const override { return trace_.size() == 0 ? 0 : trace_.arrival(trace_.size() - 1); }
+  const Content& content() const override { return trace_.content(); }
+  bool next(SourcedRequest& out) override;
+
+ private:
+  const RequestTrace& trace_;
+  std::size_t next_ = 0;
+};
+
+}  // namespace prefixroute
