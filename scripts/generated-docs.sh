@@ -40,6 +40,8 @@ for (const [i, row] of runs[0].results.entries()) {
 process.stdout.write(out);
 JS
 "$bench" --fields >"$tmp/fields.md"
+# Those five seeds as replicates: means, 95 % intervals, what is not distinguishable.
+"$bench" --json '' --markdown --set seed=1 --set replicates=5 | sed -n '/^| Policy/,$p' >"$tmp/replicates.md"   # npm run bench -- --set seed=1 --set replicates=5 --markdown
 
 # Every policy on the reference scenario, and the recommended-policy check on three presets.
 "$bench" --json '' --markdown --set policies=all | grep '^|' >"$tmp/all-policies.md"   # npm run bench -- --set policies=all --markdown

@@ -388,6 +388,13 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
   if (is_session_kind(w.kind)) check_session_limits(s, errors);
   else if (w.kind == "gsp") check_gsp_limits(s, errors);
   else check_tenant_limits(s, errors);
+  // The last replicate's seed must stay a field value (exact in JSON and JS).
+  if (s.replicates > 1 && s.seed > 9007199254740991ULL - (s.replicates - 1))
+    errors.push_back({"replicates", "seed + replicates - 1 (the last replicate's seed) must be at most "
+                                    "9007199254740991; got seed " + std::to_string(s.seed) + " and replicates " +
+                                        std::to_string(s.replicates)});
+  if (s.replays_trace() && s.replicates > 1)
+    errors.push_back({"replicates", scenario_detail::replicates_with_trace_message(s.replicates)});
   if (s.policies.empty())
     errors.push_back({"policies", "must name at least one policy (" + policy_names_text() + ")"});
   for (std::size_t i = 0; i < s.policies.size(); ++i) {
@@ -403,6 +410,11 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
 }
 
 }  // namespace
+
+std::string scenario_detail::replicates_with_trace_message(std::uint32_t replicates) {
+  return "must be 1 when a trace is replayed: a trace's arrivals and prompts are fixed by its file, so no seed "
+         "changes them and every replicate would repeat the first; got " + std::to_string(replicates);
+}
 
 Scenario Scenario::reference() {
   // The four baseline policies (the original write-up's); "all" adds the

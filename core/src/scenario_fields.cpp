@@ -28,6 +28,10 @@ std::vector<Field> leading_fields() {
   return {
       PR_FIELD("seed", "Seed", Integer, 0, kMaxSafeInteger, "", "Seed of the workload generator.", seed,
                std::uint64_t),
+      PR_FIELD("replicates", "Replicates", Integer, 1, kMaxReplicates, "runs",
+               "Runs of the synthetic workload with seeds seed .. seed + replicates - 1; above 1 every metric is "
+               "reported as a mean with its 95 % confidence interval (a replayed trace has one replicate).",
+               replicates, std::uint32_t),
       PR_FIELD("workload.requests", "Requests", Integer, 1, 1e7, "requests",
                "Requests in the trace (tenants, sessions, agentic; the last session is cut there).",
                workload.requests, std::uint64_t),

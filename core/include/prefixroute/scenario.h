@@ -48,8 +48,15 @@ struct TraceSettings {
   std::string content_hash;          ///< FNV-1a 64 of its bytes, 16 hex digits
 };
 
+/// Most replicates a scenario may ask for (`replicates`).
+inline constexpr std::uint32_t kMaxReplicates = 1000;
+
 struct Scenario {
   std::uint64_t seed = 42;
+  /// Runs of the synthetic workload with seeds seed .. seed + replicates - 1;
+  /// > 1 reports each metric as a mean with a 95 % interval (experiment.h).
+  /// A replayed trace has one replicate (no seed changes its arrivals).
+  std::uint32_t replicates = 1;
   WorkloadConfig workload;
   ClusterConfig cluster;
   RouterConfig router;
