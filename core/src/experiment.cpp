@@ -87,7 +87,7 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
   const RoutedSize routed{requests, replay != nullptr ? replay->prompt_tokens : requests * prompt_max};
   for (const std::string& name : s.policies) {
     const PolicySpec* spec = find_policy(name);
-    if (spec != nullptr && spec->state_bytes)
+    if (spec != nullptr && spec->has_state_estimate())
       policy_state = std::max(policy_state, spec->state_bytes(s.policy_params.of(*spec), policy_context(s), routed));
   }
   // Runs at once, and workloads alive at once: a replicate's workload lives

@@ -197,20 +197,11 @@ void add_policy_fields(const PolicySpec& spec, std::vector<Field>& out) {
     const PolicySpec* owner = &spec;
     if (p.kind == ParamKind::Choice) {
       f.kind = FieldKind::Text;
-      out.push_back(Field{
-          f, nullptr, nullptr,
-          [owner, i](const Scenario& s) {
-            return choice_text(owner->params[i].choices, static_cast<std::size_t>(s.policy_params.of(*owner)[i]));
-          },
-          [owner, i](Scenario& s, const std::string& v) {
-            s.policy_params.set(*owner, i, choice_index(owner->params[i].choices, v));
-          }});
+      out.push_back(Field{f, nullptr, nullptr, nullptr, nullptr, owner, i});
       continue;
     }
     f.kind = p.kind == ParamKind::Integer ? FieldKind::Integer : FieldKind::Number;
-    out.push_back(Field{f, [owner, i](const Scenario& s) { return s.policy_params.of(*owner)[i]; },
-                        [owner, i](Scenario& s, double v) { s.policy_params.set(*owner, i, v); }, nullptr,
-                        nullptr});
+    out.push_back(Field{f, nullptr, nullptr, nullptr, nullptr, owner, i});
   }
 }
 
@@ -258,6 +249,25 @@ Table& table() {
 }
 
 }  // namespace
+
+double Field::get(const Scenario& s) const {
+  return policy != nullptr ? s.policy_params.of(*policy)[param] : get_number(s);
+}
+
+void Field::set(Scenario& s, double value) const {
+  if (policy != nullptr) s.policy_params.set(*policy, param, value);
+  else set_number(s, value);
+}
+
+std::string Field::get_text(const Scenario& s) const {
+  if (policy == nullptr) return get_string(s);
+  return choice_text(policy->params[param].choices, static_cast<std::size_t>(s.policy_params.of(*policy)[param]));
+}
+
+void Field::set_text(Scenario& s, const std::string& value) const {
+  if (policy != nullptr) s.policy_params.set(*policy, param, choice_index(policy->params[param].choices, value));
+  else set_string(s, value);
+}
 
 const std::vector<Field>& fields() { return table().fields; }
 

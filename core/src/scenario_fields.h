@@ -4,7 +4,6 @@
 // the specs.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,10 +16,24 @@ namespace prefixroute::scenario_detail {
 /// text (a policy's choice parameter maps its text to the choice's index).
 struct Field {
   FieldSpec spec;
-  std::function<double(const Scenario&)> get;
-  std::function<void(Scenario&, double)> set;
-  std::function<std::string(const Scenario&)> get_text;
-  std::function<void(Scenario&, const std::string&)> set_text;
+  // A fixed field's accessors. They capture nothing, so they are plain
+  // function pointers: one small function each, where a std::function would
+  // add a type-erased closure per field to the WebAssembly module.
+  double (*get_number)(const Scenario&) = nullptr;
+  void (*set_number)(Scenario&, double) = nullptr;
+  std::string (*get_string)(const Scenario&) = nullptr;
+  void (*set_string)(Scenario&, const std::string&) = nullptr;
+  // A policy parameter's row: its policy and index in the policy's params
+  // (read and written through Scenario::policy_params).
+  const PolicySpec* policy = nullptr;
+  std::size_t param = 0;
+
+  /// A number field's value (Integer, Number; a policy's number parameter).
+  double get(const Scenario& s) const;
+  void set(Scenario& s, double value) const;
+  /// A text field's value (Text; a policy's choice parameter).
+  std::string get_text(const Scenario& s) const;
+  void set_text(Scenario& s, const std::string& value) const;
 };
 
 /// Every field except `policies`, in field-table order (scenario_fields()).

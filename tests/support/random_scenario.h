@@ -57,6 +57,7 @@ inline double draw(Rng& rng, double lo, double hi, bool integer) {
 // schema's). Everything else is drawn from its whole allowed range.
 inline const std::map<std::string_view, std::pair<double, double>>& size_caps() {
   static const std::map<std::string_view, std::pair<double, double>> caps = {
+      {"replicates", {1, 3}},
       {"workload.requests", {1, 300}},
       {"workload.tenants", {1, 20}},
       {"workload.prefix_tokens_min", {0, 200}},

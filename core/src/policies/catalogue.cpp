@@ -81,7 +81,7 @@ std::string register_policy(const PolicySpec& spec) {
   if (find_policy(spec.name()) != nullptr) return "a policy named \"" + name + "\" is already in the catalogue";
   for (const std::string_view reserved : kReservedSections)
     if (spec.name() == reserved) return "\"" + name + "\" is a scenario section, not a policy name";
-  if (!spec.make) return "policy \"" + name + "\" has no factory";
+  if (spec.make_thunk == nullptr) return "policy \"" + name + "\" has no factory";
   if (spec.defaults.size() != spec.params.size()) return "policy \"" + name + "\" has a default per parameter missing";
   for (std::size_t i = 0; i < spec.params.size(); ++i) {
     const ParamSpec& p = spec.params[i];

@@ -10,7 +10,7 @@
 namespace prefixroute {
 namespace {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;  // the one instantiation the core uses
 
 constexpr std::uint64_t kMaxLength = 10'000'000;      // tokens in one request
 constexpr std::uint64_t kMaxBlockId = 4294967295ULL;  // ids become 32-bit tokens

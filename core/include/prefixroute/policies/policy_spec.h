@@ -99,20 +99,44 @@ struct PolicyIdentity {
 
 /// A policy's spec. Invariant: defaults.size() == params.size(), and
 /// make(values, context) accepts any values within the params' ranges.
+///
+/// The factory and the state estimate are held as plain function pointers
+/// (a per-Params thunk plus the policy's own function), not std::function:
+/// one small function per policy instead of a type-erased closure copying the
+/// parameter rows, which keeps the WebAssembly module small.
 struct PolicySpec {
+  /// A policy's own function, type-erased; only its thunk calls it, cast back
+  /// to the type it was stored from.
+  using ErasedFunction = void (*)();
+
   PolicyIdentity identity;
   std::vector<ParamSpec> params;
   std::vector<double> defaults;  ///< params' values in a default-constructed Params
-  std::function<std::unique_ptr<RoutingPolicy>(std::span<const double> values, const PolicyContext&)> make;
-  /// An upper estimate of the heap the policy's own state can reach on a
-  /// run of `size` (beyond what every run holds: caches, results, and one
-  /// tree of the routed prompts, which estimated_peak_bytes counts for all);
-  /// unset for a policy whose state is small. Checked against measured heap
-  /// use in tests/experiment_memory_test.cpp.
-  std::function<double(std::span<const double> values, const PolicyContext&, const RoutedSize&)> state_bytes;
 
   std::string_view name() const { return identity.name; }
   std::string_view label() const { return identity.label; }
+
+  /// The policy with these parameter values (in params' order).
+  std::unique_ptr<RoutingPolicy> make(std::span<const double> values, const PolicyContext& context) const {
+    return make_thunk(*this, values, context);
+  }
+  /// Whether the policy estimates its own state (state_bytes).
+  bool has_state_estimate() const { return state_thunk != nullptr; }
+  /// An upper estimate of the heap the policy's own state can reach on a
+  /// run of `size` (beyond what every run holds: caches, results, and one
+  /// tree of the routed prompts, which estimated_peak_bytes counts for all);
+  /// 0 for a policy whose state is small. Checked against measured heap
+  /// use in tests/experiment_memory_test.cpp.
+  double state_bytes(std::span<const double> values, const PolicyContext& context, const RoutedSize& size) const {
+    return state_thunk != nullptr ? state_thunk(*this, values, context, size) : 0.0;
+  }
+
+  // Set by policy_spec<Params>().
+  std::unique_ptr<RoutingPolicy> (*make_thunk)(const PolicySpec&, std::span<const double>, const PolicyContext&) =
+      nullptr;
+  double (*state_thunk)(const PolicySpec&, std::span<const double>, const PolicyContext&, const RoutedSize&) = nullptr;
+  ErasedFunction make_function = nullptr;
+  ErasedFunction state_function = nullptr;
 };
 
 /// The Params of a policy without parameters.
@@ -155,28 +179,51 @@ ParamSpec choice(std::string_view key, std::string_view label, std::string_view 
   return p;
 }
 
+namespace detail {
+template <typename Params>
+using MakeFunction = std::unique_ptr<RoutingPolicy> (*)(const Params&, const PolicyContext&);
+template <typename Params>
+using StateFunction = double (*)(const Params&, const PolicyContext&, const RoutedSize&);
+
+/// A Params filled from `values` through the spec's parameter rows.
+template <typename Params>
+Params fill_params(const PolicySpec& spec, std::span<const double> values) {
+  Params filled{};
+  for (std::size_t i = 0; i < spec.params.size() && i < values.size(); ++i) spec.params[i].set(&filled, values[i]);
+  return filled;
+}
+
+template <typename Params>
+std::unique_ptr<RoutingPolicy> make_thunk(const PolicySpec& spec, std::span<const double> values,
+                                          const PolicyContext& context) {
+  const auto make = reinterpret_cast<MakeFunction<Params>>(spec.make_function);
+  return make(fill_params<Params>(spec, values), context);
+}
+
+template <typename Params>
+double state_thunk(const PolicySpec& spec, std::span<const double> values, const PolicyContext& context,
+                   const RoutedSize& size) {
+  const auto state = reinterpret_cast<StateFunction<Params>>(spec.state_function);
+  return state(fill_params<Params>(spec, values), context, size);
+}
+}  // namespace detail
+
 /// Builds a spec whose factory (and state estimate, when given) receives a
 /// `Params` filled from the values.
 template <typename Params>
-PolicySpec policy_spec(PolicyIdentity identity, std::vector<ParamSpec> params,
-                       std::unique_ptr<RoutingPolicy> (*make)(const Params&, const PolicyContext&),
-                       double (*state_bytes)(const Params&, const PolicyContext&, const RoutedSize&) = nullptr) {
+PolicySpec policy_spec(PolicyIdentity identity, std::vector<ParamSpec> params, detail::MakeFunction<Params> make,
+                       detail::StateFunction<Params> state_bytes = nullptr) {
   PolicySpec spec;
   spec.identity = identity;
   const Params defaults{};
   for (const ParamSpec& p : params) spec.defaults.push_back(p.get(&defaults));
-  const auto fill = [params](std::span<const double> values) {
-    Params filled{};
-    for (std::size_t i = 0; i < params.size() && i < values.size(); ++i) params[i].set(&filled, values[i]);
-    return filled;
-  };
-  spec.make = [fill, make](std::span<const double> values, const PolicyContext& context) {
-    return make(fill(values), context);
-  };
-  if (state_bytes != nullptr)
-    spec.state_bytes = [fill, state_bytes](std::span<const double> values, const PolicyContext& context,
-                                           const RoutedSize& size) { return state_bytes(fill(values), context, size); };
   spec.params = std::move(params);
+  spec.make_function = reinterpret_cast<PolicySpec::ErasedFunction>(make);
+  spec.make_thunk = &detail::make_thunk<Params>;
+  if (state_bytes != nullptr) {
+    spec.state_function = reinterpret_cast<PolicySpec::ErasedFunction>(state_bytes);
+    spec.state_thunk = &detail::state_thunk<Params>;
+  }
   return spec;
 }
 
