@@ -120,7 +120,7 @@ class TokenStore final : public Content {
   /// add(tokens) as a one-piece prompt of this store.
   PromptPieces prompt(TokenSpan tokens);
 
-  const Token* stored(RunId run) const override { return runs_[run].data(); }
+  const Token* stored(RunId run) const override { return runs_[static_cast<std::size_t>(run)].data(); }
   void copy(RunId run, std::uint32_t offset, std::uint32_t n, Token* out) const override;
   std::size_t runs() const { return runs_.size(); }
 
