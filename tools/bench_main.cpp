@@ -44,7 +44,7 @@ std::unique_ptr<prefixroute::BlockTrace> load_trace(const std::string& path, con
       problem += "(use --set trace.on_error=skip to skip bad lines; they are counted)\n";
     return nullptr;
   }
-  const std::vector<prefixroute::FieldError> errors = prefixroute::record_replay(scenario, path, result, static_cast<double>(result.trace->total_prompt_tokens()));
+  const std::vector<prefixroute::FieldError> errors = prefixroute::record_replay(scenario, path, result, prefixroute::replay_size(*result.trace));
   if (!errors.empty()) {
     problem = "error: cannot replay trace " + path + ":\n";
     for (const auto& e : errors) problem += "  " + e.field + ": " + e.message + "\n";

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "prefixroute/base/hashing.h"
+#include "prefixroute/hardware_summary.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/workload/workload.h"
 
@@ -29,6 +30,26 @@ std::vector<FieldError> check_replay(const Scenario& scenario, double prompt_tok
   return errors;
 }
 
+std::vector<FieldError> check_replay(const Scenario& scenario, const ReplaySize& size) {
+  std::vector<FieldError> errors = check_replay(scenario, size.prompt_tokens);
+  const ClusterConfig& c = scenario.cluster;
+  if (errors.empty() && (c.engine == EngineKind::Batched || !(c.step == StepCosts{}))) {
+    const double busy = worst_busy_seconds(c, size.requests, size.prompt_tokens, size.max_prompt_tokens,
+                                           c.engine == EngineKind::Batched ? size.output_tokens : 0,
+                                           size.max_output_tokens);
+    if (!(busy <= kMaxPrefillSeconds)) {
+      char text[512];
+      std::snprintf(text, sizeof text,
+                    "the trace's longest possible busy time under the step model (%g s, from its %.0f prompt and "
+                    "%.0f output tokens) must be at most %g s; raise the prefill rate, lower the step costs or "
+                    "replay fewer requests (trace.limit)",
+                    busy, size.prompt_tokens, size.output_tokens, kMaxPrefillSeconds);
+      errors.push_back({"cluster.prefill_tokens_per_s", text});
+    }
+  }
+  return errors;
+}
+
 ReplaySize replay_size(const RequestTrace& trace) {
   ReplaySize size;
   size.requests = static_cast<double>(trace.size());
@@ -37,6 +58,9 @@ ReplaySize replay_size(const RequestTrace& trace) {
     const auto tokens = static_cast<double>(trace.prompt_tokens(i));
     size.prompt_tokens += tokens;
     size.max_prompt_tokens = std::max(size.max_prompt_tokens, tokens);
+    const auto output = static_cast<double>(trace.output_tokens(i));
+    size.output_tokens += output;
+    size.max_output_tokens = std::max(size.max_output_tokens, output);
     trace.prompt(i, prompt);
     size.pieces += static_cast<double>(prompt.pieces.size());
   }
@@ -139,6 +163,8 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
   doc["workload"] = Json{{"requests", report.requests},
                          {"prompt_tokens", report.prompt_tokens},
                          {"fingerprint", hashing::to_hex16(report.fingerprint)}};
+  const bool batched = scenario.cluster.engine == EngineKind::Batched;
+  if (batched || scenario.hardware.enabled()) doc["hardware"] = Json::parse(hardware_summary_json(scenario));
   auto bound_json = [](const CacheBound& b) {
     return Json{{"capacity_tokens", b.capacity_tokens},
                 {"hit_rate", b.hit_rate},
@@ -177,15 +203,60 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
       row["p50_e2e_ms"] = s.p50_e2e_ms;
       row["p99_e2e_ms"] = s.p99_e2e_ms;
     }
+    if (o.run.batched) {
+      const auto or_null = [&](double v) { return s.has_tpot ? Json(v) : Json(nullptr); };
+      row["mean_tpot_ms"] = or_null(s.mean_tpot_ms);
+      row["p50_tpot_ms"] = or_null(s.p50_tpot_ms);
+      row["p99_tpot_ms"] = or_null(s.p99_tpot_ms);
+      row["output_tokens"] = s.output_tokens;
+      row["output_tokens_per_s"] = s.output_tokens_per_s;
+      row["span_s"] = s.span_s;
+      row["mean_batch"] = s.mean_batch;
+      row["preemptions"] = s.preemptions;
+      row["recomputed_tokens"] = s.recomputed_tokens;
+    }
     Json replicas = Json::array();
-    for (const ReplicaTotals& r : o.run.replicas)
-      replicas.push_back(Json{{"requests", r.requests},
-                              {"prefill_tokens", r.prefill_tokens},
-                              {"cached_tokens", r.cached_tokens},
-                              {"work_ms", ticks_to_ms(r.busy_ticks)},
-                              {"peak_in_flight", r.peak_in_flight},
-                              {"peak_kv_usage", r.peak_kv_usage}});
+    for (const ReplicaTotals& r : o.run.replicas) {
+      Json replica = Json{{"requests", r.requests},
+                          {"prefill_tokens", r.prefill_tokens},
+                          {"cached_tokens", r.cached_tokens},
+                          {"work_ms", ticks_to_ms(r.busy_ticks)},
+                          {"peak_in_flight", r.peak_in_flight},
+                          {"peak_kv_usage", r.peak_kv_usage}};
+      if (o.run.batched) {
+        replica["steps"] = r.steps;
+        replica["mean_batch"] = r.mean_batch;
+        replica["peak_batch"] = r.peak_batch;
+        replica["output_tokens"] = r.output_tokens;
+        replica["output_tokens_per_s"] = s.span_s > 0 ? static_cast<double>(r.output_tokens) / s.span_s : 0.0;
+        replica["preemptions"] = r.preemptions;
+        replica["recomputed_tokens"] = r.recomputed_tokens;
+        replica["overcommits"] = r.overcommits;
+      }
+      replicas.push_back(std::move(replica));
+    }
     row["replicas"] = std::move(replicas);
+    if (o.run.batched) {
+      // Batch size and KV held over time, per replica (charts): the samples
+      // the run takes of in-flight counts, kv_block_tokens-token blocks.
+      const std::size_t n = o.run.replicas.size();
+      const std::size_t samples = n > 0 ? o.run.batch_samples.size() / n : 0;
+      Json batch = Json::array(), blocks = Json::array();
+      for (std::size_t r = 0; r < n; ++r) {
+        Json b = Json::array(), k = Json::array();
+        for (std::size_t i = 0; i < samples; ++i) {
+          b.push_back(o.run.batch_samples[i * n + r]);
+          k.push_back(o.run.kv_block_samples[i * n + r]);
+        }
+        batch.push_back(std::move(b));
+        blocks.push_back(std::move(k));
+      }
+      const std::uint64_t block = scenario.cluster.kv_block_tokens;
+      row["timeline"] = Json{{"period_ms", ticks_to_ms(o.run.in_flight_period)},
+                             {"kv_capacity_blocks", scenario.cluster.cache_tokens / block},
+                             {"batch", std::move(batch)},
+                             {"kv_blocks", std::move(blocks)}};
+    }
     results.push_back(std::move(row));
   }
   doc["results"] = std::move(results);

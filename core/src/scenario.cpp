@@ -292,6 +292,33 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
                       "requests x (prefix_tokens_max + turn_tokens_max) / prefill_tokens_per_s (the "
                       "longest possible prefill work) must be at most " +
                           format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  const ClusterConfig& c = s.cluster;
+  const bool batched = c.engine == EngineKind::Batched;
+  if (total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds && (batched || !(c.step == StepCosts{}))) {
+    const double requests = static_cast<double>(w.requests);
+    const double prompt_max = static_cast<double>(w.prefix_tokens_max) + static_cast<double>(w.turn_tokens_max);
+    const double output_max = batched ? static_cast<double>(w.output_tokens_max) : 0.0;
+    const double busy = worst_busy_seconds(c, requests, total, prompt_max, requests * output_max, output_max);
+    if (!(busy <= kMaxPrefillSeconds))
+      errors.push_back({"cluster.prefill_tokens_per_s",
+                        "the longest possible busy time under the step model (every request at the longest "
+                        "prompt and output, every step at the slowest the cluster allows) must be at most " +
+                            format_number(kMaxPrefillSeconds) + " s; got " + format_number(busy) +
+                            " s: raise the prefill rate, lower the step costs or run fewer requests"});
+  }
+  const std::uint32_t tp = s.hardware.tp;
+  if (tp != 1 && tp != 2 && tp != 4 && tp != 8)
+    errors.push_back({"hardware.tp", "must be 1, 2, 4 or 8 (GPUs per replica); got " + std::to_string(tp)});
+  if (batched && c.decode_ms_per_token > 0)
+    errors.push_back({"cluster.decode_ms_per_token",
+                      "applies to the fifo engine only (0 under cluster.engine = batched, whose decode steps the "
+                      "step model times: cluster.weight_read_ms, cluster.kv_read_ns_per_token, ...); got " +
+                          format_number(c.decode_ms_per_token)});
+  if (batched && c.max_batched_tokens < c.max_running)
+    errors.push_back({"cluster.max_batched_tokens",
+                      "must be at least cluster.max_running (" + std::to_string(c.max_running) +
+                          ") under the batched engine, as vLLM requires; got " +
+                          std::to_string(c.max_batched_tokens)});
   const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
   if (storage > kMaxPrefixStorageTokens)
     errors.push_back({"workload.tenants",
@@ -341,9 +368,36 @@ bool set_number(Scenario& scenario, std::string_view key, double value) {
   for (const Field& f : fields()) {
     if (f.spec.key != key || f.spec.kind == FieldKind::Text) continue;
     f.set(scenario, value);
+    if (f.derived >= 0) scenario.given |= 1u << f.derived;
+    if (key.substr(0, 9) == "hardware." || key == "cluster.kv_block_tokens") apply_hardware(scenario);
     return true;
   }
   return false;
+}
+
+bool Scenario::is_given(std::string_view key) const {
+  for (std::size_t i = 0; i < kDerivableCount; ++i)
+    if (kDerivableFields[i] == key) return (given >> i & 1u) != 0;
+  return false;
+}
+
+std::vector<FieldError> apply_hardware(Scenario& scenario) {
+  const Scenario defaults = Scenario::reference();
+  HardwareDerivation derived;
+  std::vector<FieldError> errors;
+  if (scenario.hardware.enabled()) {
+    derived = derive_hardware(scenario.hardware, scenario.cluster.kv_block_tokens);
+    if (!derived.ok()) errors.push_back({derived.error_field, derived.error});
+  }
+  for (const Field& f : fields()) {
+    if (f.derived < 0 || (scenario.given >> f.derived & 1u) != 0) continue;
+    double value = f.get(defaults);
+    if (derived.ok() && scenario.hardware.enabled())
+      for (const DerivedField& d : derived.fields)
+        if (d.key == f.spec.key) value = d.value;
+    f.set(scenario, value);
+  }
+  return errors;
 }
 
 std::optional<double> get_number(const Scenario& scenario, std::string_view key) {
@@ -382,6 +436,10 @@ std::vector<FieldError> validate(const Scenario& scenario) {
     if (!std::isfinite(v) || v < f.spec.min || v > f.spec.max ||
         (f.spec.kind == FieldKind::Integer && v != std::floor(v)))
       errors.push_back({f.spec.key, allowed_text(f.spec) + "; got " + format_number(v)});
+  }
+  if (scenario.hardware.enabled()) {
+    const HardwareDerivation derived = derive_hardware(scenario.hardware, scenario.cluster.kv_block_tokens);
+    if (!derived.ok()) errors.push_back({derived.error_field, derived.error});
   }
   check_cross_fields(scenario, errors);
   return errors;
@@ -427,15 +485,20 @@ ScenarioParse parse_scenario(std::string_view json_text, const std::vector<Overr
       else errors.push_back({f.spec.key, problem});
       continue;
     }
+    if (f.derived >= 0 && value->is_null()) continue;  // not given: derived or default
     double v = 0;
     std::string error;
     if (read_number(f.spec, *value, v, error)) {
       f.set(result.scenario, v);
+      if (f.derived >= 0) result.scenario.given |= 1u << f.derived;
     } else {
-      errors.push_back({f.spec.key, error});
+      errors.push_back({f.spec.key, f.derived >= 0 ? error + " (or null: derived from hardware.*)" : error});
     }
   }
   if (const Json* policies = find_dotted(doc, "policies")) read_policies(*policies, result.scenario, errors);
+  if (errors.empty()) {
+    for (FieldError& e : apply_hardware(result.scenario)) errors.push_back(std::move(e));
+  }
   if (errors.empty()) check_cross_fields(result.scenario, errors);
   return result;
 }
@@ -453,6 +516,8 @@ Json scenario_json(const Scenario& scenario) {
     Json& slot = dot == std::string::npos ? doc[f.spec.key] : doc[f.spec.key.substr(0, dot)][f.spec.key.substr(dot + 1)];
     if (f.spec.kind == FieldKind::Text) {
       slot = f.get_text(scenario);
+    } else if (f.derived >= 0 && scenario.hardware.enabled() && (scenario.given >> f.derived & 1u) == 0) {
+      slot = nullptr;  // derived from hardware.*: parsing this document derives it again
     } else if (f.spec.kind == FieldKind::Integer) {
       slot = static_cast<std::uint64_t>(f.get(scenario));
     } else {
@@ -499,6 +564,9 @@ std::string scenario_json_schema() {
       prop["default"] = f.get_text(defaults);
     } else {
       prop["type"] = f.spec.kind == FieldKind::Integer ? "integer" : "number";
+      // Also null (derive from hardware.*). The type stays a single word:
+      // readers of this schema (the page's controls) key on it.
+      if (f.derived >= 0) prop["x-derived-from"] = "hardware";
       prop["minimum"] = f.spec.min;
       prop["maximum"] = f.spec.max;
       const double def = f.get(defaults);

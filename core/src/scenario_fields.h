@@ -21,6 +21,7 @@ struct Field {
   std::function<void(Scenario&, double)> set;
   std::function<std::string(const Scenario&)> get_text;
   std::function<void(Scenario&, const std::string&)> set_text;
+  int derived = -1;  ///< index in kDerivableFields, or -1
 };
 
 /// Every field except `policies`, in field-table order (scenario_fields()).

@@ -74,7 +74,14 @@ struct ReplaySize {
   double prompt_tokens = 0;      ///< summed over the requests
   double max_prompt_tokens = 0;  ///< of the longest prompt
   double pieces = 0;             ///< prompt pieces, summed over the requests
+  double output_tokens = 0;      ///< summed over the requests
+  double max_output_tokens = 0;  ///< of the longest output
 };
+
+/// check_replay with the trace's whole size: also bounds the step model's
+/// worst case (prompt and output lengths) when the scenario has step costs
+/// or runs the batched engine.
+std::vector<FieldError> check_replay(const Scenario& scenario, const ReplaySize& size);
 
 /// The size of `trace`. O(requests).
 ReplaySize replay_size(const RequestTrace& trace);

@@ -40,6 +40,15 @@ struct ClusterConfig {
   StepModel step_model() const { return StepModel{prefill, step}; }
 };
 
+/// An upper bound, in seconds, on the simulated time a run's replicas can
+/// spend computing (so that no Tick overflows): fifo, every request
+/// prefilled alone by the step model; batched, one step per token computed,
+/// each as slow as the cluster allows (a full token budget at the longest
+/// context). Sums of token counts over the run; `max_*` of one request.
+/// Recompute after preemption is not counted (the engine clamps instead).
+double worst_busy_seconds(const ClusterConfig& cluster, double requests, double total_prompt, double max_prompt,
+                          double total_output, double max_output);
+
 /// How the router observes the engines (see Replica's "router's view").
 struct RouterConfig {
   double scrape_period_ms = 50;  ///< engine metrics are sampled this often
