@@ -184,6 +184,7 @@ void BatchedEngine::form_step(std::uint32_t r, Tick now, EngineEvents& events) {
   state.step.clear();
   std::uint64_t budget = budget_;
   bool preempted = false;
+  const std::uint64_t overcommits_before = state.overcommits;
 
   // 1. Running requests, oldest first.
   for (std::size_t i = 0; i < state.running.size() && budget > 0;) {
@@ -255,7 +256,10 @@ void BatchedEngine::form_step(std::uint32_t r, Tick now, EngineEvents& events) {
   for (const std::uint32_t slot : state.step) load.add(pool_[slot].scheduled, pool_[slot].computed);
   const Tick ticks = step_model_.step_ticks(load);
   state.stepping = true;
-  state.step_end = now + ticks;
+  // Saturates far below the Tick range (validation bounds realistic runs by
+  // 1e9 s; recompute loops are not bounded there).
+  constexpr Tick kLatest = Tick{1} << 62;
+  state.step_end = ticks > kLatest - now ? kLatest : now + ticks;
   state.step_ticks = ticks;
   next_.set(r, EventKey{state.step_end, 2 * pool_[state.step.front()].id});
   ++state.steps;
@@ -265,6 +269,19 @@ void BatchedEngine::form_step(std::uint32_t r, Tick now, EngineEvents& events) {
   state.peak_held = std::max<std::uint64_t>(state.peak_held, cache.pinned_tokens() + cache.reserved());
   replica.add_busy(ticks);
   update_busy_until(r, now);
+  if (observer_) {
+    StepRecord record;
+    record.replica = r;
+    record.start = now;
+    record.end = state.step_end;
+    for (const std::uint32_t slot : state.step)
+      record.entries.push_back({pool_[slot].id, pool_[slot].computed, pool_[slot].scheduled});
+    record.held_tokens = cache.pinned_tokens() + cache.reserved();
+    record.capacity = cache.capacity();
+    record.waiting = static_cast<std::uint32_t>(state.waiting.size());
+    record.overcommitted = state.overcommits != overcommits_before;
+    observer_(record);
+  }
 }
 
 void BatchedEngine::end_step(std::uint32_t r, Tick now, EngineEvents& events) {

@@ -36,7 +36,9 @@ double StepModel::memory_ns(const StepLoad& load) const {
 }
 
 Tick StepModel::step_ticks(const StepLoad& load) const {
-  const double ns = costs.overhead_ms * 1e6 + std::max(compute_ns(load), memory_ns(load));
+  // At most kMaxStepNs: a step longer than 11 days means settings no scenario
+  // validation lets through, and llround must stay within a Tick.
+  const double ns = std::min(costs.overhead_ms * 1e6 + std::max(compute_ns(load), memory_ns(load)), kMaxStepNs);
   const Tick ticks = std::llround(ns);
   return load.tokens > 0 ? std::max<Tick>(1, ticks) : ticks;
 }

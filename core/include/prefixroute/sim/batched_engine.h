@@ -77,6 +77,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <vector>
 
 #include "prefixroute/base/tournament_tree.h"
@@ -84,9 +85,29 @@
 
 namespace prefixroute {
 
+/// One formed step, as a step observer sees it (tests, debugging).
+struct StepRecord {
+  struct Entry {
+    std::uint64_t id;        ///< request
+    std::uint64_t context;   ///< tokens computed before the step
+    std::uint64_t tokens;    ///< new tokens it computes in the step
+  };
+  std::uint32_t replica = 0;
+  Tick start = 0;
+  Tick end = 0;
+  std::vector<Entry> entries;      ///< in schedule order: running requests, then admitted ones
+  std::uint64_t held_tokens = 0;   ///< KV held once the step's blocks are allocated
+  std::uint64_t capacity = 0;
+  std::uint32_t waiting = 0;       ///< requests left waiting
+  bool overcommitted = false;      ///< a lone request was allowed past the capacity
+};
+
 class BatchedEngine final : public Engine {
  public:
   BatchedEngine(const ClusterConfig& cluster, std::vector<Replica>& replicas, bool record_cache_ops);
+
+  /// Called with every step formed (null: none; the default). For tests.
+  void set_step_observer(std::function<void(const StepRecord&)> observer) { observer_ = std::move(observer); }
 
   void admit(std::uint32_t replica, const EngineRequest& request, Tick now, std::size_t known_cached,
              EngineEvents& events) override;
@@ -168,6 +189,7 @@ class BatchedEngine final : public Engine {
   std::vector<Request> pool_;
   std::vector<std::uint32_t> free_slots_;
   TournamentTree<EventKey> next_;  ///< per replica: its step's end, or its next step's forming
+  std::function<void(const StepRecord&)> observer_;
 };
 
 }  // namespace prefixroute

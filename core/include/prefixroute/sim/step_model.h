@@ -70,6 +70,9 @@ struct StepCosts {
 };
 
 struct StepModel {
+  /// The longest step step_ticks reports (1e15 ns, 11.6 days).
+  static constexpr double kMaxStepNs = 1e15;
+
   PrefillModel linear;  ///< R
   StepCosts costs;
 
