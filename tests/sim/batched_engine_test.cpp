@@ -186,6 +186,14 @@ TEST(BatchedEngine, CacheHitsSkipPrefillInWholeBlocksAndNeverTheLastToken) {
   EXPECT_EQ(h.steps[2].entries[0].tokens, 4u);
   EXPECT_EQ(h.replica().cached_tokens(), 192u);
   EXPECT_EQ(h.replica().prefill_tokens(), 100u + 24u + 4u);
+  // A prompt of whole blocks, entirely cached, still computes its last
+  // block: the hit stops at tokens - 1, rounded down to a block.
+  const Tokens aligned = run_of(7000, 96);
+  h.arrive(3000 * kMs, aligned, 1);
+  const auto again = h.arrive(4000 * kMs, aligned, 1);
+  h.drain();
+  EXPECT_EQ(h.cached[again], 80u);
+  EXPECT_EQ(h.steps.back().entries[0].tokens, 16u);
 }
 
 TEST(BatchedEngine, RunningRequestsShareTheirPromptBlocksInTheCache) {

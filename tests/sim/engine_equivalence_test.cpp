@@ -30,6 +30,8 @@
 #include "prefixroute/hardware_summary.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/metrics.h"
+#include "prefixroute/policies/round_robin.h"
+#include "prefixroute/workload/workload.h"
 
 namespace prefixroute {
 namespace {
@@ -140,6 +142,31 @@ TEST(DegenerateWithoutQueueing, EveryPolicyButLlmdRoutesAndServesIdentically) {
       ASSERT_LE(o.run.ttft[i], 2000) << o.policy << " request " << i;  // ~1 us per token
   expect_same_runs(fifo, batched);
   expect_same_result_rows(fs, fifo, bs, batched);
+}
+
+// Through the simulator: a request arriving on the very tick a step ends
+// joins the step formed then (engine events after arrivals, sim/engine.h).
+TEST(BatchedSimulation, ARequestArrivingAsAStepEndsJoinsTheStepFormedThen) {
+  constexpr Tick kMs = kTicksPerMillisecond;
+  const std::vector<Request> requests = {
+      // arrival, tenant, turn tokens, turn seed, output
+      {0, 0, 10, 1, 3},       // prefills 0-10 ms, then decodes
+      {10 * kMs, 0, 5, 2, 1},  // arrives as the first step ends
+  };
+  const Workload trace({{}}, requests, 1'000'000'000);
+  ClusterConfig c;
+  c.replicas = 1;
+  c.cache_tokens = 1000;
+  c.prefill.tokens_per_s = 1000;
+  c.engine = EngineKind::Batched;
+  c.kv_block_tokens = 1;
+  RoundRobin policy;
+  const SimulationRun run = simulate(trace, c, policy);
+  EXPECT_EQ(run.ttft[0], 10 * kMs);
+  EXPECT_EQ(run.ttft[1], 6 * kMs);   // one step: request 0's decode token and its 5 prompt tokens
+  EXPECT_EQ(run.end_to_end[0], 10 * kMs + 6 * kMs + 1 * kMs);
+  ASSERT_EQ(run.tpot_ns.size(), 1u);
+  EXPECT_EQ(run.tpot_ns[0], 3.5e6);  // two steps after its first token: 6 ms and 1 ms
 }
 
 }  // namespace
