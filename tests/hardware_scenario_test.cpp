@@ -131,8 +131,6 @@ TEST(HardwareScenario, BadHardwareIsRefusedNamingTheFieldAndWhatIsAllowed) {
                         "cluster.decode_ms_per_token", {"fifo engine only", "got 20"}));
   EXPECT_TRUE(has_error(parse_scenario("", {{"cluster.engine", "batched"}, {"cluster.max_batched_tokens", "100"}}),
                         "cluster.max_batched_tokens", {"cluster.max_running (256)", "got 100"}));
-  EXPECT_TRUE(has_error(parse_scenario("", {{"cluster.cache_tokens", "\"lots\""}}), "cluster.cache_tokens",
-                        {"(or null: derived from hardware.*)"}));
   EXPECT_TRUE(has_error(parse_scenario("", {{"cluster.engine", "batched"},
                                             {"cluster.attention_ns_per_token_pair", "1000"},
                                             {"workload.turn_tokens_max", "1000000"},

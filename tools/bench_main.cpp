@@ -12,12 +12,14 @@
 #include <sstream>
 
 #include "prefixroute/experiment.h"
+#include "prefixroute/hardware_summary.h"
 #include "prefixroute/overrides.h"
 #include "prefixroute/replay.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sweep.h"
 #include "prefixroute/workload/trace_reader.h"
 #include <nlohmann/json.hpp>
+#include "step_table.h"
 #include "table_printer.h"
 
 namespace {
@@ -111,6 +113,8 @@ int main(int argc, char** argv) {
   bool print_schema = false;
   bool print_scenario = false;
   bool print_fields = false;
+  bool print_hardware = false;
+  bool print_step_table = false;
   app.add_option("--scenario", scenario_path, "Scenario JSON file (missing keys take defaults)");
   app.add_option("--trace", trace_path,
                  "Replay a Mooncake-format JSONL trace instead of the synthetic workload");
@@ -124,6 +128,10 @@ int main(int argc, char** argv) {
   app.add_flag("--schema", print_schema, "Print the scenario JSON Schema and exit");
   app.add_flag("--fields", print_fields, "Print the scenario fields as a Markdown table and exit");
   app.add_flag("--print-scenario", print_scenario, "Print the resolved scenario and exit");
+  app.add_flag("--step-table", print_step_table,
+               "Print the hardware presets' step times and KV capacity beside vLLM measurements (Markdown) and exit");
+  app.add_flag("--hardware", print_hardware,
+               "Print what the scenario's hardware.* and cluster settings mean for one replica (JSON) and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -138,6 +146,11 @@ int main(int argc, char** argv) {
 
   if (print_fields) {
     std::cout << prefixroute::format_fields_markdown();
+    return 0;
+  }
+
+  if (print_step_table) {
+    std::cout << prefixroute::format_step_table_markdown() << "\n" << prefixroute::format_capacity_table_markdown();
     return 0;
   }
 
@@ -183,6 +196,10 @@ int main(int argc, char** argv) {
   }
   if (print_scenario) {
     std::cout << prefixroute::scenario_to_json(scenario, 2) << "\n";
+    return 0;
+  }
+  if (print_hardware) {
+    std::cout << prefixroute::hardware_summary_json(scenario) << "\n";
     return 0;
   }
 

@@ -1,5 +1,6 @@
 #include "table_printer.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -50,14 +51,24 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
                           static_cast<unsigned long long>(report.requests), w.tenants, scenario.cluster.replicas,
                           static_cast<unsigned long long>(scenario.cluster.cache_tokens),
                           static_cast<unsigned long long>(scenario.seed));
+  if (scenario.cluster.engine == EngineKind::Batched)
+    out += "engine: batched, " + std::to_string(scenario.cluster.max_batched_tokens) + "-token steps, up to " +
+           std::to_string(scenario.cluster.max_running) + " sequences, " +
+           std::to_string(scenario.cluster.kv_block_tokens) + "-token KV blocks\n";
   for (const PolicyOutcome& o : report.outcomes) {
     const RunSummary& s = o.summary;
     out += printf_string(
         "%-18s mean_ttft=%7.1f ms  p50=%7.1f ms  p90=%7.1f ms  p99_ttft=%7.1f ms  prefill_tokens=%13s  "
-        "hit_rate=%5.1f%% (%5.1f%% of ideal)  imbalance=%.2f\n",
+        "hit_rate=%5.1f%% (%5.1f%% of ideal)  imbalance=%.2f",
         o.policy.c_str(), s.mean_ttft_ms, s.p50_ttft_ms, s.p90_ttft_ms, s.p99_ttft_ms,
         with_thousands(s.prefill_tokens).c_str(), s.hit_rate * 100,
         share_of_ideal(s.hit_rate, report) * 100, s.imbalance);
+    if (o.run.batched) {
+      if (s.has_tpot) out += printf_string("  mean_tpot=%6.2f ms  p99_tpot=%7.2f ms", s.mean_tpot_ms, s.p99_tpot_ms);
+      out += printf_string("  output=%9.0f tok/s  batch=%5.1f  preempted=%s", s.output_tokens_per_s, s.mean_batch,
+                           with_thousands(s.preemptions).c_str());
+    }
+    out += "\n";
   }
   if (!report.cancelled) {
     out += printf_string("%-18s one unbounded cache:            prefill_tokens=%13s  hit_rate=%5.1f%%\n",
@@ -71,6 +82,29 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
 }
 
 std::string format_markdown_table(const ExperimentReport& report) {
+  const bool batched = !report.outcomes.empty() && report.outcomes.front().run.batched;
+  if (batched) {
+    // The batched engine's table: latency of the first and of every later
+    // token, the cluster's output rate, and the cache.
+    std::string out =
+        "| Policy | Mean TTFT | p99 TTFT | Mean TPOT | p99 TPOT | Output tokens/s | Mean batch | Prefix cache hit rate "
+        "| Share of ideal | Prefill tokens | Preemptions |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const PolicyOutcome& o : report.outcomes) {
+      const RunSummary& s = o.summary;
+      const std::string tpot = s.has_tpot ? printf_string("%.1f ms | %.1f ms", s.mean_tpot_ms, s.p99_tpot_ms) : "– | –";
+      out += printf_string("| %s | %.1f ms | %.1f ms | %s | ", label_of(o.policy).c_str(), s.mean_ttft_ms,
+                           s.p99_ttft_ms, tpot.c_str()) +
+             with_thousands(static_cast<std::uint64_t>(std::llround(s.output_tokens_per_s))) +
+             printf_string(" | %.1f | %.1f%% | %.1f%% | ", s.mean_batch, s.hit_rate * 100,
+                           share_of_ideal(s.hit_rate, report) * 100) +
+             with_thousands(s.prefill_tokens) + " | " + with_thousands(s.preemptions) + " |\n";
+    }
+    if (!report.cancelled)
+      out += printf_string("| *Bound: ideal (one unbounded cache)* | | | | | | | %.1f%% | 100%% | ",
+                           report.ideal.hit_rate * 100) +
+             with_thousands(report.ideal.prefill_tokens) + " | |\n";
+    return out;
+  }
   std::string out =
       "| Policy | Mean TTFT | p99 TTFT | Prefix cache hit rate | Share of ideal | Prefill tokens | Imbalance |\n"
       "|---|---|---|---|---|---|---|\n";

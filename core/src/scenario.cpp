@@ -492,7 +492,7 @@ ScenarioParse parse_scenario(std::string_view json_text, const std::vector<Overr
       f.set(result.scenario, v);
       if (f.derived >= 0) result.scenario.given |= 1u << f.derived;
     } else {
-      errors.push_back({f.spec.key, f.derived >= 0 ? error + " (or null: derived from hardware.*)" : error});
+      errors.push_back({f.spec.key, error});
     }
   }
   if (const Json* policies = find_dotted(doc, "policies")) read_policies(*policies, result.scenario, errors);

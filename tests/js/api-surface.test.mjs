@@ -40,6 +40,7 @@ test('the module exports exactly the declared functions and classes', () => {
 test('functions take the declared number of arguments', () => {
   assert.equal(pr.runScenario.argCount, 3);
   assert.equal(pr.validateScenario.argCount, 2);
+  assert.equal(pr.hardwareSummary.argCount, 2);
   for (const f of ['scenarioSchema', 'policyCatalogue', 'version']) assert.equal(pr[f].argCount, 0, f);
 });
 
