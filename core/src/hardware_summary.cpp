@@ -32,23 +32,27 @@ std::string hardware_summary_json(const Scenario& s) {
   if (s.hardware.enabled()) derived = derive_hardware(s.hardware, c.kv_block_tokens);
   const bool have = s.hardware.enabled() && derived.ok();
   if (have) {
+    // Built key by key: nlohmann's initializer lists cost several times the
+    // code in the WebAssembly module.
     const ModelPreset& m = *derived.model;
     const GpuPreset& g = *derived.gpu;
-    doc["replica"] = Json{{"model", m.name},
-                          {"gpu", g.name},
-                          {"tp", s.hardware.tp},
-                          {"gpus", s.hardware.tp},
-                          {"kv_dtype", s.hardware.kv_dtype},
-                          {"weight_dtype", s.hardware.weight_dtype},
-                          {"memory_utilization", s.hardware.memory_utilization},
-                          {"mfu", s.hardware.mfu},
-                          {"bandwidth_efficiency", s.hardware.bandwidth_efficiency}};
-    Json model = Json{{"name", m.name},
-                      {"label", m.label},
-                      {"params", m.params},
-                      {"active_params", m.active_params},
-                      {"layers", m.layers},
-                      {"heads", m.heads}};
+    Json& replica = doc["replica"];
+    replica["model"] = m.name;
+    replica["gpu"] = g.name;
+    replica["tp"] = s.hardware.tp;
+    replica["gpus"] = s.hardware.tp;
+    replica["kv_dtype"] = s.hardware.kv_dtype;
+    replica["weight_dtype"] = s.hardware.weight_dtype;
+    replica["memory_utilization"] = s.hardware.memory_utilization;
+    replica["mfu"] = s.hardware.mfu;
+    replica["bandwidth_efficiency"] = s.hardware.bandwidth_efficiency;
+    Json& model = doc["presets"]["model"];
+    model["name"] = m.name;
+    model["label"] = m.label;
+    model["params"] = m.params;
+    model["active_params"] = m.active_params;
+    model["layers"] = m.layers;
+    model["heads"] = m.heads;
     if (m.mla()) {
       model["attention"] = "mla";
       model["kv_lora_rank"] = m.kv_lora_rank;
@@ -67,26 +71,28 @@ std::string hardware_summary_json(const Scenario& s) {
     }
     model["native_weight_bytes"] = m.native_weight_bytes;
     model["source"] = m.source;
+    Json& gpu = doc["presets"]["gpu"];
+    gpu["name"] = g.name;
+    gpu["label"] = g.label;
+    gpu["memory_gib"] = g.memory_gib;
+    gpu["bf16_tflops"] = g.bf16_tflops;
+    gpu["fp8_tflops"] = g.fp8_tflops;
+    gpu["hbm_tb_per_s"] = g.hbm_tb_per_s;
+    gpu["source"] = g.source;
     const EngineConstants& k = engine_constants();
-    doc["presets"] = Json{{"model", model},
-                          {"gpu", Json{{"name", g.name},
-                                       {"label", g.label},
-                                       {"memory_gib", g.memory_gib},
-                                       {"bf16_tflops", g.bf16_tflops},
-                                       {"fp8_tflops", g.fp8_tflops},
-                                       {"hbm_tb_per_s", g.hbm_tb_per_s},
-                                       {"source", g.source}}},
-                          {"engine", Json{{"step_overhead_ms", k.step_overhead_ms},
-                                          {"allreduce_ms_per_layer", k.allreduce_ms_per_layer},
-                                          {"default_memory_utilization", k.default_memory_utilization},
-                                          {"default_mfu", k.default_mfu},
-                                          {"default_bandwidth_efficiency", k.default_bandwidth_efficiency},
-                                          {"source", k.source}}}};
-    doc["memory"] = Json{{"weight_bytes", derived.weight_bytes},
-                         {"weight_bytes_per_gpu", derived.weight_bytes_per_gpu},
-                         {"usable_bytes_per_gpu", derived.usable_bytes_per_gpu},
-                         {"kv_bytes_per_token", derived.kv_bytes_per_token},
-                         {"kv_bytes_per_token_per_gpu", derived.kv_bytes_per_token_per_gpu}};
+    Json& engine = doc["presets"]["engine"];
+    engine["step_overhead_ms"] = k.step_overhead_ms;
+    engine["allreduce_ms_per_layer"] = k.allreduce_ms_per_layer;
+    engine["default_memory_utilization"] = k.default_memory_utilization;
+    engine["default_mfu"] = k.default_mfu;
+    engine["default_bandwidth_efficiency"] = k.default_bandwidth_efficiency;
+    engine["source"] = k.source;
+    Json& memory = doc["memory"];
+    memory["weight_bytes"] = derived.weight_bytes;
+    memory["weight_bytes_per_gpu"] = derived.weight_bytes_per_gpu;
+    memory["usable_bytes_per_gpu"] = derived.usable_bytes_per_gpu;
+    memory["kv_bytes_per_token"] = derived.kv_bytes_per_token;
+    memory["kv_bytes_per_token_per_gpu"] = derived.kv_bytes_per_token_per_gpu;
   }
 
   Json fields = Json::array();
@@ -121,19 +127,21 @@ std::string hardware_summary_json(const Scenario& s) {
   for (std::uint64_t i = 0; i < running; ++i) full.add(1, context - 1);
   const double prefill_ms = step_ms(model, prefill);
   const double full_ms = step_ms(model, full);
-  doc["step_ms"] = Json{{"prefill_full_budget", prefill_ms}, {"decode_one", step_ms(model, one)}, {"decode_full", full_ms}};
-  doc["bounds"] = Json{{"prefill_tokens_per_s", prefill_ms > 0 ? static_cast<double>(c.max_batched_tokens) / prefill_ms * 1e3 : 0.0},
-                       {"decode_tokens_per_s", full_ms > 0 ? static_cast<double>(running) / full_ms * 1e3 : 0.0}};
+  doc["step_ms"]["prefill_full_budget"] = prefill_ms;
+  doc["step_ms"]["decode_one"] = step_ms(model, one);
+  doc["step_ms"]["decode_full"] = full_ms;
+  doc["bounds"]["prefill_tokens_per_s"] = prefill_ms > 0 ? static_cast<double>(c.max_batched_tokens) / prefill_ms * 1e3 : 0.0;
+  doc["bounds"]["decode_tokens_per_s"] = full_ms > 0 ? static_cast<double>(running) / full_ms * 1e3 : 0.0;
 
   std::string text;
   if (have) {
-    text = std::string(derived.model->label) + " on " + std::to_string(s.hardware.tp) + " x " +
-           std::string(derived.gpu->label) + " per replica: " + fixed(static_cast<double>(c.cache_tokens), 0) +
-           " cache tokens, prefill " + fixed(c.prefill.tokens_per_s, 0) + " tokens/s, " +
-           fixed(derived.kv_bytes_per_token / 1024, 0) + " KiB of KV per token";
+    text = decimal_text::fill("% on % x % per replica: % cache tokens, prefill % tokens/s, % KiB of KV per token",
+                              {std::string(derived.model->label), std::to_string(s.hardware.tp),
+                               std::string(derived.gpu->label), fixed(static_cast<double>(c.cache_tokens), 0),
+                               fixed(c.prefill.tokens_per_s, 0), fixed(derived.kv_bytes_per_token / 1024, 0)});
   } else {
-    text = "Raw settings (no hardware.model): " + fixed(static_cast<double>(c.cache_tokens), 0) +
-           " cache tokens per replica, prefill " + significant(c.prefill.tokens_per_s) + " tokens/s";
+    text = decimal_text::fill("Raw settings (no hardware.model): % cache tokens per replica, prefill % tokens/s",
+                              {fixed(static_cast<double>(c.cache_tokens), 0), significant(c.prefill.tokens_per_s)});
   }
   doc["text"] = text;
   return doc.dump(2);

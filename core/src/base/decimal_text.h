@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cmath>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 namespace prefixroute::decimal_text {
 
@@ -49,6 +51,22 @@ inline std::string significant(double x) {
   if (decimals > 0) {
     while (text.back() == '0') text.pop_back();
     if (text.back() == '.') text.pop_back();
+  }
+  return text;
+}
+
+/// `pattern` with each '%' replaced by the next of `parts`, in order:
+/// fill("% of %", {"a", "b"}) == "a of b". One call site per sentence keeps
+/// the code small where many sentences are built (the hardware formulas).
+[[gnu::noinline]] inline std::string fill(std::string_view pattern, std::initializer_list<std::string> parts) {
+  std::string text;
+  auto part = parts.begin();
+  for (const char c : pattern) {
+    if (c == '%' && part != parts.end()) {
+      text += *part++;
+    } else {
+      text += c;
+    }
   }
   return text;
 }
