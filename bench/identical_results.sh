@@ -4,10 +4,12 @@
 # and the policies (presets, the Mooncake excerpt, many replicas, decode with
 # KV-event lag, pins with protection, 1 ms scrapes, a single replica, no
 # cache, a 50-request run whose last admission sets the peak usage), and
-# compares the results JSON: byte for byte (cmp) when AFTER adds no scenario
-# field, else with bench/same_results.mjs, which lets AFTER's scenario echo
-# hold fields added since (with their defaults) and requires everything else
-# to be identical. Performance work and new options must keep every existing
+# compares the results JSON: byte for byte (cmp) when AFTER adds nothing,
+# else with bench/same_results.mjs, which lets AFTER's scenario echo hold
+# fields added since (with their defaults) and AFTER's results hold rows of
+# policies added to the catalogue since (every case runs policies=all), and
+# requires everything else to be identical: each of BEFORE's rows equal to
+# AFTER's row of the same policy, in the same order. Performance work and new options must keep every existing
 # result (docs/PERFORMANCE.md); this is the check behind that claim.
 #
 #   bash bench/identical_results.sh BEFORE_BENCH AFTER_BENCH
@@ -55,7 +57,11 @@ for c in "${cases[@]}"; do
   if [ -s "$out/a$i.json" ] && cmp -s "$out/b$i.json" "$out/a$i.json"; then
     echo "same  $c"
   elif [ -s "$out/a$i.json" ] && node "$ROOT/bench/same_results.mjs" "$out/b$i.json" "$out/a$i.json" >"$out/d$i.txt"; then
-    echo "same  $c (the scenario echo adds fields)"
+    if [ -s "$out/d$i.txt" ]; then
+      echo "same  $c (the scenario echo adds fields; $(head -1 "$out/d$i.txt"))"
+    else
+      echo "same  $c (the scenario echo adds fields)"
+    fi
   else
     echo "DIFF  $c"
     tail -2 "$out/a$i.txt"

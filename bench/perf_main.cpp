@@ -15,6 +15,11 @@
 //   requests        scaling in requests: the reference scenario with 1k .. 1M requests
 //   replicas        scaling in replicas: 4 .. 256 replicas at the same load per replica
 //                   (arrival rate and tenants scale with the replica count)
+//   jobs            the run pool (base/parallel.h): wall time with --jobs 1 and 2 of a
+//                   sweep of 8 points x 4 policies (reference scenario) and of all
+//                   policies on the Mooncake trace; the speed-up is the median of
+//                   `rounds` alternating pairs of processes (jobs 1, then jobs 2),
+//                   each free to use every allowed CPU (the section lifts the pinning)
 //   custom          (only when named) the scenario given by --set overrides, or
 //                   the --trace file with --custom-trace: for profiling one case
 //
@@ -50,6 +55,7 @@
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
+#include "prefixroute/sweep.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "prefixroute/workload/workload.h"
 
@@ -125,6 +131,16 @@ Measurement deserialize(const std::string& text) {
 }
 
 bool g_in_process = false;  // --in-process: no fork (for valgrind/perf profiles)
+cpu_set_t g_allowed;        // the CPUs this process could use before pin_to_one_cpu
+bool g_have_allowed = false;
+
+// Lets this process use every CPU it was allowed at start (the jobs section's
+// children: a thread pool pinned to one CPU measures nothing).
+void unpin() {
+  if (g_have_allowed) sched_setaffinity(0, sizeof g_allowed, &g_allowed);
+}
+
+int allowed_cpus() { return g_have_allowed ? CPU_COUNT(&g_allowed) : 1; }
 
 // Pins this process (and so every child it forks) to one CPU. On the project's 2-vCPU machines the
 // two vCPUs differ in speed by ~35 % (the same run, `taskset -c 0` against
@@ -136,6 +152,8 @@ int pin_to_one_cpu(int cpu) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
+  g_allowed = allowed;
+  g_have_allowed = true;
   if (cpu < 0)
     for (int c = 0; c < CPU_SETSIZE; ++c)
       if (CPU_ISSET(c, &allowed)) {
@@ -298,11 +316,64 @@ Measurement run_whole_experiment(const std::vector<Override>& overrides, int rep
   return m;
 }
 
+// The jobs section's sweep: 8 points x the 4 baseline policies of the
+// reference scenario (plus each point's two bounds), on `jobs` threads.
+Measurement run_jobs_sweep(unsigned jobs, int repeat) {
+  unpin();
+  Measurement m;
+  prefixroute::SweepSpec spec;
+  if (!prefixroute::parse_sweep("affinity_balanced.load_slack_s=0:0.14:8", spec, m.error)) return m;
+  for (int r = 0; r < repeat; ++r) {
+    const auto t0 = Clock::now();
+    const prefixroute::SweepReport report = prefixroute::run_sweep("", {}, spec, {}, jobs);
+    const std::string json = prefixroute::sweep_to_json(spec, report);
+    m.wall_s.push_back(seconds_since(t0));
+    m.cpu_s.push_back(0);
+    if (!report.errors.empty() || json.empty()) m.error = "sweep failed";
+    m.requests = static_cast<double>(report.points.size() * 4 * 4000);
+  }
+  m.ok = m.error.empty();
+  return m;
+}
+
+// The jobs section's experiment: every policy on the Mooncake trace (8
+// replicas, 1M-token caches: the mooncake section's cluster), on `jobs`
+// threads; reading the file is setup, not timed.
+Measurement run_jobs_trace(const std::string& path, unsigned jobs, int repeat) {
+  unpin();
+  Measurement m;
+  const prefixroute::Scenario s = scenario_with(
+      {{"cluster.replicas", "8"}, {"cluster.cache_tokens", "1000000"}, {"policies", "all"}}, m.error);
+  if (!m.error.empty()) return m;
+  const auto start = Clock::now();
+  const std::optional<std::string> text = read_file(path);
+  if (!text) {
+    m.error = "cannot read " + path;
+    return m;
+  }
+  prefixroute::TraceReadResult read = prefixroute::read_trace(*text, {});
+  m.setup_s = seconds_since(start);
+  if (!read.ok()) {
+    m.error = read.error_text();
+    return m;
+  }
+  m.requests = static_cast<double>(read.trace->size());
+  for (int r = 0; r < repeat; ++r) {
+    const auto t0 = Clock::now();
+    const prefixroute::ExperimentReport report = prefixroute::run_experiment(s, {}, read.trace.get(), jobs);
+    m.wall_s.push_back(seconds_since(t0));
+    m.cpu_s.push_back(0);
+    if (report.outcomes.size() != s.policies.size()) m.error = "run incomplete";
+  }
+  m.ok = m.error.empty();
+  return m;
+}
+
 // ---------------------------------------------------------------------------
 // Output
 
 struct Options {
-  std::vector<std::string> sections = {"reference", "experiment", "mooncake", "batched", "requests", "replicas"};
+  std::vector<std::string> sections = {"reference", "experiment", "mooncake", "batched", "requests", "replicas", "jobs"};
   std::vector<std::string> policies;
   int repeat = 5;
   int rounds = 5;  // scaling sections: alternating small/large rounds behind each judged ratio
@@ -488,6 +559,60 @@ int run(const Options& o) {
       std::printf("| %s | %s | %s – %s | %s | %s |\n", list == "all" ? all.c_str() : label_of(list).c_str(),
                   time_text(m.median()).c_str(), time_text(m.min()).c_str(), time_text(m.max()).c_str(),
                   time_text(m.cpu_median()).c_str(), mib(m.peak_rss_kb).c_str());
+    }
+  }
+
+  if (wanted(o, "jobs")) {
+    if (!o.json) {
+      std::printf("\n### The run pool: --jobs 1 against --jobs 2 (wall time)\n\n");
+      std::printf("Each process may use all %d allowed CPUs (this section lifts the pinning). Median of %d runs per "
+                  "process; the speed-up (jobs 1 / jobs 2) is the median of %d rounds (range), each a jobs-1 process "
+                  "then a jobs-2 one. Wall time counts whatever else the machine runs: see `uptime`.\n\n",
+                  allowed_cpus(), repeat, o.rounds);
+      std::printf("| Case | jobs 1 (median) | jobs 2 (median) | Speed-up, median of rounds (range) | Target | Met |\n"
+                  "|---|---|---|---|---|---|\n");
+    }
+    struct JobsCase {
+      const char* name;
+      const char* target;
+      std::function<Measurement(unsigned)> measure;
+      double min_speedup, max_jobs2_s;
+    };
+    const int r = std::max(1, std::min(repeat, 3));
+    const std::vector<JobsCase> cases = {
+        {"sweep, 8 points x 4 policies (reference scenario)", "speed-up >= 1.7x",
+         [&](unsigned jobs) { return isolated([&] { return run_jobs_sweep(jobs, r); }); }, 1.7, 1e300},
+        {"all policies, Mooncake conversation trace (8 replicas, 1M-token caches)", "<= 0.6 s with 2 jobs",
+         [&](unsigned jobs) { return isolated([&] { return run_jobs_trace(o.trace, jobs, r); }); }, 0, 0.6},
+    };
+    for (const JobsCase& c : cases) {
+      std::vector<double> speedups, one_s, two_s;
+      bool ok = true;
+      for (int round = 0; round < o.rounds && ok; ++round) {
+        const Measurement one = c.measure(1), two = c.measure(2);
+        ok = check(one, std::string("jobs 1 ") + c.name) && check(two, std::string("jobs 2 ") + c.name);
+        if (!ok) break;
+        one_s.push_back(one.median());
+        two_s.push_back(two.median());
+        speedups.push_back(one.median() / two.median());
+        if (o.json) {
+          json_line("jobs", c.name, "1", one, 1);
+          json_line("jobs", c.name, "2", two, 2);
+        }
+      }
+      if (!ok) {
+        all_ok = false;
+        continue;
+      }
+      const double speedup = Measurement::median_of(speedups);
+      const double jobs2 = Measurement::median_of(two_s);
+      const bool met = speedup >= c.min_speedup && jobs2 <= c.max_jobs2_s;
+      if (!o.json)
+        std::printf("| %s | %s | %s | %.2fx (%.2f – %.2f) | %s | %s |\n", c.name,
+                    time_text(Measurement::median_of(one_s)).c_str(), time_text(jobs2).c_str(), speedup,
+                    *std::min_element(speedups.begin(), speedups.end()),
+                    *std::max_element(speedups.begin(), speedups.end()), c.target, met ? "yes" : "**no**");
+      std::fflush(stdout);
     }
   }
 
@@ -681,7 +806,7 @@ int run(const Options& o) {
 
 void usage() {
   std::fprintf(stderr,
-               "usage: prefixroute-perf [--only reference,experiment,mooncake,batched,requests,replicas]\n"
+               "usage: prefixroute-perf [--only reference,experiment,mooncake,batched,requests,replicas,jobs]\n"
                "                        [--policies round_robin,...] [--repeat N] [--rounds N] [--cpu N|none] [--quick]\n"
                "                        [--trace FILE] [--format md|json] [--in-process]\n"
                "                        [--only custom --set key=value ... [--custom-trace]]\n"
@@ -755,7 +880,7 @@ int main(int argc, char** argv) {
   }
   for (const std::string& section : o.sections)
     if (section != "reference" && section != "experiment" && section != "mooncake" && section != "requests" &&
-        section != "replicas" && section != "custom" && section != "batched") {
+        section != "replicas" && section != "jobs" && section != "custom" && section != "batched") {
       std::fprintf(stderr, "error: unknown section %s\n", section.c_str());
       usage();
       return 2;

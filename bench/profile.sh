@@ -51,7 +51,7 @@ sample() {
 grind() {
   local name=$1
   shift
-  valgrind --tool=callgrind --callgrind-out-file="$out/$name.out" --toggle-collect='prefixroute::simulate(*' \
+  valgrind --tool=callgrind --callgrind-out-file="$out/$name.out" --toggle-collect='prefixroute::simulate(prefixroute::RequestSource&*' \
     "$perf_bin" --in-process --repeat 1 "$@" >"$out/$name.log" 2>&1
 }
 

@@ -3,11 +3,21 @@
 //   node bench/same_results.mjs BEFORE.json AFTER.json
 //
 // Every part of the document must be byte-identical once serialised, except
-// that AFTER's scenario may hold fields BEFORE's has not (a field added since:
-// the echo lists every field, so a new one appears with its default). A field
-// BEFORE has must be in AFTER with the same value, in the same order; every
-// other key of the document (workload, bounds, results, ...) must be equal.
-// Exits 0 when the same, 1 with the first difference otherwise.
+// for what AFTER may add:
+//   - scenario fields BEFORE has not (a field added since: the echo lists
+//     every field, so a new one appears with its default). A field BEFORE has
+//     must be in AFTER with the same value, in the same order.
+//   - policies BEFORE has not run (a policy added to the catalogue since:
+//     `--set policies=all` runs it too). A policy counts as added when AFTER's
+//     `results` has a row for it and BEFORE's has none. Its rows are dropped
+//     from AFTER's `results` and its name from AFTER's `scenario.policies`;
+//     what remains must equal BEFORE's: every BEFORE row, byte-identical, in
+//     BEFORE's order (so BEFORE's rows are compared with AFTER's rows of the
+//     same policy, in order). A policy BEFORE ran that AFTER lacks, or whose
+//     row moved relative to the others, is a difference.
+// Every other key of the document (workload, bounds, ...) must be equal.
+// Exits 0 when the same, printing one line that names what AFTER added (if
+// anything); 1 with the differences otherwise.
 import fs from 'node:fs';
 
 const [beforePath, afterPath] = process.argv.slice(2);
@@ -27,13 +37,29 @@ function restrict(shape, value) {
   return out;
 }
 
+// The policies AFTER ran that BEFORE did not.
+const policiesOf = (doc) => new Set(Array.isArray(doc.results) ? doc.results.map((row) => row?.policy) : []);
+const beforePolicies = policiesOf(before);
+const added = [...policiesOf(after)].filter((name) => !beforePolicies.has(name));
+const isAdded = (name) => added.includes(name);
+
+function comparable(key) {
+  if (key === 'results' && Array.isArray(after.results))
+    return after.results.filter((row) => !isAdded(row?.policy));
+  if (key === 'scenario') {
+    const scenario = restrict(before.scenario, after.scenario);
+    if (scenario && Array.isArray(scenario.policies))
+      return { ...scenario, policies: scenario.policies.filter((name) => !isAdded(name)) };
+    return scenario;
+  }
+  return after[key];
+}
+
 const problems = [];
 const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
 for (const key of keys) {
-  const a = before[key];
-  const b = key === 'scenario' ? restrict(before.scenario, after.scenario) : after[key];
-  const ta = JSON.stringify(a);
-  const tb = JSON.stringify(b);
+  const ta = JSON.stringify(before[key]);
+  const tb = JSON.stringify(comparable(key));
   if (ta !== tb) {
     let i = 0;
     while (i < ta.length && i < tb.length && ta[i] === tb[i]) ++i;
@@ -44,3 +70,4 @@ if (problems.length) {
   console.log(problems.join('\n'));
   process.exit(1);
 }
+if (added.length) console.log(`AFTER adds policies: ${added.join(', ')}`);

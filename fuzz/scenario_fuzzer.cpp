@@ -19,6 +19,7 @@
 
 #include "prefixroute/experiment.h"
 #include "prefixroute/scenario.h"
+#include "prefixroute/workload/synthetic.h"
 #include "scenario_properties.h"
 
 namespace {
@@ -45,12 +46,13 @@ std::vector<Override> override_lines(std::string_view text) {
   return out;
 }
 
-// Small enough to run under the sanitizers within a few milliseconds.
+// Small enough to run under the sanitizers within a few milliseconds, for
+// every workload kind (its request count and longest prompt: synthetic.h).
 bool cheap(const prefixroute::Scenario& s) {
   const auto& w = s.workload;
-  const double tokens = static_cast<double>(w.requests) * (static_cast<double>(w.prefix_tokens_max) + w.turn_tokens_max);
-  return tokens <= 20000 && w.requests <= 200 && s.cluster.replicas <= 64 &&
-         static_cast<double>(w.tenants) * w.prefix_tokens_max <= 20000;
+  const prefixroute::SyntheticBounds b = prefixroute::synthetic_bounds(w);
+  return b.requests * b.max_prompt_tokens <= 20000 && b.requests <= 200 && s.cluster.replicas <= 64 &&
+         static_cast<double>(w.tenants) * w.prefix_tokens_max <= 20000 && b.shared_tokens + b.unique_tokens <= 1e6;
 }
 
 void check(const ScenarioParse& parse) {

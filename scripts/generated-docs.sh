@@ -40,6 +40,8 @@ for (const [i, row] of runs[0].results.entries()) {
 process.stdout.write(out);
 JS
 "$bench" --fields >"$tmp/fields.md"
+# Those five seeds as replicates: means, 95 % intervals, what is not distinguishable.
+"$bench" --json '' --markdown --set seed=1 --set replicates=5 | sed -n '/^| Policy/,$p' >"$tmp/replicates.md"   # npm run bench -- --set seed=1 --set replicates=5 --markdown
 
 # Every policy on the reference scenario, and the recommended-policy check on three presets.
 "$bench" --json '' --markdown --set policies=all | grep '^|' >"$tmp/all-policies.md"   # npm run bench -- --set policies=all --markdown
@@ -62,6 +64,12 @@ for (const [i, row] of runs[0].results.entries()) {
 }
 process.stdout.write(out);
 JS
+
+# The other workload kinds, every policy, on 32,000-token caches.
+for kind in sessions agentic gsp; do   # npm run bench -- --set workload.kind=KIND --set cluster.cache_tokens=32000 --set policies=all --markdown
+  "$bench" --json '' --markdown --set workload.kind=$kind --set cluster.cache_tokens=32000 --set policies=all |
+    grep '^|' >"$tmp/kind-$kind.md"
+done
 
 # The real trace, when the shared folder is beside the repository (as in CI).
 trace_file="$ROOT/../shared/traces/mooncake_conversation_trace.jsonl"

@@ -45,4 +45,12 @@ else
 fi
 run 0 --json '' --trace scenarios/traces/mooncake-conversation-first-1000.jsonl --set trace.limit=200
 run 2 --json '' --set cluster.replicas=0 --set workload.bogus=1
+# The run pool (2 threads), replicates, a shard and the merge.
+small=(--set workload.requests=500 --set replicates=3 --set policies=affinity,expected_ttft)
+run 0 --json '' "${small[@]}" --jobs 2
+shards=$(mktemp -d)
+trap 'rm -rf "$shards"' EXIT
+run 0 "${small[@]}" --jobs 2 --shard 1/2 --json "$shards/1.json"
+"$bench" "${small[@]}" --shard 2/2 --json "$shards/2.json" >/dev/null
+run 0 --merge "$shards/1.json" "$shards/2.json" --json "$shards/merged.json"
 log "leak check passed: no leaks, no memory errors"

@@ -22,9 +22,9 @@ ensure_apt() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Native C++ toolchain and libraries.
+# Native C++ toolchain and libraries (GNU parallel: the shards test runs shards through it).
 ensure_native_deps() {
-  ensure_apt g++ cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+  ensure_apt g++ cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev parallel
 }
 
 # npm packages from package-lock.json, when node_modules is missing or stale.

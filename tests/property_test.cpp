@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +25,7 @@
 #include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload/trace_reader.h"
-#include "prefixroute/workload/workload.h"
+#include "prefixroute/workload/synthetic.h"
 #include "field_errors.h"
 #include "random_scenario.h"
 
@@ -43,7 +44,7 @@ constexpr double kTolerance = 1e-12;
 struct Case {
   Scenario scenario;
   std::string json;  // canonical scenario, for messages
-  Workload workload;
+  std::unique_ptr<RequestTrace> workload;
   ExperimentReport report;
   std::vector<std::uint64_t> ideal_cached;  // per request: longest prefix shared with any earlier prompt
 };
@@ -63,13 +64,13 @@ class RandomScenarios : public ::testing::Test {
         tries += parse.error_text();
       }
       ASSERT_TRUE(parse.ok()) << "five random scenarios in a row were refused:\n" << tries;
-      Workload workload = generate_workload(parse.scenario.workload, parse.scenario.seed);
+      std::unique_ptr<RequestTrace> workload = generate_synthetic(parse.scenario.workload, parse.scenario.seed);
       // One unbounded cache over the whole trace: what any cache could share.
-      RadixCache unbounded(workload.total_prompt_tokens(), 0);
+      RadixCache unbounded(workload->total_prompt_tokens(), 0);
       std::vector<std::uint64_t> ideal;
       std::vector<Token> prompt;
-      for (std::size_t r = 0; r < workload.size(); ++r) {
-        workload.materialize(r, prompt);
+      for (std::size_t r = 0; r < workload->size(); ++r) {
+        workload->materialize(r, prompt);
         ideal.push_back(unbounded.insert(prompt).cached_tokens);
       }
       ExperimentReport report = run_experiment(parse.scenario);
@@ -141,7 +142,7 @@ TEST_F(RandomScenarios, NoRequestFindsMoreCachedThanAnyEarlierPromptShares) {
 TEST_F(RandomScenarios, PrefillPlusCachedTokensEqualPromptTokens) {
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.json);
-    const std::uint64_t prompt_tokens = c.workload.total_prompt_tokens();
+    const std::uint64_t prompt_tokens = c.workload->total_prompt_tokens();
     EXPECT_EQ(c.report.prompt_tokens, prompt_tokens);
     EXPECT_EQ(c.report.ideal.cached_tokens + c.report.ideal.prefill_tokens, prompt_tokens);
     EXPECT_EQ(c.report.pooled.cached_tokens + c.report.pooled.prefill_tokens, prompt_tokens);
@@ -164,7 +165,7 @@ TEST_F(RandomScenarios, PrefillPlusCachedTokensEqualPromptTokens) {
 TEST_F(RandomScenarios, EveryRequestIsServedExactlyOnce) {
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.json);
-    const std::size_t n = c.workload.size();
+    const std::size_t n = c.workload->size();
     EXPECT_EQ(c.report.requests, n);
     for (const PolicyOutcome& o : c.report.outcomes) {
       SCOPED_TRACE(o.policy);
@@ -193,9 +194,9 @@ TEST_F(RandomScenarios, TtftIsAtLeastTheUncachedPrefillTime) {
     SCOPED_TRACE(c.json);
     for (const PolicyOutcome& o : c.report.outcomes) {
       SCOPED_TRACE(o.policy);
-      ASSERT_EQ(o.run.ttft.size(), c.workload.size());
-      for (std::size_t r = 0; r < c.workload.size(); ++r) {
-        const std::uint64_t uncached = c.workload.prompt_tokens(r) - o.run.cached_of[r];
+      ASSERT_EQ(o.run.ttft.size(), c.workload->size());
+      for (std::size_t r = 0; r < c.workload->size(); ++r) {
+        const std::uint64_t uncached = c.workload->prompt_tokens(r) - o.run.cached_of[r];
         ASSERT_GE(o.run.ttft[r], c.scenario.cluster.prefill.prefill_ticks(uncached)) << "request " << r;
         if (!o.run.end_to_end.empty()) {
           ASSERT_GE(o.run.end_to_end[r], o.run.ttft[r]) << "request " << r;

@@ -269,8 +269,8 @@ TEST(ScenarioErrors, EmptyPolicyListIsRejected) {
 }
 
 TEST(ScenarioErrors, UnknownPolicyIsRejectedWithTheKnownNames) {
-  EXPECT_TRUE(has_error(parse(R"({"policies": ["affinity", "random"]})"), "policies",
-                        {"\"random\"", "round_robin", "affinity_balanced"}));
+  EXPECT_TRUE(has_error(parse(R"({"policies": ["affinity", "coin_flip"]})"), "policies",
+                        {"\"coin_flip\"", "round_robin", "affinity_balanced"}));
 }
 
 TEST(ScenarioErrors, EmptyPolicyNameInACommaListIsRejected) {
@@ -476,7 +476,7 @@ TEST(ScenarioOverrides, UnknownKeyIsReported) {
   EXPECT_TRUE(has_error(parse("", {{"workload.bogus", "1"}}), "workload.bogus",
                         {"unknown key", "allowed keys in workload: requests, tenants"}));
   EXPECT_TRUE(has_error(parse("", {{"bogus", "1"}}), "bogus",
-                        {"unknown key", "allowed top-level keys: schema_version, seed, workload"}));
+                        {"unknown key", "allowed top-level keys: schema_version, seed, replicates, workload"}));
 }
 
 TEST(ScenarioOverrides, MalformedKeyIsReported) {

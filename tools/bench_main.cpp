@@ -1,7 +1,13 @@
 // prefixroute-bench: runs a scenario (the reference one by default) with every
 // listed policy on one trace, prints the table and writes the results JSON.
 //
-//   prefixroute-bench [--scenario FILE.json] [--set key=value]... [--json PATH]
+//   prefixroute-bench [--scenario FILE.json] [--set key=value]... [--json PATH] [--jobs N]
+//   prefixroute-bench ... [--sweep SPEC] --shard K/N --json SHARD.json   (one shard of the runs)
+//   prefixroute-bench --merge SHARD.json... --json OUT.json             (the shards, merged)
+//
+// The runs of an experiment or sweep (run_list.h) go on --jobs threads (all
+// cores by default); the output is the same bytes for any --jobs, and the
+// merged shards are the bytes one machine writes (shard.h).
 //
 // Exit status: 0 on success, 2 for an invalid scenario or command line, 1 when
 // a file cannot be read or written.
@@ -15,7 +21,10 @@
 #include "prefixroute/hardware_summary.h"
 #include "prefixroute/overrides.h"
 #include "prefixroute/replay.h"
+#include "prefixroute/base/parallel.h"
+#include "prefixroute/run_list.h"
 #include "prefixroute/scenario.h"
+#include "prefixroute/shard.h"
 #include "prefixroute/sweep.h"
 #include "prefixroute/workload/trace_reader.h"
 #include <nlohmann/json.hpp>
@@ -66,22 +75,17 @@ bool write_text(const std::string& path_text, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-// --sweep: one row per (value, policy), the Pareto points starred.
-int run_sweep_command(const std::string& text, const std::vector<prefixroute::Override>& overrides,
-                      const std::string& sweep_text, const std::string& json_path) {
-  prefixroute::SweepSpec spec;
-  std::string error;
-  if (!prefixroute::parse_sweep(sweep_text, spec, error)) {
-    std::cerr << "error: --sweep " << error << "\n";
-    return 2;
+// Writes `text` to `path`, saying so; false (and the message) when it cannot.
+bool write_reported(const std::string& path, const std::string& text) {
+  if (!write_text(path, text)) {
+    std::cerr << "error: cannot write " << path << "\n";
+    return false;
   }
-  const prefixroute::SweepReport report = prefixroute::run_sweep(text, overrides, spec);
-  if (!report.errors.empty()) {
-    std::cerr << "error: invalid sweep:\n";
-    for (const auto& e : report.errors) std::cerr << "  " << e.field << ": " << e.message << "\n";
-    return 2;
-  }
-  const std::string json = prefixroute::sweep_to_json(spec, report);
+  std::cout << "wrote " << path << "\n";
+  return true;
+}
+
+void print_sweep_table(const prefixroute::SweepSpec& spec, const std::string& json) {
   const auto doc = nlohmann::json::parse(json);
   std::printf("sweep of %s: hit rate vs p99 TTFT (* = on the Pareto front of all points)\n", spec.key.c_str());
   std::printf("%-14s %-22s %9s %11s %11s\n", "value", "policy", "hit_rate", "p99_ttft", "mean_ttft");
@@ -90,14 +94,66 @@ int run_sweep_command(const std::string& text, const std::vector<prefixroute::Ov
       std::printf("%-14s %-22s %8.1f%% %8.1f ms %8.1f ms %s\n", point["value"].get<std::string>().c_str(),
                   r["policy"].get<std::string>().c_str(), r["hit_rate"].get<double>() * 100,
                   r["p99_ttft_ms"].get<double>(), r["mean_ttft_ms"].get<double>(), r["pareto"].get<bool>() ? "*" : "");
-  if (!json_path.empty() && json_path != "docs/results.json") {
-    if (!write_text(json_path, json)) {
-      std::cerr << "error: cannot write " << json_path << "\n";
+}
+
+std::string shard_text(const prefixroute::Shard& shard) {
+  return std::to_string(shard.index) + "/" + std::to_string(shard.count);
+}
+
+// --sweep: one row per (value, policy), the Pareto points starred.
+int run_sweep_command(const std::string& text, const std::vector<prefixroute::Override>& overrides,
+                      const std::string& sweep_text, const std::string& json_path, unsigned jobs,
+                      const prefixroute::Shard* shard) {
+  prefixroute::SweepSpec spec;
+  std::string error;
+  if (!prefixroute::parse_sweep(sweep_text, spec, error)) {
+    std::cerr << "error: --sweep " << error << "\n";
+    return 2;
+  }
+  const prefixroute::SweepReport plan = prefixroute::plan_sweep(text, overrides, spec);
+  if (!plan.errors.empty()) {
+    std::cerr << "error: invalid sweep:\n";
+    for (const auto& e : plan.errors) std::cerr << "  " << e.field << ": " << e.message << "\n";
+    return 2;
+  }
+  if (shard != nullptr) {
+    const prefixroute::ShardReport report = prefixroute::run_sweep_shard(plan, *shard, {}, jobs);
+    std::printf("sweep of %s, shard %s: ran %zu of %zu runs\n", spec.key.c_str(), shard_text(*shard).c_str(),
+                report.runs.size(), report.total_runs);
+    return write_reported(json_path, prefixroute::sweep_shard_to_json(spec, plan, report)) ? 0 : 1;
+  }
+  const prefixroute::SweepReport report = prefixroute::run_sweep(text, overrides, spec, {}, jobs);
+  const std::string json = prefixroute::sweep_to_json(spec, report);
+  print_sweep_table(spec, json);
+  if (!json_path.empty() && json_path != "docs/results.json" && !write_reported(json_path, json)) return 1;
+  return 0;
+}
+
+// --merge: the shards' documents, checked and merged into what one machine writes.
+int merge_command(const std::vector<std::string>& paths, const std::string& json_path, bool markdown) {
+  std::vector<prefixroute::ShardInput> inputs;
+  for (const std::string& path : paths) {
+    prefixroute::ShardInput input{path, {}};
+    if (!read_file(path, input.text)) {
+      std::cerr << "error: cannot read shard file " << path << "\n";
       return 1;
     }
-    std::cout << "wrote " << json_path << "\n";
+    inputs.push_back(std::move(input));
   }
-  return 0;
+  const prefixroute::MergedShards merged = prefixroute::merge_shards(inputs);
+  if (!merged.ok()) {
+    std::cerr << "error: cannot merge the shards:\n";
+    for (const auto& e : merged.errors) std::cerr << "  " << e.field << ": " << e.message << "\n";
+    return 2;
+  }
+  if (merged.kind == prefixroute::MergedShards::Kind::Sweep) {
+    const std::string json = prefixroute::sweep_to_json(merged.spec, merged.sweep);
+    print_sweep_table(merged.spec, json);
+    return write_reported(json_path, json) ? 0 : 1;
+  }
+  std::cout << prefixroute::format_text_table(merged.scenario, merged.report);
+  if (markdown) std::cout << "\n" << prefixroute::format_markdown_table(merged.scenario, merged.report);
+  return write_reported(json_path, prefixroute::results_to_json(merged.scenario, merged.report)) ? 0 : 1;
 }
 
 }  // namespace
@@ -115,6 +171,9 @@ int main(int argc, char** argv) {
   bool print_fields = false;
   bool print_hardware = false;
   bool print_step_table = false;
+  unsigned jobs = prefixroute::hardware_jobs();
+  std::string shard_text_arg;
+  std::vector<std::string> merge_paths;
   app.add_option("--scenario", scenario_path, "Scenario JSON file (missing keys take defaults)");
   app.add_option("--trace", trace_path,
                  "Replay a Mooncake-format JSONL trace instead of the synthetic workload");
@@ -125,6 +184,14 @@ int main(int argc, char** argv) {
       ->take_all();
   app.add_option("--json", json_path, "Where to write the results JSON ('' to skip)");
   app.add_flag("--markdown", markdown, "Also print the table as Markdown");
+  app.add_option("--jobs", jobs, "Runs at once (threads); the results are the same for any number (default: all cores)")
+      ->check(CLI::Range(1u, 4096u));
+  app.add_option("--shard", shard_text_arg,
+                 "Run only shard K of N (runs i with i mod N = K - 1) and write its shard document to --json");
+  app.add_option("--merge", merge_paths,
+                 "Merge shard documents (every K of one --shard K/N run) into the results or sweep JSON --json writes")
+      ->take_all()
+      ->excludes("--scenario", "--set", "--trace", "--sweep", "--shard");
   app.add_flag("--schema", print_schema, "Print the scenario JSON Schema and exit");
   app.add_flag("--fields", print_fields, "Print the scenario fields as a Markdown table and exit");
   app.add_flag("--print-scenario", print_scenario, "Print the resolved scenario and exit");
@@ -154,6 +221,29 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // A shard or merge writes a document of its own: never over docs/results.json by default.
+  const bool json_given = app.count("--json") > 0 && !json_path.empty();
+  if (!merge_paths.empty()) {
+    if (!json_given) {
+      std::cerr << "error: --merge needs --json OUT (where to write the merged document)\n";
+      return 2;
+    }
+    return merge_command(merge_paths, json_path, markdown);
+  }
+  prefixroute::Shard shard;
+  if (!shard_text_arg.empty()) {
+    std::string error;
+    if (!prefixroute::parse_shard(shard_text_arg, shard, error)) {
+      std::cerr << "error: --shard " << error << "\n";
+      return 2;
+    }
+    if (!json_given) {
+      std::cerr << "error: --shard needs --json SHARD.json (where to write the shard document)\n";
+      return 2;
+    }
+  }
+  const prefixroute::Shard* sharded = shard_text_arg.empty() ? nullptr : &shard;
+
   std::string text;
   if (!scenario_path.empty() && !read_file(scenario_path, text)) {
     std::cerr << "error: cannot read scenario file " << scenario_path << "\n";
@@ -167,7 +257,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (!sweep_text.empty()) return run_sweep_command(text, overrides, sweep_text, json_path);
+  if (!sweep_text.empty()) return run_sweep_command(text, overrides, sweep_text, json_path, jobs, sharded);
   prefixroute::ScenarioParse parsed = prefixroute::parse_scenario(text, overrides);
   if (!parsed.ok()) {
     std::cerr << "error: invalid scenario" << (scenario_path.empty() ? "" : " " + scenario_path)
@@ -203,9 +293,15 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  const prefixroute::ExperimentReport report = prefixroute::run_experiment(scenario, {}, trace.get());
+  if (sharded != nullptr) {
+    const prefixroute::ShardReport report = prefixroute::run_experiment_shard(scenario, shard, {}, trace.get(), jobs);
+    std::printf("shard %s: ran %zu of %zu runs\n", shard_text(shard).c_str(), report.runs.size(), report.total_runs);
+    return write_reported(json_path, prefixroute::experiment_shard_to_json(scenario, report)) ? 0 : 1;
+  }
+
+  const prefixroute::ExperimentReport report = prefixroute::run_experiment(scenario, {}, trace.get(), jobs);
   std::cout << prefixroute::format_text_table(scenario, report);
-  if (markdown) std::cout << "\n" << prefixroute::format_markdown_table(report);
+  if (markdown) std::cout << "\n" << prefixroute::format_markdown_table(scenario, report);
 
   if (!json_path.empty()) {
     const std::filesystem::path path(json_path);

@@ -22,13 +22,19 @@ std::string with_thousands(std::uint64_t v) {
 }
 
 std::string printf_string(const char* format, auto... args) {
-  char buffer[256];
-  std::snprintf(buffer, sizeof buffer, format, args...);
-  return buffer;
+  // Sized by a first pass: a row with a long trace name or policy must not be cut.
+  const int n = std::snprintf(nullptr, 0, format, args...);
+  if (n <= 0) return "";
+  std::string out(static_cast<std::size_t>(n) + 1, '\0');
+  std::snprintf(out.data(), out.size(), format, args...);
+  out.resize(static_cast<std::size_t>(n));
+  return out;
 }
 
+double share_of_ideal(double hit_rate, double ideal_hit_rate) { return ideal_hit_rate > 0 ? hit_rate / ideal_hit_rate : 0.0; }
+
 double share_of_ideal(double hit_rate, const ExperimentReport& report) {
-  return report.ideal.hit_rate > 0 ? hit_rate / report.ideal.hit_rate : 0.0;
+  return share_of_ideal(hit_rate, report.ideal.hit_rate);
 }
 
 std::string label_of(const std::string& policy) {
@@ -37,24 +43,194 @@ std::string label_of(const std::string& policy) {
   return policy;
 }
 
+std::string metric_title(std::string_view key) {
+  if (key == "mean_ttft_ms") return "mean TTFT";
+  if (key == "p99_ttft_ms") return "p99 TTFT";
+  if (key == "hit_rate") return "hit rate";
+  if (key == "prefill_tokens") return "prefill tokens";
+  return std::string(key);
+}
+
+// "not distinguishable at N = 5 (95 % intervals overlap):" and one line per
+// headline metric, policies named by `name` (name or label).
+std::string distinguishability_note(const ReplicateStats& stats, const char* line_start, const char* line_end,
+                                    std::string (*name)(const std::string&)) {
+  std::string out = printf_string("not distinguishable at N = %zu (their 95%% intervals overlap):%s", stats.count,
+                                  line_end);
+  for (const std::string_view metric : kHeadlineMetrics) {
+    std::string pairs;
+    for (const ReplicateStats::Pair& p : stats.not_distinguishable)
+      if (p.metric == metric) pairs += (pairs.empty() ? "" : ", ") + name(p.a) + " ~ " + name(p.b);
+    out += printf_string("%s%s: %s%s", line_start, metric_title(metric).c_str(),
+                         pairs.empty() ? "every pair is distinguishable" : pairs.c_str(), line_end);
+  }
+  return out;
+}
+
+std::string same_name(const std::string& policy) { return policy; }
+
+double mean_of(const std::vector<ReplicatedMetric>& metrics, std::string_view key) {
+  for (const ReplicatedMetric& m : metrics)
+    if (m.key == key) return m.interval.mean;
+  return 0;
+}
+
+double half_of(const std::vector<ReplicatedMetric>& metrics, std::string_view key) {
+  for (const ReplicatedMetric& m : metrics)
+    if (m.key == key) return m.interval.half_width;
+  return 0;
+}
+
+// The batched engine's settings, one line ("" under fifo).
+std::string engine_line(const Scenario& scenario) {
+  if (scenario.cluster.engine != EngineKind::Batched) return "";
+  return "engine: batched, " + std::to_string(scenario.cluster.max_batched_tokens) + "-token steps, up to " +
+         std::to_string(scenario.cluster.max_running) + " sequences, " +
+         std::to_string(scenario.cluster.kv_block_tokens) + "-token KV blocks\n";
+}
+
+std::string seeds_text(const Scenario& scenario) {
+  return printf_string("seeds %llu..%llu", static_cast<unsigned long long>(scenario.seed),
+                       static_cast<unsigned long long>(scenario.seed + scenario.replicates - 1));
+}
+
+// Replicates > 1: every figure as mean ± half-width of its 95 % interval.
+std::string format_replicates_text(const Scenario& scenario, const ExperimentReport& report) {
+  const ReplicateStats stats = replicate_stats(report);
+  const auto& w = scenario.workload;
+  std::string out = printf_string(
+      "trace: %llu requests, %u tenants, %u replicas, %llu token cache per replica (%s: %u replicates; "
+      "mean ± half-width of the 95%% interval)\n",
+      static_cast<unsigned long long>(report.requests), w.tenants, scenario.cluster.replicas,
+      static_cast<unsigned long long>(scenario.cluster.cache_tokens), seeds_text(scenario).c_str(),
+      scenario.replicates);
+  out += engine_line(scenario);
+  for (const PolicyReplicates& p : stats.policies) {
+    const auto m = [&](const char* key) { return p.find(key)->interval; };
+    out += printf_string(
+        "%-18s mean_ttft=%7.1f ± %5.1f ms  p99_ttft=%7.1f ± %6.1f ms  prefill_tokens=%11s ± %-9s  "
+        "hit_rate=%5.1f ± %4.1f%% (%5.1f%% of ideal)  imbalance=%.2f ± %.2f\n",
+        p.policy.c_str(), m("mean_ttft_ms").mean, m("mean_ttft_ms").half_width, m("p99_ttft_ms").mean,
+        m("p99_ttft_ms").half_width, with_thousands(static_cast<std::uint64_t>(std::llround(m("prefill_tokens").mean))).c_str(),
+        with_thousands(static_cast<std::uint64_t>(std::llround(m("prefill_tokens").half_width))).c_str(),
+        m("hit_rate").mean * 100, m("hit_rate").half_width * 100, m("hit_share_of_ideal").mean * 100,
+        m("imbalance").mean, m("imbalance").half_width);
+    if (p.find("output_tokens_per_s") != nullptr) {  // the batched engine's figures
+      out.pop_back();
+      if (p.find("mean_tpot_ms") != nullptr)
+        out += printf_string("  mean_tpot=%6.2f ± %5.2f ms  p99_tpot=%7.2f ± %6.2f ms", m("mean_tpot_ms").mean,
+                             m("mean_tpot_ms").half_width, m("p99_tpot_ms").mean, m("p99_tpot_ms").half_width);
+      out += printf_string("  output=%9.0f ± %7.0f tok/s  batch=%5.1f ± %4.1f  preempted=%.1f ± %.1f\n",
+                           m("output_tokens_per_s").mean, m("output_tokens_per_s").half_width, m("mean_batch").mean,
+                           m("mean_batch").half_width, m("preemptions").mean, m("preemptions").half_width);
+    }
+  }
+  out += printf_string("%-18s one unbounded cache:            prefill_tokens=%11s ± %-9s  hit_rate=%5.1f ± %4.1f%%\n",
+                       "bound: ideal", with_thousands(static_cast<std::uint64_t>(std::llround(mean_of(stats.ideal, "prefill_tokens")))).c_str(),
+                       with_thousands(static_cast<std::uint64_t>(std::llround(half_of(stats.ideal, "prefill_tokens")))).c_str(),
+                       mean_of(stats.ideal, "hit_rate") * 100, half_of(stats.ideal, "hit_rate") * 100);
+  out += printf_string("%-18s one cache of %-11s tokens: prefill_tokens=%11s ± %-9s  hit_rate=%5.1f ± %4.1f%%\n",
+                       "bound: pooled", with_thousands(report.pooled.capacity_tokens).c_str(),
+                       with_thousands(static_cast<std::uint64_t>(std::llround(mean_of(stats.pooled, "prefill_tokens")))).c_str(),
+                       with_thousands(static_cast<std::uint64_t>(std::llround(half_of(stats.pooled, "prefill_tokens")))).c_str(),
+                       mean_of(stats.pooled, "hit_rate") * 100, half_of(stats.pooled, "hit_rate") * 100);
+  out += distinguishability_note(stats, "  ", "\n", &same_name);
+  return out;
+}
+
+// The batched engine's table (format_markdown_table's) with means ± half-widths.
+std::string format_replicates_batched_markdown(const Scenario& scenario, const ExperimentReport& report,
+                                               const ReplicateStats& stats) {
+  std::string out =
+      "| Policy | Mean TTFT | p99 TTFT | Mean TPOT | p99 TPOT | Output tokens/s | Mean batch | Prefix cache hit rate "
+      "| Share of ideal | Prefill tokens | Preemptions |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  const auto tokens = [](double v) { return with_thousands(static_cast<std::uint64_t>(std::llround(v))); };
+  for (const PolicyReplicates& p : stats.policies) {
+    const auto m = [&](const char* key) { return p.find(key)->interval; };
+    const std::string tpot =
+        p.find("mean_tpot_ms") != nullptr
+            ? printf_string("%.1f ± %.1f ms | %.1f ± %.1f ms", m("mean_tpot_ms").mean, m("mean_tpot_ms").half_width,
+                            m("p99_tpot_ms").mean, m("p99_tpot_ms").half_width)
+            : "– | –";
+    out += printf_string("| %s | %.1f ± %.1f ms | %.1f ± %.1f ms | %s | %s ± %s | %.1f ± %.1f | %.1f ± %.1f%% | "
+                         "%.1f ± %.1f%% | %s ± %s | %.1f ± %.1f |\n",
+                         label_of(p.policy).c_str(), m("mean_ttft_ms").mean, m("mean_ttft_ms").half_width,
+                         m("p99_ttft_ms").mean, m("p99_ttft_ms").half_width, tpot.c_str(),
+                         tokens(m("output_tokens_per_s").mean).c_str(),
+                         tokens(m("output_tokens_per_s").half_width).c_str(), m("mean_batch").mean,
+                         m("mean_batch").half_width, m("hit_rate").mean * 100, m("hit_rate").half_width * 100,
+                         m("hit_share_of_ideal").mean * 100, m("hit_share_of_ideal").half_width * 100,
+                         tokens(m("prefill_tokens").mean).c_str(), tokens(m("prefill_tokens").half_width).c_str(),
+                         m("preemptions").mean, m("preemptions").half_width);
+  }
+  out += printf_string("| *Bound: ideal (one unbounded cache)* | | | | | | | %.1f ± %.1f%% | 100%% | %s ± %s | |\n",
+                       mean_of(stats.ideal, "hit_rate") * 100, half_of(stats.ideal, "hit_rate") * 100,
+                       tokens(mean_of(stats.ideal, "prefill_tokens")).c_str(),
+                       tokens(half_of(stats.ideal, "prefill_tokens")).c_str());
+  out += printf_string("\nMean ± half-width of the 95 %% interval (Student t) over %u replicates (%s); ",
+                       scenario.replicates, seeds_text(scenario).c_str());
+  out += distinguishability_note(stats, "- ", "\n", &label_of);
+  return out;
+}
+
+std::string format_replicates_markdown(const Scenario& scenario, const ExperimentReport& report) {
+  const ReplicateStats stats = replicate_stats(report);
+  if (!report.outcomes.empty() && report.outcomes.front().run.batched)
+    return format_replicates_batched_markdown(scenario, report, stats);
+  std::string out =
+      "| Policy | Mean TTFT | p99 TTFT | Prefix cache hit rate | Share of ideal | Prefill tokens | Imbalance |\n"
+      "|---|---|---|---|---|---|---|\n";
+  const auto tokens = [](double v) { return with_thousands(static_cast<std::uint64_t>(std::llround(v))); };
+  for (const PolicyReplicates& p : stats.policies) {
+    const auto m = [&](const char* key) { return p.find(key)->interval; };
+    out += printf_string("| %s | %.1f ± %.1f ms | %.1f ± %.1f ms | %.1f ± %.1f%% | %.1f ± %.1f%% | %s ± %s | %.2f ± %.2f |\n",
+                         label_of(p.policy).c_str(), m("mean_ttft_ms").mean, m("mean_ttft_ms").half_width,
+                         m("p99_ttft_ms").mean, m("p99_ttft_ms").half_width, m("hit_rate").mean * 100,
+                         m("hit_rate").half_width * 100, m("hit_share_of_ideal").mean * 100,
+                         m("hit_share_of_ideal").half_width * 100, tokens(m("prefill_tokens").mean).c_str(),
+                         tokens(m("prefill_tokens").half_width).c_str(), m("imbalance").mean, m("imbalance").half_width);
+  }
+  out += printf_string("| *Bound: ideal (one unbounded cache)* | | | %.1f ± %.1f%% | 100%% | %s ± %s | |\n",
+                       mean_of(stats.ideal, "hit_rate") * 100, half_of(stats.ideal, "hit_rate") * 100,
+                       tokens(mean_of(stats.ideal, "prefill_tokens")).c_str(),
+                       tokens(half_of(stats.ideal, "prefill_tokens")).c_str());
+  std::vector<double> pooled_share;  // of each seed's ideal
+  for (const SeedReport& r : report.seeds) pooled_share.push_back(share_of_ideal(r.pooled.hit_rate, r.ideal.hit_rate));
+  const Interval share = t_interval(pooled_share);
+  out += printf_string("| *Bound: pooled (one %s-token cache)* | | | %.1f ± %.1f%% | %.1f ± %.1f%% | %s ± %s | |\n",
+                       with_thousands(report.pooled.capacity_tokens).c_str(), mean_of(stats.pooled, "hit_rate") * 100,
+                       half_of(stats.pooled, "hit_rate") * 100, share.mean * 100, share.half_width * 100,
+                       tokens(mean_of(stats.pooled, "prefill_tokens")).c_str(),
+                       tokens(half_of(stats.pooled, "prefill_tokens")).c_str());
+  out += printf_string("\nMean ± half-width of the 95 %% interval (Student t) over %u replicates (%s); ",
+                       scenario.replicates, seeds_text(scenario).c_str());
+  out += distinguishability_note(stats, "- ", "\n", &label_of);
+  return out;
+}
+
 }  // namespace
 
 std::string format_text_table(const Scenario& scenario, const ExperimentReport& report) {
+  if (!report.seeds.empty() && !report.cancelled) return format_replicates_text(scenario, report);
   const auto& w = scenario.workload;
+  // The synthetic trace's shape: its tenants, or what the other kinds are.
+  const std::string shape = w.kind == "tenants" ? printf_string("%u tenants", w.tenants)
+                            : w.kind == "gsp"   ? printf_string("gsp: %u groups x %u prompts", w.gsp.num_groups,
+                                                                w.gsp.prompts_per_group)
+                            : w.kind == "agentic" ? printf_string("agent loops of %u tenants", w.tenants)
+                                                  : printf_string("chat sessions of %u tenants", w.tenants);
   std::string out =
       scenario.replays_trace()
-          ? printf_string("trace: %s, %llu requests, %llu prompt tokens, %u replicas, %llu token cache per replica\n",
+          ? printf_string("trace: %s, %llu requests, %llu prompt tokens, %u replicas, %llu token cache per replica "
+                          "(one replicate: a replayed trace's arrivals are fixed)\n",
                           scenario.trace.name.c_str(), static_cast<unsigned long long>(report.requests),
                           static_cast<unsigned long long>(report.prompt_tokens), scenario.cluster.replicas,
                           static_cast<unsigned long long>(scenario.cluster.cache_tokens))
-          : printf_string("trace: %llu requests, %u tenants, %u replicas, %llu token cache per replica (seed %llu)\n",
-                          static_cast<unsigned long long>(report.requests), w.tenants, scenario.cluster.replicas,
+          : printf_string("trace: %llu requests, %s, %u replicas, %llu token cache per replica (seed %llu)\n",
+                          static_cast<unsigned long long>(report.requests), shape.c_str(), scenario.cluster.replicas,
                           static_cast<unsigned long long>(scenario.cluster.cache_tokens),
                           static_cast<unsigned long long>(scenario.seed));
-  if (scenario.cluster.engine == EngineKind::Batched)
-    out += "engine: batched, " + std::to_string(scenario.cluster.max_batched_tokens) + "-token steps, up to " +
-           std::to_string(scenario.cluster.max_running) + " sequences, " +
-           std::to_string(scenario.cluster.kv_block_tokens) + "-token KV blocks\n";
+  out += engine_line(scenario);
   for (const PolicyOutcome& o : report.outcomes) {
     const RunSummary& s = o.summary;
     out += printf_string(
@@ -81,7 +257,8 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
   return out;
 }
 
-std::string format_markdown_table(const ExperimentReport& report) {
+std::string format_markdown_table(const Scenario& scenario, const ExperimentReport& report) {
+  if (!report.seeds.empty() && !report.cancelled) return format_replicates_markdown(scenario, report);
   const bool batched = !report.outcomes.empty() && report.outcomes.front().run.batched;
   if (batched) {
     // The batched engine's table: latency of the first and of every later

@@ -8,10 +8,12 @@
 namespace prefixroute {
 
 /// Plain-text table in the original write-up's style, one row per policy.
+/// With replicates: means ± 95 % half-widths and the pairs of policies that
+/// are not distinguishable on each headline metric.
 std::string format_text_table(const Scenario& scenario, const ExperimentReport& report);
 
 /// GitHub Markdown table of the same figures (used for the README).
-std::string format_markdown_table(const ExperimentReport& report);
+std::string format_markdown_table(const Scenario& scenario, const ExperimentReport& report);
 
 /// Markdown table of every scenario field: key, default, allowed range, unit, meaning.
 std::string format_fields_markdown();

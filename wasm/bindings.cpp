@@ -52,6 +52,7 @@
 #include "prefixroute/policies/round_robin.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario.h"
+#include "prefixroute/workload/synthetic.h"
 #include "prefixroute/workload/workload.h"
 #include "coarse_api.h"
 
@@ -200,7 +201,7 @@ using prefixroute_wasm::heap_budget_errors;
 // The core's estimate of a run's heap, plus the copy of one policy's TTFTs
 // that run_outcome stages while it copies the series out.
 double estimated_heap_bytes(const prefixroute::Scenario& s) {
-  return prefixroute::estimated_peak_bytes(s) + static_cast<double>(s.workload.requests) * sizeof(double);
+  return prefixroute::estimated_peak_bytes(s) + prefixroute::synthetic_bounds(s.workload).requests * sizeof(double);
 }
 
 prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
@@ -270,6 +271,20 @@ prefixroute::ExperimentProgress progress_callback(const val& on_progress, std::s
   };
 }
 
+// One policy's per-request series as JS copies: {policy, ttftMs, replicaOf,
+// cachedTokens}. Releases the run's TTFT ticks once converted.
+val policy_series(prefixroute::PolicyOutcome& outcome) {
+  std::vector<double> ttft_ms(outcome.run.ttft.size());
+  for (std::size_t i = 0; i < ttft_ms.size(); ++i) ttft_ms[i] = prefixroute::ticks_to_ms(outcome.run.ttft[i]);
+  std::vector<prefixroute::Tick>().swap(outcome.run.ttft);  // lowers the peak: the ticks are done with
+  val s = val::object();
+  s.set("policy", outcome.policy);
+  s.set("ttftMs", copy_out(ttft_ms.data(), ttft_ms.size()));
+  s.set("replicaOf", copy_out(outcome.run.replica_of.data(), outcome.run.replica_of.size()));
+  s.set("cachedTokens", copy_out(outcome.run.cached_of.data(), outcome.run.cached_of.size()));
+  return s;
+}
+
 // What runScenario (and runTrace) return once the core has run: a failure
 // for a throwing callback or a cancel, else {ok, resultsJson, series}.
 val run_outcome(const prefixroute::Scenario& scenario, prefixroute::ExperimentReport& report,
@@ -285,18 +300,7 @@ val run_outcome(const prefixroute::Scenario& scenario, prefixroute::ExperimentRe
   result.set("ok", true);
   result.set("resultsJson", prefixroute::results_to_json(scenario, report));
   val series = val::array();
-  for (std::size_t p = 0; p < report.outcomes.size(); ++p) {
-    prefixroute::PolicyOutcome& outcome = report.outcomes[p];
-    std::vector<double> ttft_ms(outcome.run.ttft.size());
-    for (std::size_t i = 0; i < ttft_ms.size(); ++i) ttft_ms[i] = prefixroute::ticks_to_ms(outcome.run.ttft[i]);
-    std::vector<prefixroute::Tick>().swap(outcome.run.ttft);  // lowers the peak: the ticks are done with
-    val s = val::object();
-    s.set("policy", outcome.policy);
-    s.set("ttftMs", copy_out(ttft_ms.data(), ttft_ms.size()));
-    s.set("replicaOf", copy_out(outcome.run.replica_of.data(), outcome.run.replica_of.size()));
-    s.set("cachedTokens", copy_out(outcome.run.cached_of.data(), outcome.run.cached_of.size()));
-    series.set(p, s);
-  }
+  for (std::size_t p = 0; p < report.outcomes.size(); ++p) series.set(p, policy_series(report.outcomes[p]));
   result.set("series", series);
   return result;
 }
@@ -530,6 +534,7 @@ val run_outcome(const prefixroute::Scenario& scenario, prefixroute::ExperimentRe
                 const std::string& callback_error) {
   return ::run_outcome(scenario, report, callback_error);
 }
+val policy_series(prefixroute::PolicyOutcome& outcome) { return ::policy_series(outcome); }
 }  // namespace prefixroute_wasm
 
 EMSCRIPTEN_BINDINGS(prefixroute) {

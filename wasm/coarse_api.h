@@ -1,7 +1,8 @@
 // The coarse API's argument checks, shared by the binding files.
 //
 // bindings.cpp owns them (its anonymous namespace); these are thin exported
-// wrappers, so that another binding file (sweep_bindings.cpp, trace_bindings.cpp) checks a
+// wrappers, so that another binding file (sweep_bindings.cpp, trace_bindings.cpp,
+// shard_bindings.cpp) checks a
 // scenario exactly as runScenario does: the same type checks on the JS
 // arguments, the same override parsing, the same refusal of trace replay and
 // the same memory bound, with the same fields and messages.
@@ -14,6 +15,7 @@
 
 #include "prefixroute/experiment.h"
 #include "prefixroute/scenario.h"
+#include "prefixroute/shard.h"
 
 namespace prefixroute_wasm {
 
@@ -54,5 +56,21 @@ prefixroute::ExperimentProgress progress_callback(const emscripten::val& on_prog
 /// {ok: true, resultsJson, series} (series: per-policy typed-array copies).
 emscripten::val run_outcome(const prefixroute::Scenario& scenario, prefixroute::ExperimentReport& report,
                             const std::string& callback_error);
+
+/// One policy's per-request series, as runScenario's `series` entries hold
+/// it: {policy, ttftMs, replicaOf, cachedTokens} (copies; the run's TTFT
+/// ticks are released).
+emscripten::val policy_series(prefixroute::PolicyOutcome& outcome);
+
+/// runShard's shardIndex / shardCount (1 <= index <= count <= kMaxShards,
+/// integers) as the core's Shard; else false with a "(shard)" error
+/// (shard_bindings.cpp).
+bool read_shard(const emscripten::val& index, const emscripten::val& count, prefixroute::Shard& out,
+                std::vector<prefixroute::FieldError>& errors);
+
+/// mergeShards' documents (an array of strings), named "documents[i]" in
+/// errors; else false with a "(shards)" error (shard_bindings.cpp).
+bool read_documents(const emscripten::val& documents, std::vector<prefixroute::ShardInput>& out,
+                    std::vector<prefixroute::FieldError>& errors);
 
 }  // namespace prefixroute_wasm

@@ -34,7 +34,11 @@ export interface PrefixrouteOptions {
  * the module's 2 GiB heap), "(onProgress)" (not a function, or it threw),
  * "(run)" (cancelled), for runTrace "(trace)" (the loader has not
  * finished, or its trace could not be read), "(sweep)" (runSweep's
- * sweepSpec, or a sweep too big).
+ * sweepSpec, or a sweep too big), "(shard)" (runShard's shardIndex /
+ * shardCount), "(shards)" (mergeShards: a shard missing or given twice, not
+ * an array of strings, the wrong kind) and "(shard documents[i])" (that
+ * document: not a shard document, another scenario, another shard count, a
+ * run missing or misplaced).
  */
 export interface FieldError {
   field: string;
@@ -54,9 +58,15 @@ export interface PolicySeries {
 
 export interface RunSuccess {
   ok: true;
-  /** Results JSON ("prefixroute.results/1"), byte-identical to prefixroute-bench --json. */
+  /**
+   * Results JSON ("prefixroute.results/1"), byte-identical to prefixroute-bench --json.
+   * With replicates > 1 every metric is the mean over the seeds, each row adds
+   * `interval` ({metric: {half_width, low, high}}, 95 % Student t) and
+   * `per_seed`, and a top-level `replicates` section lists the pairs of
+   * policies not distinguishable on each headline metric (README, "Results JSON").
+   */
   resultsJson: string;
-  /** One entry per policy, in the scenario's policy order. */
+  /** One entry per policy, in the scenario's policy order: the first seed's (scenario.seed) requests. */
   series: PolicySeries[];
 }
 
@@ -101,9 +111,12 @@ export interface HardwareSummarySuccess {
 export type HardwareSummaryResult = HardwareSummarySuccess | ValidateFailure;
 
 /**
- * Called before each phase and every 4096 requests within a policy's run.
- * Phases 0..policies-1 are the policies in order; phases policies and
- * policies+1 are the ideal and pooled cache bounds (reported once, done = 0).
+ * Called before each run and every 4096 requests within a policy's run. The
+ * first argument is the run's index in the experiment's run list: per
+ * replicate (seed, seed + 1, ...) the policies in order, then the ideal and
+ * the pooled cache bound (reported once, done = 0), so run = replicate x
+ * (policies + 2) + phase; with one replicate it is the phase (0..policies-1
+ * the policies, policies and policies+1 the bounds).
  * `total` is the request count. Return false to cancel; anything else goes on.
  * If it throws, the run stops with an "(onProgress)" error value. It may call
  * the module (even runScenario); the run resumes when it returns.
@@ -118,6 +131,7 @@ export interface SweepSuccess {
    * scenario, and per value each policy's mean/p99 TTFT, hit rate, prefill
    * tokens, imbalance and `pareto` (no other point of the sweep has a
    * higher-or-equal hit rate and a lower-or-equal p99, one of them strictly).
+   * A point with replicates > 1 has means and an `interval` per row.
    */
   sweepJson: string;
 }
@@ -131,6 +145,45 @@ export type SweepResult = SweepSuccess | RunFailure;
  * the sweep stops with an "(onProgress)" error value.
  */
 export type SweepProgressCallback = (point: number, phase: number, done: number, total: number) => boolean | void;
+
+/** One policy run's series from runShard: the run's index in the experiment's run list beside them. */
+export interface ShardSeries extends PolicySeries {
+  run: number;
+}
+
+export interface ShardSuccess {
+  ok: true;
+  /**
+   * Shard document ("prefixroute.shard/1"), byte-identical to
+   * `prefixroute-bench --shard K/N --json` for the same scenario: this
+   * shard's runs' summaries, with what a merge checks (the scenario, K, N, the
+   * run count). Hand all N documents to mergeShards.
+   */
+  shardJson: string;
+  /**
+   * Per-request series of this shard's policy runs of the first replicate
+   * (scenario.seed), in run order; over all shards, runScenario's series.
+   */
+  series: ShardSeries[];
+}
+
+export type ShardResult = ShardSuccess | RunFailure;
+
+export interface MergeSuccess {
+  ok: true;
+  /** runScenario's resultsJson for the shards' scenario, byte for byte. */
+  resultsJson: string;
+}
+
+export type MergeResult = MergeSuccess | RunFailure;
+
+export interface SweepShardSuccess {
+  ok: true;
+  /** Shard document of a sweep, byte-identical to `prefixroute-bench --sweep SPEC --shard K/N --json`. */
+  shardJson: string;
+}
+
+export type SweepShardResult = SweepShardSuccess | RunFailure;
 
 /** Token ids: integers in [0, 2^32). Anything else throws TypeError. */
 export type Tokens =
@@ -377,7 +430,8 @@ export type TraceRunResult = TraceRunSuccess | RunFailure;
 
 export interface PrefixrouteModule {
   /**
-   * Runs every policy of a scenario on one trace. scenarioJson may be "" (the
+   * Runs every policy of a scenario on one trace (once per seed when
+   * replicates > 1: seeds seed .. seed + replicates - 1). scenarioJson may be "" (the
    * reference scenario); overridesJson is "" or a JSON array of [key, valueText]
    * pairs applied like the CLI's --set key=valueText (a non-string value is
    * taken as its JSON text). Never throws: every problem, including arguments
@@ -410,9 +464,50 @@ export interface PrefixrouteModule {
    * Every point is validated as runScenario validates a scenario before any
    * runs; errors name the field (a value's error carries `(sweep value "v")`),
    * or "(sweep)" for the spec itself and for a sweep over 2e7 requests in all
-   * (points x workload.requests). Never throws. Blocks: call it from a Web Worker.
+   * (points x the trace's requests: workload.requests, or for gsp groups x prompts per group).
+   * Never throws. Blocks: call it from a Web Worker.
    */
   runSweep(scenarioJson: string, overridesJson: string, sweepSpec: string, onProgress: SweepProgressCallback | null): SweepResult;
+  /**
+   * One shard of runScenario's work, for a pool of Web Workers: shard
+   * shardIndex (1-based, 1..shardCount, as the CLI's --shard K/N) runs the
+   * runs i of the experiment's run list (per replicate each policy, then the
+   * ideal and pooled bounds) with i mod shardCount == shardIndex - 1, and
+   * returns their shard document. The same checks and refusals as runScenario
+   * (plus "(shard)" for bad indices); onProgress as runScenario's (run indices
+   * of this shard's runs only). Never throws; blocks its thread.
+   */
+  runShard(
+    scenarioJson: string,
+    overridesJson: string,
+    shardIndex: number,
+    shardCount: number,
+    onProgress: ProgressCallback | null,
+  ): ShardResult;
+  /**
+   * Merges the shardJson of all shards 1..N of one runShard split (any order)
+   * into runScenario's resultsJson, byte for byte. A wrong set is refused,
+   * never merged: a shard missing or twice, shards of another scenario (the
+   * first differing field named) or of another N, a run missing or in the
+   * wrong shard, documents that are not shard documents. The merged scenario
+   * gets runScenario's refusals too (a trace, the memory bound). Never throws.
+   */
+  mergeShards(documents: readonly string[]): MergeResult;
+  /**
+   * One shard of runSweep's work: the sweep's run list is its points' lists
+   * one after another; shard K of N runs every N-th run from K - 1. Checks
+   * as runSweep (and "(shard)"). Never throws; blocks its thread.
+   */
+  runSweepShard(
+    scenarioJson: string,
+    overridesJson: string,
+    sweepSpec: string,
+    shardIndex: number,
+    shardCount: number,
+    onProgress: SweepProgressCallback | null,
+  ): SweepShardResult;
+  /** Merges all N runSweepShard documents into runSweep's sweepJson, byte for byte; refusals as mergeShards. */
+  mergeSweepShards(documents: readonly string[]): SweepResult;
   /**
    * The values a sweep spec runs, as runSweep expands it: "key=v1,v2,..." as
    * given; "key=from:to:steps" evenly spaced, and for an integer field rounded

@@ -9,6 +9,7 @@ import type {
   EmbindHandle,
   FieldError,
   InsertResult,
+  MergeResult,
   MemoryStats,
   PolicyInfo,
   PolicySeries,
@@ -19,7 +20,10 @@ import type {
   ReplicaState,
   RoutingPolicy,
   RunResult,
+  ShardResult,
+  ShardSeries,
   SweepProgressCallback,
+  SweepShardResult,
   SweepExpansion,
   SweepResult,
   Tokens,
@@ -112,6 +116,26 @@ export function sweep(pr: PrefixrouteModule): number {
   }
   const doc: { points: { value: string; results: { pareto: boolean }[] }[] } = JSON.parse(result.sweepJson);
   return doc.points.length;
+}
+
+// A pool of workers would each call runShard with its own index; here in turn.
+export function shards(pr: PrefixrouteModule, count: number): string {
+  const overrides: string = JSON.stringify([['replicates', '3']]);
+  const documents: string[] = [];
+  const series: ShardSeries[] = [];
+  for (let k = 1; k <= count; ++k) {
+    const onProgress: ProgressCallback = (run: number, done: number, total: number) => run >= 0 && done <= total;
+    const shard: ShardResult = pr.runShard('', overrides, k, count, onProgress);
+    if (!shard.ok) return shard.errors.map((e: FieldError) => `${e.field}: ${e.message}`).join('\n');
+    documents.push(shard.shardJson);
+    for (const s of shard.series) series.push(s);
+  }
+  series.sort((a, b) => a.run - b.run);
+  const merged: MergeResult = pr.mergeShards(documents);
+  const sweepShard: SweepShardResult = pr.runSweepShard('', '', 'seed=1,2', 1, 1, null);
+  const sweepMerged: SweepResult = pr.mergeSweepShards(sweepShard.ok ? [sweepShard.shardJson] : []);
+  void sweepMerged;
+  return merged.ok ? merged.resultsJson + String(series[0]?.ttftMs.length) : String(merged.cancelled === true);
 }
 
 export function library(pr: PrefixrouteModule): string[] {

@@ -36,9 +36,13 @@ struct SyntaxCheck : nlohmann::json_sax<Json> {
 }  // namespace
 
 bool parse(std::string_view text, Json& out, std::string& error) {
-  if (text.size() > kMaxDocumentBytes) {
+  return parse(text, out, error, kMaxDocumentBytes);
+}
+
+bool parse(std::string_view text, Json& out, std::string& error, std::size_t max_bytes) {
+  if (text.size() > max_bytes) {
     error = "document is " + std::to_string(text.size()) + " bytes; at most " +
-            std::to_string(kMaxDocumentBytes) + " allowed";
+            std::to_string(max_bytes) + " allowed";
     return false;
   }
   SyntaxCheck check;

@@ -22,6 +22,10 @@ inline constexpr int kMaxDepth = 16;
 /// Never throws (the wasm build has exceptions off).
 bool parse(std::string_view text, Json& out, std::string& error);
 
+/// As parse, with another size limit (shard documents: their runs' per-replica
+/// totals make them larger than a scenario).
+bool parse(std::string_view text, Json& out, std::string& error, std::size_t max_bytes);
+
 /// A value as an error message shows it: containers named, never dumped;
 /// long text cut; the type said for strings and booleans.
 std::string describe(const Json& value);

@@ -6,6 +6,9 @@
 
 #include "json_text.h"
 #include "prefixroute/policies/catalogue.h"
+#include "prefixroute/workload/gsp_workload.h"
+#include "prefixroute/workload/session_workload.h"
+#include "prefixroute/workload/synthetic.h"
 #include "scenario_fields.h"
 
 namespace prefixroute {
@@ -257,20 +260,42 @@ void apply_override(Json& doc, const Override& o, std::vector<FieldError>& error
   }
 }
 
-void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
+// The engine's rules, for every workload kind: the step model's worst-case
+// busy time (every request at the longest prompt and output; checked once the
+// kind's own prompt and prefill bounds hold, `bounded`), hardware.tp, and the
+// batched engine's cross-field rules.
+void check_engine_limits(const Scenario& s, double requests, double total, double prompt_max, double output_max,
+                         bool bounded, std::vector<FieldError>& errors) {
+  const ClusterConfig& c = s.cluster;
+  const bool batched = c.engine == EngineKind::Batched;
+  if (bounded && (batched || !(c.step == StepCosts{}))) {
+    const double outputs = batched ? output_max : 0.0;
+    const double busy = worst_busy_seconds(c, requests, total, prompt_max, requests * outputs, outputs);
+    if (!(busy <= kMaxPrefillSeconds))
+      errors.push_back({"cluster.prefill_tokens_per_s",
+                        "the longest possible busy time under the step model (every request at the longest "
+                        "prompt and output, every step at the slowest the cluster allows) must be at most " +
+                            format_number(kMaxPrefillSeconds) + " s; got " + format_number(busy) +
+                            " s: raise the prefill rate, lower the step costs or run fewer requests"});
+  }
+  const std::uint32_t tp = s.hardware.tp;
+  if (tp != 1 && tp != 2 && tp != 4 && tp != 8)
+    errors.push_back({"hardware.tp", "must be 1, 2, 4 or 8 (GPUs per replica); got " + std::to_string(tp)});
+  if (batched && c.decode_ms_per_token > 0)
+    errors.push_back({"cluster.decode_ms_per_token",
+                      "applies to the fifo engine only (0 under cluster.engine = batched, whose decode steps the "
+                      "step model times: cluster.weight_read_ms, cluster.kv_read_ns_per_token, ...); got " +
+                          format_number(c.decode_ms_per_token)});
+  if (batched && c.max_batched_tokens < c.max_running)
+    errors.push_back({"cluster.max_batched_tokens",
+                      "must be at least cluster.max_running (" + std::to_string(c.max_running) +
+                          ") under the batched engine, as vLLM requires; got " +
+                          std::to_string(c.max_batched_tokens)});
+}
+
+// The tenants kind: requests x (prefix + turn) tokens, requests / rate seconds.
+void check_tenant_limits(const Scenario& s, std::vector<FieldError>& errors) {
   const auto& w = s.workload;
-  if (w.prefix_tokens_min > w.prefix_tokens_max)
-    errors.push_back({"workload.prefix_tokens_min",
-                      "must be <= workload.prefix_tokens_max (" + std::to_string(w.prefix_tokens_max) +
-                          "); got " + std::to_string(w.prefix_tokens_min)});
-  if (w.output_tokens_min > w.output_tokens_max)
-    errors.push_back({"workload.output_tokens_min",
-                      "must be <= workload.output_tokens_max (" + std::to_string(w.output_tokens_max) +
-                          "); got " + std::to_string(w.output_tokens_min)});
-  if (w.turn_tokens_min > w.turn_tokens_max)
-    errors.push_back({"workload.turn_tokens_min",
-                      "must be <= workload.turn_tokens_max (" + std::to_string(w.turn_tokens_max) +
-                          "); got " + std::to_string(w.turn_tokens_min)});
   const double total = static_cast<double>(w.requests) *
                        (static_cast<double>(w.prefix_tokens_max) + static_cast<double>(w.turn_tokens_max));
   if (total > kMaxTotalPromptTokens)
@@ -292,38 +317,128 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
                       "requests x (prefix_tokens_max + turn_tokens_max) / prefill_tokens_per_s (the "
                       "longest possible prefill work) must be at most " +
                           format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
-  const ClusterConfig& c = s.cluster;
-  const bool batched = c.engine == EngineKind::Batched;
-  if (total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds && (batched || !(c.step == StepCosts{}))) {
-    const double requests = static_cast<double>(w.requests);
-    const double prompt_max = static_cast<double>(w.prefix_tokens_max) + static_cast<double>(w.turn_tokens_max);
-    const double output_max = batched ? static_cast<double>(w.output_tokens_max) : 0.0;
-    const double busy = worst_busy_seconds(c, requests, total, prompt_max, requests * output_max, output_max);
-    if (!(busy <= kMaxPrefillSeconds))
-      errors.push_back({"cluster.prefill_tokens_per_s",
-                        "the longest possible busy time under the step model (every request at the longest "
-                        "prompt and output, every step at the slowest the cluster allows) must be at most " +
-                            format_number(kMaxPrefillSeconds) + " s; got " + format_number(busy) +
-                            " s: raise the prefill rate, lower the step costs or run fewer requests"});
-  }
-  const std::uint32_t tp = s.hardware.tp;
-  if (tp != 1 && tp != 2 && tp != 4 && tp != 8)
-    errors.push_back({"hardware.tp", "must be 1, 2, 4 or 8 (GPUs per replica); got " + std::to_string(tp)});
-  if (batched && c.decode_ms_per_token > 0)
-    errors.push_back({"cluster.decode_ms_per_token",
-                      "applies to the fifo engine only (0 under cluster.engine = batched, whose decode steps the "
-                      "step model times: cluster.weight_read_ms, cluster.kv_read_ns_per_token, ...); got " +
-                          format_number(c.decode_ms_per_token)});
-  if (batched && c.max_batched_tokens < c.max_running)
-    errors.push_back({"cluster.max_batched_tokens",
-                      "must be at least cluster.max_running (" + std::to_string(c.max_running) +
-                          ") under the batched engine, as vLLM requires; got " +
-                          std::to_string(c.max_batched_tokens)});
+  check_engine_limits(s, static_cast<double>(w.requests), total,
+                      static_cast<double>(w.prefix_tokens_max) + static_cast<double>(w.turn_tokens_max),
+                      static_cast<double>(w.output_tokens_max),
+                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
   const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
   if (storage > kMaxPrefixStorageTokens)
     errors.push_back({"workload.tenants",
                       "tenants x prefix_tokens_max must be at most " +
                           format_number(kMaxPrefixStorageTokens) + " tokens; got " + format_number(storage)});
+}
+
+// The session kinds. A session re-sends its history, so its prompts grow
+// (quadratically in total) until compaction caps them: the total is bounded
+// by requests x the longest possible prompt (SessionWorkload::max_prompt_tokens).
+void check_session_limits(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  const SessionParams& sp = w.sessions;
+  const double longest = SessionWorkload::max_prompt_tokens(w);
+  const double total = static_cast<double>(w.requests) * longest;
+  if (total > kMaxTotalPromptTokens)
+    errors.push_back({"workload.requests",
+                      "requests x the longest possible prompt (" + format_number(longest) +
+                          " tokens: the least of max(context_tokens_max, prefix_tokens_max + summary_tokens + the "
+                          "longest message) and the longest session's uncompacted growth) must be at most " +
+                          format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
+  const double span_s = SessionWorkload::max_expected_span_s(w);
+  if (span_s > kMaxArrivalSpanSeconds) {
+    // Name the field of the largest term: session starts, nominal decode or waits.
+    const double starts = static_cast<double>(w.requests) / sp.session_rate_per_s;
+    const double decode = sp.reply_tokens_max * sp.nominal_tpot_ms / 1000.0;
+    const double wait = std::max(sp.think_s_mean, w.kind == "agentic" ? sp.tool_s_mean : 0.0);
+    const char* field = "workload.session_rate_per_s";
+    if (span_s - starts > starts)
+      field = decode > wait ? "workload.nominal_tpot_ms"
+                            : (sp.think_s_mean >= wait ? "workload.think_s_mean" : "workload.tool_s_mean");
+    errors.push_back({field,
+                      "requests / session_rate_per_s + the longest possible session's expected duration (the "
+                      "expected arrival span) must be at most " +
+                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+  }
+  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
+  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
+    errors.push_back({"cluster.prefill_tokens_per_s",
+                      "requests x the longest possible prompt / prefill_tokens_per_s (the longest possible prefill "
+                      "work) must be at most " +
+                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_engine_limits(s, static_cast<double>(w.requests), total, longest, static_cast<double>(sp.reply_tokens_max),
+                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
+  const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
+  if (storage > kMaxPrefixStorageTokens)
+    errors.push_back({"workload.tenants",
+                      "tenants x prefix_tokens_max must be at most " +
+                          format_number(kMaxPrefixStorageTokens) + " tokens; got " + format_number(storage)});
+}
+
+// The gsp kind: groups x prompts per group requests of a fixed length.
+void check_gsp_limits(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  const double requests = GspWorkload::requests(w);
+  if (requests > kMaxGspRequests)
+    errors.push_back({"workload.gsp_prompts_per_group",
+                      "gsp_num_groups x gsp_prompts_per_group (the requests) must be at most " +
+                          format_number(kMaxGspRequests) + "; got " + format_number(requests)});
+  const double total =
+      requests * (static_cast<double>(w.gsp.system_prompt_len) + static_cast<double>(w.gsp.question_len));
+  if (total > kMaxTotalPromptTokens)
+    errors.push_back({"workload.gsp_system_prompt_len",
+                      "gsp_num_groups x gsp_prompts_per_group x (gsp_system_prompt_len + gsp_question_len) must be "
+                      "at most " +
+                          format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
+  const double span_s = requests / w.arrival_rate_per_s;
+  if (span_s > kMaxArrivalSpanSeconds)
+    errors.push_back({"workload.arrival_rate_per_s",
+                      "gsp_num_groups x gsp_prompts_per_group / arrival_rate_per_s (the expected arrival span) must "
+                      "be at most " +
+                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
+  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
+    errors.push_back({"cluster.prefill_tokens_per_s",
+                      "the gsp prompt tokens (" + format_number(total) +
+                          ") / prefill_tokens_per_s (the longest possible prefill work) must be at most " +
+                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_engine_limits(s, requests, total,
+                      static_cast<double>(w.gsp.system_prompt_len) + static_cast<double>(w.gsp.question_len),
+                      static_cast<double>(w.gsp.output_len),
+                      requests <= kMaxGspRequests && total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds,
+                      errors);
+}
+
+void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  if (w.prefix_tokens_min > w.prefix_tokens_max)
+    errors.push_back({"workload.prefix_tokens_min",
+                      "must be <= workload.prefix_tokens_max (" + std::to_string(w.prefix_tokens_max) +
+                          "); got " + std::to_string(w.prefix_tokens_min)});
+  if (w.output_tokens_min > w.output_tokens_max)
+    errors.push_back({"workload.output_tokens_min",
+                      "must be <= workload.output_tokens_max (" + std::to_string(w.output_tokens_max) +
+                          "); got " + std::to_string(w.output_tokens_min)});
+  if (w.turn_tokens_min > w.turn_tokens_max)
+    errors.push_back({"workload.turn_tokens_min",
+                      "must be <= workload.turn_tokens_max (" + std::to_string(w.turn_tokens_max) +
+                          "); got " + std::to_string(w.turn_tokens_min)});
+  const SessionParams& sp = w.sessions;
+  if (sp.reply_tokens_min > sp.reply_tokens_max)
+    errors.push_back({"workload.reply_tokens_min",
+                      "must be <= workload.reply_tokens_max (" + std::to_string(sp.reply_tokens_max) + "); got " +
+                          std::to_string(sp.reply_tokens_min)});
+  if (sp.tool_tokens_min > sp.tool_tokens_max)
+    errors.push_back({"workload.tool_tokens_min",
+                      "must be <= workload.tool_tokens_max (" + std::to_string(sp.tool_tokens_max) + "); got " +
+                          std::to_string(sp.tool_tokens_min)});
+  if (is_session_kind(w.kind)) check_session_limits(s, errors);
+  else if (w.kind == "gsp") check_gsp_limits(s, errors);
+  else check_tenant_limits(s, errors);
+  // The last replicate's seed must stay a field value (exact in JSON and JS).
+  if (s.replicates > 1 && s.seed > 9007199254740991ULL - (s.replicates - 1))
+    errors.push_back({"replicates", "seed + replicates - 1 (the last replicate's seed) must be at most "
+                                    "9007199254740991; got seed " + std::to_string(s.seed) + " and replicates " +
+                                        std::to_string(s.replicates)});
+  if (s.replays_trace() && s.replicates > 1)
+    errors.push_back({"replicates", scenario_detail::replicates_with_trace_message(s.replicates)});
   if (s.policies.empty())
     errors.push_back({"policies", "must name at least one policy (" + policy_names_text() + ")"});
   for (std::size_t i = 0; i < s.policies.size(); ++i) {
@@ -339,6 +454,11 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
 }
 
 }  // namespace
+
+std::string scenario_detail::replicates_with_trace_message(std::uint32_t replicates) {
+  return "must be 1 when a trace is replayed: a trace's arrivals and prompts are fixed by its file, so no seed "
+         "changes them and every replicate would repeat the first; got " + std::to_string(replicates);
+}
 
 Scenario Scenario::reference() {
   // The four baseline policies (the original write-up's); "all" adds the

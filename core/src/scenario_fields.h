@@ -37,4 +37,8 @@ const std::vector<std::string>& document_order();
 
 inline constexpr std::size_t kMaxTextLength = kMaxTextFieldLength;
 
+/// Why a replayed trace refuses replicates > 1 (the `replicates` field's
+/// message, for a scenario naming a trace and for check_replay).
+std::string replicates_with_trace_message(std::uint32_t replicates);
+
 }  // namespace prefixroute::scenario_detail

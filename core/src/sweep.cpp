@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "run_engine.h"
+
 
 namespace prefixroute {
 namespace {
@@ -99,8 +101,7 @@ bool parse_sweep(std::string_view text, SweepSpec& spec, std::string& error) {
   return true;
 }
 
-SweepReport run_sweep(std::string_view scenario_json, const std::vector<Override>& overrides,
-                      const SweepSpec& spec, const SweepProgress& progress) {
+SweepReport plan_sweep(std::string_view scenario_json, const std::vector<Override>& overrides, const SweepSpec& spec) {
   SweepReport report;
   // Validate every value first: a bad one anywhere means nothing runs.
   for (const std::string& value : spec.values) {
@@ -116,25 +117,23 @@ SweepReport run_sweep(std::string_view scenario_json, const std::vector<Override
     }
     report.points.push_back(SweepPoint{value, std::move(parsed.scenario), {}});
   }
-  if (!report.errors.empty()) {
-    report.points.clear();
-    return report;
-  }
-  for (std::size_t i = 0; i < report.points.size(); ++i) {
-    ExperimentProgress per_point;
-    if (progress)
-      per_point = [&](std::size_t phase, std::uint64_t done, std::uint64_t total) {
-        return progress(i, phase, done, total);
-      };
-    report.points[i].report = run_experiment(report.points[i].scenario, per_point);
-    // The sweep keeps only the summaries: dropping the per-request series
-    // bounds a sweep's memory by one point's, not by the sum of all points'.
-    for (PolicyOutcome& o : report.points[i].report.outcomes) o.run = SimulationRun{};
-    if (report.points[i].report.cancelled) {
-      report.cancelled = true;
-      break;
-    }
-  }
+  if (!report.errors.empty()) report.points.clear();
+  return report;
+}
+
+SweepReport run_sweep(std::string_view scenario_json, const std::vector<Override>& overrides,
+                      const SweepSpec& spec, const SweepProgress& progress, unsigned jobs) {
+  SweepReport report = plan_sweep(scenario_json, overrides, spec);
+  if (!report.errors.empty()) return report;
+  std::vector<const Scenario*> points;
+  for (const SweepPoint& p : report.points) points.push_back(&p.scenario);
+  engine::EngineOptions options;
+  options.jobs = jobs;
+  if (progress) options.progress = progress;
+  engine::EngineResult result = engine::execute(points, nullptr, options);
+  for (std::size_t i = 0; i < report.points.size(); ++i)
+    report.points[i].report = engine::assemble(report.points[i].scenario, std::move(result.points[i]), result.cancelled);
+  report.cancelled = result.cancelled;
   return report;
 }
 
@@ -147,29 +146,69 @@ std::string sweep_to_json(const SweepSpec& spec, const SweepReport& report) {
   struct Point {
     double hit, p99;
   };
+  // A point's rows: its summaries, or with replicates its means and intervals.
+  struct Row {
+    std::string policy;
+    double mean_ttft_ms, p99_ttft_ms, hit_rate, prefill_tokens, imbalance;
+    const PolicyReplicates* replicates;
+  };
+  std::vector<ReplicateStats> stats(report.points.size());
+  std::vector<std::vector<Row>> rows(report.points.size());
+  for (std::size_t i = 0; i < report.points.size(); ++i) {
+    const ExperimentReport& r = report.points[i].report;
+    if (!r.seeds.empty() && !r.cancelled) {
+      stats[i] = replicate_stats(r);
+      for (const PolicyReplicates& pr : stats[i].policies)
+        rows[i].push_back({pr.policy, pr.find("mean_ttft_ms")->interval.mean, pr.find("p99_ttft_ms")->interval.mean,
+                           pr.find("hit_rate")->interval.mean, pr.find("prefill_tokens")->interval.mean,
+                           pr.find("imbalance")->interval.mean, &pr});
+      continue;
+    }
+    for (const PolicyOutcome& o : r.outcomes) {
+      const RunSummary& s = o.summary;
+      rows[i].push_back({o.policy, s.mean_ttft_ms, s.p99_ttft_ms, s.hit_rate, static_cast<double>(s.prefill_tokens),
+                         s.imbalance, nullptr});
+    }
+  }
   std::vector<Point> all;
-  for (const SweepPoint& p : report.points)
-    for (const PolicyOutcome& o : p.report.outcomes) all.push_back({o.summary.hit_rate, o.summary.p99_ttft_ms});
+  for (const std::vector<Row>& point_rows : rows)
+    for (const Row& row : point_rows) all.push_back({row.hit_rate, row.p99_ttft_ms});
   auto dominated = [&](const Point& x) {
     for (const Point& y : all)
       if (y.hit >= x.hit && y.p99 <= x.p99 && (y.hit > x.hit || y.p99 < x.p99)) return true;
     return false;
   };
   Json points = Json::array();
-  for (const SweepPoint& p : report.points) {
+  for (std::size_t i = 0; i < report.points.size(); ++i) {
+    const SweepPoint& p = report.points[i];
     Json results = Json::array();
-    for (const PolicyOutcome& o : p.report.outcomes) {
-      const RunSummary& s = o.summary;
+    for (std::size_t k = 0; k < rows[i].size(); ++k) {
+      const Row& r = rows[i][k];
       // Assignments rather than an initializer list: the same bytes, and
       // about half the code in the WebAssembly module.
       Json row = Json::object();
-      row["policy"] = o.policy;
-      row["mean_ttft_ms"] = s.mean_ttft_ms;
-      row["p99_ttft_ms"] = s.p99_ttft_ms;
-      row["hit_rate"] = s.hit_rate;
-      row["prefill_tokens"] = s.prefill_tokens;
-      row["imbalance"] = s.imbalance;
-      row["pareto"] = !dominated({s.hit_rate, s.p99_ttft_ms});
+      row["policy"] = r.policy;
+      row["mean_ttft_ms"] = r.mean_ttft_ms;
+      row["p99_ttft_ms"] = r.p99_ttft_ms;
+      row["hit_rate"] = r.hit_rate;
+      if (r.replicates != nullptr) {
+        row["prefill_tokens"] = r.prefill_tokens;
+      } else {
+        row["prefill_tokens"] = p.report.outcomes[k].summary.prefill_tokens;  // an integer, as ever
+      }
+      row["imbalance"] = r.imbalance;
+      row["pareto"] = !dominated({r.hit_rate, r.p99_ttft_ms});
+      if (r.replicates != nullptr) {
+        Json interval = Json::object();
+        for (const char* key : {"mean_ttft_ms", "p99_ttft_ms", "hit_rate", "prefill_tokens", "imbalance"}) {
+          const Interval& v = r.replicates->find(key)->interval;
+          Json& entry = interval[key];
+          entry["half_width"] = v.half_width;
+          entry["low"] = v.low();
+          entry["high"] = v.high();
+        }
+        row["interval"] = std::move(interval);
+      }
       results.push_back(std::move(row));
     }
     Json point = Json::object();

@@ -42,6 +42,14 @@ if grep -q '"requests": 200' "$tmp/out.json" 2>/dev/null; then passed=$((passed 
   failed=$((failed + 1)); echo "FAIL results JSON does not echo the scenario"; fi
 expect set_overrides_file 0 'trace: 300 requests' -- --json '' --scenario "$tmp/small.json" --set workload.requests=300
 
+# Replicates: means ± half-widths and the pairs that are not distinguishable.
+expect replicates_table 0 'not distinguishable at N = 3 \(their 95% intervals overlap\):' -- --json '' \
+  --set workload.requests=300 --set replicates=3 --set policies=round_robin,least_loaded
+expect replicates_mean_pm 0 '^round_robin +mean_ttft= +[0-9.]+ ± +[0-9.]+ ms' -- --json '' \
+  --set workload.requests=300 --set replicates=3 --set policies=round_robin,least_loaded
+expect replicates_range 2 'replicates: must be an integer in \[1, 1000\]' -- --json '' --set replicates=0
+expect jobs_zero 2 'jobs' -- --json '' --jobs 0
+
 # A trace whose prefill work at the cluster's rate exceeds 1e9 s would overflow
 # simulated time: refused, naming the field (101 requests of 10^7 tokens).
 for i in $(seq 0 100); do

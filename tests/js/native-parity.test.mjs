@@ -75,6 +75,10 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     ['DeepSeek-V3 on 8 H200s with FP8 KV',
       [...batched, ['hardware.model', 'deepseek-v3'], ['hardware.gpu', 'h200'], ['hardware.tp', '8'], ['hardware.kv_dtype', 'fp8'],
         ['policies', 'expected_ttft,sglang_cache_aware']]],
+    // The batched engine with main's workload kinds, new routers and replicates.
+    ['the batched engine on agent loops, 3 replicates, the session and gateway routers',
+      [...batched, ['workload.kind', 'agentic'], ['workload.requests', '600'], ['replicates', '3'],
+        ['policies', 'session_sticky,dynamo_kv,lmetric,smg_least_load,aibrix_prefix']]],
   ]) {
     test(title, () => {
       const native = runNativeBench(setArgs(pairs));
@@ -98,6 +102,39 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     assert.match(refused.errors[0].message, /hardware\.gpu = a100/);
   });
 
+  test('every catalogued policy, with decode, lagged KV events and the off-by-default flags on', () => {
+    const pairs = [
+      ['policies', 'all'],
+      ['workload.requests', '1500'],
+      ['cluster.replicas', '6'],
+      ['cluster.decode_ms_per_token', '20'],
+      ['router.kv_event_lag_ms', '30'],
+      ['dynamo_kv.predicted_ttl_s', '5'],
+      ['llmd_epp.session_weight', '2'],
+      ['sglang_cache_aware.gate', 'per_request'],
+      ['session_sticky.mode', 'soft'],
+      ['smg_least_load.queued_tokens', 'waiting_requests'],
+      ['aibrix_load_balance.queued_weight', '0.5'],
+    ];
+    const native = runNativeBench(setArgs(pairs));
+    const wasm = pr.runScenario('', overridesJson(pairs), null);
+    assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+    assert.equal(wasm.resultsJson, native.json);
+  });
+  // The README's table for each workload kind, and the kinds with decode on
+  // (their outputs decode) and lagged KV events.
+  for (const kind of ['sessions', 'agentic', 'gsp']) {
+    for (const extra of [[], [['cluster.decode_ms_per_token', '20'], ['router.kv_event_lag_ms', '20']]]) {
+      test(`workload.kind=${kind}, every policy${extra.length ? ', decode and lagged KV events' : ''}`, () => {
+        const pairs = [['workload.kind', kind], ['cluster.cache_tokens', '32000'], ['policies', 'all'], ...extra];
+        const native = runNativeBench(setArgs(pairs));
+        const wasm = pr.runScenario('', overridesJson(pairs), null);
+        assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+        assert.equal(wasm.resultsJson, native.json);
+      });
+    }
+  }
+
   test('overrides apply on top of a scenario document', () => {
     const file = scenarioFiles().find((f) => f.endsWith('cache-fits.json'));
     const pairs = [['workload.zipf_s', '1.5'], ['policies', 'affinity_balanced']];
@@ -115,6 +152,18 @@ describe('validation agrees with the native command line', () => {
     const wasm = pr.validateScenario('', overridesJson(pairs));
     assert.equal(wasm.ok, true);
     assert.deepEqual(JSON.parse(wasm.scenarioJson), JSON.parse(native));
+  });
+
+  test('a workload kind\'s limit gives the same field and message', () => {
+    const pairs = [['workload.kind', 'agentic'], ['workload.requests', '10000000']];
+    const native = runNativeBenchFailing(setArgs(pairs));
+    assert.equal(native.status, 2);
+    const wasm = pr.validateScenario('', overridesJson(pairs));
+    assert.equal(wasm.ok, false);
+    const error = wasm.errors.find((e) => e.field === 'workload.requests');
+    assert.ok(error, JSON.stringify(wasm.errors));
+    assert.match(error.message, /requests x the longest possible prompt \(5400 tokens/);
+    assert.ok(native.stderr.includes(`  ${error.field}: ${error.message}\n`), native.stderr);
   });
 
   test('an invalid value gives the same field and message', () => {

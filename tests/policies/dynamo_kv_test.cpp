@@ -234,6 +234,79 @@ TEST(DynamoKv, TemperatureWithEqualCostsIsUniform) {
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(static_cast<double>(counts[i]) / n, 0.25, 0.03);
 }
 
+DynamoKvParams predicted(double ttl_s) {
+  DynamoKvParams p = params(4, 1.0);
+  p.predicted_ttl_s = ttl_s;
+  return p;
+}
+
+// Routes `prompt` through choose() and on_routed() at `now`; returns the choice.
+std::size_t route(DynamoKv& policy, const std::vector<Replica>& replicas, std::uint64_t id, const Tokens& prompt,
+                  Tick now) {
+  const PromptPieces pieces = prompt_of(prompt);
+  const std::size_t r = policy.choose(pieces, replicas, now);
+  policy.on_routed(RoutedRequest{id, r, pieces, 0, now});
+  return r;
+}
+
+TEST(DynamoKv, PredictedTtlKeepsASiblingBurstTogetherBeforeAnyKvEvent) {
+  // Replicas 1 and 2 each carry an unrelated 8-token request; the KV events
+  // of the first sibling never arrive (the precise view stays empty).
+  // Without the side index the second sibling sees no overlap on replica 0:
+  //   r0: (16 + 16)/4 + 4 + 4 = 16, r1 = r2: (8 + 16)/4 + 2 + 4 = 12 -> spread.
+  // With it, replica 0 overlaps 4 blocks: (16 + 16 - 16)/4 + 4 + 0 = 8 -> together.
+  auto replicas = make_replicas(3, kCacheTokens);
+  const Tokens sibling = run_of(1, 16);
+  for (const double ttl : {0.0, 5.0}) {
+    DynamoKv policy(predicted(ttl), 42);
+    record_routed(policy, 100, 1, run_of(5000, 8), 0);
+    record_routed(policy, 101, 2, run_of(6000, 8), 0);
+    ASSERT_EQ(route(policy, replicas, 1, sibling, 0), 0u);
+    const std::size_t second = route(policy, replicas, 2, sibling, kTicksPerMillisecond);
+    if (ttl > 0) {
+      EXPECT_EQ(second, 0u);
+      EXPECT_EQ(policy.last_costs()[0], 8.0);
+      EXPECT_EQ(policy.predicted_cached_tokens(), 16);
+    } else {
+      EXPECT_NE(second, 0u);
+      EXPECT_EQ(policy.last_costs()[0], 16.0);
+    }
+  }
+}
+
+TEST(DynamoKv, PredictedEntriesExpireTtlAfterTheyWereFed) {
+  auto replicas = make_replicas(2, kCacheTokens);
+  const Tokens prompt = run_of(1, 16);
+  DynamoKv policy(predicted(5.0), 42);
+  const std::size_t first = route(policy, replicas, 1, prompt, 0);
+  policy.on_completed(1, first, 0);  // no active work left: only the overlap differs
+  policy.choose(prompt_of(prompt), replicas, 5 * kTicksPerSecond - 1);
+  EXPECT_EQ(policy.last_overlap_blocks()[first], 4u);
+  policy.choose(prompt_of(prompt), replicas, 5 * kTicksPerSecond);
+  EXPECT_EQ(policy.last_overlap_blocks()[first], 0u);
+  EXPECT_EQ(policy.side_index()->size(), 0u);
+}
+
+TEST(DynamoKv, PredictedOverlapIsTheLargerOfTheEventAndTheSideIndex) {
+  auto replicas = make_replicas(2, kCacheTokens);
+  const Tokens prompt = run_of(1, 16);
+  cache_prefix(replicas, 1, prompt, 8, kPrefill);  // events show 2 blocks on replica 1
+  DynamoKv policy(predicted(5.0), 42);
+  policy.on_routed(RoutedRequest{1, 1, prompt_of(run_of(1, 12)), 0, 0});  // side index: 3 blocks on replica 1
+  policy.on_completed(1, 1, 0);
+  policy.choose(prompt_of(prompt), replicas, 0);
+  EXPECT_EQ(policy.last_overlap_blocks(), (std::vector<std::uint64_t>{0, 3}));
+  cache_prefix(replicas, 1, prompt, 16, kPrefill);  // events now show all 4
+  policy.choose(prompt_of(prompt), replicas, 0);
+  EXPECT_EQ(policy.last_overlap_blocks(), (std::vector<std::uint64_t>{0, 4}));
+}
+
+TEST(DynamoKv, PredictedTtlIsOffByDefault) {
+  DynamoKv policy(DynamoKvParams{}, 42);
+  EXPECT_EQ(policy.side_index(), nullptr);
+  EXPECT_EQ(find_policy("dynamo_kv")->defaults.back(), 0.0);
+}
+
 TEST(DynamoKv, RegisteredWithItsScenarioParameters) {
   Scenario s = Scenario::reference();
   set_number(s, "dynamo_kv.block_size", 32);

@@ -354,6 +354,51 @@ TEST(LlmdEpp, FewerReplicasThanTheIndexKnowsAreScoredSafely) {
   EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{0.0, 1.0, 0.0}));
 }
 
+LlmdEppParams with_session(double weight) {
+  LlmdEppParams p = prefix_only(4);
+  p.prefix_weight = 0;
+  p.session_weight = weight;
+  return p;
+}
+
+RouteRequest of_session(const PromptPieces& pieces, std::uint64_t id, std::uint64_t session) {
+  return RouteRequest(pieces, id, session, 0, 0);
+}
+
+TEST(LlmdEpp, SessionScorerAddsItsWeightToTheReplicaOfTheSessionsLastResponse) {
+  auto replicas = make_replicas(3);
+  LlmdEpp policy(with_session(5), 1);
+  const PromptPieces prompt = prompt_of(run_of(1, 8));
+  policy.on_routed(RoutedRequest{1, 2, prompt, 0, 0, /*session=*/7, 0});
+  policy.on_first_token(1, 2, 10);  // the response names replica 2
+  EXPECT_EQ(policy.session_cookie(7), 2);
+  EXPECT_EQ(policy.choose(of_session(prompt, 2, 7), replicas, 20), 2u);
+  EXPECT_EQ(policy.last_scores(), (std::vector<double>{0.0, 0.0, 5.0}));
+  policy.choose(of_session(prompt, 3, 8), replicas, 20);  // another session: no cookie
+  EXPECT_EQ(policy.last_scores(), (std::vector<double>{0.0, 0.0, 0.0}));
+}
+
+TEST(LlmdEpp, TheSessionCookieIsSetByTheResponseNotByTheDispatch) {
+  LlmdEpp policy(with_session(5), 1);
+  const PromptPieces prompt = prompt_of(run_of(1, 8));
+  policy.on_routed(RoutedRequest{1, 2, prompt, 0, 0, 7, 0});
+  EXPECT_EQ(policy.session_cookie(7), -1);  // no response yet
+  policy.on_routed(RoutedRequest{2, 0, prompt, 0, 0, 7, 1});
+  policy.on_first_token(2, 0, 5);
+  policy.on_first_token(1, 2, 9);  // the later response sets it last
+  EXPECT_EQ(policy.session_cookie(7), 2);
+}
+
+TEST(LlmdEpp, SessionScorerIsOffByDefault) {
+  EXPECT_EQ(LlmdEppParams{}.session_weight, 0.0);
+  auto replicas = make_replicas(2);
+  LlmdEpp policy(LlmdEppParams{}, 1);
+  const PromptPieces prompt = prompt_of(run_of(1, 8));
+  policy.on_routed(RoutedRequest{1, 1, prompt, 0, 0, 7, 0});
+  policy.on_first_token(1, 1, 10);
+  EXPECT_EQ(policy.session_cookie(7), -1);  // nothing remembered
+}
+
 TEST(LlmdEpp, RegisteredWithItsScenarioParameters) {
   Scenario s = Scenario::reference();
   set_number(s, "llmd_epp.max_prefix_blocks", 7);

@@ -117,6 +117,65 @@ TEST(SglangCacheAware, ImbalanceGateTiesGoToTheLowestIndex) {
   EXPECT_EQ(policy.last_rule(), Rule::Imbalance);
 }
 
+// ---------------------------------------------------------------------------
+// The per-request gate (gate = per_request)
+
+SglangCacheAwareParams per_request(double balance_abs, double balance_rel) {
+  SglangCacheAwareParams p = params_with(balance_abs, balance_rel);
+  p.gate = SglangGate::PerRequest;
+  return p;
+}
+
+// Prompt X in replica `holder`'s share only (taught by a miss to the least
+// loaded replica), then the given in-flight counts; returns the choice for X.
+std::size_t route_x_per_request(std::size_t holder, const std::vector<std::uint32_t>& in_flight, Rule* rule,
+                                SglangCacheAwareParams p = per_request(4, 1.5)) {
+  Cluster c(in_flight.size());
+  SglangCacheAware policy(p);
+  const Tokens x = run_of(100, 100);
+  std::vector<std::uint32_t> teach(in_flight.size(), 1000);
+  teach[holder] = 0;
+  c.set_in_flight(teach);
+  EXPECT_EQ(policy.choose(prompt_of(x), c.replicas(), 0), holder);
+  c.set_in_flight(in_flight);
+  const std::size_t chosen = policy.choose(prompt_of(x), c.replicas(), 0);
+  *rule = policy.last_rule();
+  return chosen;
+}
+
+TEST(SglangCacheAware, TheFleetGateIsTheDefault) {
+  EXPECT_EQ(SglangCacheAwareParams{}.gate, SglangGate::Fleet);
+  Rule rule;
+  // The fleet test fires on replica 0's load though the match is on replica 2.
+  SglangCacheAwareParams fleet = params_with(4, 1.5);
+  EXPECT_EQ(route_x_per_request(2, {100, 1, 2}, &rule, fleet), 1u);
+  EXPECT_EQ(rule, Rule::Imbalance);
+}
+
+TEST(SglangCacheAware, PerRequestGateIgnoresAHotReplicaTheRequestDoesNotGoTo) {
+  Rule rule;
+  // Mean 103/3; the chosen replica 2 has 2 in flight: not above it.
+  EXPECT_EQ(route_x_per_request(2, {100, 1, 2}, &rule), 2u);
+  EXPECT_EQ(rule, Rule::CacheMatch);
+}
+
+TEST(SglangCacheAware, PerRequestGateSpillsWhenTheChosenReplicaIsAboveTheMeanByBothMargins) {
+  Rule rule;
+  // Mean 8: 20 > 8 + 4 and 20 > 1.5 x 8 = 12 -> the least loaded (replica 1).
+  EXPECT_EQ(route_x_per_request(0, {20, 2, 2}, &rule), 1u);
+  EXPECT_EQ(rule, Rule::Imbalance);
+}
+
+TEST(SglangCacheAware, PerRequestGateNeedsBothMargins) {
+  Rule rule;
+  // Mean 7: 11 > 10.5 (relative) but not > 7 + 4 (absolute): stays.
+  EXPECT_EQ(route_x_per_request(0, {11, 5, 5}, &rule), 0u);
+  EXPECT_EQ(rule, Rule::CacheMatch);
+  // Mean 33: 40 > 33 + 4 (absolute) but not > 1.5 x 33 (relative): stays.
+  EXPECT_EQ(route_x_per_request(0, {40, 30, 29}, &rule), 0u);
+  EXPECT_EQ(rule, Rule::CacheMatch);
+}
+
 TEST(SglangCacheAware, ImbalancedRouteStillRecordsThePromptInTheTree) {
   Cluster c(2);
   SglangCacheAware policy(params_with(4, 1.5));

@@ -60,6 +60,7 @@ inline double draw(Rng& rng, double lo, double hi, bool integer) {
 // schema's). Everything else is drawn from its whole allowed range.
 inline const std::map<std::string_view, std::pair<double, double>>& size_caps() {
   static const std::map<std::string_view, std::pair<double, double>> caps = {
+      {"replicates", {1, 3}},
       {"workload.requests", {1, 300}},
       {"workload.tenants", {1, 20}},
       {"workload.prefix_tokens_min", {0, 200}},
@@ -68,6 +69,19 @@ inline const std::map<std::string_view, std::pair<double, double>>& size_caps() 
       {"workload.turn_tokens_max", {1, 100}},
       {"workload.output_tokens_min", {0, 200}},
       {"workload.output_tokens_max", {0, 200}},
+      {"workload.turns_mean", {1, 10}},
+      {"workload.calls_per_turn", {1, 10}},
+      {"workload.tool_tokens_min", {0, 100}},
+      {"workload.tool_tokens_max", {0, 100}},
+      {"workload.reply_tokens_min", {0, 100}},
+      {"workload.reply_tokens_max", {0, 100}},
+      {"workload.context_tokens_max", {1, 2000}},
+      {"workload.summary_tokens", {0, 100}},
+      {"workload.gsp_num_groups", {1, 20}},
+      {"workload.gsp_prompts_per_group", {1, 20}},
+      {"workload.gsp_system_prompt_len", {0, 200}},
+      {"workload.gsp_question_len", {1, 100}},
+      {"workload.gsp_output_len", {0, 200}},
       {"cluster.replicas", {1, 8}},
       {"cluster.cache_tokens", {0, 2000}},
   };
@@ -79,6 +93,8 @@ inline const std::vector<std::pair<std::string_view, std::string_view>> kOrdered
     {"workload.prefix_tokens_min", "workload.prefix_tokens_max"},
     {"workload.turn_tokens_min", "workload.turn_tokens_max"},
     {"workload.output_tokens_min", "workload.output_tokens_max"},
+    {"workload.tool_tokens_min", "workload.tool_tokens_max"},
+    {"workload.reply_tokens_min", "workload.reply_tokens_max"},
 };
 
 inline std::vector<Override> random_overrides(Rng& rng) {

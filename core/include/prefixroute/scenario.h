@@ -70,8 +70,15 @@ inline constexpr std::string_view kDerivableFields[] = {
     "cluster.expert_share_per_token",      "cluster.kv_read_ns_per_token"};
 inline constexpr std::size_t kDerivableCount = std::size(kDerivableFields);
 
+/// Most replicates a scenario may ask for (`replicates`).
+inline constexpr std::uint32_t kMaxReplicates = 1000;
+
 struct Scenario {
   std::uint64_t seed = 42;
+  /// Runs of the synthetic workload with seeds seed .. seed + replicates - 1;
+  /// > 1 reports each metric as a mean with a 95 % interval (experiment.h).
+  /// A replayed trace has one replicate (no seed changes its arrivals).
+  std::uint32_t replicates = 1;
   WorkloadConfig workload;
   ClusterConfig cluster;     ///< the values in force (derived ones included)
   HardwareSettings hardware;
@@ -175,13 +182,21 @@ std::string scenario_json_schema();
 
 /// Largest total prompt tokens (requests x longest prompt) a scenario may ask
 /// for, and largest tenant-prefix storage; both refused before any allocation.
+/// The longest prompt is the workload kind's (synthetic.h): prefix + turn for
+/// tenants, system prompt + question for gsp, and for the session kinds,
+/// whose prompts re-send a growing history, the longest prompt compaction
+/// allows or the longest session can grow to (SessionWorkload::max_prompt_tokens).
 inline constexpr double kMaxTotalPromptTokens = 2e10;
 inline constexpr double kMaxPrefixStorageTokens = 5e7;
+/// Most requests of a gsp workload (num_groups x prompts_per_group), as
+/// workload.requests allows for the other kinds.
+inline constexpr double kMaxGspRequests = 1e7;
 
 /// Simulated time is int64 nanoseconds (about 292 years). A synthetic workload
-/// whose expected arrival span (requests / arrival_rate_per_s) or whose longest
-/// possible prefill work (requests x longest prompt / prefill_tokens_per_s)
-/// exceeds these is refused; a trace line whose timestamp x time_scale exceeds
+/// whose expected arrival span (requests / arrival_rate_per_s; for the session
+/// kinds requests / session_rate_per_s plus the longest possible session's
+/// expected duration) or whose longest possible prefill work (requests x
+/// longest prompt / prefill_tokens_per_s) exceeds these is refused; a trace line whose timestamp x time_scale exceeds
 /// the arrival bound is a bad line. Every tick sum then stays below 2^63.
 inline constexpr double kMaxArrivalSpanSeconds = 1e9;
 inline constexpr double kMaxPrefillSeconds = 1e9;

@@ -9,6 +9,14 @@
 // policy's summary; every (value, policy) point is flagged "pareto" when no
 // other point has a higher-or-equal hit rate and a lower-or-equal p99 with one
 // of them strict.
+//
+// A sweep's runs are its points' run lists one after another (run_list.h);
+// run_sweep executes them on `jobs` threads, and the sweep JSON is the same
+// bytes whatever `jobs` (and when merged from shards: shard.h). A point with
+// replicates > 1 reports each metric's mean over its seeds, and each row adds
+//   "interval": { <metric>: { "half_width", "low", "high" } }
+// for its five metrics (95 % Student t, as the results JSON); "pareto" then
+// compares the means.
 #pragma once
 
 #include <string>
@@ -43,15 +51,22 @@ struct SweepReport {
   bool cancelled = false;
 };
 
+/// The scenario of every sweep value (document + overrides + key=value),
+/// each validated; on any error `errors` lists them all (each naming its
+/// value) and `points` is empty. Nothing runs. O(values x parse).
+SweepReport plan_sweep(std::string_view scenario_json, const std::vector<Override>& overrides, const SweepSpec& spec);
+
 /// Runs the base scenario (document + overrides) once per sweep value.
-/// Each point keeps its summaries only: the per-request series of a point's
-/// runs (PolicyOutcome::run) are released once the point is done, so peak
-/// memory is one point's run, whatever the number of points.
-/// `progress(point, phase, done, total)` may cancel by returning false.
+/// Each point keeps its summaries only: every run's per-request series
+/// (PolicyOutcome::run) is released as soon as it is summarised, so peak
+/// memory is `jobs` runs' state, whatever the number of points.
+/// `progress(point, run, done, total)` (run: the run index within the point,
+/// the phase with one replicate) may cancel by returning false; calls are
+/// serialised. `jobs` as for run_experiment.
 using SweepProgress = std::function<bool(std::size_t point, std::size_t phase, std::uint64_t done,
                                          std::uint64_t total)>;
 SweepReport run_sweep(std::string_view scenario_json, const std::vector<Override>& overrides,
-                      const SweepSpec& spec, const SweepProgress& progress = {});
+                      const SweepSpec& spec, const SweepProgress& progress = {}, unsigned jobs = 1);
 
 std::string sweep_to_json(const SweepSpec& spec, const SweepReport& report);
 

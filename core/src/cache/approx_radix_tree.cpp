@@ -202,6 +202,13 @@ void ApproxRadixTree::trim(std::size_t replica, std::uint64_t max_tokens) {
   while (tokens_[replica] > max_tokens && !leaves_[replica].empty()) evict_leaf(replica);
 }
 
+void ApproxRadixTree::trim_before(std::size_t replica, std::uint64_t clock) {
+  if (replica >= tokens_.size()) return;
+  // A parent's last access is >= its children's, so a parent that becomes a
+  // leaf here is older than `clock` only if it was never refreshed after.
+  while (!leaves_[replica].empty() && leaves_[replica].begin()->first < clock) evict_leaf(replica);
+}
+
 std::string ApproxRadixTree::check_invariants() const {
   Text err;
   const auto fail = [&err](const Text&) { return err.str(); };

@@ -18,7 +18,16 @@ namespace prefixroute {
   X(llmd_epp)                           \
   X(chwbl)                              \
   X(sglang_cache_aware)                 \
-  X(preble_e2)
+  X(preble_e2)                          \
+  X(random)                             \
+  X(lmetric)                            \
+  X(smg_least_load)                     \
+  X(smg_power_of_two)                   \
+  X(aibrix_load_balance)                \
+  X(aibrix_prefix)                      \
+  X(gie_filter_chain)                   \
+  X(prodstack_prefix)                   \
+  X(session_sticky)
 
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();
 PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_DECLARE)

@@ -16,7 +16,11 @@ const PolicySpec& dynamo_kv_policy_spec() {
                                               "Weight of the prefill-blocks term in the cost."),
        param<&DynamoKvParams::temperature>(
            "temperature", "Temperature", 0, 1e6, "",
-           "0: lowest cost wins; > 0: softmax sampling over normalised costs (seeded).")},
+           "0: lowest cost wins; > 0: softmax sampling over normalised costs (seeded)."),
+       param<&DynamoKvParams::predicted_ttl_s>(
+           "predicted_ttl_s", "Predicted-index TTL", 0, 1e6, "s",
+           "> 0: routing decisions also feed a side index kept this long; overlap is the larger of the "
+           "KV-event and side-index overlaps (Dynamo's predicted TTL); 0 = off.")},
       [](const DynamoKvParams& p, const PolicyContext& context) -> std::unique_ptr<RoutingPolicy> {
         return std::make_unique<DynamoKv>(p, context.seed);
       });
@@ -35,6 +39,23 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b
 DynamoKv::DynamoKv(const DynamoKvParams& params, std::uint64_t seed)
     : params_(params), rng_(mix_seed(seed, kStreamSalt)) {
   if (params_.block_size == 0) params_.block_size = 1;
+  if (params_.predicted_ttl_s > 0) {
+    side_ = std::make_unique<ApproxRadixTree>();
+    side_ttl_ = std::max<Tick>(1, seconds_to_ticks_saturating(params_.predicted_ttl_s));
+  }
+}
+
+void DynamoKv::expire_side(Tick now) {
+  // Entries fed at t expire at t + TTL; a re-fed path is refreshed (its
+  // nodes take the later clock), so trimming by clock drops exactly the
+  // entries last fed at or before now - TTL.
+  std::uint64_t cutoff = 0;
+  while (!side_fed_.empty() && side_fed_.front().first <= now - side_ttl_) {
+    cutoff = side_fed_.front().second + 1;
+    side_fed_.pop_front();
+  }
+  if (cutoff == 0) return;
+  for (std::size_t r = 0; r < side_->replicas(); ++r) side_->trim_before(r, cutoff);
 }
 
 void DynamoKv::ensure_replicas(std::size_t n) {
@@ -52,7 +73,7 @@ std::uint64_t DynamoKv::active_decode_blocks(std::size_t replica) const {
   return replica < active_decode_.size() ? active_decode_[replica] : 0;
 }
 
-std::size_t DynamoKv::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
+std::size_t DynamoKv::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
   const Prompt& prompt = request.prompt;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
@@ -63,6 +84,12 @@ std::size_t DynamoKv::choose(const RouteRequest& request, const ClusterView& clu
   costs_.resize(n);
   overlap_blocks_.resize(n);
   cluster.match_all(prompt, CacheView::Precise, matched_);
+  if (side_) {
+    expire_side(now);
+    side_->set_replicas(n);
+    side_->match(prompt, side_matched_);
+    for (std::size_t i = 0; i < n; ++i) matched_[i] = std::max(matched_[i], side_matched_[i]);
+  }
   std::size_t last_matched = ~std::size_t{0};
   std::uint64_t overlap = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -155,6 +182,10 @@ void DynamoKv::on_routed(const RoutedRequest& request) {
   active_prefill_[a.replica] += a.prefill_tokens;
   active_decode_[a.replica] += a.decode_blocks;
   active_[request.id] = a;
+  if (side_) {
+    side_->insert(request.prompt, request.replica);
+    side_fed_.emplace_back(request.now, side_->clock());
+  }
 }
 
 void DynamoKv::on_first_token(std::uint64_t id, std::size_t, Tick) {

@@ -22,7 +22,11 @@ const PolicySpec& llmd_epp_policy_spec() {
                                             "Weight of the prefix scorer."),
        param<&LlmdEppParams::queue_weight>("queue_weight", "Queue scorer weight", 0, 1e6, "",
                                            "Weight of the queue scorer."),
-       param<&LlmdEppParams::kv_weight>("kv_weight", "KV scorer weight", 0, 1e6, "", "Weight of the KV-usage scorer.")},
+       param<&LlmdEppParams::kv_weight>("kv_weight", "KV scorer weight", 0, 1e6, "", "Weight of the KV-usage scorer."),
+       param<&LlmdEppParams::session_weight>(
+           "session_weight", "Session scorer weight", 0, 1e6, "",
+           "Weight of the session-affinity scorer: 1 for the replica that served the session's last response; "
+           "0 = off.")},
       [](const LlmdEppParams& p, const PolicyContext& context) -> std::unique_ptr<RoutingPolicy> {
         return std::make_unique<LlmdEpp>(p, context.seed);
       },
@@ -32,7 +36,10 @@ const PolicySpec& llmd_epp_policy_spec() {
         // At most the index's capacity, at most the blocks routed.
         const double capacity = static_cast<double>(p.lru_blocks_per_replica) * context.cluster.replicas;
         const double routed = std::min(size.requests * p.max_prefix_blocks, size.prompt_tokens / p.block_size);
-        return std::min(capacity, routed) * 96.0;
+        // With the session scorer, a cookie per session (at most one per
+        // request: an unordered_map node and bucket, ~64 bytes).
+        const double cookies = p.session_weight > 0 ? size.requests * 64.0 : 0.0;
+        return std::min(capacity, routed) * 96.0 + cookies;
       });
   return spec;
 }
@@ -381,6 +388,11 @@ std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& clus
                  params_.kv_weight * kv_[r];
   }
 
+  if (params_.session_weight > 0) {
+    const auto cookie = cookie_.find(request.session);
+    if (cookie != cookie_.end() && cookie->second < n) scores_[cookie->second] += params_.session_weight;
+  }
+
   // Seeded Fisher-Yates shuffle, then the first highest score in that order.
   order_.resize(n);
   for (std::size_t r = 0; r < n; ++r) order_[r] = r;
@@ -404,6 +416,20 @@ void LlmdEpp::on_routed(const RoutedRequest& request) {
     hash_blocks(request.prompt);
   hashes_valid_ = false;
   index_->add_blocks(request.replica, hashes_);
+  if (params_.session_weight > 0) awaiting_response_[request.id] = request.session;
+}
+
+void LlmdEpp::on_first_token(std::uint64_t id, std::size_t replica, Tick) {
+  // The response's headers set the session cookie to the replica that served it.
+  const auto it = awaiting_response_.find(id);
+  if (it == awaiting_response_.end()) return;
+  cookie_[it->second] = static_cast<std::uint32_t>(replica);
+  awaiting_response_.erase(it);
+}
+
+std::int64_t LlmdEpp::session_cookie(std::uint64_t session) const {
+  const auto it = cookie_.find(session);
+  return it == cookie_.end() ? -1 : static_cast<std::int64_t>(it->second);
 }
 
 }  // namespace prefixroute

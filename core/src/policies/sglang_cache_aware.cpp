@@ -24,7 +24,11 @@ const PolicySpec& sglang_cache_aware_policy_spec() {
                                                        "Per-replica approximate tree size after a trim."),
        param<&SglangCacheAwareParams::smallest_tree_fallback>(
            "smallest_tree_fallback", "Smallest-tree fallback", 0, 1, "",
-           "1: below the threshold route to the smallest tree (older rule); 0: least loaded.")},
+           "1: below the threshold route to the smallest tree (older rule); 0: least loaded."),
+       choice<&SglangCacheAwareParams::gate>(
+           "gate", "Imbalance gate", "fleet,per_request",
+           "fleet: max - min in-flight over the fleet (as shipped); per_request: only the chosen replica against "
+           "the fleet mean.")},
       [](const SglangCacheAwareParams& p, const PolicyContext&) -> std::unique_ptr<RoutingPolicy> {
         return std::make_unique<SglangCacheAware>(p);
       });
@@ -50,6 +54,7 @@ std::size_t SglangCacheAware::choose(const RouteRequest& request, const ClusterV
   std::size_t least = 0;
   std::uint32_t min_load = replicas[0].in_flight();
   std::uint32_t max_load = min_load;
+  std::uint64_t total_load = min_load;
   for (std::size_t i = 1; i < n; ++i) {
     const std::uint32_t load = replicas[i].in_flight();
     if (load < min_load) {
@@ -57,10 +62,12 @@ std::size_t SglangCacheAware::choose(const RouteRequest& request, const ClusterV
       least = i;
     }
     max_load = std::max(max_load, load);
+    total_load += load;
   }
 
   const std::size_t matched = tree_.match(prompt, matched_);
-  const bool imbalanced = static_cast<double>(max_load - min_load) > params_.balance_abs &&
+  const bool imbalanced = params_.gate == SglangGate::Fleet &&
+                          static_cast<double>(max_load - min_load) > params_.balance_abs &&
                           static_cast<double>(max_load) > params_.balance_rel * static_cast<double>(min_load);
   const bool hit = !prompt.empty() && static_cast<double>(matched) / static_cast<double>(prompt.size()) >
                                           params_.cache_threshold;
@@ -77,6 +84,15 @@ std::size_t SglangCacheAware::choose(const RouteRequest& request, const ClusterV
       if (best == n || replicas[i].in_flight() < replicas[best].in_flight()) best = i;
     }
     if (best < n) chosen = best;
+    if (params_.gate == SglangGate::PerRequest) {
+      // The chosen replica against the fleet mean: above by abs AND by rel -> least loaded.
+      const double mean = static_cast<double>(total_load) / static_cast<double>(n);
+      const double load = replicas[chosen].in_flight();
+      if (load > mean + params_.balance_abs && load > params_.balance_rel * mean) {
+        rule_ = Rule::Imbalance;
+        chosen = least;
+      }
+    }
   } else if (params_.smallest_tree_fallback != 0) {
     rule_ = Rule::SmallestTree;
     chosen = 0;

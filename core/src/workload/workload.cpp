@@ -62,12 +62,8 @@ std::uint64_t Workload::prompt_tokens(std::size_t i) const {
   return prefixes_[requests_[i].tenant].size() + requests_[i].turn_tokens;
 }
 
-Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed) {
-  // Independent streams for tenants and requests, so changing the request
-  // count does not change the tenants' prefixes (and vice versa).
+std::vector<std::vector<Token>> draw_tenant_prefixes(const WorkloadConfig& config, std::uint64_t seed) {
   Rng tenant_rng(mix_seed(seed, 1));
-  Rng request_rng(mix_seed(seed, 2));
-
   std::vector<std::vector<Token>> prefixes(config.tenants);
   for (auto& prefix : prefixes) {
     const auto length = tenant_rng.uniform_int(config.prefix_tokens_min, config.prefix_tokens_max);
@@ -75,6 +71,14 @@ Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed) {
     for (auto& token : prefix)
       token = static_cast<Token>(tenant_rng.uniform_int(0, config.vocab_size - 1));
   }
+  return prefixes;
+}
+
+Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed) {
+  // Independent streams for tenants and requests, so changing the request
+  // count does not change the tenants' prefixes (and vice versa).
+  std::vector<std::vector<Token>> prefixes = draw_tenant_prefixes(config, seed);
+  Rng request_rng(mix_seed(seed, 2));
 
   const ZipfSampler popularity(config.tenants, config.zipf_s);
   std::vector<Request> requests(config.requests);

@@ -32,6 +32,8 @@
 //                               r holds and none of whose children r holds)
 //                               until r's share is <= max_tokens. A node left
 //                               with no holder is removed from the tree.
+//   trim_before(r, clock)       removes r's leaves last inserted before a
+//                               given clock value (a share with a TTL).
 //
 // Invariants (checked by check_invariants())
 //   Every node but the root has at least one holder, and a child's holders are
@@ -79,6 +81,14 @@ class ApproxRadixTree {
   /// Removes `replica`'s LRU leaves until its share holds <= max_tokens.
   /// Node-granular: the last removal may leave it below max_tokens.
   void trim(std::size_t replica, std::uint64_t max_tokens);
+
+  /// Removes `replica`'s leaves whose last access is before `clock` (a value
+  /// of clock()), repeatedly, so the replica's share keeps only nodes
+  /// inserted or refreshed at clock values >= `clock`. O(log N) per removed
+  /// leaf. For a share with a time-to-live: record clock() after each insert.
+  void trim_before(std::size_t replica, std::uint64_t clock);
+  /// The logical clock: the value the last insert gave its path's nodes.
+  std::uint64_t clock() const { return clock_; }
 
   /// Makes replicas [0, n) known (an empty share each); never shrinks.
   void set_replicas(std::size_t n);

@@ -37,6 +37,26 @@
 // for every request (T > 0). Softmax weights use dmath::exp and are summed in
 // replica order, so native and wasm sample the same replica.
 //
+// Predicted-TTL side index (predicted_ttl_s > 0; off by default). Dynamo's
+// --router-predicted-ttl-secs (ai-dynamo/dynamo :
+// docs/components/router/router-configuration.md; the docs suggest 5 s):
+// every routing decision is also fed into a local side index (APX) whose
+// entries expire predicted_ttl_s after they were last fed, and each
+// replica's overlap is the larger of its KV-event overlap and its side-index
+// overlap. It closes the race where parallel same-prefix requests arrive
+// before the first request's KV event and would otherwise all see no
+// overlap and be spread. Here the side index is an ApproxRadixTree of the
+// routed prompts (per-replica membership), its match floored to blocks;
+// entries (tree leaves) older than the TTL are dropped at the next choose().
+// It matters only when the precise view lags (router.kv_event_lag_ms > 0):
+// without lag the engine's cache already holds every routed prompt.
+//
+// Not modelled: Dynamo's router queue (--router-queue-threshold: hold a
+// request while every worker's active prefill is above a threshold, release
+// in fcfs or shortest-prompt-first order). choose() must return a replica
+// at arrival; holding needs the simulator to let a policy defer a request
+// and re-offer it when a first token lowers some worker's active prefill.
+//
 // Invariants: active prefill tokens and decode blocks per replica equal the
 // sums over the requests routed there and not yet past first token /
 // completion; predicted_cached_tokens() is overlap x B on the last choice.
@@ -47,9 +67,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "prefixroute/cache/approx_radix_tree.h"
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/policies/routing_policy.h"
@@ -61,6 +85,7 @@ struct DynamoKvParams {
   std::uint32_t block_size = 16;
   double overlap_weight = 1.0;
   double temperature = 0.0;  ///< 0: lowest cost; > 0: softmax sampling (seeded)
+  double predicted_ttl_s = 0;  ///< > 0: a side index of routing decisions with this TTL; 0 = off
 };
 
 class DynamoKv final : public RoutingPolicy {
@@ -82,6 +107,10 @@ class DynamoKv final : public RoutingPolicy {
   std::uint64_t active_decode_blocks(std::size_t replica) const;
   /// Per-replica costs computed by the last choose().
   const std::vector<double>& last_costs() const { return costs_; }
+  /// Per-replica overlap (full blocks) the last choose() used.
+  const std::vector<std::uint64_t>& last_overlap_blocks() const { return overlap_blocks_; }
+  /// The predicted-TTL side index (null when predicted_ttl_s is 0).
+  const ApproxRadixTree* side_index() const { return side_.get(); }
   const DynamoKvParams& params() const { return params_; }
 
  private:
@@ -93,6 +122,8 @@ class DynamoKv final : public RoutingPolicy {
   };
 
   void ensure_replicas(std::size_t n);
+  /// Drops the side index's entries fed more than the TTL before `now`.
+  void expire_side(Tick now);
 
   DynamoKvParams params_;
   Rng rng_;
@@ -107,6 +138,12 @@ class DynamoKv final : public RoutingPolicy {
   std::size_t last_prompt_tokens_ = 0;
   bool overlaps_valid_ = false;  // overlap_blocks_ belong to the prompt on_routed will see
   std::int64_t predicted_ = -1;
+  // The predicted-TTL side index, its insertions (time, the tree's clock
+  // after it) in time order, and scratch for its per-replica match.
+  std::unique_ptr<ApproxRadixTree> side_;
+  Tick side_ttl_ = 0;
+  std::deque<std::pair<Tick, std::uint64_t>> side_fed_;
+  std::vector<std::size_t> side_matched_;
 };
 
 /// DynamoKv's entry in the policy catalogue: name, label, parameters, factory.

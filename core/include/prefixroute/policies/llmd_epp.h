@@ -15,6 +15,18 @@
 // The highest score wins. The scraped metrics are as stale as the last
 // scrape (router.scrape_period_ms).
 //
+// Session affinity (session_weight > 0; 0 by default, so the three scorers
+// above are the whole score). llm-d's session-affinity-scorer
+// (llm-d/llm-d-inference-scheduler : pkg/plugins/scorer/session_affinity.go)
+// adds session_weight x session, where session is 1 for the replica named by
+// the request's `llm-d-session` cookie and 0 for every other. The cookie is
+// set on each response to the replica that served it (ResponseReceived), and
+// is a session cookie (maxAge 0: it never expires while the client lives).
+// Here the router remembers, per session, the replica of the session's
+// latest request whose first token (the response headers) has arrived
+// (on_first_token); a request of that session then carries it. A request
+// sent before any response of its session carries none.
+//
 // The approximate prefix index. The prompt is cut into block_size-token
 // blocks (full blocks only, at most max_prefix_blocks of them); block k's hash
 // is a 64-bit hash of (hash of block k-1, block k's tokens) -- FNV-1a over the
@@ -55,6 +67,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "prefixroute/policies/policy_spec.h"
@@ -71,6 +84,7 @@ struct LlmdEppParams {
   double prefix_weight = 3;
   double queue_weight = 2;
   double kv_weight = 2;
+  double session_weight = 0;  ///< llm-d session-affinity scorer weight; 0 = off
 };
 
 class LlmdEpp final : public RoutingPolicy {
@@ -85,6 +99,7 @@ class LlmdEpp final : public RoutingPolicy {
   std::string_view name() const override { return "llmd_epp"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;
+  void on_first_token(std::uint64_t id, std::size_t replica, Tick now) override;
 
   /// The chained hashes of the prompt's considered blocks (full blocks, at
   /// most max_prefix_blocks), written into `out`.
@@ -101,6 +116,8 @@ class LlmdEpp final : public RoutingPolicy {
   const std::vector<double>& last_prefix_scores() const { return prefix_; }
   const std::vector<double>& last_queue_scores() const { return queue_; }
   const std::vector<double>& last_kv_scores() const { return kv_; }
+  /// The replica the session's cookie names, or -1 when it has none.
+  std::int64_t session_cookie(std::uint64_t session) const;
   const LlmdEppParams& params() const { return params_; }
 
  private:
@@ -124,6 +141,11 @@ class LlmdEpp final : public RoutingPolicy {
   bool hashes_valid_ = false;  // hashes_ belong to the prompt on_routed will see
   std::int64_t predicted_ = -1;
   std::vector<Token> block_tokens_;  // scratch: the tokens hash_blocks reads
+  // Session affinity (session_weight > 0 only): each session's cookie, and
+  // the session of each request whose response has not started. Lookups
+  // only, never iterated.
+  std::unordered_map<std::uint64_t, std::uint32_t> cookie_;
+  std::unordered_map<std::uint64_t, std::uint64_t> awaiting_response_;
 };
 
 /// LlmdEpp's entry in the policy catalogue: name, label, parameters, factory.

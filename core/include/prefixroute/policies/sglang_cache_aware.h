@@ -26,6 +26,16 @@ namespace prefixroute {
 ///   3. Otherwise to the least loaded replica, or, with smallest_tree_fallback
 ///      = 1 (the router's older rule), to the replica whose share of the tree
 ///      holds the fewest tokens.
+///   With gate = per_request the fleet test of 1. is replaced by a test of
+///   the replica 2. chose: with mean the fleet's mean in-flight count, a
+///   cache-match choice whose in-flight count exceeds mean + balance_abs AND
+///   balance_rel x mean goes to the least loaded replica instead (the
+///   per-request candidate gate of smg-project/smg :
+///   model_gateway/src/policies/mod.rs CacheAwareConfig, which there spills
+///   to the expected-wait pick; here to the least in flight, as the fleet
+///   gate does). The fleet gate turns affinity off for every request when
+///   one replica is hot (vllm-project/router#238); this one only for
+///   requests whose chosen replica is hot.
 ///   Whatever the rule, the prompt is then inserted into the chosen replica's
 ///   share (SGLang updates the tree on the imbalanced path too).
 ///   Every eviction_interval_s the router trims each replica's share to
@@ -52,6 +62,10 @@ namespace prefixroute {
 /// tokens; a trim is O(log N) per removed leaf.
 /// SGLang router, cache-aware mode (sgl-router): imbalance gate on the
 /// router's in-flight counts, else an approximate radix tree of routed prompts.
+/// Which load test disables cache routing: the fleet's spread (max - min, as
+/// sgl-router ships it) or the chosen replica against the fleet mean.
+enum class SglangGate : std::uint8_t { Fleet, PerRequest };
+
 struct SglangCacheAwareParams {
   double balance_abs = 64;              ///< gate: max - min in-flight above this ...
   double balance_rel = 1.5;             ///< ... and max above this x min -> least loaded
@@ -59,6 +73,7 @@ struct SglangCacheAwareParams {
   double eviction_interval_s = 120;     ///< how often the router trims its tree
   std::uint64_t max_tree_tokens = 1'000'000;  ///< per-replica tree size after a trim
   std::uint32_t smallest_tree_fallback = 0;   ///< 1: on a miss pick the smallest tree (older rule)
+  SglangGate gate = SglangGate::Fleet;         ///< fleet: max - min (today); per_request: chosen vs mean
 };
 
 class SglangCacheAware final : public RoutingPolicy {

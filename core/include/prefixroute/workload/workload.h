@@ -23,28 +23,11 @@
 #include <vector>
 
 #include "prefixroute/workload/request_trace.h"
+#include "prefixroute/workload/workload_config.h"
 #include "prefixroute/base/time.h"
 #include "prefixroute/base/token.h"
 
 namespace prefixroute {
-
-struct WorkloadConfig {
-  std::uint64_t requests = 4000;
-  std::uint32_t tenants = 12;
-  // Defaults: the reference scenario, calibrated so the benchmark lands near
-  // the original write-up's published table (see README, "Reference benchmark").
-  double zipf_s = 1.29;
-  double arrival_rate_per_s = 100.0;
-  std::uint32_t prefix_tokens_min = 700;
-  std::uint32_t prefix_tokens_max = 880;
-  std::uint32_t turn_tokens_min = 80;
-  std::uint32_t turn_tokens_max = 125;
-  std::uint32_t vocab_size = 32000;
-  /// Output (decode) tokens per request, uniform in [min, max]; used only
-  /// when the cluster decodes (cluster.decode_ms_per_token > 0).
-  std::uint32_t output_tokens_min = 0;
-  std::uint32_t output_tokens_max = 0;
-};
 
 /// One request of the trace. Its prompt is tenant prefix + turn tokens.
 struct Request {
@@ -102,5 +85,11 @@ class Workload final : public RequestTrace, public Content {
 
 /// Generates the trace for `config` (validated by the caller) and `seed`.
 Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed);
+
+/// The tenants' prefixes generate_workload draws for `config` and `seed`
+/// (each tenant's length uniform in [prefix_tokens_min, prefix_tokens_max],
+/// its tokens uniform in [0, vocab_size)). The session kinds use the same
+/// prefixes as their system prompts.
+std::vector<std::vector<Token>> draw_tenant_prefixes(const WorkloadConfig& config, std::uint64_t seed);
 
 }  // namespace prefixroute

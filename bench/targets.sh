@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The whole-process performance targets of docs/PERFORMANCE.md, measured for
+# two builds of prefixroute-bench side by side: each case runs BEFORE and
+# AFTER alternately, ROUNDS times, and the table gives the median wall time
+# and peak resident memory of each (GNU time: %e, %M). Alternating cancels
+# most of a shared machine's drift; the medians are what the targets judge.
+#
+#   bash bench/targets.sh BEFORE_BENCH AFTER_BENCH [ROUNDS]
+#
+# TRACE (default ../shared/traces/mooncake_conversation_trace.jsonl) is the
+# Mooncake conversation trace; LONG (default: made here from TRACE with
+# bench/repeat_trace.mjs, 100 copies) the long trace; BEFORE is skipped on
+# LONG unless BEFORE_LONG=1 (a build that keeps every token in memory needs
+# tens of GB there); the long cases run LONG_ROUNDS times (default 1). AFTER
+# runs with --jobs where a case says so.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+before=${1:?usage: targets.sh BEFORE_BENCH AFTER_BENCH [ROUNDS]}
+after=${2:?usage: targets.sh BEFORE_BENCH AFTER_BENCH [ROUNDS]}
+rounds=${3:-5}
+trace=${TRACE:-$ROOT/../shared/traces/mooncake_conversation_trace.jsonl}
+long=${LONG:-}
+before_long=${BEFORE_LONG:-0}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+command -v /usr/bin/time >/dev/null || { echo "targets.sh: needs GNU time (Debian package time)" >&2; exit 1; }
+if [ -z "$long" ]; then
+  long=$tmp/long.jsonl
+  node "$ROOT/bench/repeat_trace.mjs" "$trace" 100 "$long" 2>/dev/null
+fi
+
+# One process: "wall_s rss_kb" on stdout (the benchmark's own output dropped).
+measure() {
+  /usr/bin/time -f '%e %M' -o "$tmp/time" "$@" --json '' >/dev/null 2>&1 || { echo "fail fail"; return; }
+  cat "$tmp/time"
+}
+median() { sort -g | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : "-")}'; }
+
+# case NAME BEFORE_ARGS... -- AFTER_ARGS... (AFTER_ARGS empty: the same)
+run_case() {
+  local name=$1; shift
+  local b=() a=() side=b
+  for arg in "$@"; do
+    if [ "$arg" = "--" ]; then side=a; continue; fi
+    if [ $side = b ]; then b+=("$arg"); else a+=("$arg"); fi
+  done
+  [ ${#a[@]} -eq 0 ] && a=("${b[@]}")
+  : >"$tmp/b"; : >"$tmp/a"
+  for _ in $(seq "${ROUNDS_HERE:-$rounds}"); do
+    if [ "${SKIP_BEFORE:-0}" = 1 ]; then echo "- -" >>"$tmp/b"; else measure "$before" "${b[@]}" >>"$tmp/b"; fi
+    measure "$after" "${a[@]}" >>"$tmp/a"
+  done
+  local bw bm aw am
+  bw=$(cut -d' ' -f1 "$tmp/b" | median); bm=$(cut -d' ' -f2 "$tmp/b" | median)
+  aw=$(cut -d' ' -f1 "$tmp/a" | median); am=$(cut -d' ' -f2 "$tmp/a" | median)
+  printf '| %s | %s s | %s MiB | %s s | %s MiB |\n' "$name" "$bw" "$(awk -v k="$bm" 'BEGIN{print (k=="-"?"-":sprintf("%.1f",k/1024))}')" \
+    "$aw" "$(awk -v k="$am" 'BEGIN{print (k=="-"?"-":sprintf("%.1f",k/1024))}')"
+}
+
+t=(--trace "$trace" --set cluster.replicas=8 --set cluster.cache_tokens=1000000)
+l=(--trace "$long" --set cluster.replicas=8 --set cluster.cache_tokens=1000000)
+echo "Load before: $(uptime | sed 's/.*load average: //')"
+echo
+echo "| Case (whole process, median of $rounds) | before wall | before peak RSS | after wall | after peak RSS |"
+echo "|---|---|---|---|---|"
+run_case "reference scenario, every policy" --set policies=all
+run_case "reference scenario, every policy, 2 jobs" --set policies=all -- --set policies=all --jobs 2
+run_case "conversation trace, affinity balanced" "${t[@]}" --set policies=affinity_balanced
+run_case "conversation trace, every policy" "${t[@]}" --set policies=all -- "${t[@]}" --set policies=all --jobs 1
+run_case "conversation trace, every policy, 2 jobs" "${t[@]}" --set policies=all -- "${t[@]}" --set policies=all --jobs 2
+# The long trace once per build (LONG_ROUNDS, default 1): minutes per run.
+SKIP_BEFORE=$((1 - before_long)) ROUNDS_HERE=${LONG_ROUNDS:-1} \
+  run_case "100 x conversation trace, affinity balanced" "${l[@]}" --set policies=affinity_balanced
+SKIP_BEFORE=$((1 - before_long)) ROUNDS_HERE=${LONG_ROUNDS:-1} \
+  run_case "100 x conversation trace, every policy, 2 jobs" "${l[@]}" --set policies=all -- "${l[@]}" --set policies=all --jobs 2
+echo
+echo "Load after: $(uptime | sed 's/.*load average: //')"

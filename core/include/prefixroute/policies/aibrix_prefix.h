@@ -1,0 +1,111 @@
+// AibrixPrefix: what AIBrix does with a bare `prefix-cache` routing setting,
+// re-implemented from its source (vllm-project/aibrix :
+// pkg/plugins/gateway/algorithms/router.go appendLoadBalanceBlend and
+// multiStrategyRouter, prefix_cache.go ScoreAll, load_balance.go).
+//
+// AIBrix silently rewrites a bare "prefix-cache" into the blend
+// "prefix-cache:5,load-balance:4" (AIBRIX_ROUTING_AUTO_BLEND_PREFIX_CACHE_*),
+// and the gateway applies its load-imbalance gate first. So, per request:
+//   1. Gate (AibrixLoad::gate, aibrix_load_balance.h): when the running
+//      counts are imbalanced only the least-loaded replicas remain. The
+//      modelled version is load_balance.go's (min gap 8, factor 2); the
+//      versions with thresholds 2 and 16 are described there.
+//   2. Each remaining replica gets two raw scores:
+//        prefix  AIBrix's match percent: matched_blocks x 100 /
+//                prompt_blocks (integer), from the router's own prefix
+//                table (as LMetric's, lmetric.h: an ApproxRadixTree of the
+//                routed prompts floored to block_size blocks); higher is
+//                better.
+//        load    the load-balance score (aibrix_load_balance.h); lower is
+//                better; +inf past the KV guardrail.
+//   3. Each score list is normalised to [0, 1] as normalizeScoresArray does:
+//      finite values only (a +inf scores 0); with 3 or more, values further
+//      than 3 median absolute deviations from the median are first clamped
+//      to that bound (winsorizeClip; skipped when the MAD is 0); then
+//      min-max, reversed for "lower is better"; all equal -> 1 each.
+//   4. final = prefix_norm x 5/9 + load_norm x 4/9 (weights / their sum, added
+//      in that order). The highest final wins; finals within 1e-9 of the
+//      running best tie, and ties go to the first replica in index order
+//      (AIBrix sorts tied pods by name; pods are taken to be named in
+//      replica order).
+//   5. The prompt is added to the chosen replica's prefix table.
+//
+// Signals: the router's in-flight counts, scraped queue and KV usage, the
+// gateway's completion counts (load-balance's capacity) and the router's own
+// prefix table. Simplifications, named: those of LMetric's table (units are
+// tokens, block 4; the table never evicts) and of aibrix_load_balance;
+// prefix-cache's own stddev filter and least-request fallback belong to its
+// standalone Route(), which the blend does not call.
+//
+// Deterministic without randomness. predicted_cached_tokens() is AIBrix's
+// hit estimate for the chosen replica: L x percent / 100.
+// Cost: one walk of the tree for all replicas plus O(R log R) to normalise
+// (medians sort copies); on_routed inserts the prompt.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "prefixroute/cache/approx_radix_tree.h"
+#include "prefixroute/policies/aibrix_load_balance.h"
+#include "prefixroute/policies/policy_spec.h"
+#include "prefixroute/policies/routing_policy.h"
+
+namespace prefixroute {
+
+/// AIBrix's bare `prefix-cache`: the prefix-cache:5, load-balance:4 blend.
+struct AibrixPrefixParams {
+  std::uint32_t block_size = 4;      ///< prefix-table block, in tokens (AIBrix: 4 units)
+  double prefix_weight = 5;          ///< blend weight of prefix-cache
+  double load_balance_weight = 4;    ///< blend weight of load-balance
+  double queued_weight = 0;
+  double kv_pressure_alpha = 2.0;
+  double kv_critical_free = 0.10;
+  double gate_min_gap = 8;
+  double gate_factor = 2.0;
+
+  AibrixLoadParams load() const {
+    return AibrixLoadParams{queued_weight, kv_pressure_alpha, kv_critical_free, gate_min_gap, gate_factor};
+  }
+};
+
+class AibrixPrefix final : public RoutingPolicy {
+ public:
+  enum class Polarity : std::uint8_t { Least, Most };
+
+  explicit AibrixPrefix(const AibrixPrefixParams& params);
+
+  std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
+  std::string_view name() const override { return "aibrix_prefix"; }
+  std::int64_t predicted_cached_tokens() const override { return predicted_; }
+  void on_routed(const RoutedRequest& request) override;
+  void on_completed(std::uint64_t id, std::size_t replica, Tick now) override {
+    load_.on_completed(id, replica, now);
+  }
+
+  /// AIBrix's normalizeScoresArray: `raw` to [0, 1] (see step 3 above).
+  static void normalise(const std::vector<double>& raw, Polarity polarity, std::vector<double>& out);
+
+  // ---- inspection, for tests (per candidate, in the order of last_candidates()) ----
+  const std::vector<std::size_t>& last_candidates() const { return candidates_; }
+  const std::vector<double>& last_prefix_scores() const { return prefix_raw_; }
+  const std::vector<double>& last_load_scores() const { return load_raw_; }
+  const std::vector<double>& last_final_scores() const { return final_; }
+  bool last_gated() const { return gated_; }
+  const AibrixLoad& load() const { return load_; }
+
+ private:
+  AibrixPrefixParams params_;
+  AibrixLoad load_;
+  ApproxRadixTree table_;
+  std::vector<std::size_t> candidates_, matched_;
+  std::vector<double> prefix_raw_, load_raw_, prefix_norm_, load_norm_, final_;
+  bool gated_ = false;
+  std::int64_t predicted_ = -1;
+};
+
+/// AibrixPrefix's entry in the policy catalogue.
+const PolicySpec& aibrix_prefix_policy_spec();
+
+}  // namespace prefixroute

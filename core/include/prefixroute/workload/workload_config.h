@@ -1,0 +1,81 @@
+// WorkloadConfig: the scenario's `workload` section, for every kind of
+// synthetic workload.
+//
+//   kind       generator                       its own parameters
+//   tenants    Workload (workload.h)           the fields of WorkloadConfig itself
+//   sessions   SessionWorkload (session_workload.h), one call per turn
+//   agentic    SessionWorkload, several calls per turn      SessionParams
+//   gsp        GspWorkload (gsp_workload.h)                 GspParams
+//
+// The tenants kind (the default) reads requests, tenants, zipf_s,
+// arrival_rate_per_s, the prefix, turn and output lengths and vocab_size.
+// sessions and agentic read requests, tenants, zipf_s, prefix_tokens_*
+// (each tenant's system prompt), turn_tokens_* (each user message) and
+// vocab_size, plus SessionParams; gsp reads arrival_rate_per_s and
+// vocab_size, plus GspParams. A kind ignores every other field (the field
+// table's help says which kinds read each field).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace prefixroute {
+
+/// The kinds of synthetic workload, as the scenario's `workload.kind` names them.
+inline constexpr std::string_view kWorkloadKinds = "tenants,sessions,agentic,gsp";
+
+/// Multi-turn sessions: conversations (kind "sessions") and agent loops
+/// (kind "agentic"). Defaults: the agentic kind calibrated to GitHub's 2026
+/// Copilot coding-agent dataset (3.95 turns per session, 7.83 LLM calls per
+/// turn, 85.7 % of prompt tokens cached; see session_workload.h and
+/// tests/workload/copilot_calibration_test.cpp). Token lengths are scaled to
+/// the reference cluster (a mean prompt of about 3,000 tokens, not
+/// Copilot's 68,000).
+struct SessionParams {
+  double session_rate_per_s = 0.5;           ///< Poisson rate of session starts
+  double turns_mean = 3.95;                  ///< user turns per session (geometric)
+  double think_s_mean = 30.0;                ///< user think time before a turn (exponential)
+  double calls_per_turn = 7.83;              ///< agentic: LLM calls per turn (geometric); sessions: 1
+  double tool_s_mean = 2.0;                  ///< agentic: tool wait before a follow-up call (exponential)
+  std::uint32_t tool_tokens_min = 100;       ///< agentic: tool result length, uniform
+  std::uint32_t tool_tokens_max = 500;
+  std::uint32_t reply_tokens_min = 50;       ///< model output of a call, uniform; part of the next prompt
+  std::uint32_t reply_tokens_max = 250;
+  std::uint32_t context_tokens_max = 5400;   ///< longer prompts are compacted (summary_tokens)
+  std::uint32_t summary_tokens = 500;        ///< length of a compaction's summary
+  double nominal_tpot_ms = 20.0;             ///< nominal decode time per output token (timing only)
+};
+
+/// SGLang's `generated-shared-prefix` benchmark (bench_serving.py, --dataset-name
+/// generated-shared-prefix): its defaults.
+struct GspParams {
+  std::uint32_t num_groups = 64;
+  std::uint32_t prompts_per_group = 16;
+  std::uint32_t system_prompt_len = 2048;
+  std::uint32_t question_len = 128;
+  std::uint32_t output_len = 256;
+};
+
+struct WorkloadConfig {
+  std::string kind = "tenants";  ///< one of kWorkloadKinds
+  std::uint64_t requests = 4000;
+  std::uint32_t tenants = 12;
+  // Defaults: the reference scenario, calibrated so the benchmark lands near
+  // the original write-up's published table (see README, "Reference benchmark").
+  double zipf_s = 1.29;
+  double arrival_rate_per_s = 100.0;
+  std::uint32_t prefix_tokens_min = 700;
+  std::uint32_t prefix_tokens_max = 880;
+  std::uint32_t turn_tokens_min = 80;
+  std::uint32_t turn_tokens_max = 125;
+  std::uint32_t vocab_size = 32000;
+  /// Output (decode) tokens per request, uniform in [min, max]; used only
+  /// when the cluster decodes (cluster.decode_ms_per_token > 0).
+  std::uint32_t output_tokens_min = 0;
+  std::uint32_t output_tokens_max = 0;
+  SessionParams sessions;  ///< kinds sessions and agentic
+  GspParams gsp;           ///< kind gsp
+};
+
+}  // namespace prefixroute

@@ -1,0 +1,283 @@
+#include "prefixroute/run_list.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "prefixroute/base/hashing.h"
+#include "prefixroute/base/parallel.h"
+#include "prefixroute/workload/synthetic.h"
+#include "run_engine.h"
+
+namespace prefixroute {
+
+bool parse_shard(std::string_view text, Shard& out, std::string& error) {
+  const auto fail = [&] {
+    error = "expected K/N with 1 <= K <= N <= " + std::to_string(kMaxShards) + " (e.g. 2/3: the second of three "
+            "shards); got \"" + std::string(text.substr(0, 40)) + "\"";
+    return false;
+  };
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos) return fail();
+  const auto read = [](std::string_view digits, std::size_t& value) {
+    if (digits.empty() || digits.size() > 6) return false;
+    value = 0;
+    for (const char c : digits) {
+      if (c < '0' || c > '9') return false;
+      value = value * 10 + static_cast<std::size_t>(c - '0');
+    }
+    return true;
+  };
+  Shard s;
+  if (!read(text.substr(0, slash), s.index) || !read(text.substr(slash + 1), s.count)) return fail();
+  if (s.index < 1 || s.count < 1 || s.index > s.count || s.count > kMaxShards) return fail();
+  out = s;
+  return true;
+}
+
+std::size_t run_count(const Scenario& scenario) {
+  return static_cast<std::size_t>(scenario.replicates) * (scenario.policies.size() + 2);
+}
+
+RunKey run_key(const Scenario& scenario, std::size_t index) {
+  const std::size_t per_replicate = scenario.policies.size() + 2;
+  return RunKey{index / per_replicate, index % per_replicate};
+}
+
+Scenario replicate_scenario(const Scenario& scenario, std::size_t r) {
+  Scenario s = scenario;
+  s.seed += r;
+  s.replicates = 1;
+  return s;
+}
+
+namespace engine {
+
+void release_series(SimulationRun& run) {
+  std::vector<Tick>().swap(run.ttft);
+  std::vector<Tick>().swap(run.end_to_end);
+  std::vector<std::uint32_t>().swap(run.replica_of);
+  std::vector<std::uint32_t>().swap(run.cached_of);
+  std::vector<std::uint32_t>().swap(run.in_flight_samples);
+  std::vector<double>().swap(run.tpot_ns);
+}
+
+void release_timeline(SimulationRun& run) {
+  std::vector<std::uint32_t>().swap(run.batch_samples);
+  std::vector<std::uint32_t>().swap(run.kv_block_samples);
+}
+
+namespace {
+
+// One replicate's trace, shared read-only by that replicate's runs: made by
+// the first run to need it (or ahead of time by a thread that would wait),
+// freed when its last selected run is done.
+struct Slot {
+  enum State : int { kEmpty, kPreparing, kReady, kReleased };
+  std::mutex mutex;           // held while preparing; guards everything below but `state`
+  std::atomic<int> state{kEmpty};
+  std::unique_ptr<RequestTrace> owned;
+  const RequestTrace* trace = nullptr;
+  std::uint64_t requests = 0, prompt_tokens = 0, fingerprint = 0;
+  std::size_t remaining = 0;  // selected runs not yet finished
+};
+
+}  // namespace
+
+EngineResult execute(const std::vector<const Scenario*>& points, const RequestTrace* replay,
+                     const EngineOptions& options) {
+  EngineResult result;
+  // The flat list: (point, run within the point), point after point.
+  struct Flat {
+    std::size_t point, run, slot;
+  };
+  std::vector<Flat> selected;
+  std::vector<std::size_t> first_slot(points.size());
+  std::size_t slots = 0, flat = 0;
+  result.points.resize(points.size());
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    first_slot[p] = slots;
+    slots += points[p]->replicates;
+    const std::size_t n = run_count(*points[p]);
+    result.points[p].resize(n);
+    for (std::size_t i = 0; i < n; ++i, ++flat)
+      if (options.shard.selects(flat)) selected.push_back({p, i, first_slot[p] + run_key(*points[p], i).replicate});
+  }
+  std::vector<Slot> slot(slots);
+  std::vector<std::size_t> slot_point(slots), slot_replicate(slots);
+  std::vector<bool> needed(slots, false);  // fixed before any thread starts
+  for (std::size_t p = 0; p < points.size(); ++p)
+    for (std::size_t r = 0; r < points[p]->replicates; ++r) {
+      slot_point[first_slot[p] + r] = p;
+      slot_replicate[first_slot[p] + r] = r;
+    }
+  for (const Flat& f : selected) {
+    ++slot[f.slot].remaining;
+    needed[f.slot] = true;
+  }
+  // Makes slot t's trace and its figures; the caller holds t's mutex. Making
+  // a workload and its fingerprint costs as much as several runs of a small
+  // scenario, so it must not stall the other threads (see help_ahead).
+  const auto prepare = [&](std::size_t t) {
+    Slot& s = slot[t];
+    s.state.store(Slot::kPreparing);
+    if (replay != nullptr) {
+      s.trace = replay;
+    } else {
+      const Scenario seeded = replicate_scenario(*points[slot_point[t]], slot_replicate[t]);
+      s.owned = generate_synthetic(seeded.workload, seeded.seed);
+      s.trace = s.owned.get();
+    }
+    s.requests = s.trace->size();
+    s.prompt_tokens = s.trace->total_prompt_tokens();
+    s.fingerprint = s.trace->fingerprint();
+    s.state.store(Slot::kReady);
+  };
+  // A thread whose slot another thread is still preparing prepares the next
+  // needed slot instead of waiting (at most `jobs` slots ahead, which bounds
+  // the workloads alive at once to about twice the jobs).
+  const std::size_t ahead = std::max<std::size_t>(1, options.jobs);
+  const auto help_ahead = [&](std::size_t from) {
+    for (std::size_t t = from + 1; t < slots && t <= from + ahead; ++t) {
+      if (!needed[t]) continue;
+      int empty = Slot::kEmpty;
+      if (!slot[t].state.compare_exchange_strong(empty, Slot::kPreparing)) continue;
+      const std::lock_guard<std::mutex> lock(slot[t].mutex);
+      // A run of t may have locked first and prepared it (or even finished).
+      if (slot[t].trace == nullptr && slot[t].remaining > 0) prepare(t);
+      return;
+    }
+  };
+
+  std::atomic<bool> cancelled{false};
+  std::mutex progress_mutex;
+  // Serialised progress; false (from the caller, now or earlier) cancels.
+  const auto report = [&](std::size_t point, std::size_t run, std::uint64_t done, std::uint64_t total) {
+    if (cancelled.load()) return false;
+    if (!options.progress) return true;
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    if (cancelled.load()) return false;
+    if (!options.progress(point, run, done, total)) {
+      cancelled.store(true);
+      return false;
+    }
+    return true;
+  };
+
+  parallel_for(selected.size(), options.jobs, [&](std::size_t k) {
+    const Flat& f = selected[k];
+    Slot& s = slot[f.slot];
+    const auto release = [&] {
+      const std::lock_guard<std::mutex> lock(s.mutex);
+      if (--s.remaining == 0) {
+        s.owned.reset();
+        s.trace = nullptr;
+        s.state.store(Slot::kReleased);
+      }
+    };
+    if (cancelled.load()) return release();
+    const Scenario& scenario = *points[f.point];
+    const RunKey key = run_key(scenario, f.run);
+    const Scenario seeded = replicate_scenario(scenario, key.replicate);
+    RunRecord& record = result.points[f.point][f.run];
+    if (options.jobs > 1 && s.state.load() == Slot::kPreparing) help_ahead(f.slot);
+    const RequestTrace* shared = nullptr;  // stays until this run's release()
+    {
+      const std::lock_guard<std::mutex> lock(s.mutex);
+      if (s.trace == nullptr) prepare(f.slot);
+      shared = s.trace;
+      record.has_workload = true;
+      record.requests = s.requests;
+      record.prompt_tokens = s.prompt_tokens;
+      record.fingerprint = s.fingerprint;
+    }
+    const RequestTrace& trace = *shared;
+    const std::size_t policies = scenario.policies.size();
+    if (!report(f.point, f.run, 0, record.requests)) return release();
+    if (key.phase < policies) {
+      auto policy = make_policy(scenario.policies[key.phase], seeded);  // a valid scenario names known policies
+      ProgressCallback per_run;
+      if (options.progress)
+        per_run = [&](std::uint64_t done) { return report(f.point, f.run, done, record.requests); };
+      record.outcome.policy = scenario.policies[key.phase];
+      record.outcome.run = simulate(trace, scenario.cluster, *policy, per_run, 4096, scenario.router);
+      if (record.outcome.run.cancelled) {
+        record.outcome = PolicyOutcome{};
+        return release();
+      }
+      record.outcome.summary = summarize(record.outcome.run);
+      if (!(options.keep_series && key.replicate == 0)) release_series(record.outcome.run);
+      // The batched engine's timeline (kInFlightSamples per replica at most)
+      // is replicate 0's in the results JSON, series kept or not (shards).
+      if (key.replicate != 0) release_timeline(record.outcome.run);
+    } else if (key.phase == policies) {
+      record.bound = ideal_bound(trace);
+    } else {
+      record.bound = single_cache_bound(trace, scenario.cluster.cache_tokens * scenario.cluster.replicas,
+                                        scenario.cluster.protect_after_hits);
+    }
+    record.done = true;
+    release();
+  });
+  result.cancelled = cancelled.load();
+  return result;
+}
+
+ExperimentReport assemble(const Scenario& scenario, std::vector<RunRecord>&& records, bool cancelled) {
+  ExperimentReport report;
+  const std::size_t policies = scenario.policies.size();
+  const std::size_t per_replicate = policies + 2;
+  // Replicate 0's trace figures, from any of its runs that reached its trace.
+  for (std::size_t i = 0; i < per_replicate && i < records.size(); ++i)
+    if (records[i].has_workload) {
+      report.requests = records[i].requests;
+      report.prompt_tokens = records[i].prompt_tokens;
+      report.fingerprint = records[i].fingerprint;
+      break;
+    }
+  bool complete = !cancelled;
+  for (const RunRecord& r : records) complete = complete && r.done;
+  if (!complete) {
+    report.cancelled = true;
+    for (std::size_t p = 0; p < policies && records[p].done; ++p) report.outcomes.push_back(std::move(records[p].outcome));
+    return report;
+  }
+  for (std::size_t p = 0; p < policies; ++p) report.outcomes.push_back(std::move(records[p].outcome));
+  report.ideal = records[policies].bound;
+  report.pooled = records[policies + 1].bound;
+  if (scenario.replicates > 1) {
+    report.seeds.resize(scenario.replicates);
+    for (std::size_t r = 0; r < scenario.replicates; ++r) {
+      SeedReport& seed = report.seeds[r];
+      const std::size_t base = r * per_replicate;
+      seed.seed = scenario.seed + r;
+      seed.requests = records[base].requests;
+      seed.prompt_tokens = records[base].prompt_tokens;
+      seed.fingerprint = records[base].fingerprint;
+      for (std::size_t p = 0; p < policies; ++p) {
+        if (r == 0) {
+          // Replicate 0's outcomes moved into report.outcomes: a copy without the series.
+          PolicyOutcome copy;
+          copy.policy = report.outcomes[p].policy;
+          copy.summary = report.outcomes[p].summary;
+          copy.run.replicas = report.outcomes[p].run.replicas;
+          copy.run.decode = report.outcomes[p].run.decode;
+          copy.run.batched = report.outcomes[p].run.batched;
+          copy.run.in_flight_period = report.outcomes[p].run.in_flight_period;
+          seed.outcomes.push_back(std::move(copy));
+        } else {
+          seed.outcomes.push_back(std::move(records[base + p].outcome));
+        }
+      }
+      seed.ideal = records[base + policies].bound;
+      seed.pooled = records[base + policies + 1].bound;
+    }
+  }
+  return report;
+}
+
+}  // namespace engine
+}  // namespace prefixroute

@@ -1,0 +1,125 @@
+// AibrixPrefix (AIBrix's bare prefix-cache = prefix-cache:5 + load-balance:4):
+// the normalisation (winsorize, min-max, polarity, +inf), the blend's
+// weights, the tie rule, the gate in front, the router's own table.
+#include "prefixroute/policies/aibrix_prefix.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "replicas.h"
+#include "tokens.h"
+
+namespace prefixroute {
+namespace {
+
+using testsupport::cache_prefix;
+using testsupport::concat;
+using testsupport::make_replicas;
+using testsupport::prompt_of;
+using testsupport::record_routed;
+using testsupport::run_of;
+using testsupport::set_in_flight;
+using testsupport::Tokens;
+using Polarity = AibrixPrefix::Polarity;
+
+const PrefillModel kPrefill{1000.0};
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::vector<double> normalised(const std::vector<double>& raw, Polarity polarity) {
+  std::vector<double> out;
+  AibrixPrefix::normalise(raw, polarity, out);
+  return out;
+}
+
+TEST(AibrixNormalise, MinMaxForHigherIsBetterAndReversedForLowerIsBetter) {
+  EXPECT_EQ(normalised({0, 50, 100}, Polarity::Most), (std::vector<double>{0.0, 0.5, 1.0}));
+  EXPECT_EQ(normalised({0, 50, 100}, Polarity::Least), (std::vector<double>{1.0, 0.5, 0.0}));
+}
+
+TEST(AibrixNormalise, ValuesBeyondThreeMadsAreClampedFirst) {
+  // AIBrix's own example: {91, 333, 4534.67}: median 333, MAD 242, upper bound
+  // 333 + 3 x 242 = 1059, so 4534.67 scales as 1059.
+  const std::vector<double> out = normalised({91, 333, 4534.67}, Polarity::Least);
+  EXPECT_EQ(out[0], 1.0);
+  EXPECT_DOUBLE_EQ(out[1], (1059.0 - 333.0) / (1059.0 - 91.0));
+  EXPECT_EQ(out[2], 0.0);
+  // Two values: no winsorizing.
+  EXPECT_EQ(normalised({1, 1000}, Polarity::Most), (std::vector<double>{0.0, 1.0}));
+}
+
+TEST(AibrixNormalise, AllEqualScoreOneAndInfiniteScoresZero) {
+  EXPECT_EQ(normalised({7, 7, 7}, Polarity::Least), (std::vector<double>{1.0, 1.0, 1.0}));
+  EXPECT_EQ(normalised({kInf, 2, 4}, Polarity::Least), (std::vector<double>{0.0, 1.0, 0.0}));
+  EXPECT_EQ(normalised({kInf, kInf}, Polarity::Least), (std::vector<double>{0.0, 0.0}));
+}
+
+TEST(AibrixPrefix, FinalScoreIsFiveNinthsPrefixPlusFourNinthsLoad) {
+  auto replicas = make_replicas(3);
+  const Tokens prompt = run_of(1, 40);  // 10 blocks of 4
+  AibrixPrefix policy(AibrixPrefixParams{});
+  record_routed(policy, 1, 0, prompt);                         // r0: 100 %
+  record_routed(policy, 2, 1, concat(run_of(1, 20), run_of(900, 4)));  // r1: 50 %
+  set_in_flight(replicas, {4, 2, 0});
+  // prefix {100, 50, 0} -> {1, 0.5, 0}; load {4, 2, 0} (capacity 1, no KV) -> {0, 0.5, 1}.
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 0u);
+  EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{100, 50, 0}));
+  EXPECT_EQ(policy.last_load_scores(), (std::vector<double>{4, 2, 0}));
+  const double p = 5.0 / 9.0, l = 4.0 / 9.0;
+  EXPECT_EQ(policy.last_final_scores(), (std::vector<double>{1.0 * p + 0.0 * l, 0.5 * p + 0.5 * l, 0.0 * p + 1.0 * l}));
+}
+
+TEST(AibrixPrefix, ALoadGapOutweighsAPartialPrefix) {
+  auto replicas = make_replicas(2);
+  const Tokens prompt = run_of(1, 40);
+  AibrixPrefix policy(AibrixPrefixParams{});
+  record_routed(policy, 1, 0, concat(run_of(1, 20), run_of(900, 4)));  // r0: 50 %
+  set_in_flight(replicas, {5, 0});                                     // below the gate's gap of 8
+  // r0: 1 x 5/9 + 0 = 0.556; r1: 0 + 1 x 4/9 = 0.444 -> r0 still (two values: min-max only).
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 0u);
+  AibrixPrefixParams even;
+  even.prefix_weight = 1;
+  even.load_balance_weight = 2;
+  AibrixPrefix leaning(even);
+  record_routed(leaning, 1, 0, concat(run_of(1, 20), run_of(900, 4)));
+  EXPECT_EQ(leaning.choose(prompt_of(prompt), replicas, 0), 1u);  // 1/3 < 2/3
+}
+
+TEST(AibrixPrefix, TiesWithinOneBillionthGoToTheLowestIndex) {
+  auto replicas = make_replicas(3);  // nothing anywhere: every final score is 1
+  AibrixPrefix policy(AibrixPrefixParams{});
+  EXPECT_EQ(policy.choose(prompt_of(run_of(1, 8)), replicas, 0), 0u);
+  set_in_flight(replicas, {1, 0, 0});
+  EXPECT_EQ(policy.choose(prompt_of(run_of(1, 8)), replicas, 0), 1u);
+}
+
+TEST(AibrixPrefix, TheGateNarrowsTheCandidatesBeforeNormalising) {
+  auto replicas = make_replicas(3);
+  const Tokens prompt = run_of(1, 40);
+  AibrixPrefix policy(AibrixPrefixParams{});
+  record_routed(policy, 1, 0, prompt);
+  set_in_flight(replicas, {12, 1, 1});  // gap 11, 12 > 2 x (1 + 1): only replicas 1 and 2
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
+  EXPECT_TRUE(policy.last_gated());
+  EXPECT_EQ(policy.last_candidates(), (std::vector<std::size_t>{1, 2}));
+}
+
+TEST(AibrixPrefix, MatchesComeFromTheRoutersOwnTableAndTheChoiceIsAddedToIt) {
+  auto replicas = make_replicas(2);
+  const Tokens prompt = run_of(1, 40);
+  cache_prefix(replicas, 1, prompt, 40, kPrefill);  // the engine of r1 holds it: unseen
+  AibrixPrefix policy(AibrixPrefixParams{});
+  const std::size_t first = policy.choose(prompt_of(prompt), replicas, 0);
+  EXPECT_EQ(policy.last_prefix_scores(), (std::vector<double>{0, 0}));
+  policy.on_routed(RoutedRequest{1, first, prompt_of(prompt), 0, 0});
+  policy.choose(prompt_of(prompt), replicas, 0);
+  std::vector<double> expected(2, 0.0);
+  expected[first] = 100;
+  EXPECT_EQ(policy.last_prefix_scores(), expected);
+  EXPECT_EQ(policy.predicted_cached_tokens(), 40);
+}
+
+}  // namespace
+}  // namespace prefixroute
