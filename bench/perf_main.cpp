@@ -9,6 +9,9 @@
 //   experiment      parse + run_experiment + results JSON of the reference scenario
 //                   (what the wasm module's runScenario does), all policies and each alone
 //   mooncake        the whole Mooncake conversation trace, 8 replicas, 1M-token caches
+//   batched         the batched engine (Llama-3.1-8B on one H100 per replica): the
+//                   reference scenario, the same with decode (50-300 output tokens),
+//                   and the whole Mooncake trace on 8 replicas (its own output lengths)
 //   requests        scaling in requests: the reference scenario with 1k .. 1M requests
 //   replicas        scaling in replicas: 4 .. 256 replicas at the same load per replica
 //                   (arrival rate and tenants scale with the replica count)
@@ -370,7 +373,7 @@ Measurement run_jobs_trace(const std::string& path, unsigned jobs, int repeat) {
 // Output
 
 struct Options {
-  std::vector<std::string> sections = {"reference", "experiment", "mooncake", "requests", "replicas", "jobs"};
+  std::vector<std::string> sections = {"reference", "experiment", "mooncake", "batched", "requests", "replicas", "jobs"};
   std::vector<std::string> policies;
   int repeat = 5;
   int rounds = 5;  // scaling sections: alternating small/large rounds behind each judged ratio
@@ -640,6 +643,39 @@ int run(const Options& o) {
         all_ok);
   }
 
+  if (wanted(o, "batched")) {
+    const std::vector<Override> engine = {{"cluster.engine", "batched"},
+                                          {"hardware.model", "llama-3.1-8b"},
+                                          {"hardware.gpu", "h100"}};
+    policy_table(
+        o, "batched-reference",
+        "Batched engine, reference scenario (Llama-3.1-8B on one H100 per replica, no decode): simulate() per policy",
+        "under 10 ms per policy",
+        [&](const std::string& p) { return isolated([&] { return run_synthetic(engine, p, repeat); }); }, 0.010,
+        all_ok);
+    std::vector<Override> decode = engine;
+    decode.insert(decode.end(), {{"workload.output_tokens_min", "50"}, {"workload.output_tokens_max", "300"}});
+    policy_table(
+        o, "batched-decode",
+        "Batched engine, reference scenario with 50-300 output tokens per request (700k decode steps' worth): "
+        "simulate() per policy",
+        "none (for comparison)",
+        [&](const std::string& p) { return isolated([&] { return run_synthetic(decode, p, repeat); }); }, 1e300,
+        all_ok);
+    std::vector<Override> trace = engine;
+    trace.emplace_back("cluster.replicas", "8");
+    const int r = std::max(1, std::min(repeat, 3));
+    Options trace_options = o;
+    trace_options.repeat = r;
+    policy_table(
+        trace_options, "batched-mooncake",
+        "Batched engine, Mooncake conversation trace (whole file, its output lengths decoded), 8 replicas of "
+        "Llama-3.1-8B on one H100 (467,280-token KV each): simulate() per policy",
+        "at least 5,000x real time per policy, i.e. under 0.7 s",
+        [&](const std::string& p) { return isolated([&] { return run_trace(o.trace, trace, p, r); }); }, 0.7,
+        all_ok);
+  }
+
   if (wanted(o, "requests")) {
     std::vector<long> sizes = {1000, 10000, 100000, 1000000};
     if (o.quick) sizes.pop_back();
@@ -770,7 +806,7 @@ int run(const Options& o) {
 
 void usage() {
   std::fprintf(stderr,
-               "usage: prefixroute-perf [--only reference,experiment,mooncake,requests,replicas,jobs]\n"
+               "usage: prefixroute-perf [--only reference,experiment,mooncake,batched,requests,replicas,jobs]\n"
                "                        [--policies round_robin,...] [--repeat N] [--rounds N] [--cpu N|none] [--quick]\n"
                "                        [--trace FILE] [--format md|json] [--in-process]\n"
                "                        [--only custom --set key=value ... [--custom-trace]]\n"
@@ -844,7 +880,7 @@ int main(int argc, char** argv) {
   }
   for (const std::string& section : o.sections)
     if (section != "reference" && section != "experiment" && section != "mooncake" && section != "requests" &&
-        section != "replicas" && section != "jobs" && section != "custom") {
+        section != "replicas" && section != "jobs" && section != "custom" && section != "batched") {
       std::fprintf(stderr, "error: unknown section %s\n", section.c_str());
       usage();
       return 2;

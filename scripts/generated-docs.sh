@@ -82,8 +82,26 @@ else
 fi                                    # npm run bench -- --fields
 { echo '```text'; "$build_dir/examples/quickstart"; echo '```'; } >"$tmp/quickstart-output.md"
 
-render() {  # README with every generated section replaced by fresh output
-  node - "$ROOT/README.md" "$tmp" <<'JS'
+# docs/MODEL.md: the hardware presets against vLLM's measurements.
+"$bench" --step-table >"$tmp/step-tables.md"                      # npm run bench -- --step-table
+awk 'BEGIN{t=0} /^$/{t=1; next} {print > (t ? "'"$tmp"'/capacity-table.md" : "'"$tmp"'/step-table.md")}' "$tmp/step-tables.md"
+
+# README: one realistic deployment on the conversation trace (when the trace is beside the repository).
+if [ -f "$trace_file" ]; then
+  "$bench" --json '' --markdown --trace "$trace_file" --set cluster.replicas=8 --set cluster.engine=batched \
+    --set hardware.model=llama-3.1-70b --set hardware.gpu=h100 --set hardware.tp=4 --set policies=all \
+    | grep '^|' >"$tmp/deployment.md"
+  "$bench" --hardware --set cluster.engine=batched --set hardware.model=llama-3.1-70b --set hardware.gpu=h100 \
+    --set hardware.tp=4 | node -e 'const d=JSON.parse(require("fs").readFileSync(0,"utf8"));process.stdout.write(d.text+".\n")' \
+    >"$tmp/deployment-line.md"
+else
+  for name in deployment deployment-line; do
+    node -e 'const [f,n]=process.argv.slice(1);const t=require("fs").readFileSync(f,"utf8");const m=t.match(new RegExp("<!-- generated:"+n+" -->\\n([\\s\\S]*?)<!-- /generated:"+n+" -->"));process.stdout.write(m?m[1]:"")' "$ROOT/README.md" "$name" >"$tmp/$name.md"
+  done
+fi
+
+render() {  # $1 (README.md or docs/MODEL.md) with every generated section replaced by fresh output
+  node - "$1" "$tmp" <<'JS'
 const fs = require("fs");
 const [readmePath, tmp] = process.argv.slice(2);
 const readme = fs.readFileSync(readmePath, "utf8");
@@ -99,20 +117,23 @@ case "$mode" in
   --write)
     mkdir -p "$ROOT/docs"
     cp "$tmp/results.json" "$ROOT/docs/results.json"
-    render >"$tmp/README.md" && cp "$tmp/README.md" "$ROOT/README.md"
-    echo "updated docs/results.json and README.md tables"
+    render "$ROOT/README.md" >"$tmp/README.md" && cp "$tmp/README.md" "$ROOT/README.md"
+    render "$ROOT/docs/MODEL.md" >"$tmp/MODEL.md" && cp "$tmp/MODEL.md" "$ROOT/docs/MODEL.md"
+    echo "updated docs/results.json, README.md and docs/MODEL.md tables"
     ;;
   --check)
     status=0
     if ! cmp -s "$tmp/results.json" "$ROOT/docs/results.json"; then
       echo "docs/results.json is stale: run npm run docs" >&2; status=1
     fi
-    render >"$tmp/README.md"
-    if ! cmp -s "$tmp/README.md" "$ROOT/README.md"; then
-      echo "README.md tables are stale: run npm run docs" >&2
-      diff "$ROOT/README.md" "$tmp/README.md" >&2 || true
-      status=1
-    fi
+    for doc in README.md docs/MODEL.md; do
+      render "$ROOT/$doc" >"$tmp/rendered.md"
+      if ! cmp -s "$tmp/rendered.md" "$ROOT/$doc"; then
+        echo "$doc tables are stale: run npm run docs" >&2
+        diff "$ROOT/$doc" "$tmp/rendered.md" >&2 || true
+        status=1
+      fi
+    done
     [ $status -eq 0 ] && echo "generated docs are up to date"
     exit $status
     ;;

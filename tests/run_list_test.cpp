@@ -158,6 +158,54 @@ TEST(Replicates, RowsHoldTheMeanAndTheIntervalOfTheSeeds) {
   EXPECT_EQ(std::vector<std::string>(keys_five.begin(), keys_five.end() - 1), keys_one);
 }
 
+// The batched engine under replicates: its row metrics get means, intervals
+// and per-seed values like the others, its per-replica figures means, and
+// the timeline (sampled at each seed's own period) is replicate 0's.
+TEST(Replicates, BatchedRowsHoldMeansIntervalsAndTheFirstSeedsTimeline) {
+  const std::vector<Override> batched = {{"cluster.engine", "batched"},
+                                         {"workload.output_tokens_min", "5"},
+                                         {"workload.output_tokens_max", "60"},
+                                         {"policies", "round_robin,affinity"}};
+  std::vector<Override> replicated = batched;
+  replicated.emplace_back("replicates", "3");
+  const Scenario s = small(replicated);
+  ASSERT_TRUE(validate(s).empty());
+  const std::string text = results_to_json(s, run_experiment(s, {}, nullptr, 2));
+  EXPECT_EQ(text, results_to_json(s, run_experiment(s, {}, nullptr, 1)));
+  const Json doc = Json::parse(text);
+  EXPECT_TRUE(doc.contains("hardware"));
+  for (std::size_t r = 0; r < 3; ++r) {
+    Scenario single = s;
+    single.seed = s.seed + r;
+    single.replicates = 1;
+    const Json alone = Json::parse(results_to_json(single, run_experiment(single)));
+    for (std::size_t p = 0; p < 2; ++p) {
+      const Json& row = doc["results"][p];
+      Json seed_row = row["per_seed"][r];
+      seed_row.erase("seed");
+      Json alone_row = alone["results"][p];
+      ASSERT_TRUE(alone_row.contains("timeline"));
+      if (r == 0) {
+        EXPECT_EQ(row["timeline"], alone_row["timeline"]);
+      }
+      for (const char* key : {"policy", "label", "replicas", "timeline"}) alone_row.erase(key);
+      EXPECT_EQ(seed_row, alone_row) << "seed " << single.seed << " policy " << p;
+    }
+  }
+  for (const Json& row : doc["results"]) {
+    for (const char* key : {"mean_tpot_ms", "p99_tpot_ms", "output_tokens_per_s", "mean_batch", "preemptions",
+                            "recomputed_tokens", "span_s"}) {
+      ASSERT_TRUE(row["interval"].contains(key)) << key;
+      std::vector<double> values;
+      for (const Json& seed : row["per_seed"]) values.push_back(seed[key].get<double>());
+      EXPECT_EQ(row[key].get<double>(), t_interval(values).mean) << key;
+    }
+    ASSERT_EQ(row["replicas"].size(), 3u);
+    for (const char* key : {"steps", "mean_batch", "peak_batch", "output_tokens_per_s", "preemptions"})
+      EXPECT_TRUE(row["replicas"][0].contains(key)) << key;
+  }
+}
+
 TEST(Replicates, NotDistinguishableListsExactlyTheOverlappingPairs) {
   const Scenario s = small({{"replicates", "4"}, {"policies", "round_robin,least_loaded,affinity,affinity_balanced"}});
   const ExperimentReport report = run_experiment(s, {}, nullptr, 2);

@@ -52,6 +52,34 @@ TEST(Shards, ReplicatesMergeToTheSingleRunsBytes) {
   EXPECT_EQ(merged_results(experiment_shards(s, 4)), results_to_json(s, run_experiment(s)));
 }
 
+// The batched engine's figures (TPOT, output rate, batch, preemptions, the
+// replicas' step totals and replicate 0's timeline) travel in the shard
+// documents: merged, they are the single run's bytes.
+TEST(Shards, BatchedRunsMergeToTheSingleRunsBytes) {
+  const std::vector<Override> batched = {{"cluster.engine", "batched"},
+                                         {"cluster.kv_block_tokens", "32"},
+                                         {"workload.output_tokens_min", "5"},
+                                         {"workload.output_tokens_max", "80"},
+                                         {"workload.arrival_rate_per_s", "400"},
+                                         {"router.kv_event_lag_ms", "5"},
+                                         {"policies", "round_robin,affinity,expected_ttft,dynamo_kv"}};
+  const Scenario s = small(batched);
+  ASSERT_TRUE(validate(s).empty());
+  const std::string single = results_to_json(s, run_experiment(s));
+  const Json doc = Json::parse(single);
+  ASSERT_TRUE(doc["results"][0].contains("timeline"));
+  ASSERT_TRUE(doc["results"][0].contains("mean_tpot_ms"));
+  for (std::size_t n : {1, 2, 3, 7}) {
+    SCOPED_TRACE(n);
+    EXPECT_EQ(merged_results(experiment_shards(s, n, n % 2 == 0 ? 2 : 1)), single);
+  }
+  std::vector<Override> replicated = batched;
+  replicated.emplace_back("replicates", "3");
+  const Scenario r = small(replicated);
+  ASSERT_TRUE(validate(r).empty());
+  EXPECT_EQ(merged_results(experiment_shards(r, 4, 2)), results_to_json(r, run_experiment(r)));
+}
+
 TEST(Shards, OrderOfTheDocumentsDoesNotMatter) {
   const Scenario s = small({{"policies", "affinity,chwbl"}});
   std::vector<ShardInput> docs = experiment_shards(s, 3);

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "prefixroute/experiment.h"
+#include "prefixroute/hardware_summary.h"
 #include "prefixroute/overrides.h"
 #include "prefixroute/replay.h"
 #include "prefixroute/base/parallel.h"
@@ -27,6 +28,7 @@
 #include "prefixroute/sweep.h"
 #include "prefixroute/workload/trace_reader.h"
 #include <nlohmann/json.hpp>
+#include "step_table.h"
 #include "table_printer.h"
 
 namespace {
@@ -53,7 +55,7 @@ std::unique_ptr<prefixroute::BlockTrace> load_trace(const std::string& path, con
       problem += "(use --set trace.on_error=skip to skip bad lines; they are counted)\n";
     return nullptr;
   }
-  const std::vector<prefixroute::FieldError> errors = prefixroute::record_replay(scenario, path, result, static_cast<double>(result.trace->total_prompt_tokens()));
+  const std::vector<prefixroute::FieldError> errors = prefixroute::record_replay(scenario, path, result, prefixroute::replay_size(*result.trace));
   if (!errors.empty()) {
     problem = "error: cannot replay trace " + path + ":\n";
     for (const auto& e : errors) problem += "  " + e.field + ": " + e.message + "\n";
@@ -167,6 +169,8 @@ int main(int argc, char** argv) {
   bool print_schema = false;
   bool print_scenario = false;
   bool print_fields = false;
+  bool print_hardware = false;
+  bool print_step_table = false;
   unsigned jobs = prefixroute::hardware_jobs();
   std::string shard_text_arg;
   std::vector<std::string> merge_paths;
@@ -191,6 +195,10 @@ int main(int argc, char** argv) {
   app.add_flag("--schema", print_schema, "Print the scenario JSON Schema and exit");
   app.add_flag("--fields", print_fields, "Print the scenario fields as a Markdown table and exit");
   app.add_flag("--print-scenario", print_scenario, "Print the resolved scenario and exit");
+  app.add_flag("--step-table", print_step_table,
+               "Print the hardware presets' step times and KV capacity beside vLLM measurements (Markdown) and exit");
+  app.add_flag("--hardware", print_hardware,
+               "Print what the scenario's hardware.* and cluster settings mean for one replica (JSON) and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -205,6 +213,11 @@ int main(int argc, char** argv) {
 
   if (print_fields) {
     std::cout << prefixroute::format_fields_markdown();
+    return 0;
+  }
+
+  if (print_step_table) {
+    std::cout << prefixroute::format_step_table_markdown() << "\n" << prefixroute::format_capacity_table_markdown();
     return 0;
   }
 
@@ -273,6 +286,10 @@ int main(int argc, char** argv) {
   }
   if (print_scenario) {
     std::cout << prefixroute::scenario_to_json(scenario, 2) << "\n";
+    return 0;
+  }
+  if (print_hardware) {
+    std::cout << prefixroute::hardware_summary_json(scenario) << "\n";
     return 0;
   }
 

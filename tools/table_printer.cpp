@@ -81,6 +81,14 @@ double half_of(const std::vector<ReplicatedMetric>& metrics, std::string_view ke
   return 0;
 }
 
+// The batched engine's settings, one line ("" under fifo).
+std::string engine_line(const Scenario& scenario) {
+  if (scenario.cluster.engine != EngineKind::Batched) return "";
+  return "engine: batched, " + std::to_string(scenario.cluster.max_batched_tokens) + "-token steps, up to " +
+         std::to_string(scenario.cluster.max_running) + " sequences, " +
+         std::to_string(scenario.cluster.kv_block_tokens) + "-token KV blocks\n";
+}
+
 std::string seeds_text(const Scenario& scenario) {
   return printf_string("seeds %llu..%llu", static_cast<unsigned long long>(scenario.seed),
                        static_cast<unsigned long long>(scenario.seed + scenario.replicates - 1));
@@ -96,6 +104,7 @@ std::string format_replicates_text(const Scenario& scenario, const ExperimentRep
       static_cast<unsigned long long>(report.requests), w.tenants, scenario.cluster.replicas,
       static_cast<unsigned long long>(scenario.cluster.cache_tokens), seeds_text(scenario).c_str(),
       scenario.replicates);
+  out += engine_line(scenario);
   for (const PolicyReplicates& p : stats.policies) {
     const auto m = [&](const char* key) { return p.find(key)->interval; };
     out += printf_string(
@@ -106,6 +115,15 @@ std::string format_replicates_text(const Scenario& scenario, const ExperimentRep
         with_thousands(static_cast<std::uint64_t>(std::llround(m("prefill_tokens").half_width))).c_str(),
         m("hit_rate").mean * 100, m("hit_rate").half_width * 100, m("hit_share_of_ideal").mean * 100,
         m("imbalance").mean, m("imbalance").half_width);
+    if (p.find("output_tokens_per_s") != nullptr) {  // the batched engine's figures
+      out.pop_back();
+      if (p.find("mean_tpot_ms") != nullptr)
+        out += printf_string("  mean_tpot=%6.2f ± %5.2f ms  p99_tpot=%7.2f ± %6.2f ms", m("mean_tpot_ms").mean,
+                             m("mean_tpot_ms").half_width, m("p99_tpot_ms").mean, m("p99_tpot_ms").half_width);
+      out += printf_string("  output=%9.0f ± %7.0f tok/s  batch=%5.1f ± %4.1f  preempted=%.1f ± %.1f\n",
+                           m("output_tokens_per_s").mean, m("output_tokens_per_s").half_width, m("mean_batch").mean,
+                           m("mean_batch").half_width, m("preemptions").mean, m("preemptions").half_width);
+    }
   }
   out += printf_string("%-18s one unbounded cache:            prefill_tokens=%11s ± %-9s  hit_rate=%5.1f ± %4.1f%%\n",
                        "bound: ideal", with_thousands(static_cast<std::uint64_t>(std::llround(mean_of(stats.ideal, "prefill_tokens")))).c_str(),
@@ -120,8 +138,44 @@ std::string format_replicates_text(const Scenario& scenario, const ExperimentRep
   return out;
 }
 
+// The batched engine's table (format_markdown_table's) with means ± half-widths.
+std::string format_replicates_batched_markdown(const Scenario& scenario, const ReplicateStats& stats) {
+  std::string out =
+      "| Policy | Mean TTFT | p99 TTFT | Mean TPOT | p99 TPOT | Output tokens/s | Mean batch | Prefix cache hit rate "
+      "| Share of ideal | Prefill tokens | Preemptions |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+  const auto tokens = [](double v) { return with_thousands(static_cast<std::uint64_t>(std::llround(v))); };
+  for (const PolicyReplicates& p : stats.policies) {
+    const auto m = [&](const char* key) { return p.find(key)->interval; };
+    const std::string tpot =
+        p.find("mean_tpot_ms") != nullptr
+            ? printf_string("%.1f ± %.1f ms | %.1f ± %.1f ms", m("mean_tpot_ms").mean, m("mean_tpot_ms").half_width,
+                            m("p99_tpot_ms").mean, m("p99_tpot_ms").half_width)
+            : "– | –";
+    out += printf_string("| %s | %.1f ± %.1f ms | %.1f ± %.1f ms | %s | %s ± %s | %.1f ± %.1f | %.1f ± %.1f%% | "
+                         "%.1f ± %.1f%% | %s ± %s | %.1f ± %.1f |\n",
+                         label_of(p.policy).c_str(), m("mean_ttft_ms").mean, m("mean_ttft_ms").half_width,
+                         m("p99_ttft_ms").mean, m("p99_ttft_ms").half_width, tpot.c_str(),
+                         tokens(m("output_tokens_per_s").mean).c_str(),
+                         tokens(m("output_tokens_per_s").half_width).c_str(), m("mean_batch").mean,
+                         m("mean_batch").half_width, m("hit_rate").mean * 100, m("hit_rate").half_width * 100,
+                         m("hit_share_of_ideal").mean * 100, m("hit_share_of_ideal").half_width * 100,
+                         tokens(m("prefill_tokens").mean).c_str(), tokens(m("prefill_tokens").half_width).c_str(),
+                         m("preemptions").mean, m("preemptions").half_width);
+  }
+  out += printf_string("| *Bound: ideal (one unbounded cache)* | | | | | | | %.1f ± %.1f%% | 100%% | %s ± %s | |\n",
+                       mean_of(stats.ideal, "hit_rate") * 100, half_of(stats.ideal, "hit_rate") * 100,
+                       tokens(mean_of(stats.ideal, "prefill_tokens")).c_str(),
+                       tokens(half_of(stats.ideal, "prefill_tokens")).c_str());
+  out += printf_string("\nMean ± half-width of the 95 %% interval (Student t) over %u replicates (%s); ",
+                       scenario.replicates, seeds_text(scenario).c_str());
+  out += distinguishability_note(stats, "- ", "\n", &label_of);
+  return out;
+}
+
 std::string format_replicates_markdown(const Scenario& scenario, const ExperimentReport& report) {
   const ReplicateStats stats = replicate_stats(report);
+  if (!report.outcomes.empty() && report.outcomes.front().run.batched)
+    return format_replicates_batched_markdown(scenario, stats);
   std::string out =
       "| Policy | Mean TTFT | p99 TTFT | Prefix cache hit rate | Share of ideal | Prefill tokens | Imbalance |\n"
       "|---|---|---|---|---|---|---|\n";
@@ -175,14 +229,21 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
                           static_cast<unsigned long long>(report.requests), shape.c_str(), scenario.cluster.replicas,
                           static_cast<unsigned long long>(scenario.cluster.cache_tokens),
                           static_cast<unsigned long long>(scenario.seed));
+  out += engine_line(scenario);
   for (const PolicyOutcome& o : report.outcomes) {
     const RunSummary& s = o.summary;
     out += printf_string(
         "%-18s mean_ttft=%7.1f ms  p50=%7.1f ms  p90=%7.1f ms  p99_ttft=%7.1f ms  prefill_tokens=%13s  "
-        "hit_rate=%5.1f%% (%5.1f%% of ideal)  imbalance=%.2f\n",
+        "hit_rate=%5.1f%% (%5.1f%% of ideal)  imbalance=%.2f",
         o.policy.c_str(), s.mean_ttft_ms, s.p50_ttft_ms, s.p90_ttft_ms, s.p99_ttft_ms,
         with_thousands(s.prefill_tokens).c_str(), s.hit_rate * 100,
         share_of_ideal(s.hit_rate, report) * 100, s.imbalance);
+    if (o.run.batched) {
+      if (s.has_tpot) out += printf_string("  mean_tpot=%6.2f ms  p99_tpot=%7.2f ms", s.mean_tpot_ms, s.p99_tpot_ms);
+      out += printf_string("  output=%9.0f tok/s  batch=%5.1f  preempted=%s", s.output_tokens_per_s, s.mean_batch,
+                           with_thousands(s.preemptions).c_str());
+    }
+    out += "\n";
   }
   if (!report.cancelled) {
     out += printf_string("%-18s one unbounded cache:            prefill_tokens=%13s  hit_rate=%5.1f%%\n",
@@ -197,6 +258,29 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
 
 std::string format_markdown_table(const Scenario& scenario, const ExperimentReport& report) {
   if (!report.seeds.empty() && !report.cancelled) return format_replicates_markdown(scenario, report);
+  const bool batched = !report.outcomes.empty() && report.outcomes.front().run.batched;
+  if (batched) {
+    // The batched engine's table: latency of the first and of every later
+    // token, the cluster's output rate, and the cache.
+    std::string out =
+        "| Policy | Mean TTFT | p99 TTFT | Mean TPOT | p99 TPOT | Output tokens/s | Mean batch | Prefix cache hit rate "
+        "| Share of ideal | Prefill tokens | Preemptions |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const PolicyOutcome& o : report.outcomes) {
+      const RunSummary& s = o.summary;
+      const std::string tpot = s.has_tpot ? printf_string("%.1f ms | %.1f ms", s.mean_tpot_ms, s.p99_tpot_ms) : "– | –";
+      out += printf_string("| %s | %.1f ms | %.1f ms | %s | ", label_of(o.policy).c_str(), s.mean_ttft_ms,
+                           s.p99_ttft_ms, tpot.c_str()) +
+             with_thousands(static_cast<std::uint64_t>(std::llround(s.output_tokens_per_s))) +
+             printf_string(" | %.1f | %.1f%% | %.1f%% | ", s.mean_batch, s.hit_rate * 100,
+                           share_of_ideal(s.hit_rate, report) * 100) +
+             with_thousands(s.prefill_tokens) + " | " + with_thousands(s.preemptions) + " |\n";
+    }
+    if (!report.cancelled)
+      out += printf_string("| *Bound: ideal (one unbounded cache)* | | | | | | | %.1f%% | 100%% | ",
+                           report.ideal.hit_rate * 100) +
+             with_thousands(report.ideal.prefill_tokens) + " | |\n";
+    return out;
+  }
   std::string out =
       "| Policy | Mean TTFT | p99 TTFT | Prefix cache hit rate | Share of ideal | Prefill tokens | Imbalance |\n"
       "|---|---|---|---|---|---|---|\n";

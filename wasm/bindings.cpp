@@ -2,8 +2,8 @@
 // EMSCRIPTEN_BINDINGS block. prefixroute.d.ts declares it for TypeScript.
 //
 // Two layers:
-//   coarse   runScenario, validateScenario, scenarioSchema, policyCatalogue,
-//            version: what the playground's worker calls. Strings in, plain JS
+//   coarse   runScenario, validateScenario, hardwareSummary, scenarioSchema,
+//            policyCatalogue, version: what the playground's worker calls. Strings in, plain JS
 //            objects out; a bad scenario is a value ({ok:false, errors}), never
 //            an exception.
 //   library  RadixCache, Cluster (N replicas) and the four baseline routing
@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
+#include "prefixroute/hardware_summary.h"
 #include "prefixroute/overrides.h"
 #include "prefixroute/policies/affinity.h"
 #include "prefixroute/policies/affinity_balanced.h"
@@ -318,6 +319,19 @@ val run_scenario(const val& scenario_json, const val& overrides_json, const val&
   return run_outcome(parse.scenario, report, callback_error);
 }
 
+// What the scenario's model, GPU and engine mean for one replica, with the
+// arithmetic (core/include/prefixroute/hardware_summary.h), for a valid
+// scenario; else its errors, as validateScenario returns them.
+val hardware_summary(const val& scenario_json, const val& overrides_json) {
+  const prefixroute::ScenarioParse parse = parse_with_overrides(scenario_json, overrides_json);
+  if (!parse.ok()) return failure(parse.errors);
+  val result = val::object();
+  result.set("ok", true);
+  result.set("errors", val::array());
+  result.set("summaryJson", prefixroute::hardware_summary_json(parse.scenario));
+  return result;
+}
+
 std::string scenario_schema() { return prefixroute::scenario_json_schema(); }
 
 // The core's catalogue JSON, as plain JS objects.
@@ -531,6 +545,7 @@ EMSCRIPTEN_BINDINGS(prefixroute) {
   // Coarse API.
   function("runScenario", &run_scenario);
   function("validateScenario", &validate_scenario);
+  function("hardwareSummary", &hardware_summary);
   function("scenarioSchema", &scenario_schema);
   function("policyCatalogue", &policy_catalogue);
   function("version", &version);

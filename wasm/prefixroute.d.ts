@@ -93,6 +93,23 @@ export interface ValidateFailure {
 
 export type ValidateResult = ValidateSuccess | ValidateFailure;
 
+export interface HardwareSummarySuccess {
+  ok: true;
+  errors: [];
+  /**
+   * The summary JSON ("prefixroute.hardware/1", see
+   * core/include/prefixroute/hardware_summary.h): the replica's model, GPU and
+   * tensor parallelism, the presets' constants with their sources, memory
+   * (weights, KV bytes per token), every derivable raw field with the value
+   * in force, its source ("given", "derived" or "default"), the derived value
+   * and its arithmetic, the step model's times for three loads, the
+   * saturated replica's token rates, and a one-line "text".
+   */
+  summaryJson: string;
+}
+
+export type HardwareSummaryResult = HardwareSummarySuccess | ValidateFailure;
+
 /**
  * Called before each run and every 4096 requests within a policy's run. The
  * first argument is the run's index in the experiment's run list: per
@@ -499,6 +516,13 @@ export interface PrefixrouteModule {
   expandSweep(sweepSpec: string): SweepExpansion;
   /** Parses and checks a scenario exactly as runScenario does, without running it. */
   validateScenario(scenarioJson: string, overridesJson: string): ValidateResult;
+  /**
+   * What the scenario's hardware.* and cluster settings mean for one replica,
+   * with the arithmetic; a scenario that does not validate gives its errors
+   * (an unknown model or GPU lists the allowed names; weights that do not fit
+   * name hardware.gpu and hardware.tp). Never throws.
+   */
+  hardwareSummary(scenarioJson: string, overridesJson: string): HardwareSummaryResult;
   /** JSON Schema (draft 2020-12) of the scenario document. */
   scenarioSchema(): string;
   /** Every policy, in report order. */

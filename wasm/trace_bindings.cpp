@@ -249,7 +249,7 @@ val run_trace(TraceLoader& loader, const val& scenario_json, const val& override
   // another read.
   std::vector<FieldError> errors = prefixroute::differing_read_settings(scenario.trace, loader.options());
   if (!errors.empty()) return failure(errors);
-  errors = prefixroute::record_replay(scenario, loader.name(), loader.result(), loader.size().prompt_tokens);
+  errors = prefixroute::record_replay(scenario, loader.name(), loader.result(), loader.size());
   if (!errors.empty()) return failure(errors);
   errors = heap_budget_errors(
       estimated_heap_bytes(scenario, loader.size()), "this replay",

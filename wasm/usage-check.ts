@@ -34,6 +34,7 @@ import type {
   TraceProblem,
   TraceRunResult,
   ValidateResult,
+  HardwareSummaryResult,
 } from './prefixroute.js';
 
 export async function load(wasm: ArrayBuffer): Promise<PrefixrouteModule> {
@@ -65,6 +66,14 @@ export function coarse(pr: PrefixrouteModule): number {
   } else {
     const first: FieldError | undefined = checked.errors[0];
     void first?.field, void first?.message;
+  }
+
+  const hardware: HardwareSummaryResult = pr.hardwareSummary('', '[["hardware.model", "llama-3.1-8b"]]');
+  if (hardware.ok) {
+    const summary: string = hardware.summaryJson;
+    void summary;
+  } else {
+    void hardware.errors[0]?.field;
   }
 
   const onProgress: ProgressCallback = (policyIndex: number, done: number, total: number) =>

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "prefixroute/base/hashing.h"
+#include "prefixroute/hardware_summary.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/run_list.h"
 #include "prefixroute/workload/synthetic.h"
@@ -34,6 +35,26 @@ std::vector<FieldError> check_replay(const Scenario& scenario, double prompt_tok
   return errors;
 }
 
+std::vector<FieldError> check_replay(const Scenario& scenario, const ReplaySize& size) {
+  std::vector<FieldError> errors = check_replay(scenario, size.prompt_tokens);
+  const ClusterConfig& c = scenario.cluster;
+  if (errors.empty() && (c.engine == EngineKind::Batched || !(c.step == StepCosts{}))) {
+    const double busy = worst_busy_seconds(c, size.requests, size.prompt_tokens, size.max_prompt_tokens,
+                                           c.engine == EngineKind::Batched ? size.output_tokens : 0,
+                                           size.max_output_tokens);
+    if (!(busy <= kMaxPrefillSeconds)) {
+      char text[512];
+      std::snprintf(text, sizeof text,
+                    "the trace's longest possible busy time under the step model (%g s, from its %.0f prompt and "
+                    "%.0f output tokens) must be at most %g s; raise the prefill rate, lower the step costs or "
+                    "replay fewer requests (trace.limit)",
+                    busy, size.prompt_tokens, size.output_tokens, kMaxPrefillSeconds);
+      errors.push_back({"cluster.prefill_tokens_per_s", text});
+    }
+  }
+  return errors;
+}
+
 ReplaySize replay_size(const RequestTrace& trace) {
   ReplaySize size;
   size.requests = static_cast<double>(trace.size());
@@ -42,6 +63,9 @@ ReplaySize replay_size(const RequestTrace& trace) {
     const auto tokens = static_cast<double>(trace.prompt_tokens(i));
     size.prompt_tokens += tokens;
     size.max_prompt_tokens = std::max(size.max_prompt_tokens, tokens);
+    const auto output = static_cast<double>(trace.output_tokens(i));
+    size.output_tokens += output;
+    size.max_output_tokens = std::max(size.max_output_tokens, output);
     trace.prompt(i, prompt);
     size.pieces += static_cast<double>(prompt.pieces.size());
   }
@@ -100,7 +124,9 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
   const double workload = replay != nullptr ? 0 : workloads * b.workload_bytes;
   // Replicate 0's per-request results are kept; another seed's live only
   // while its run summarises them.
-  const double per_run = requests * SimulationRun::kBytesPerRequest;
+  const double per_run = requests * (SimulationRun::kBytesPerRequest +
+                                     (s.cluster.engine == EngineKind::Batched ? SimulationRun::kBatchedBytesPerRequest
+                                                                              : 0.0));
   const double runs = static_cast<double>(s.policies.size()) * per_run + (s.replicates > 1 ? at_once * per_run : 0);
   // With lagged KV events the router's view is a mirror of every cache.
   const double caches = (s.router.kv_event_lag_ms > 0 ? 2 : 1) * tree(replica_tokens, replicas, replica_pieces);
@@ -132,7 +158,7 @@ double share_of(double hit_rate, double ideal_hit_rate) { return ideal_hit_rate 
 // The numeric metrics of a results row, in the row's key order; a predicted_*
 // value is absent (nullopt) when the policy predicted nothing.
 std::vector<std::pair<const char*, std::optional<double>>> row_metrics(const RunSummary& s, double ideal_hit_rate,
-                                                                       bool decode) {
+                                                                       bool decode, bool batched) {
   std::vector<std::pair<const char*, std::optional<double>>> m = {
       {"mean_ttft_ms", s.mean_ttft_ms},
       {"p50_ttft_ms", s.p50_ttft_ms},
@@ -157,12 +183,31 @@ std::vector<std::pair<const char*, std::optional<double>>> row_metrics(const Run
     m.emplace_back("p50_e2e_ms", s.p50_e2e_ms);
     m.emplace_back("p99_e2e_ms", s.p99_e2e_ms);
   }
+  if (batched) {
+    // TPOT is absent when no request generated more than one token.
+    const auto tpot = [&](double v) { return s.has_tpot ? std::optional<double>(v) : std::nullopt; };
+    m.emplace_back("mean_tpot_ms", tpot(s.mean_tpot_ms));
+    m.emplace_back("p50_tpot_ms", tpot(s.p50_tpot_ms));
+    m.emplace_back("p99_tpot_ms", tpot(s.p99_tpot_ms));
+    m.emplace_back("output_tokens", static_cast<double>(s.output_tokens));
+    m.emplace_back("output_tokens_per_s", s.output_tokens_per_s);
+    m.emplace_back("span_s", s.span_s);
+    m.emplace_back("mean_batch", s.mean_batch);
+    m.emplace_back("preemptions", static_cast<double>(s.preemptions));
+    m.emplace_back("recomputed_tokens", static_cast<double>(s.recomputed_tokens));
+  }
   return m;
+}
+
+// Keys of row_metrics a one-seed row writes as null when absent (the others
+// it leaves out).
+bool null_when_absent(std::string_view key) {
+  return key == "predicted_hit_rate" || key == "mean_tpot_ms" || key == "p50_tpot_ms" || key == "p99_tpot_ms";
 }
 
 // One seed's metrics as results_to_json writes a row's (integers as
 // integers, predicted_hit_rate null when the policy predicted nothing).
-void write_row_metrics(Json& row, const RunSummary& s, double ideal_hit_rate, bool decode) {
+void write_row_metrics(Json& row, const RunSummary& s, double ideal_hit_rate, bool decode, bool batched) {
   row["mean_ttft_ms"] = s.mean_ttft_ms;
   row["p50_ttft_ms"] = s.p50_ttft_ms;
   row["p90_ttft_ms"] = s.p90_ttft_ms;
@@ -184,6 +229,18 @@ void write_row_metrics(Json& row, const RunSummary& s, double ideal_hit_rate, bo
     row["mean_e2e_ms"] = s.mean_e2e_ms;
     row["p50_e2e_ms"] = s.p50_e2e_ms;
     row["p99_e2e_ms"] = s.p99_e2e_ms;
+  }
+  if (batched) {
+    const auto or_null = [&](double v) { return s.has_tpot ? Json(v) : Json(nullptr); };
+    row["mean_tpot_ms"] = or_null(s.mean_tpot_ms);
+    row["p50_tpot_ms"] = or_null(s.p50_tpot_ms);
+    row["p99_tpot_ms"] = or_null(s.p99_tpot_ms);
+    row["output_tokens"] = s.output_tokens;
+    row["output_tokens_per_s"] = s.output_tokens_per_s;
+    row["span_s"] = s.span_s;
+    row["mean_batch"] = s.mean_batch;
+    row["preemptions"] = s.preemptions;
+    row["recomputed_tokens"] = s.recomputed_tokens;
   }
 }
 
@@ -248,7 +305,9 @@ Json replicated_bound_json(const std::vector<ReplicatedMetric>& metrics, const s
   return out;
 }
 
-Json replicas_json(const std::vector<ReplicaTotals>& replicas) {
+// `span_s`: the run's span (RunSummary::span_s), for the batched engine's
+// per-replica output rate.
+Json replicas_json(const std::vector<ReplicaTotals>& replicas, bool batched, double span_s) {
   Json out = Json::array();
   for (const ReplicaTotals& r : replicas) {
     Json entry = Json::object();
@@ -258,8 +317,42 @@ Json replicas_json(const std::vector<ReplicaTotals>& replicas) {
     entry["work_ms"] = ticks_to_ms(r.busy_ticks);
     entry["peak_in_flight"] = r.peak_in_flight;
     entry["peak_kv_usage"] = r.peak_kv_usage;
+    if (batched) {
+      entry["steps"] = r.steps;
+      entry["mean_batch"] = r.mean_batch;
+      entry["peak_batch"] = r.peak_batch;
+      entry["output_tokens"] = r.output_tokens;
+      entry["output_tokens_per_s"] = span_s > 0 ? static_cast<double>(r.output_tokens) / span_s : 0.0;
+      entry["preemptions"] = r.preemptions;
+      entry["recomputed_tokens"] = r.recomputed_tokens;
+      entry["overcommits"] = r.overcommits;
+    }
     out.push_back(std::move(entry));
   }
+  return out;
+}
+
+// Batch size and KV held over time, per replica (charts): the samples the
+// run takes of in-flight counts, kv_block_tokens-token blocks.
+Json timeline_json(const Scenario& scenario, const SimulationRun& run) {
+  const std::size_t n = run.replicas.size();
+  const std::size_t samples = n > 0 ? run.batch_samples.size() / n : 0;
+  Json batch = Json::array(), blocks = Json::array();
+  for (std::size_t r = 0; r < n; ++r) {
+    Json b = Json::array(), k = Json::array();
+    for (std::size_t i = 0; i < samples; ++i) {
+      b.push_back(run.batch_samples[i * n + r]);
+      k.push_back(run.kv_block_samples[i * n + r]);
+    }
+    batch.push_back(std::move(b));
+    blocks.push_back(std::move(k));
+  }
+  const std::uint64_t block = scenario.cluster.kv_block_tokens;
+  Json out = Json::object();
+  out["period_ms"] = ticks_to_ms(run.in_flight_period);
+  out["kv_capacity_blocks"] = scenario.cluster.cache_tokens / block;
+  out["batch"] = std::move(batch);
+  out["kv_blocks"] = std::move(blocks);
   return out;
 }
 
@@ -267,8 +360,10 @@ Json replicas_json(const std::vector<ReplicaTotals>& replicas) {
 Json mean_replicas_json(const std::vector<SeedReport>& seeds, std::size_t policy) {
   Json out = Json::array();
   const std::size_t replicas = seeds.front().outcomes[policy].run.replicas.size();
+  const bool batched = seeds.front().outcomes[policy].run.batched;
   for (std::size_t i = 0; i < replicas; ++i) {
     std::vector<double> requests, prefill, cached, work, in_flight, kv;
+    std::vector<double> steps, mean_batch, peak_batch, output, output_rate, preemptions, recomputed, overcommits;
     for (const SeedReport& r : seeds) {
       const ReplicaTotals& t = r.outcomes[policy].run.replicas[i];
       requests.push_back(static_cast<double>(t.requests));
@@ -277,6 +372,17 @@ Json mean_replicas_json(const std::vector<SeedReport>& seeds, std::size_t policy
       work.push_back(ticks_to_ms(t.busy_ticks));
       in_flight.push_back(t.peak_in_flight);
       kv.push_back(t.peak_kv_usage);
+      if (batched) {
+        const double span_s = r.outcomes[policy].summary.span_s;
+        steps.push_back(static_cast<double>(t.steps));
+        mean_batch.push_back(t.mean_batch);
+        peak_batch.push_back(t.peak_batch);
+        output.push_back(static_cast<double>(t.output_tokens));
+        output_rate.push_back(span_s > 0 ? static_cast<double>(t.output_tokens) / span_s : 0.0);
+        preemptions.push_back(static_cast<double>(t.preemptions));
+        recomputed.push_back(static_cast<double>(t.recomputed_tokens));
+        overcommits.push_back(static_cast<double>(t.overcommits));
+      }
     }
     Json entry = Json::object();
     entry["requests"] = t_interval(requests).mean;
@@ -285,6 +391,16 @@ Json mean_replicas_json(const std::vector<SeedReport>& seeds, std::size_t policy
     entry["work_ms"] = t_interval(work).mean;
     entry["peak_in_flight"] = t_interval(in_flight).mean;
     entry["peak_kv_usage"] = t_interval(kv).mean;
+    if (batched) {
+      entry["steps"] = t_interval(steps).mean;
+      entry["mean_batch"] = t_interval(mean_batch).mean;
+      entry["peak_batch"] = t_interval(peak_batch).mean;
+      entry["output_tokens"] = t_interval(output).mean;
+      entry["output_tokens_per_s"] = t_interval(output_rate).mean;
+      entry["preemptions"] = t_interval(preemptions).mean;
+      entry["recomputed_tokens"] = t_interval(recomputed).mean;
+      entry["overcommits"] = t_interval(overcommits).mean;
+    }
     out.push_back(std::move(entry));
   }
   return out;
@@ -314,9 +430,10 @@ ReplicateStats replicate_stats(const ExperimentReport& report) {
     PolicyReplicates row;
     row.policy = seeds.front().outcomes[p].policy;
     const bool decode = seeds.front().outcomes[p].run.decode;
+    const bool batched = seeds.front().outcomes[p].run.batched;
     std::vector<std::vector<std::pair<const char*, std::optional<double>>>> per_seed;
     for (const SeedReport& r : seeds)
-      per_seed.push_back(row_metrics(r.outcomes[p].summary, r.ideal.hit_rate, decode));
+      per_seed.push_back(row_metrics(r.outcomes[p].summary, r.ideal.hit_rate, decode, batched));
     for (std::size_t k = 0; k < per_seed.front().size(); ++k) {
       std::vector<double> values;
       for (const auto& metrics : per_seed)
@@ -346,11 +463,17 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
   doc["schema"] = "prefixroute.results/1";
   doc["scenario"] = Json::parse(scenario_to_json(scenario));
   const bool with_replicates = !report.seeds.empty() && !report.cancelled;
+  // The batched engine's or the hardware's figures for one replica.
+  const bool batched = scenario.cluster.engine == EngineKind::Batched;
+  const auto add_hardware = [&] {
+    if (batched || scenario.hardware.enabled()) doc["hardware"] = Json::parse(hardware_summary_json(scenario));
+  };
   if (!with_replicates) {
     Json& workload = doc["workload"];
     workload["requests"] = report.requests;
     workload["prompt_tokens"] = report.prompt_tokens;
     workload["fingerprint"] = hashing::to_hex16(report.fingerprint);
+    add_hardware();
     if (!report.cancelled) {
       Json& bounds = doc["bounds"];
       bounds["ideal"] = bound_json(report.ideal);
@@ -361,8 +484,9 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
       Json row = Json::object();
       row["policy"] = o.policy;
       row["label"] = label_of(o.policy);
-      write_row_metrics(row, o.summary, report.ideal.hit_rate, o.run.decode);
-      row["replicas"] = replicas_json(o.run.replicas);
+      write_row_metrics(row, o.summary, report.ideal.hit_rate, o.run.decode, o.run.batched);
+      row["replicas"] = replicas_json(o.run.replicas, o.run.batched, o.summary.span_s);
+      if (o.run.batched) row["timeline"] = timeline_json(scenario, o.run);
       results.push_back(std::move(row));
     }
     doc["results"] = std::move(results);
@@ -396,6 +520,7 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
     workload["per_seed"] = std::move(per_seed);
     doc["workload"] = std::move(workload);
   }
+  add_hardware();
   {
     Json& bounds = doc["bounds"];
     bounds["ideal"] = replicated_bound_json(stats.ideal, seeds, &SeedReport::ideal);
@@ -405,26 +530,32 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
   for (std::size_t p = 0; p < stats.policies.size(); ++p) {
     const PolicyReplicates& pr = stats.policies[p];
     const bool decode = seeds.front().outcomes[p].run.decode;
+    const bool batched_row = seeds.front().outcomes[p].run.batched;
     Json row = Json::object();
     row["policy"] = pr.policy;
     row["label"] = label_of(pr.policy);
     // The row's keys in the one-seed order: a metric no seed has (a policy
-    // that never predicts) is written as one seed writes it.
-    for (const auto& [key, ignored] : row_metrics(RunSummary{}, 0, decode)) {
+    // that never predicts; TPOT when no request generated two tokens) is
+    // written as one seed writes it.
+    for (const auto& [key, ignored] : row_metrics(RunSummary{}, 0, decode, batched_row)) {
       const ReplicatedMetric* m = pr.find(key);
       if (m != nullptr) {
         row[key] = m->interval.mean;
-      } else if (std::string_view(key) == "predicted_hit_rate") {
+      } else if (null_when_absent(key)) {
         row[key] = nullptr;
       }
     }
     row["replicas"] = mean_replicas_json(seeds, p);
+    // The timeline's samples are taken at times set by each seed's own
+    // arrival span (the sampling period differs from seed to seed), so they
+    // cannot be averaged sample by sample: replicate 0's is kept.
+    if (batched_row) row["timeline"] = timeline_json(scenario, report.outcomes[p].run);
     row["interval"] = interval_json(pr.metrics);
     Json per_seed = Json::array();
     for (const SeedReport& r : seeds) {
       Json entry = Json::object();
       entry["seed"] = r.seed;
-      write_row_metrics(entry, r.outcomes[p].summary, r.ideal.hit_rate, decode);
+      write_row_metrics(entry, r.outcomes[p].summary, r.ideal.hit_rate, decode, batched_row);
       per_seed.push_back(std::move(entry));
     }
     row["per_seed"] = std::move(per_seed);

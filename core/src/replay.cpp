@@ -44,6 +44,13 @@ std::string trace_file_name(std::string_view path) {
 
 std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_name, const TraceReadResult& read,
                                       double prompt_tokens) {
+  ReplaySize size;
+  size.prompt_tokens = prompt_tokens;
+  return record_replay(scenario, file_name, read, size);
+}
+
+std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_name, const TraceReadResult& read,
+                                      const ReplaySize& size) {
   const std::string name = trace_file_name(file_name);
   const std::string hash = hashing::to_hex16(read.content_hash);
   if (!scenario.trace.content_hash.empty() && scenario.trace.content_hash != hash)
@@ -56,7 +63,7 @@ std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_
   recorded.trace.lines = read.lines;
   recorded.trace.skipped_lines = read.bad_lines;
   recorded.trace.content_hash = hash;
-  std::vector<FieldError> errors = check_replay(recorded, prompt_tokens);
+  std::vector<FieldError> errors = check_replay(recorded, size);
   if (errors.empty()) scenario = std::move(recorded);
   return errors;
 }
@@ -79,6 +86,8 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
     out.size.requests += 1;
     out.size.prompt_tokens += e.input_tokens;
     out.size.max_prompt_tokens = std::max(out.size.max_prompt_tokens, static_cast<double>(e.input_tokens));
+    out.size.output_tokens += static_cast<double>(e.output_tokens);
+    out.size.max_output_tokens = std::max(out.size.max_output_tokens, static_cast<double>(e.output_tokens));
     out.size.pieces += static_cast<double>(request.prompt.pieces.size());
     return out.spill->append(request);
   });

@@ -54,8 +54,13 @@ EngineResult execute(const std::vector<const Scenario*>& points, const RequestTr
 /// `cancelled`). Cancelled: replicate 0's policies up to the first missing one.
 ExperimentReport assemble(const Scenario& scenario, std::vector<RunRecord>&& records, bool cancelled);
 
-/// The per-request vectors of a run, released (per-replica totals and the
-/// decode flag stay: the results JSON reads them).
+/// The per-request vectors of a run, released (per-replica totals, the
+/// decode and batched flags and the batched timeline stay: the results JSON
+/// reads them).
 void release_series(SimulationRun& run);
+
+/// The batched engine's timeline samples of a run, released (the results
+/// JSON shows replicate 0's only).
+void release_timeline(SimulationRun& run);
 
 }  // namespace prefixroute::engine

@@ -62,6 +62,12 @@ void release_series(SimulationRun& run) {
   std::vector<std::uint32_t>().swap(run.replica_of);
   std::vector<std::uint32_t>().swap(run.cached_of);
   std::vector<std::uint32_t>().swap(run.in_flight_samples);
+  std::vector<double>().swap(run.tpot_ns);
+}
+
+void release_timeline(SimulationRun& run) {
+  std::vector<std::uint32_t>().swap(run.batch_samples);
+  std::vector<std::uint32_t>().swap(run.kv_block_samples);
 }
 
 namespace {
@@ -204,6 +210,9 @@ EngineResult execute(const std::vector<const Scenario*>& points, const RequestTr
       }
       record.outcome.summary = summarize(record.outcome.run);
       if (!(options.keep_series && key.replicate == 0)) release_series(record.outcome.run);
+      // The batched engine's timeline (kInFlightSamples per replica at most)
+      // is replicate 0's in the results JSON, series kept or not (shards).
+      if (key.replicate != 0) release_timeline(record.outcome.run);
     } else if (key.phase == policies) {
       record.bound = ideal_bound(trace);
     } else {
@@ -256,6 +265,8 @@ ExperimentReport assemble(const Scenario& scenario, std::vector<RunRecord>&& rec
           copy.summary = report.outcomes[p].summary;
           copy.run.replicas = report.outcomes[p].run.replicas;
           copy.run.decode = report.outcomes[p].run.decode;
+          copy.run.batched = report.outcomes[p].run.batched;
+          copy.run.in_flight_period = report.outcomes[p].run.in_flight_period;
           seed.outcomes.push_back(std::move(copy));
         } else {
           seed.outcomes.push_back(std::move(records[base + p].outcome));

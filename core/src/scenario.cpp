@@ -260,6 +260,39 @@ void apply_override(Json& doc, const Override& o, std::vector<FieldError>& error
   }
 }
 
+// The engine's rules, for every workload kind: the step model's worst-case
+// busy time (every request at the longest prompt and output; checked once the
+// kind's own prompt and prefill bounds hold, `bounded`), hardware.tp, and the
+// batched engine's cross-field rules.
+void check_engine_limits(const Scenario& s, double requests, double total, double prompt_max, double output_max,
+                         bool bounded, std::vector<FieldError>& errors) {
+  const ClusterConfig& c = s.cluster;
+  const bool batched = c.engine == EngineKind::Batched;
+  if (bounded && (batched || !(c.step == StepCosts{}))) {
+    const double outputs = batched ? output_max : 0.0;
+    const double busy = worst_busy_seconds(c, requests, total, prompt_max, requests * outputs, outputs);
+    if (!(busy <= kMaxPrefillSeconds))
+      errors.push_back({"cluster.prefill_tokens_per_s",
+                        "the longest possible busy time under the step model (every request at the longest "
+                        "prompt and output, every step at the slowest the cluster allows) must be at most " +
+                            format_number(kMaxPrefillSeconds) + " s; got " + format_number(busy) +
+                            " s: raise the prefill rate, lower the step costs or run fewer requests"});
+  }
+  const std::uint32_t tp = s.hardware.tp;
+  if (tp != 1 && tp != 2 && tp != 4 && tp != 8)
+    errors.push_back({"hardware.tp", "must be 1, 2, 4 or 8 (GPUs per replica); got " + std::to_string(tp)});
+  if (batched && c.decode_ms_per_token > 0)
+    errors.push_back({"cluster.decode_ms_per_token",
+                      "applies to the fifo engine only (0 under cluster.engine = batched, whose decode steps the "
+                      "step model times: cluster.weight_read_ms, cluster.kv_read_ns_per_token, ...); got " +
+                          format_number(c.decode_ms_per_token)});
+  if (batched && c.max_batched_tokens < c.max_running)
+    errors.push_back({"cluster.max_batched_tokens",
+                      "must be at least cluster.max_running (" + std::to_string(c.max_running) +
+                          ") under the batched engine, as vLLM requires; got " +
+                          std::to_string(c.max_batched_tokens)});
+}
+
 // The tenants kind: requests x (prefix + turn) tokens, requests / rate seconds.
 void check_tenant_limits(const Scenario& s, std::vector<FieldError>& errors) {
   const auto& w = s.workload;
@@ -284,6 +317,10 @@ void check_tenant_limits(const Scenario& s, std::vector<FieldError>& errors) {
                       "requests x (prefix_tokens_max + turn_tokens_max) / prefill_tokens_per_s (the "
                       "longest possible prefill work) must be at most " +
                           format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_engine_limits(s, static_cast<double>(w.requests), total,
+                      static_cast<double>(w.prefix_tokens_max) + static_cast<double>(w.turn_tokens_max),
+                      static_cast<double>(w.output_tokens_max),
+                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
   const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
   if (storage > kMaxPrefixStorageTokens)
     errors.push_back({"workload.tenants",
@@ -326,6 +363,8 @@ void check_session_limits(const Scenario& s, std::vector<FieldError>& errors) {
                       "requests x the longest possible prompt / prefill_tokens_per_s (the longest possible prefill "
                       "work) must be at most " +
                           format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_engine_limits(s, static_cast<double>(w.requests), total, longest, static_cast<double>(sp.reply_tokens_max),
+                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
   const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
   if (storage > kMaxPrefixStorageTokens)
     errors.push_back({"workload.tenants",
@@ -360,6 +399,11 @@ void check_gsp_limits(const Scenario& s, std::vector<FieldError>& errors) {
                       "the gsp prompt tokens (" + format_number(total) +
                           ") / prefill_tokens_per_s (the longest possible prefill work) must be at most " +
                           format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_engine_limits(s, requests, total,
+                      static_cast<double>(w.gsp.system_prompt_len) + static_cast<double>(w.gsp.question_len),
+                      static_cast<double>(w.gsp.output_len),
+                      requests <= kMaxGspRequests && total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds,
+                      errors);
 }
 
 void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
@@ -444,9 +488,36 @@ bool set_number(Scenario& scenario, std::string_view key, double value) {
   for (const Field& f : fields()) {
     if (f.spec.key != key || f.spec.kind == FieldKind::Text) continue;
     f.set(scenario, value);
+    if (f.derived >= 0) scenario.given |= 1u << f.derived;
+    if (key.substr(0, 9) == "hardware." || key == "cluster.kv_block_tokens") apply_hardware(scenario);
     return true;
   }
   return false;
+}
+
+bool Scenario::is_given(std::string_view key) const {
+  for (std::size_t i = 0; i < kDerivableCount; ++i)
+    if (kDerivableFields[i] == key) return (given >> i & 1u) != 0;
+  return false;
+}
+
+std::vector<FieldError> apply_hardware(Scenario& scenario) {
+  const Scenario defaults = Scenario::reference();
+  HardwareDerivation derived;
+  std::vector<FieldError> errors;
+  if (scenario.hardware.enabled()) {
+    derived = derive_hardware(scenario.hardware, scenario.cluster.kv_block_tokens);
+    if (!derived.ok()) errors.push_back({derived.error_field, derived.error});
+  }
+  for (const Field& f : fields()) {
+    if (f.derived < 0 || (scenario.given >> f.derived & 1u) != 0) continue;
+    double value = f.get(defaults);
+    if (derived.ok() && scenario.hardware.enabled())
+      for (const DerivedField& d : derived.fields)
+        if (d.key == f.spec.key) value = d.value;
+    f.set(scenario, value);
+  }
+  return errors;
 }
 
 std::optional<double> get_number(const Scenario& scenario, std::string_view key) {
@@ -485,6 +556,10 @@ std::vector<FieldError> validate(const Scenario& scenario) {
     if (!std::isfinite(v) || v < f.spec.min || v > f.spec.max ||
         (f.spec.kind == FieldKind::Integer && v != std::floor(v)))
       errors.push_back({f.spec.key, allowed_text(f.spec) + "; got " + format_number(v)});
+  }
+  if (scenario.hardware.enabled()) {
+    const HardwareDerivation derived = derive_hardware(scenario.hardware, scenario.cluster.kv_block_tokens);
+    if (!derived.ok()) errors.push_back({derived.error_field, derived.error});
   }
   check_cross_fields(scenario, errors);
   return errors;
@@ -530,15 +605,20 @@ ScenarioParse parse_scenario(std::string_view json_text, const std::vector<Overr
       else errors.push_back({f.spec.key, problem});
       continue;
     }
+    if (f.derived >= 0 && value->is_null()) continue;  // not given: derived or default
     double v = 0;
     std::string error;
     if (read_number(f.spec, *value, v, error)) {
       f.set(result.scenario, v);
+      if (f.derived >= 0) result.scenario.given |= 1u << f.derived;
     } else {
       errors.push_back({f.spec.key, error});
     }
   }
   if (const Json* policies = find_dotted(doc, "policies")) read_policies(*policies, result.scenario, errors);
+  if (errors.empty()) {
+    for (FieldError& e : apply_hardware(result.scenario)) errors.push_back(std::move(e));
+  }
   if (errors.empty()) check_cross_fields(result.scenario, errors);
   return result;
 }
@@ -556,6 +636,8 @@ Json scenario_json(const Scenario& scenario) {
     Json& slot = dot == std::string::npos ? doc[f.spec.key] : doc[f.spec.key.substr(0, dot)][f.spec.key.substr(dot + 1)];
     if (f.spec.kind == FieldKind::Text) {
       slot = f.get_text(scenario);
+    } else if (f.derived >= 0 && scenario.hardware.enabled() && (scenario.given >> f.derived & 1u) == 0) {
+      slot = nullptr;  // derived from hardware.*: parsing this document derives it again
     } else if (f.spec.kind == FieldKind::Integer) {
       slot = static_cast<std::uint64_t>(f.get(scenario));
     } else {
@@ -602,6 +684,9 @@ std::string scenario_json_schema() {
       prop["default"] = f.get_text(defaults);
     } else {
       prop["type"] = f.spec.kind == FieldKind::Integer ? "integer" : "number";
+      // Also null (derive from hardware.*). The type stays a single word:
+      // readers of this schema (the page's controls) key on it.
+      if (f.derived >= 0) prop["x-derived-from"] = "hardware";
       prop["minimum"] = f.spec.min;
       prop["maximum"] = f.spec.max;
       const double def = f.get(defaults);

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "prefixroute/policies/catalogue.h"
+#include "prefixroute/sim/hardware.h"
 
 namespace prefixroute::scenario_detail {
 namespace {
@@ -22,6 +23,13 @@ constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 - 1: exact in JS
         [](const Scenario& s) { return s.MEMBER; },                                  \
         [](Scenario& s, const std::string& v) { s.MEMBER = v; }                      \
   }
+
+// A raw field hardware.* can derive: index INDEX of kDerivableFields.
+Field derivable(Field f, int index) {
+  f.spec.derivable = true;
+  f.derived = index;
+  return f;
+}
 
 // The fixed sections before the policies' (seed, workload, cluster, router).
 std::vector<Field> leading_fields() {
@@ -59,7 +67,8 @@ std::vector<Field> leading_fields() {
       PR_FIELD("workload.vocab_size", "Vocabulary size", Integer, 2, 4294967295.0, "tokens",
                "Token ids are drawn from [0, vocab_size) (every kind).", workload.vocab_size, std::uint32_t),
       PR_FIELD("workload.output_tokens_min", "Output length, min", Integer, 0, 1e6, "tokens",
-               "Shortest output (decode) length; used when cluster.decode_ms_per_token > 0 (tenants).",
+               "Shortest output (decode) length; used when cluster.decode_ms_per_token > 0 or cluster.engine = "
+               "batched (tenants).",
                workload.output_tokens_min, std::uint32_t),
       PR_FIELD("workload.output_tokens_max", "Output length, max", Integer, 0, 1e6, "tokens", "Longest output length.",
                workload.output_tokens_max, std::uint32_t),
@@ -91,7 +100,8 @@ std::vector<Field> leading_fields() {
                workload.sessions.tool_tokens_max, std::uint32_t),
       PR_FIELD("workload.reply_tokens_min", "Reply length, min", Integer, 0, 1e6, "tokens",
                "Shortest model reply of a call, drawn uniformly: its output tokens (decoded when "
-               "cluster.decode_ms_per_token > 0), re-sent in the next prompt (sessions, agentic).",
+               "cluster.decode_ms_per_token > 0 or cluster.engine = batched), re-sent in the next prompt "
+               "(sessions, agentic).",
                workload.sessions.reply_tokens_min, std::uint32_t),
       PR_FIELD("workload.reply_tokens_max", "Reply length, max", Integer, 0, 1e6, "tokens", "Longest model reply.",
                workload.sessions.reply_tokens_max, std::uint32_t),
@@ -103,7 +113,8 @@ std::vector<Field> leading_fields() {
                workload.sessions.summary_tokens, std::uint32_t),
       PR_FIELD("workload.nominal_tpot_ms", "Nominal decode time per token", Number, 0, 1e4, "ms",
                "The generator's stand-in for a reply's duration when timing the next call (open loop; the "
-               "simulation's own decode is cluster.decode_ms_per_token) (sessions, agentic).",
+               "simulation's own decode is cluster.decode_ms_per_token, or the batched engine's steps) "
+               "(sessions, agentic).",
                workload.sessions.nominal_tpot_ms, double),
       PR_FIELD("workload.gsp_num_groups", "Groups", Integer, 1, 1e6, "groups",
                "Groups, each with its own system prompt (gsp; SGLang's --gsp-num-groups).", workload.gsp.num_groups,
@@ -119,10 +130,16 @@ std::vector<Field> leading_fields() {
                "Output tokens of each request (gsp).", workload.gsp.output_len, std::uint32_t),
       PR_FIELD("cluster.replicas", "Replicas", Integer, 1, 4096, "replicas", "Serving replicas.",
                cluster.replicas, std::uint32_t),
-      PR_FIELD("cluster.cache_tokens", "Cache per replica", Integer, 0, 1e9, "tokens",
-               "Prefix-cache budget of each replica.", cluster.cache_tokens, std::uint64_t),
-      PR_FIELD("cluster.prefill_tokens_per_s", "Prefill rate", Number, 1, 1e9, "tokens/s",
-               "Prefill speed of one replica.", cluster.prefill.tokens_per_s, double),
+      derivable(PR_FIELD("cluster.cache_tokens", "Cache per replica", Integer, 0, 1e9, "tokens",
+                          "Prefix-cache budget of each replica (the batched engine: its KV capacity); derived "
+                          "from hardware.* when hardware.model is set and this is not given.",
+                          cluster.cache_tokens, std::uint64_t),
+                 0),
+      derivable(PR_FIELD("cluster.prefill_tokens_per_s", "Prefill rate", Number, 1, 1e9, "tokens/s",
+                          "Prefill speed of one replica (R: tokens/s of the linear layers); derived from "
+                          "hardware.* when hardware.model is set and this is not given.",
+                          cluster.prefill.tokens_per_s, double),
+                 1),
       PR_FIELD("cluster.protect_after_hits", "Protect after hits", Integer, 0, 4294967295.0, "hits",
                "A cache node reused this many times is evicted only after unprotected ones "
                "(0 = no protection).",
@@ -130,6 +147,77 @@ std::vector<Field> leading_fields() {
       PR_FIELD("cluster.decode_ms_per_token", "Decode time per token", Number, 0, 1e4, "ms",
                "Time per output token (0 = no decode: requests complete at their first token).",
                cluster.decode_ms_per_token, double),
+      Field{FieldSpec{"cluster.engine", "Engine", FieldKind::Text, 0, 0, "",
+                      "fifo: one prompt at a time, FIFO (the seed's engine); batched: continuous batching "
+                      "with chunked prefill and paged KV, as vLLM and SGLang.",
+                      "fifo,batched"},
+            nullptr, nullptr,
+            [](const Scenario& s) { return std::string(s.cluster.engine == EngineKind::Batched ? "batched" : "fifo"); },
+            [](Scenario& s, const std::string& v) {
+              s.cluster.engine = v == "batched" ? EngineKind::Batched : EngineKind::Fifo;
+            }},
+      PR_FIELD("cluster.max_batched_tokens", "Step token budget", Integer, 1, 1e7, "tokens",
+               "Batched engine: tokens one step computes at most (vLLM max_num_batched_tokens).",
+               cluster.max_batched_tokens, std::uint64_t),
+      PR_FIELD("cluster.max_running", "Max running sequences", Integer, 1, 1e5, "sequences",
+               "Batched engine: sequences running at once at most (vLLM max_num_seqs).", cluster.max_running,
+               std::uint32_t),
+      PR_FIELD("cluster.kv_block_tokens", "KV block size", Integer, 1, 4096, "tokens",
+               "Batched engine: tokens per KV block; cache hits count whole blocks.", cluster.kv_block_tokens,
+               std::uint32_t),
+      derivable(PR_FIELD("cluster.step_overhead_ms", "Step overhead", Number, 0, 1e4, "ms",
+                          "Fixed time of every step (t0); derived from hardware.* when hardware.model is set "
+                          "and this is not given.",
+                          cluster.step.overhead_ms, double),
+                 2),
+      derivable(PR_FIELD("cluster.attention_ns_per_token_pair", "Attention cost", Number, 0, 1e3, "ns",
+                          "Time per attention (query, key) pair (k_att): a chunk of n tokens after ctx costs "
+                          "k_att x n x (ctx + n/2); derived from hardware.* unless given.",
+                          cluster.step.attention_ns_per_token_pair, double),
+                 3),
+      derivable(PR_FIELD("cluster.weight_read_ms", "Weight read time", Number, 0, 1e5, "ms",
+                          "Time to read the weights every step reads (memory-bound floor of a step); derived "
+                          "from hardware.* unless given.",
+                          cluster.step.weight_read_ms, double),
+                 4),
+      derivable(PR_FIELD("cluster.expert_read_ms", "Expert read time", Number, 0, 1e5, "ms",
+                          "Mixture of experts: time to read every routed expert; a step of b tokens reads the "
+                          "share 1 - (1 - s)^b of them; derived from hardware.* unless given.",
+                          cluster.step.expert_read_ms, double),
+                 5),
+      derivable(PR_FIELD("cluster.expert_share_per_token", "Experts per token", Number, 0, 1, "",
+                          "Mixture of experts: share s of the routed experts one token selects; derived from "
+                          "hardware.* unless given.",
+                          cluster.step.expert_share_per_token, double),
+                 6),
+      derivable(PR_FIELD("cluster.kv_read_ns_per_token", "KV read time", Number, 0, 1e6, "ns",
+                          "Time to read one token of KV cache in a step; derived from hardware.* unless given.",
+                          cluster.step.kv_read_ns_per_token, double),
+                 7),
+      Field{FieldSpec{"hardware.model", "Model", FieldKind::Text, 0, 0, "",
+                      "Model preset whose numbers derive the cluster's raw fields (none = derive nothing).",
+                      model_choices()},
+            nullptr, nullptr, [](const Scenario& s) { return s.hardware.model; },
+            [](Scenario& s, const std::string& v) { s.hardware.model = v; }},
+      Field{FieldSpec{"hardware.gpu", "GPU", FieldKind::Text, 0, 0, "", "GPU preset of every replica.",
+                      gpu_choices()},
+            nullptr, nullptr, [](const Scenario& s) { return s.hardware.gpu; },
+            [](Scenario& s, const std::string& v) { s.hardware.gpu = v; }},
+      PR_FIELD("hardware.tp", "Tensor parallelism", Integer, 1, 8, "GPUs",
+               "GPUs per replica (tensor parallelism): 1, 2, 4 or 8.", hardware.tp, std::uint32_t),
+      PR_TEXT("hardware.kv_dtype", "KV cache type", "Data type of the KV cache.", "bf16,fp8", hardware.kv_dtype),
+      PR_TEXT("hardware.weight_dtype", "Weight type",
+              "Data type of the weights (native: the released checkpoint's; FP8 weights run at the GPU's FP8 "
+              "peak when it has one).",
+              "native,bf16,fp8", hardware.weight_dtype),
+      PR_FIELD("hardware.memory_utilization", "Memory utilisation", Number, 0.05, 1, "",
+               "Share of GPU memory the engine uses for weights and KV (vLLM gpu_memory_utilization).",
+               hardware.memory_utilization, double),
+      PR_FIELD("hardware.mfu", "MFU", Number, 0.01, 1, "",
+               "Share of peak FLOP/s achieved by the linear layers and attention.", hardware.mfu, double),
+      PR_FIELD("hardware.bandwidth_efficiency", "Bandwidth efficiency", Number, 0.01, 1, "",
+               "Share of peak HBM bandwidth achieved when reading weights and KV.", hardware.bandwidth_efficiency,
+               double),
       PR_FIELD("router.scrape_period_ms", "Metrics scrape period", Number, 1, 3.6e6, "ms",
                "The router scrapes engine metrics (queue, running, KV usage) this often.",
                router.scrape_period_ms, double),

@@ -27,6 +27,7 @@ struct Field {
   // (read and written through Scenario::policy_params).
   const PolicySpec* policy = nullptr;
   std::size_t param = 0;
+  int derived = -1;  ///< index in kDerivableFields, or -1
 
   /// A number field's value (Integer, Number; a policy's number parameter).
   double get(const Scenario& s) const;

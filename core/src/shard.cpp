@@ -42,7 +42,7 @@ ShardReport collect(const std::vector<const Scenario*>& points, engine::EngineRe
   return report;
 }
 
-Json summary_json(const RunSummary& s) {
+Json summary_json(const RunSummary& s, bool batched) {
   Json j = Json::object();
   j["requests"] = s.requests;
   j["mean_ttft_ms"] = s.mean_ttft_ms;
@@ -61,6 +61,18 @@ Json summary_json(const RunSummary& s) {
   j["mean_e2e_ms"] = s.mean_e2e_ms;
   j["p50_e2e_ms"] = s.p50_e2e_ms;
   j["p99_e2e_ms"] = s.p99_e2e_ms;
+  if (batched) {
+    j["has_tpot"] = s.has_tpot;
+    j["mean_tpot_ms"] = s.mean_tpot_ms;
+    j["p50_tpot_ms"] = s.p50_tpot_ms;
+    j["p99_tpot_ms"] = s.p99_tpot_ms;
+    j["span_s"] = s.span_s;
+    j["output_tokens"] = s.output_tokens;
+    j["output_tokens_per_s"] = s.output_tokens_per_s;
+    j["preemptions"] = s.preemptions;
+    j["recomputed_tokens"] = s.recomputed_tokens;
+    j["mean_batch"] = s.mean_batch;
+  }
   return j;
 }
 
@@ -75,11 +87,13 @@ Json runs_json(const std::vector<const Scenario*>& points, const ShardReport& sh
     workload["fingerprint"] = hashing::to_hex16(r.fingerprint);
     const std::size_t policies = points[r.point]->policies.size();
     if (r.key.phase < policies) {
+      const SimulationRun& run = r.outcome.run;
       j["policy"] = r.outcome.policy;
-      j["decode"] = r.outcome.run.decode;
-      j["summary"] = summary_json(r.outcome.summary);
+      j["decode"] = run.decode;
+      if (run.batched) j["batched"] = true;  // absent: the fifo engine
+      j["summary"] = summary_json(r.outcome.summary, run.batched);
       Json replicas = Json::array();
-      for (const ReplicaTotals& t : r.outcome.run.replicas) {
+      for (const ReplicaTotals& t : run.replicas) {
         Json entry = Json::object();
         entry["requests"] = t.requests;
         entry["prefill_tokens"] = t.prefill_tokens;
@@ -87,9 +101,29 @@ Json runs_json(const std::vector<const Scenario*>& points, const ShardReport& sh
         entry["busy_ticks"] = t.busy_ticks;
         entry["peak_in_flight"] = t.peak_in_flight;
         entry["peak_kv_usage"] = t.peak_kv_usage;
+        if (run.batched) {
+          entry["steps"] = t.steps;
+          entry["mean_batch"] = t.mean_batch;
+          entry["peak_batch"] = t.peak_batch;
+          entry["peak_held_tokens"] = t.peak_held_tokens;
+          entry["preemptions"] = t.preemptions;
+          entry["recomputed_tokens"] = t.recomputed_tokens;
+          entry["output_tokens"] = t.output_tokens;
+          entry["overcommits"] = t.overcommits;
+        }
         replicas.push_back(std::move(entry));
       }
       j["replicas"] = std::move(replicas);
+      if (run.batched && r.key.replicate == 0) {
+        // Replicate 0's batch and KV samples: the results JSON's timeline.
+        Json& timeline = j["timeline"];
+        timeline["period_ticks"] = run.in_flight_period;
+        Json batch = Json::array(), blocks = Json::array();
+        for (const std::uint32_t v : run.batch_samples) batch.push_back(v);
+        for (const std::uint32_t v : run.kv_block_samples) blocks.push_back(v);
+        timeline["batch"] = std::move(batch);
+        timeline["kv_blocks"] = std::move(blocks);
+      }
     } else {
       j["bound"] = r.key.phase == policies ? "ideal" : "pooled";
       j["capacity_tokens"] = r.bound.capacity_tokens;
@@ -198,7 +232,64 @@ bool read_summary(const Json& j, RunSummary& s, std::string& e) {
          read_double(j, "p99_e2e_ms", s.p99_e2e_ms, e);
 }
 
-bool read_replicas(const Json& j, std::vector<ReplicaTotals>& out, std::string& e) {
+// The batched engine's summary fields (summary_json with batched).
+bool read_batched_summary(const Json& j, RunSummary& s, std::string& e) {
+  return read_bool(j, "has_tpot", s.has_tpot, e) && read_double(j, "mean_tpot_ms", s.mean_tpot_ms, e) &&
+         read_double(j, "p50_tpot_ms", s.p50_tpot_ms, e) && read_double(j, "p99_tpot_ms", s.p99_tpot_ms, e) &&
+         read_double(j, "span_s", s.span_s, e) && read_uint(j, "output_tokens", s.output_tokens, e) &&
+         read_double(j, "output_tokens_per_s", s.output_tokens_per_s, e) &&
+         read_uint(j, "preemptions", s.preemptions, e) && read_uint(j, "recomputed_tokens", s.recomputed_tokens, e) &&
+         read_double(j, "mean_batch", s.mean_batch, e);
+}
+
+bool read_u32(const Json& obj, const char* key, std::uint32_t& out, std::string& error) {
+  std::uint64_t v = 0;
+  if (!read_uint(obj, key, v, error)) return false;
+  if (v > 0xffffffffULL) {
+    error = std::string(key) + " must be at most 4294967295";
+    return false;
+  }
+  out = static_cast<std::uint32_t>(v);
+  return true;
+}
+
+bool read_u32_array(const Json& obj, const char* key, std::vector<std::uint32_t>& out, std::string& error) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || !it->is_array()) {
+    error = std::string(key) + " must be an array of non-negative integers";
+    return false;
+  }
+  for (const Json& v : *it) {
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() > 0xffffffffULL) {
+      error = std::string(key) + " must be an array of non-negative integers";
+      return false;
+    }
+    out.push_back(static_cast<std::uint32_t>(v.get<std::uint64_t>()));
+  }
+  return true;
+}
+
+// Replicate 0's batched timeline (runs_json), into `run`.
+bool read_timeline(const Json& j, SimulationRun& run, std::string& e) {
+  if (!j.is_object()) {
+    e = "timeline must be an object (a batched run of the first replicate)";
+    return false;
+  }
+  std::int64_t period = 0;
+  if (!read_int(j, "period_ticks", period, e) || !read_u32_array(j, "batch", run.batch_samples, e) ||
+      !read_u32_array(j, "kv_blocks", run.kv_block_samples, e))
+    return false;
+  const std::size_t n = run.replicas.size();
+  if (period < 1 || run.batch_samples.size() != run.kv_block_samples.size() ||
+      (n > 0 && run.batch_samples.size() % n != 0)) {
+    e = "timeline must hold period_ticks >= 1 and as many batch as kv_blocks samples, a whole number per replica";
+    return false;
+  }
+  run.in_flight_period = period;
+  return true;
+}
+
+bool read_replicas(const Json& j, std::vector<ReplicaTotals>& out, std::string& e, bool batched) {
   if (!j.is_array()) {
     e = "replicas must be an array";
     return false;
@@ -217,6 +308,12 @@ bool read_replicas(const Json& j, std::vector<ReplicaTotals>& out, std::string& 
       return false;
     t.busy_ticks = busy;
     t.peak_in_flight = static_cast<std::uint32_t>(in_flight);
+    if (batched &&
+        !(read_uint(r, "steps", t.steps, e) && read_double(r, "mean_batch", t.mean_batch, e) &&
+          read_u32(r, "peak_batch", t.peak_batch, e) && read_uint(r, "peak_held_tokens", t.peak_held_tokens, e) &&
+          read_uint(r, "preemptions", t.preemptions, e) && read_uint(r, "recomputed_tokens", t.recomputed_tokens, e) &&
+          read_uint(r, "output_tokens", t.output_tokens, e) && read_uint(r, "overcommits", t.overcommits, e)))
+      return false;
     out.push_back(t);
   }
   return true;
@@ -262,6 +359,38 @@ struct Parsed {
   std::string kind;
 };
 
+// Whether the results JSON of `scenario` shows its hardware summary, whose
+// "source" of each derivable field tells given from default: the canonical
+// scenario does not (without hardware.model it writes every value, which
+// then reads back as given), so such a shard document lists the given ones.
+bool needs_given(const Scenario& scenario) {
+  return scenario.cluster.engine == EngineKind::Batched || scenario.hardware.enabled();
+}
+
+Json given_json(const Scenario& scenario) {
+  Json keys = Json::array();
+  for (std::size_t i = 0; i < kDerivableCount; ++i)
+    if ((scenario.given >> i & 1u) != 0) keys.push_back(std::string(kDerivableFields[i]));
+  return keys;
+}
+
+// The "given" list of a shard document into scenario.given.
+bool read_given(const Json& keys, Scenario& scenario, std::string& error) {
+  error = "given must be an array of derivable field names (" + std::string(kDerivableFields[0]) + ", ...)";
+  if (!keys.is_array()) return false;
+  std::uint32_t bits = 0;
+  for (const Json& k : keys) {
+    if (!k.is_string()) return false;
+    std::size_t i = 0;
+    while (i < kDerivableCount && kDerivableFields[i] != k.get<std::string>()) ++i;
+    if (i == kDerivableCount) return false;
+    bits |= 1u << i;
+  }
+  scenario.given = bits;
+  error.clear();
+  return true;
+}
+
 }  // namespace
 
 ShardReport run_experiment_shard(const Scenario& scenario, const Shard& shard, const ExperimentProgress& progress,
@@ -281,6 +410,7 @@ ShardReport run_experiment_shard(const Scenario& scenario, const Shard& shard, c
 std::string experiment_shard_to_json(const Scenario& scenario, const ShardReport& shard) {
   Json doc = header("experiment", shard);
   doc["scenario"] = Json::parse(scenario_to_json(scenario));
+  if (needs_given(scenario)) doc["given"] = given_json(scenario);
   doc["results"] = runs_json({&scenario}, shard);
   return doc.dump(2) + "\n";
 }
@@ -383,6 +513,14 @@ MergedShards merge_shards(const std::vector<ShardInput>& documents) {
                                           value_at(b, key) + " here and " + value_at(a, key) + " there"});
       continue;
     }
+    const Json given_a = first.doc.contains("given") ? first.doc["given"] : Json();
+    const Json given_b = p.doc.contains("given") ? p.doc["given"] : Json();
+    if (given_a.dump() != given_b.dump()) {
+      merged.errors.push_back({field, "runs another scenario than " + first.name + ": the given fields are " +
+                                          given_b.dump().substr(0, 80) + " here and " +
+                                          given_a.dump().substr(0, 80) + " there"});
+      continue;
+    }
     if (p.runs != first.runs)
       merged.errors.push_back({field, "counts " + std::to_string(p.runs) + " runs but " + first.name + " counts " +
                                           std::to_string(first.runs)});
@@ -420,6 +558,9 @@ MergedShards merge_shards(const std::vector<ShardInput>& documents) {
   if (first.kind == "experiment") {
     merged.kind = MergedShards::Kind::Experiment;
     read_scenario(first.doc.contains("scenario") ? first.doc["scenario"] : Json(), "scenario");
+    std::string error;
+    if (!scenarios.empty() && first.doc.contains("given") && !read_given(first.doc["given"], scenarios.front(), error))
+      return fail("(shard " + first.name + ")", error);
   } else {
     merged.kind = MergedShards::Kind::Sweep;
     const Json& sweep = first.doc["sweep"];
@@ -489,9 +630,21 @@ MergedShards merge_shards(const std::vector<ShardInput>& documents) {
       const std::size_t policies = scenario.policies.size();
       if (ok && key.phase < policies) {
         std::string policy;
-        ok = read_string(r, "policy", policy, error) && read_bool(r, "decode", record.outcome.run.decode, error) &&
-             read_summary(r.contains("summary") ? r["summary"] : Json(), record.outcome.summary, error) &&
-             read_replicas(r.contains("replicas") ? r["replicas"] : Json(), record.outcome.run.replicas, error);
+        SimulationRun& sim = record.outcome.run;
+        // "batched" is written only for the batched engine's runs.
+        ok = read_string(r, "policy", policy, error) && read_bool(r, "decode", sim.decode, error) &&
+             (!r.contains("batched") || read_bool(r, "batched", sim.batched, error));
+        const Json& summary = r.contains("summary") ? r["summary"] : Json();
+        ok = ok && read_summary(summary, record.outcome.summary, error) &&
+             (!sim.batched || read_batched_summary(summary, record.outcome.summary, error)) &&
+             read_replicas(r.contains("replicas") ? r["replicas"] : Json(), sim.replicas, error, sim.batched) &&
+             (!sim.batched || key.replicate != 0 ||
+              read_timeline(r.contains("timeline") ? r["timeline"] : Json(), sim, error));
+        if (ok && sim.batched != (scenario.cluster.engine == EngineKind::Batched)) {
+          error = std::string(sim.batched ? "is" : "is not") + " a batched engine's run but the scenario's "
+                  "cluster.engine is " + (sim.batched ? "fifo" : "batched");
+          ok = false;
+        }
         if (ok && policy != scenario.policies[key.phase]) {
           error = "policy is \"" + policy + "\" but the scenario's policy " + std::to_string(key.phase) + " is \"" +
                   scenario.policies[key.phase] + "\"";

@@ -40,6 +40,7 @@ test('the module exports exactly the declared functions and classes', () => {
 test('functions take the declared number of arguments', () => {
   assert.equal(pr.runScenario.argCount, 3);
   assert.equal(pr.validateScenario.argCount, 2);
+  assert.equal(pr.hardwareSummary.argCount, 2);
   assert.equal(pr.runShard.argCount, 5);
   assert.equal(pr.mergeShards.argCount, 1);
   assert.equal(pr.runSweepShard.argCount, 6);

@@ -60,6 +60,48 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     assert.equal(wasm.resultsJson, native.json);
   });
 
+  // The batched engine: Llama-3.1-8B on H100s with decode, every policy;
+  // a small KV capacity that forces preemption; DeepSeek-V3's expert reads.
+  const batched = [
+    ['hardware.model', 'llama-3.1-8b'], ['hardware.gpu', 'h100'], ['cluster.engine', 'batched'],
+    ['workload.requests', '1500'], ['workload.output_tokens_min', '10'], ['workload.output_tokens_max', '300'],
+    ['policies', 'all'],
+  ];
+  for (const [title, pairs] of [
+    ['the batched engine on a hardware preset, every policy', batched],
+    ['the batched engine preempting under a small KV capacity',
+      [...batched, ['cluster.cache_tokens', '6000'], ['cluster.kv_block_tokens', '32'], ['workload.arrival_rate_per_s', '400'],
+        ['router.kv_event_lag_ms', '5'], ['policies', 'round_robin,llmd_epp,dynamo_kv']]],
+    ['DeepSeek-V3 on 8 H200s with FP8 KV',
+      [...batched, ['hardware.model', 'deepseek-v3'], ['hardware.gpu', 'h200'], ['hardware.tp', '8'], ['hardware.kv_dtype', 'fp8'],
+        ['policies', 'expected_ttft,sglang_cache_aware']]],
+    // The batched engine with main's workload kinds, new routers and replicates.
+    ['the batched engine on agent loops, 3 replicates, the session and gateway routers',
+      [...batched, ['workload.kind', 'agentic'], ['workload.requests', '600'], ['replicates', '3'],
+        ['policies', 'session_sticky,dynamo_kv,lmetric,smg_least_load,aibrix_prefix']]],
+  ]) {
+    test(title, () => {
+      const native = runNativeBench(setArgs(pairs));
+      const wasm = pr.runScenario('', overridesJson(pairs), null);
+      assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+      assert.equal(wasm.resultsJson, native.json);
+    });
+  }
+
+  test('hardwareSummary equals prefixroute-bench --hardware', () => {
+    for (const pairs of [[], batched, [['hardware.model', 'qwen2.5-32b'], ['hardware.gpu', 'a100'], ['hardware.tp', '2'],
+      ['cluster.cache_tokens', '100000']]]) {
+      const native = runNative(BENCH, ['--hardware', ...setArgs(pairs)]);
+      const wasm = pr.hardwareSummary('', overridesJson(pairs));
+      assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+      assert.equal(wasm.summaryJson + '\n', native);
+    }
+    const refused = pr.hardwareSummary('', overridesJson([['hardware.model', 'llama-3.1-70b'], ['hardware.gpu', 'a100']]));
+    assert.equal(refused.ok, false);
+    assert.equal(refused.errors[0].field, 'hardware.tp');
+    assert.match(refused.errors[0].message, /hardware\.gpu = a100/);
+  });
+
   test('every catalogued policy, with decode, lagged KV events and the off-by-default flags on', () => {
     const pairs = [
       ['policies', 'all'],

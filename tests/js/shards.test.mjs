@@ -18,6 +18,12 @@ before(async () => {
 
 const SMALL = [['workload.requests', '600'], ['policies', 'round_robin,affinity,expected_ttft,dynamo_kv']];
 const REPLICATED = [...SMALL, ['replicates', '3']];
+// The batched engine: its rows' TPOT, output rate, batch and preemption
+// figures, per-replica step totals and replicate 0's timeline must survive
+// the shard documents too.
+const BATCHED = [...SMALL, ['cluster.engine', 'batched'], ['hardware.model', 'llama-3.1-8b'], ['hardware.gpu', 'h100'],
+  ['workload.output_tokens_min', '10'], ['workload.output_tokens_max', '200']];
+const BATCHED_REPLICATED = [...BATCHED, ['replicates', '3']];
 
 /** runShard for every k of n, in turn (the page gives each to a worker). */
 function shards(pairs, n) {
@@ -41,7 +47,8 @@ function nativeShard(pairs, k, n, extra = []) {
 }
 
 describe('jobs invariance: one result for --jobs 1, --jobs 4, the module and merged shards', () => {
-  for (const [name, pairs] of [['one seed', SMALL], ['3 replicates', REPLICATED]]) {
+  for (const [name, pairs] of [['one seed', SMALL], ['3 replicates', REPLICATED], ['batched engine, one seed', BATCHED],
+    ['batched engine, 3 replicates', BATCHED_REPLICATED]]) {
     test(name, () => {
       const one = runNativeBench([...setArgs(pairs), '--jobs', '1']).json;
       const four = runNativeBench([...setArgs(pairs), '--jobs', '4']).json;
@@ -60,6 +67,9 @@ describe('runShard and mergeShards', () => {
   test('each shard document is the command line\'s, byte for byte', () => {
     const docs = shards(REPLICATED, 3);
     for (let k = 1; k <= 3; ++k) assert.equal(docs[k - 1].shardJson, nativeShard(REPLICATED, k, 3), `shard ${k}/3`);
+    const batched = shards(BATCHED_REPLICATED, 2);
+    for (let k = 1; k <= 2; ++k)
+      assert.equal(batched[k - 1].shardJson, nativeShard(BATCHED_REPLICATED, k, 2), `batched shard ${k}/2`);
   });
 
   test('any split, in any order, merges to runScenario\'s bytes', () => {

@@ -84,6 +84,14 @@ describe('runTrace equals prefixroute-bench --trace byte for byte', () => {
       seed: 4,
       max: 200,
     },
+    {
+      title: 'the batched engine (the trace\'s output lengths decode) on Llama-3.1-70B, 4 H100s per replica',
+      pairs: [['cluster.engine', 'batched'], ['hardware.model', 'llama-3.1-70b'], ['hardware.tp', '4'], ['cluster.replicas', '8'],
+        ['policies', 'all']],
+      bytes: true,
+      seed: 5,
+      max: 8192,
+    },
   ];
   for (const c of cases) {
     test(c.title, () => {

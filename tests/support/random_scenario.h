@@ -1,7 +1,10 @@
 // Random valid scenarios for tests: every field of the schema's field table
 // (scenario_fields()) drawn within its allowed range, with the fields that set
 // the size of a run capped so hundreds of scenarios run in seconds. Fields
-// added to the schema later are drawn from their whole range automatically.
+// added to the schema later are drawn from their whole range automatically;
+// the rules the field table cannot state (hardware.tp in 1, 2, 4, 8; weights
+// that fit their GPUs; no fifo decode time under the batched engine; a step
+// budget of at least max_running) are applied after the draw.
 //
 // Used by tests/property_test.cpp (properties over 200 scenarios) and by the
 // prefixroute-random-scenarios tool (tests/random_scenarios_tool.cpp), which
@@ -97,6 +100,7 @@ inline const std::vector<std::pair<std::string_view, std::string_view>> kOrdered
 inline std::vector<Override> random_overrides(Rng& rng) {
   std::vector<Override> out;
   std::map<std::string, double> numbers;
+  std::map<std::string, std::string> texts;
   for (const FieldSpec& f : scenario_fields()) {
     const std::string key(f.key);
     if (f.kind == FieldKind::Integer || f.kind == FieldKind::Number) {
@@ -117,7 +121,7 @@ inline std::vector<Override> random_overrides(Rng& rng) {
         if (comma == std::string_view::npos) break;
         rest.remove_prefix(comma + 1);
       }
-      out.emplace_back(key, choices[rng.uniform_int(0, choices.size() - 1)]);
+      texts[key] = choices[rng.uniform_int(0, choices.size() - 1)];
     } else {  // the policy list: a random non-empty subset in random order
       std::vector<std::string> names;
       for (const auto* info : policy_catalogue()) names.emplace_back(info->name());
@@ -131,6 +135,40 @@ inline std::vector<Override> random_overrides(Rng& rng) {
   for (const auto& [lo, hi] : kOrdered) {
     const auto a = numbers.find(std::string(lo)), b = numbers.find(std::string(hi));
     if (a != numbers.end() && b != numbers.end() && a->second > b->second) std::swap(a->second, b->second);
+  }
+  // Rules across fields.
+  constexpr std::uint32_t kTp[] = {1, 2, 4, 8};
+  numbers["hardware.tp"] = kTp[rng.uniform_int(0, 3)];
+  const bool batched = texts["cluster.engine"] == "batched";
+  if (batched) numbers.erase("cluster.decode_ms_per_token");
+  if (batched && numbers.count("cluster.max_batched_tokens") && numbers.count("cluster.max_running") &&
+      numbers["cluster.max_batched_tokens"] < numbers["cluster.max_running"])
+    std::swap(numbers["cluster.max_batched_tokens"], numbers["cluster.max_running"]);
+  if (batched && numbers.count("cluster.max_batched_tokens") && !numbers.count("cluster.max_running") &&
+      numbers["cluster.max_batched_tokens"] < 256)
+    numbers["cluster.max_running"] = numbers["cluster.max_batched_tokens"];
+  if (batched && numbers.count("cluster.max_running") && !numbers.count("cluster.max_batched_tokens") &&
+      numbers["cluster.max_running"] > 8192)
+    numbers["cluster.max_batched_tokens"] = numbers["cluster.max_running"];
+  if (texts["hardware.model"] != "none") {
+    numbers["hardware.memory_utilization"] = draw(rng, 0.8, 1.0, false);
+    if (rng.uniform_int(0, 1) == 0) numbers.erase("cluster.cache_tokens");  // the derived capacity
+    HardwareSettings h;
+    h.model = texts["hardware.model"];
+    h.gpu = texts["hardware.gpu"];
+    h.tp = static_cast<std::uint32_t>(numbers["hardware.tp"]);
+    h.weight_dtype = texts["hardware.weight_dtype"];
+    h.kv_dtype = texts["hardware.kv_dtype"];
+    h.memory_utilization = numbers["hardware.memory_utilization"];
+    const auto block = numbers.count("cluster.kv_block_tokens") ? numbers["cluster.kv_block_tokens"] : 16.0;
+    if (!derive_hardware(h, static_cast<std::uint32_t>(block)).ok()) {  // every preset fits 8 B200s
+      texts["hardware.gpu"] = "b200";
+      numbers["hardware.tp"] = 8;
+    }
+  }
+  for (const FieldSpec& f : scenario_fields()) {
+    const auto it = texts.find(std::string(f.key));
+    if (it != texts.end()) out.emplace_back(it->first, it->second);
   }
   for (const FieldSpec& f : scenario_fields()) {
     const auto it = numbers.find(std::string(f.key));

@@ -21,6 +21,15 @@
 //                    "mean_e2e_ms", "p50_e2e_ms", "p99_e2e_ms" (decode on only),
 //                    "replicas": [ { "requests", "prefill_tokens", "cached_tokens", "work_ms",
 //                                    "peak_in_flight", "peak_kv_usage" } ] } ] }
+// Under the batched engine (or with hardware.model set) a "hardware" object
+// (hardware_summary.h) follows "workload"; batched rows add, after the e2e
+// keys, "mean_tpot_ms", "p50_tpot_ms", "p99_tpot_ms" (null when no request
+// generated two tokens), "output_tokens", "output_tokens_per_s", "span_s",
+// "mean_batch", "preemptions", "recomputed_tokens"; their replicas add
+// "steps", "mean_batch", "peak_batch", "output_tokens", "output_tokens_per_s",
+// "preemptions", "recomputed_tokens", "overcommits"; and the row gains
+// "timeline": { "period_ms", "kv_capacity_blocks", "batch": [[per replica]],
+// "kv_blocks": [[per replica]] } after "replicas".
 // It holds no timestamps or timings, so equal scenarios give equal bytes on
 // every platform.
 //
@@ -39,7 +48,9 @@
 // cached_tokens, prefill_tokens), and workload (prompt_tokens; its
 // per_seed entries are { "seed", "requests", "prompt_tokens", "fingerprint" }
 // and its "fingerprint" is FNV-1a 64 over the seeds' fingerprints in order).
-// "predicted_*" means are over the seeds where the policy predicted. Then,
+// "predicted_*" means are over the seeds where the policy predicted (TPOT's
+// likewise). A batched row's "timeline" is replicate 0's: each seed samples
+// at its own period, so samples cannot be averaged. Then,
 // after "results":
 //     "replicates": { "count": N, "seeds": [seed, ..., seed + N - 1],
 //                     "confidence": 0.95, "t": t_{0.975, N-1},
@@ -87,7 +98,8 @@ struct SeedReport {
 /// scenario's own seed (replicate 0), with each policy's per-request series
 /// (PolicyOutcome::run) kept for charts; `seeds` adds every seed's summaries
 /// when replicates > 1. A report merged from shards has no per-request series
-/// (each outcome's run holds only replicas and decode).
+/// (each outcome's run holds only replicas, decode, batched and, under the
+/// batched engine, the timeline samples).
 struct ExperimentReport {
   std::uint64_t requests = 0;
   std::uint64_t prompt_tokens = 0;
@@ -168,7 +180,14 @@ struct ReplaySize {
   double prompt_tokens = 0;      ///< summed over the requests
   double max_prompt_tokens = 0;  ///< of the longest prompt
   double pieces = 0;             ///< prompt pieces, summed over the requests
+  double output_tokens = 0;      ///< summed over the requests
+  double max_output_tokens = 0;  ///< of the longest output
 };
+
+/// check_replay with the trace's whole size: also bounds the step model's
+/// worst case (prompt and output lengths) when the scenario has step costs
+/// or runs the batched engine.
+std::vector<FieldError> check_replay(const Scenario& scenario, const ReplaySize& size);
 
 /// The size of `trace`. O(requests).
 ReplaySize replay_size(const RequestTrace& trace);

@@ -50,6 +50,10 @@ std::string trace_file_name(std::string_view path);
 /// simulator's limits.
 std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_name, const TraceReadResult& read,
                                       double prompt_tokens);
+/// record_replay with the trace's whole size (replay_size), which also
+/// bounds the step model's worst case (check_replay(scenario, size)).
+std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_name, const TraceReadResult& read,
+                                      const ReplaySize& size);
 
 /// A trace file read once into a RequestSpill, replayed from disk by every run.
 struct SpilledTrace {

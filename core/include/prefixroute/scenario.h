@@ -9,9 +9,22 @@
 //
 // The field table (scenario_fields()) is the single description of the schema:
 // parsing, validation, serialisation and the published JSON Schema all read it.
-// Its rows are the fixed sections (seed, workload, cluster, router, trace) and
-// one section per policy of the catalogue, `<policy>.<param>`, generated from
-// the policy's spec (policies/policy_spec.h).
+// Its rows are the fixed sections (seed, workload, cluster, hardware, router,
+// trace) and one section per policy of the catalogue, `<policy>.<param>`,
+// generated from the policy's spec (policies/policy_spec.h).
+//
+// Given and derived values. The raw cluster fields a hardware preset can
+// derive (kDerivableFields: cache tokens, prefill rate and the step costs)
+// are each either given (a number in the document or an override) or not
+// (absent, or null). When hardware.model names a preset, every field not
+// given takes its derived value (sim/hardware.h); otherwise it takes its
+// default. Scenario::cluster always holds the values in force; Scenario::given
+// remembers which were given, and the canonical document writes a derived
+// value as null, so parsing it derives again (change hardware.tp and the
+// cache follows). Without hardware.model nothing is derived and the document
+// writes every value, as before; a value written so then counts as given if
+// the document is later run with a hardware preset (hardware_summary says
+// which value is in force and why).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +37,7 @@
 
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/sim/cluster_config.h"
+#include "prefixroute/sim/hardware.h"
 #include "prefixroute/workload/workload.h"
 
 namespace prefixroute {
@@ -48,6 +62,14 @@ struct TraceSettings {
   std::string content_hash;          ///< FNV-1a 64 of its bytes, 16 hex digits
 };
 
+/// The raw cluster fields hardware.* can derive, in this order; bit i of
+/// Scenario::given says whether the i-th was given.
+inline constexpr std::string_view kDerivableFields[] = {
+    "cluster.cache_tokens",     "cluster.prefill_tokens_per_s", "cluster.step_overhead_ms",
+    "cluster.attention_ns_per_token_pair", "cluster.weight_read_ms", "cluster.expert_read_ms",
+    "cluster.expert_share_per_token",      "cluster.kv_read_ns_per_token"};
+inline constexpr std::size_t kDerivableCount = std::size(kDerivableFields);
+
 /// Most replicates a scenario may ask for (`replicates`).
 inline constexpr std::uint32_t kMaxReplicates = 1000;
 
@@ -58,13 +80,17 @@ struct Scenario {
   /// A replayed trace has one replicate (no seed changes its arrivals).
   std::uint32_t replicates = 1;
   WorkloadConfig workload;
-  ClusterConfig cluster;
+  ClusterConfig cluster;     ///< the values in force (derived ones included)
+  HardwareSettings hardware;
+  std::uint32_t given = 0;   ///< bit i: kDerivableFields[i] was given
   RouterConfig router;
   TraceSettings trace;
   std::vector<std::string> policies;  ///< policy names, in report order
   PolicyParameters policy_params;     ///< every policy's parameters (defaults unless set)
 
   bool replays_trace() const { return !trace.name.empty(); }
+  /// Whether the derivable field `key` was given (false for any other key).
+  bool is_given(std::string_view key) const;
 
   /// The reference scenario (the defaults): the original write-up's setting, with
   /// the four baseline policies.
@@ -80,9 +106,13 @@ std::unique_ptr<RoutingPolicy> make_policy(std::string_view name, const Scenario
 
 /// Sets the numeric field `key` (e.g. "cluster.replicas",
 /// "dynamo_kv.temperature") without validating the value; returns false when
-/// no numeric field has that key. For code that builds scenarios (tests,
-/// sweeps); documents and overrides go through parse_scenario.
+/// no numeric field has that key. A derivable field set so counts as given;
+/// setting a hardware.* number or cluster.kv_block_tokens derives again
+/// (apply_hardware). For code that builds scenarios (tests, sweeps);
+/// documents and overrides go through parse_scenario.
 bool set_number(Scenario& scenario, std::string_view key, double value);
+
+
 
 /// The numeric field `key`, or nullopt when no numeric field has that key.
 std::optional<double> get_number(const Scenario& scenario, std::string_view key);
@@ -93,6 +123,12 @@ struct FieldError {
   std::string field;
   std::string message;
 };
+
+/// Puts the derived (or default) value into every derivable field not given,
+/// from scenario.hardware (call it after changing hardware.* in code). Returns
+/// the problem when the hardware cannot run (unknown preset, weights that do
+/// not fit); the fields not given then keep their defaults.
+std::vector<FieldError> apply_hardware(Scenario& scenario);
 
 struct ScenarioParse {
   Scenario scenario;               ///< valid only when errors is empty
@@ -132,10 +168,11 @@ struct FieldSpec {
   std::string_view description;
   std::string_view choices = {};  ///< Text fields: allowed values, comma-separated ("" = free text)
   std::string_view policy = {};   ///< the policy whose parameter this is ("" = none)
+  bool derivable = false;         ///< hardware.* derives it unless given (null = derive)
 };
 
-/// Every field, sections in order (seed, workload, cluster, router, the
-/// policies' parameters in catalogue order, trace, policies). Rebuilt when a
+/// Every field, sections in order (seed, workload, cluster, hardware, router,
+/// the policies' parameters in catalogue order, trace, policies). Rebuilt when a
 /// policy is registered, which invalidates references to the old table.
 const std::vector<FieldSpec>& scenario_fields();
 

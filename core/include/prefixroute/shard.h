@@ -15,12 +15,21 @@
 //     "runs": total runs of the whole list,
 //     experiment: "scenario": { canonical scenario }  (a replay's includes the trace's
 //                  name, lines and content hash: shards of different files never merge)
+//                 and, under the batched engine or with hardware.model set, "given": [ the
+//                  derivable fields given (Scenario::given) ] (the canonical scenario
+//                  cannot tell a given value from a default without hardware.model, and
+//                  the results' hardware summary names which it was)
 //     sweep:      "sweep": { "key", "values": [...] }, "scenarios": [ canonical scenario per point ],
 //     "results": [ one per run of this shard, in run order:
 //       a policy run: { "run", "workload": { "requests", "prompt_tokens", "fingerprint" },
 //                       "policy", "decode", "summary": { every RunSummary field },
 //                       "replicas": [ { "requests", "prefill_tokens", "cached_tokens",
 //                                       "busy_ticks", "peak_in_flight", "peak_kv_usage" } ] }
+//                     under the batched engine also "batched": true (absent under fifo), the
+//                     summary's and each replica's batched figures (TPOT, output tokens, steps,
+//                     batch, preemptions, ...) and, for the first replicate's runs,
+//                     "timeline": { "period_ticks", "batch": [...], "kv_blocks": [...] }
+//                     (sample after sample, each with every replica's; at most kInFlightSamples)
 //       a bound run:  { "run", "workload": {...}, "bound": "ideal" | "pooled",
 //                       "capacity_tokens", "hit_rate", "cached_tokens", "prefill_tokens" } ] }
 // Numbers are written so they read back to the same double (nlohmann's
@@ -34,7 +43,8 @@
 // disagree on the workload's fingerprint (shards made by different builds).
 //
 // Cost: a shard holds its runs' summaries and per-replica totals, never
-// per-request series: O(runs x replicas) bytes.
+// per-request series: O(runs x replicas) bytes (plus, under the batched
+// engine, O(policies x replicas x kInFlightSamples) for the timelines).
 #pragma once
 
 #include <cstddef>

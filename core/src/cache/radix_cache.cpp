@@ -25,6 +25,7 @@ RadixCache::RadixCache(const RadixCache& other)
       protect_after_hits_(other.protect_after_hits_),
       size_(other.size_),
       reserved_(other.reserved_),
+      pinned_tokens_(other.pinned_tokens_),
       clock_(other.clock_),
       evicted_total_(other.evicted_total_),
       nodes_(other.nodes_),
@@ -143,6 +144,31 @@ std::size_t RadixCache::match(const Prompt& prompt) const {
   return matched;
 }
 
+RadixCache::Probe RadixCache::probe(const Prompt& prompt) const {
+  Probe result;
+  bool pinned = true;  // the root's path is trivially pinned
+  NodeId current = kRoot;
+  PieceCursor at(prompt.pieces, 0);
+  while (result.matched < prompt.size()) {
+    const Piece next = at.rest();
+    const NodeId child = find_child(nodes_[current], prompt.content->token(next.run, next.offset));
+    if (child == kNone) break;
+    const Node& node = nodes_[child];
+    const std::size_t limit = std::min(node.length, prompt.size() - result.matched);
+    PieceCursor edge(node.edge, 1), rest = at;
+    rest.advance(1);
+    const std::size_t common =
+        limit <= 1 ? limit : 1 + common_prefix(*content_, edge, *prompt.content, rest, limit - 1);
+    result.matched += common;
+    pinned = pinned && node.pins > 0;
+    if (pinned) result.pinned += common;
+    if (common < node.length) break;
+    at.advance(common);
+    current = child;
+  }
+  return result;
+}
+
 std::size_t RadixCache::match(TokenSpan tokens) const {
   const SpanContent content(tokens);
   return match(content.prompt());
@@ -253,13 +279,19 @@ RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t kno
 
 void RadixCache::pin(PathHandle path) {
   for (NodeId id = path; id != kRoot; id = nodes_[id].parent) {
-    if (nodes_[id].pins++ == 0) drop_candidate(id);
+    if (nodes_[id].pins++ == 0) {
+      drop_candidate(id);
+      pinned_tokens_ += nodes_[id].length;
+    }
   }
 }
 
 void RadixCache::unpin(PathHandle path) {
   for (NodeId id = path; id != kRoot; id = nodes_[id].parent) {
-    if (--nodes_[id].pins == 0) refresh_candidate(id);
+    if (--nodes_[id].pins == 0) {
+      pinned_tokens_ -= nodes_[id].length;
+      refresh_candidate(id);
+    }
   }
   // unpin() does not evict (see "Budget rule"): the next insert()/reserve() will.
   if (used() > capacity_) eviction_deferred_ = true;
@@ -302,6 +334,7 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
 std::string RadixCache::check_invariants() const {
   Text problem;
   std::size_t recount = 0;
+  std::size_t pinned_recount = 0;
   std::size_t leaves = 0;
   std::size_t reachable = 0;
   std::vector<NodeId> stack{kRoot};
@@ -321,6 +354,7 @@ std::string RadixCache::check_invariants() const {
       if (node.length > 0 && content_->token(node.edge[0].run, node.edge[0].offset) != node.first)
         problem << "node " << id << " first token wrong; ";
       recount += node.length;
+      if (node.pins > 0) pinned_recount += node.length;
       const bool evictable = node.children.empty() && node.pins == 0;
       if (evictable) ++leaves;
       if (evictable != candidates_.contains(id)) problem << "node " << id << " candidate membership wrong; ";
@@ -343,6 +377,8 @@ std::string RadixCache::check_invariants() const {
     }
   }
   if (recount != size_) problem << "size counter " << size_ << " != recount " << recount << "; ";
+  if (pinned_recount != pinned_tokens_)
+    problem << "pinned counter " << pinned_tokens_ << " != recount " << pinned_recount << "; ";
   const bool only_kept_left =
       candidates_.empty() ||
       (candidates_.size() == 1 && candidates_.least() == last_kept_);

@@ -67,6 +67,33 @@ RunSummary summarize(const SimulationRun& run) {
     s.predicted_hit_rate = static_cast<double>(run.predicted_cached_tokens) / denominator;
     s.predicted_actual_hit_rate = static_cast<double>(run.predicted_actual_cached_tokens) / denominator;
   }
+  if (run.batched && !run.cancelled) {
+    if (!run.tpot_ns.empty()) {
+      std::vector<double> sorted(run.tpot_ns);
+      std::sort(sorted.begin(), sorted.end());
+      double sum = 0;
+      for (const double t : sorted) sum += t;
+      s.has_tpot = true;
+      s.mean_tpot_ms = sum / static_cast<double>(sorted.size()) / 1e6;
+      const auto rank = [&](std::uint32_t percent) {
+        std::uint64_t r = (static_cast<std::uint64_t>(percent) * sorted.size() + 99) / 100;
+        r = std::clamp<std::uint64_t>(r, 1, sorted.size());
+        return sorted[r - 1] / 1e6;
+      };
+      s.p50_tpot_ms = rank(50);
+      s.p99_tpot_ms = rank(99);
+    }
+    s.span_s = static_cast<double>(run.last_completion - run.first_arrival) / 1e9;
+    double batch_ticks = 0;
+    for (const ReplicaTotals& r : run.replicas) {
+      s.output_tokens += r.output_tokens;
+      s.preemptions += r.preemptions;
+      s.recomputed_tokens += r.recomputed_tokens;
+      batch_ticks += r.mean_batch * static_cast<double>(r.busy_ticks);
+    }
+    s.output_tokens_per_s = s.span_s > 0 ? static_cast<double>(s.output_tokens) / s.span_s : 0.0;
+    s.mean_batch = total_busy > 0 ? batch_ticks / static_cast<double>(total_busy) : 0.0;
+  }
   if (!run.end_to_end.empty() && !run.cancelled) {
     std::vector<Tick> sorted(run.end_to_end);
     std::sort(sorted.begin(), sorted.end());

@@ -16,6 +16,12 @@ Replica::Admission Replica::admit(TokenSpan tokens, Tick now, const PrefillModel
 Replica::Admission Replica::admit_with_decode(const Prompt& prompt, Tick now, const PrefillModel& prefill,
                                               std::uint64_t output_tokens, Tick tick_per_output_token,
                                               std::size_t known_cached) {
+  return admit_with_decode(prompt, now, StepModel{prefill, {}}, output_tokens, tick_per_output_token, known_cached);
+}
+
+Replica::Admission Replica::admit_with_decode(const Prompt& prompt, Tick now, const StepModel& step,
+                                              std::uint64_t output_tokens, Tick tick_per_output_token,
+                                              std::size_t known_cached) {
   Admission a;
   // insert() reports the cached prefix it found before adding the prompt, so
   // the prompt is walked once. Tokens past the cache budget are never cached.
@@ -23,7 +29,7 @@ Replica::Admission Replica::admit_with_decode(const Prompt& prompt, Tick now, co
   a.cached_tokens = inserted.cached_tokens;
   a.path = inserted.path;
   a.prefill_tokens = prompt.size() - a.cached_tokens;
-  const Tick service = prefill.prefill_ticks(a.prefill_tokens);
+  const Tick service = step.prefill_ticks(a.prefill_tokens, a.cached_tokens);
   a.start = std::max(now, busy_until_);
   a.first_token = a.start + service;
   a.completion = a.first_token + static_cast<Tick>(output_tokens) * tick_per_output_token;

@@ -4,7 +4,6 @@
 #include <deque>
 #include <limits>
 #include <memory>
-#include <queue>
 
 #include "prefixroute/cache/prefix_index.h"
 #include "prefixroute/base/tournament_tree.h"
@@ -14,75 +13,34 @@ namespace {
 
 constexpr Tick kNever = std::numeric_limits<Tick>::max();
 
-// The order of events: by time, then by admission. A request's first token
-// has an even seq and its completion the next odd one, so at equal times a
-// completion follows its own first token and precedes later admissions'.
-struct EventKey {
-  Tick time;
-  std::uint64_t seq;
-
-  bool operator<(const EventKey& other) const {
-    return time != other.time ? time < other.time : seq < other.seq;
-  }
-};
-
-constexpr EventKey kNoEvent{kNever, std::numeric_limits<std::uint64_t>::max()};
-
-// What an event needs to know about its request, kept while it is in flight.
-struct InFlight {
-  std::uint64_t request;
-  Tick arrival;
-  Replica::Admission admission;
-  std::uint32_t replica;
-  std::uint32_t output_tokens;
-};
-
-// Requests are admitted one per arrival, in trace order, so request i's first
-// token has seq 2i and its completion 2i + 1.
-EventKey first_token_key(const InFlight& f) { return EventKey{f.admission.first_token, 2 * f.request}; }
-EventKey completion_key(const InFlight& f) { return EventKey{f.admission.completion, 2 * f.request + 1}; }
-
-// A decoding request's completion; its record is in `slot`. Completions do
-// not come in admission order (outputs differ in length), so they wait in one
-// heap. Without decode a request completes at its first token and never
-// waits here.
-struct Completion {
-  EventKey key;
-  std::uint32_t slot;
-
-  bool operator>(const Completion& other) const { return other.key < key; }
-};
-
 // A KV event on its way to the router's lagged cache view: the mirror replays
 // the engine's cache operations `lag` later, in the same order, so it is
 // exactly the engine's cache as it was `lag` ago.
 struct MirrorOp {
   Tick time;
+  CacheOp::Kind kind;
   std::uint32_t replica;
   std::uint64_t request;
-  bool admit;  // admit (insert + pin) or complete (unpin)
-  PromptPieces prompt;
-  std::uint32_t output_tokens;
-  bool pinned;
+  PromptPieces prompt;  // Insert only
+  std::size_t length;   // Insert: the prefix inserted
+  bool pin;             // Insert: pin its path (and unpin the request's previous one)
+  std::size_t tokens;   // Reserve, Release
 };
 
-class Simulation {
+class Simulation final : public EngineEvents {
  public:
   Simulation(RequestSource& source, const ClusterConfig& cluster, RoutingPolicy& policy,
              const RouterConfig& router)
       : source_(source),
         cluster_(cluster),
         policy_(policy),
-        prefilling_(cluster.replicas),
-        next_first_tokens_(cluster.replicas, kNoEvent),
         busy_until_tree_(cluster.replicas, kNever) {
     replicas_.reserve(cluster.replicas);
     for (std::uint32_t i = 0; i < cluster.replicas; ++i) {
       replicas_.emplace_back(RadixCache(cluster.cache_tokens, cluster.protect_after_hits, &source.content()));
       busy_until_tree_.set(i, replicas_[i].busy_until());
     }
-    decoding_.assign(cluster.replicas, 0);
-    tick_per_output_token_ = seconds_to_ticks(cluster.decode_ms_per_token / 1000.0);
+    batched_ = cluster.engine == EngineKind::Batched;
     scrape_period_ = std::max<Tick>(1, seconds_to_ticks(router.scrape_period_ms / 1000.0));
     lag_ = seconds_to_ticks(router.kv_event_lag_ms / 1000.0);
     if (lag_ > 0) {
@@ -101,14 +59,17 @@ class Simulation {
       for (std::uint32_t i = 0; i < cluster.replicas; ++i)
         (mirrored ? mirrors_[i] : replicas_[i].cache()).attach_index(index_.get(), i);
     }
+    engine_ = make_engine(cluster, replicas_, lag_ > 0);
     const Tick span = source.last_arrival();
     run_.in_flight_period = std::max<Tick>(1, span / kInFlightSamples + 1);
-    run_.decode = tick_per_output_token_ > 0;
+    run_.batched = batched_;
+    run_.decode = batched_ || seconds_to_ticks(cluster.decode_ms_per_token / 1000.0) > 0;
     const auto n = static_cast<std::size_t>(source.size());
-    run_.ttft.reserve(n);
+    run_.ttft.assign(n, 0);
     run_.end_to_end.assign(n, 0);
     run_.replica_of.reserve(n);
-    run_.cached_of.reserve(n);
+    run_.cached_of.assign(n, 0);
+    if (batched_) predicted_.assign(n, 0);
     run_.replicas.resize(cluster.replicas);
     view_ = std::make_unique<ClusterView>(replicas_, index_.get(), view, view == CacheView::Engine || lag_ == 0,
                                           &busy_until_tree_);
@@ -119,16 +80,23 @@ class Simulation {
 
   SimulationRun run(const ProgressCallback& progress, std::uint64_t progress_every) {
     SourcedRequest request;
+    std::size_t routed = 0;
     for (std::size_t i = 0; source_.next(request); ++i) {
       if (progress && i > 0 && i % progress_every == 0 && !progress(i)) {
         run_.cancelled = true;
         break;
       }
+      if (i == 0) run_.first_arrival = request.arrival;
       advance_to(request.arrival);
       route(i, request);
+      routed = i + 1;
     }
     arrivals_done_ = true;
     advance_to(kNever);  // finish every request: completions, end-to-end times
+    if (run_.cancelled) {  // only the routed requests have results
+      run_.ttft.resize(routed);
+      run_.cached_of.resize(routed);
+    }
     for (std::size_t r = 0; r < replicas_.size(); ++r) {
       ReplicaTotals& t = run_.replicas[r];
       t.requests = replicas_[r].requests();
@@ -136,7 +104,43 @@ class Simulation {
       t.cached_tokens = replicas_[r].cached_tokens();
       t.busy_ticks = replicas_[r].busy_ticks();
     }
+    engine_->finish(run_);
+    if (batched_) {
+      for (std::size_t r = 0; r < replicas_.size(); ++r) {
+        ReplicaTotals& t = run_.replicas[r];
+        const double capacity = static_cast<double>(replicas_[r].cache().capacity());
+        t.peak_kv_usage = capacity > 0 ? static_cast<double>(t.peak_held_tokens) / capacity : 0.0;
+      }
+    }
     return std::move(run_);
+  }
+
+  // ---- EngineEvents ----
+  void admitted(std::uint64_t id, std::uint32_t, std::uint64_t cached_tokens) override {
+    run_.cached_of[id] = static_cast<std::uint32_t>(cached_tokens);
+    if (batched_ && predicted_[id] != 0) run_.predicted_actual_cached_tokens += cached_tokens;
+  }
+
+  void first_token(std::uint64_t id, std::uint32_t replica, Tick arrival, Tick now) override {
+    run_.ttft[id] = now - arrival;
+    policy_.on_first_token(id, replica, now);
+  }
+
+  void completed(std::uint64_t id, std::uint32_t replica, Tick arrival, Tick now,
+                 std::uint64_t decode_tokens) override {
+    replicas_[replica].router_completed();
+    run_.end_to_end[id] = now - arrival;
+    run_.last_completion = std::max(run_.last_completion, now);
+    if (batched_ && decode_tokens > 0)
+      run_.tpot_ns.push_back(static_cast<double>(run_.end_to_end[id] - run_.ttft[id]) /
+                             static_cast<double>(decode_tokens));
+    policy_.on_completed(id, replica, now);
+  }
+
+  void cache_op(const CacheOp& op, Tick now) override {
+    MirrorOp m{now + lag_, op.kind, op.replica, op.request, {}, op.length, op.pin, op.tokens};
+    if (op.kind == CacheOp::Kind::Insert) m.prompt = *op.prompt;
+    mirror_ops_.push_back(std::move(m));
   }
 
  private:
@@ -150,118 +154,95 @@ class Simulation {
         policy_.choose(RouteRequest(prompt, i, request.session, request.turn, output), *view_, now);
     const std::int64_t predicted = policy_.predicted_cached_tokens();
     policy_.on_routed(RoutedRequest{i, chosen, prompt, output, now, request.session, request.turn});
+    const auto r = static_cast<std::uint32_t>(chosen);
     Replica& replica = replicas_[chosen];
+    if (predicted >= 0) {
+      run_.predicted_cached_tokens += static_cast<std::uint64_t>(predicted);
+      run_.predicted_prompt_tokens += prompt.size();
+      if (batched_) predicted_[i] = 1;
+    }
     // When the policy's walk read the engines' caches, its answer for the
-    // chosen replica is exactly what the insert would match (nothing changes
-    // that cache between choose() and here): the insert need not re-read
-    // those tokens. Never the policy's prediction, which may be wrong.
+    // chosen replica is exactly what the engine's own match would give
+    // (nothing changes that cache between choose() and here): the engine
+    // need not re-read those tokens. Never the policy's prediction, which
+    // may be wrong.
     const std::size_t known_cached = view_->known_engine_match(prompt, chosen).value_or(0);
-    const Replica::Admission a =
-        replica.admit_with_decode(prompt, now, cluster_.prefill, output, tick_per_output_token_, known_cached);
+    EngineRequest admitted_request;
+    admitted_request.id = i;
+    admitted_request.arrival = now;
+    admitted_request.prompt = &pieces;
+    admitted_request.output_tokens = static_cast<std::uint32_t>(output);
+    engine_->admit(r, admitted_request, now, known_cached, *this);
+    if (predicted >= 0 && !batched_) run_.predicted_actual_cached_tokens += run_.cached_of[i];
     busy_until_tree_.set(chosen, replica.busy_until());
     replica.router_dispatched();
     ReplicaTotals& totals = run_.replicas[chosen];
     totals.peak_in_flight = std::max(totals.peak_in_flight, replica.in_flight());
-    run_.ttft.push_back(a.first_token - now);
-    run_.replica_of.push_back(static_cast<std::uint32_t>(chosen));
-    run_.cached_of.push_back(static_cast<std::uint32_t>(a.cached_tokens));
-    if (predicted >= 0) {
-      run_.predicted_cached_tokens += static_cast<std::uint64_t>(predicted);
-      run_.predicted_actual_cached_tokens += a.cached_tokens;
-      run_.predicted_prompt_tokens += prompt.size();
-    }
-    const auto r = static_cast<std::uint32_t>(chosen);
-    const auto out = static_cast<std::uint32_t>(output);
-    std::deque<InFlight>& queue = prefilling_[chosen];
-    queue.push_back(InFlight{i, now, a, r, out});
-    if (queue.size() == 1) next_first_tokens_.set(chosen, first_token_key(queue.front()));
-    if (lag_ > 0) {
-      mirror_ops_.push_back(MirrorOp{now + lag_, r, i, true, pieces, out, a.decodes()});
-    }
+    run_.replica_of.push_back(r);
   }
 
-  // Processes everything that happens up to and including `now`, in the
-  // documented order, then takes the scrape due at or before `now`.
+  // Processes everything that happens up to `now`, in the documented order:
+  // at one tick the engine's events, lagged KV events, the scrape, then (the
+  // caller's) arrivals; the engine's events that come after arrivals are left
+  // for the next call. now == kNever drains everything.
   void advance_to(Tick now) {
     for (;;) {
-      const EventKey first_token = next_first_tokens_.least();
-      const EventKey completion = completions_.empty() ? kNoEvent : completions_.top().key;
-      const bool first_token_next = first_token < completion;
-      const Tick t_event = first_token_next ? first_token.time : completion.time;
+      const EventKey event = engine_->next_event();
+      const bool after_arrivals = event.seq >= kAfterArrivals;
       const Tick t_op = mirror_ops_.empty() ? kNever : mirror_ops_.front().time;
-      const Tick t = std::min({t_event, t_op, next_sample_});
+      const Tick t = std::min({event.time, t_op, next_sample_});
       if (t > now || t == kNever) break;
-      scrape_through(t - 1);  // scrapes strictly before t see the state before t
-      if (t_event == t) {
-        if (first_token_next) {
-          handle_first_token(next_first_tokens_.position_of_least(), t);
-        } else {
-          const Completion c = completions_.top();
-          completions_.pop();
-          complete(in_flight_[c.slot], t);
-          free_slots_.push_back(c.slot);
-        }
+      if (event.time == t && !after_arrivals) {
+        scrape_through(t - 1);  // scrapes strictly before t see the state before t
+        handle_engine_event();
       } else if (t_op == t) {
+        scrape_through(t - 1);
         apply_mirror_op(mirror_ops_.front());
         mirror_ops_.pop_front();
-      } else {
+      } else if (next_sample_ == t) {
+        scrape_through(t - 1);
         sample_in_flight();
+      } else {
+        // An engine event after the arrivals of tick t: due only once the
+        // caller has routed them (t < now), and after the scrape at t.
+        if (t == now) break;
+        scrape_through(t);
+        handle_engine_event();
       }
     }
     if (now != kNever) scrape_through(now);
   }
 
-  // The first token of the head of `replica`'s prefill queue, due at `now`.
-  void handle_first_token(std::size_t replica, Tick now) {
-    std::deque<InFlight>& queue = prefilling_[replica];
-    const InFlight f = queue.front();
-    queue.pop_front();
-    next_first_tokens_.set(replica, queue.empty() ? kNoEvent : first_token_key(queue.front()));
-    const bool decodes = f.admission.decodes();
-    if (decodes) ++decoding_[f.replica];
-    policy_.on_first_token(f.request, f.replica, now);
-    if (!decodes) {
-      // Its completion, (now, seq + 1), is the next event: an event due
-      // before it would be due before this first token too.
-      complete(f, now);
-      return;
-    }
-    std::uint32_t slot;
-    if (free_slots_.empty()) {
-      slot = static_cast<std::uint32_t>(in_flight_.size());
-      in_flight_.push_back(f);
-    } else {
-      slot = free_slots_.back();
-      free_slots_.pop_back();
-      in_flight_[slot] = f;
-    }
-    completions_.push(Completion{completion_key(f), slot});
-  }
-
-  void complete(const InFlight& f, Tick now) {
-    Replica& replica = replicas_[f.replica];
-    const bool decodes = f.admission.decodes();
-    if (decodes) --decoding_[f.replica];
-    replica.complete(f.admission, f.output_tokens);
-    replica.router_completed();
-    run_.end_to_end[f.request] = now - f.arrival;
-    policy_.on_completed(f.request, f.replica, now);
-    if (lag_ > 0 && decodes)
-      mirror_ops_.push_back(MirrorOp{now + lag_, f.replica, f.request, false, {}, f.output_tokens, true});
+  void handle_engine_event() {
+    const std::uint32_t r = engine_->handle_next_event(*this);
+    const Tick busy_until = replicas_[r].busy_until();
+    if (busy_until_tree_[r] != busy_until) busy_until_tree_.set(r, busy_until);
   }
 
   void apply_mirror_op(const MirrorOp& op) {
     RadixCache& mirror = mirrors_[op.replica];
-    if (op.admit) {
-      const RadixCache::PathHandle path = mirror.insert(op.prompt.view()).path;
-      mirror_paths_[op.request] = path;
-      if (op.pinned) {
-        mirror.pin(path);
-        mirror.reserve(op.output_tokens);
+    switch (op.kind) {
+      case CacheOp::Kind::Insert: {
+        Prompt prefix = op.prompt.view();
+        prefix.length = op.length;
+        const RadixCache::PathHandle path = mirror.insert(prefix).path;
+        if (op.pin) {
+          mirror.pin(path);
+          if (mirror_paths_[op.request] != 0) mirror.unpin(mirror_paths_[op.request]);
+        }
+        mirror_paths_[op.request] = path;
+        break;
       }
-    } else {
-      mirror.unpin(mirror_paths_[op.request]);
-      mirror.release(op.output_tokens);
+      case CacheOp::Kind::Unpin:
+        mirror.unpin(mirror_paths_[op.request]);
+        mirror_paths_[op.request] = 0;
+        break;
+      case CacheOp::Kind::Reserve:
+        mirror.reserve(op.tokens);
+        break;
+      case CacheOp::Kind::Release:
+        mirror.release(op.tokens);
+        break;
     }
   }
 
@@ -273,11 +254,12 @@ class Simulation {
     // only unpins and releases (completions): used() never rises again, so
     // the first scrape after it is the last that can raise peak_kv_usage. An
     // overloaded run drains for long after its last arrival, and each of its
-    // scrapes would visit every replica.
+    // scrapes would visit every replica. (The batched engine keeps its own
+    // exact peak; see ReplicaTotals.)
     if (arrivals_done_) final_scrape_taken_ = true;
     const Tick at = next_scrape_ + ((t - next_scrape_) / scrape_period_) * scrape_period_;
     for (std::size_t r = 0; r < replicas_.size(); ++r) {
-      replicas_[r].scrape(at, decoding_[r]);
+      engine_->scrape(static_cast<std::uint32_t>(r), at);
       ReplicaTotals& totals = run_.replicas[r];
       totals.peak_kv_usage = std::max(totals.peak_kv_usage, replicas_[r].scraped().kv_usage);
     }
@@ -285,7 +267,15 @@ class Simulation {
   }
 
   void sample_in_flight() {
-    for (const Replica& r : replicas_) run_.in_flight_samples.push_back(r.in_flight());
+    for (std::size_t r = 0; r < replicas_.size(); ++r) {
+      run_.in_flight_samples.push_back(replicas_[r].in_flight());
+      if (batched_) {
+        const ReplicaLoad load = engine_->load(static_cast<std::uint32_t>(r));
+        run_.batch_samples.push_back(load.running);
+        run_.kv_block_samples.push_back(
+            static_cast<std::uint32_t>((load.held_tokens + cluster_.kv_block_tokens - 1) / cluster_.kv_block_tokens));
+      }
+    }
     next_sample_ = run_.in_flight_samples.size() / replicas_.size() < kInFlightSamples
                        ? next_sample_ + run_.in_flight_period
                        : kNever;
@@ -298,18 +288,10 @@ class Simulation {
   std::vector<RadixCache> mirrors_;
   std::vector<RadixCache::PathHandle> mirror_paths_;
   std::deque<MirrorOp> mirror_ops_;
-  std::vector<std::uint32_t> decoding_;
-  // Per replica, the admitted requests whose first token is still ahead, in
-  // admission order. A replica's first tokens come in that order (one FIFO
-  // prefill queue: each starts when the previous one's ends), so each queue
-  // is sorted and the run's next first token is the least of the heads.
-  std::vector<std::deque<InFlight>> prefilling_;
-  TournamentTree<EventKey> next_first_tokens_;        // per replica: its queue's head
-  TournamentTree<Tick> busy_until_tree_;              // per replica: busy_until(), for the policy
-  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
-  std::vector<InFlight> in_flight_;  // records of decoding requests, by slot
-  std::vector<std::uint32_t> free_slots_;
-  Tick tick_per_output_token_ = 0;
+  std::unique_ptr<Engine> engine_;
+  TournamentTree<Tick> busy_until_tree_;  // per replica: busy_until(), for the policy
+  std::vector<std::uint8_t> predicted_;   // batched: whether the policy predicted request i's hit
+  bool batched_ = false;
   Tick scrape_period_ = 1;
   Tick next_scrape_ = 0;
   Tick next_sample_ = 0;

@@ -65,7 +65,11 @@
 //   the budget the cache is over budget (used() > capacity()): the model lets
 //   memory overcommit instead of rejecting or preempting requests, and reports
 //   usage above 1.0. Without pins and reservations (the baseline model) the budget
-//   is never exceeded.
+//   is never exceeded. pinned_tokens() counts the tokens of pinned nodes (each
+//   node once, however many pins it holds): with reserved() it is the memory
+//   running requests hold, which a paged engine (sim/batched_engine.h) keeps
+//   within the budget by checking before it pins; probe() says how much of a
+//   prompt is cached and how much of that is already pinned.
 //
 // Budget rule (exact)
 //   Eviction runs only inside insert() and reserve() (as SGLang evicts when it
@@ -152,6 +156,15 @@ class RadixCache {
   std::size_t match(const Prompt& prompt) const;
   std::size_t match(TokenSpan tokens) const;
 
+  /// match() and, of the matched prefix, the leading tokens that lie in
+  /// pinned nodes (pins hold whole paths from the root, so the pinned part
+  /// of any path is a prefix of it). One walk, as match().
+  struct Probe {
+    std::size_t matched = 0;
+    std::size_t pinned = 0;  ///< <= matched
+  };
+  Probe probe(const Prompt& prompt) const;
+
   /// Caches `prompt` (at most the first capacity() tokens) and evicts to budget.
   /// The prompt must be of content(), unless the cache has its own store (it
   /// is then copied into it). `known_cached`: a length the caller has just
@@ -177,6 +190,9 @@ class RadixCache {
   /// Tokens in the tree plus reserved private tokens: what counts against the budget.
   std::size_t used() const { return size_ + reserved_; }
   std::size_t reserved() const { return reserved_; }
+  /// Tokens in pinned nodes: with reserved(), the memory that eviction cannot
+  /// free. O(1).
+  std::size_t pinned_tokens() const { return pinned_tokens_; }
   std::size_t capacity() const { return capacity_; }
   std::uint32_t protect_after_hits() const { return protect_after_hits_; }
   /// Nodes in the tree, root excluded.
@@ -259,6 +275,7 @@ class RadixCache {
   std::uint32_t protect_after_hits_;
   std::size_t size_ = 0;
   std::size_t reserved_ = 0;
+  std::size_t pinned_tokens_ = 0;  // tokens of nodes with pins > 0
   std::uint64_t clock_ = 0;
   std::uint64_t evicted_total_ = 0;
   std::vector<Node> nodes_;

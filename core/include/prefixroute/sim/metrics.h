@@ -13,6 +13,12 @@
 //     predictions only); beside it the engines' actual hit rate on the same
 //     requests. The gap measures how wrong the router's view of the caches is.
 //   end-to-end: completion - arrival; equals TTFT when decode is off.
+//   TPOT (batched engine): per request that generated more than one token,
+//     (completion - first token) / (tokens generated after the first); mean
+//     and nearest-rank percentiles over those requests.
+//   output tokens/s: tokens generated (first tokens included) / the run's
+//     span, from the first arrival to the last completion; per replica with
+//     the same span, so the replicas' rates add up to the cluster's.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +48,17 @@ struct RunSummary {
   double mean_e2e_ms = 0;
   double p50_e2e_ms = 0;
   double p99_e2e_ms = 0;
+  // Batched engine only.
+  bool has_tpot = false;          ///< some request generated more than one token
+  double mean_tpot_ms = 0;
+  double p50_tpot_ms = 0;
+  double p99_tpot_ms = 0;
+  double span_s = 0;              ///< first arrival to last completion
+  std::uint64_t output_tokens = 0;
+  double output_tokens_per_s = 0;
+  std::uint64_t preemptions = 0;
+  std::uint64_t recomputed_tokens = 0;
+  double mean_batch = 0;          ///< over replicas, weighted by their busy time
 };
 
 /// Nearest-rank percentile of `sorted` (ascending, non-empty), percent in [1, 100].

@@ -25,6 +25,7 @@
 #include <memory>
 
 #include "prefixroute/sim/prefill_model.h"
+#include "prefixroute/sim/step_model.h"
 #include "prefixroute/cache/radix_cache.h"
 #include "prefixroute/base/time.h"
 #include "prefixroute/base/token.h"
@@ -80,6 +81,9 @@ class Replica {
   Admission admit_with_decode(const Prompt& prompt, Tick now, const PrefillModel& prefill,
                               std::uint64_t output_tokens, Tick tick_per_output_token,
                               std::size_t known_cached = 0);
+  /// As above, the prefill timed by a step model (prefill_ticks(uncached, cached)).
+  Admission admit_with_decode(const Prompt& prompt, Tick now, const StepModel& step, std::uint64_t output_tokens,
+                              Tick tick_per_output_token, std::size_t known_cached = 0);
 
   /// Ends a decoding request: unpins its path and releases its outputs.
   void complete(const Admission& admission, std::uint64_t output_tokens);
@@ -87,8 +91,22 @@ class Replica {
   std::uint64_t requests() const { return requests_; }
   std::uint64_t prefill_tokens() const { return prefill_tokens_; }
   std::uint64_t cached_tokens() const { return cached_tokens_; }
-  /// Sum of prefill times: how long this replica's prefill queue was busy.
+  /// Sum of prefill times (fifo) or step times (batched): how long this
+  /// replica's engine was busy.
   Tick busy_ticks() const { return busy_ticks_; }
+
+  // ---- what an engine other than the built-in FIFO queue updates ----
+  /// Sets the engine's estimate of when its admitted prefill work drains.
+  void set_busy_until(Tick t) { busy_until_ = t; }
+  /// Counts a request matched against the cache for the first time.
+  void count_admission(std::uint64_t cached_tokens, std::uint64_t prefill_tokens) {
+    ++requests_;
+    cached_tokens_ += cached_tokens;
+    prefill_tokens_ += prefill_tokens;
+  }
+  void add_busy(Tick ticks) { busy_ticks_ += ticks; }
+  /// Sets the router's sample of the engine metrics (an engine's own scrape).
+  void set_scraped(const EngineMetrics& metrics) { scraped_ = metrics; }
 
   // ---- the router's view (maintained by the simulator) ----
   /// Requests dispatched here and not yet completed, counted by the router.

@@ -2,38 +2,35 @@
 //
 // Requests are processed in arrival order (the trace is sorted; equal arrival
 // times keep trace order). Between arrivals the simulator processes, in time
-// order, the events that change what a router can see: first tokens (prefill
-// ends), completions (decode ends), engine-metric scrapes, and the arrival of
-// lagged KV events at the router's precise cache view. Events at the same time
-// go in the order: first tokens and completions (by admission: a request's
+// order, the events that change what a router can see: the engine's events
+// (first tokens, completions, steps: sim/engine.h), engine-metric scrapes,
+// and the arrival of lagged KV events at the router's precise cache view.
+// Events at the same time go in the order: the engine's (fifo: a request's
 // first token, then its completion, then the next admitted request's), KV
-// events, then the scrape, then arrivals.
+// events, then the scrape, then arrivals, then the engine's events that come
+// after arrivals (the batched engine forming its next step).
 //
 // At each arrival the policy sees the replicas as of that instant and picks
-// one; the chosen replica matches and inserts the prompt at admission and
-// queues its prefill behind earlier work (FIFO). Because each replica's prefill
+// one; the chosen replica's engine admits the request. Under the fifo engine
+// (the default) the replica matches and inserts the prompt at admission and
+// queues its prefill behind earlier work; because each replica's prefill
 // queue serves in admission order, the cache state at admission equals the
-// state its predecessors leave behind.
+// state its predecessors leave behind:
 //
 //   TTFT = queue wait + uncached tokens / prefill rate
 //   end-to-end = TTFT + output tokens x time per output token (decode on)
 //
 // With decode off (the baseline model) a request completes at its first token
 // and pins nothing, and the baseline policies' results are exactly those of a
-// one-pass model that admits each request in arrival order.
-//
-// Events: each replica's first tokens come in its admission order (one FIFO
-// prefill queue), so they wait in one queue per replica and a TournamentTree
-// over the queues' heads finds the next; only decoding requests' completions
-// wait in a heap. So an event costs O(log replicas), not O(log in-flight
-// requests) in one heap whose scattered entries outgrow the caches as the
-// cluster grows.
+// one-pass model that admits each request in arrival order. The batched
+// engine (sim/batched_engine.h) instead schedules steps of batched work.
 //
 // Cost: O(N * (policy cost + L log F + log R)) for N requests of L tokens on R
-// replicas (plus O(log D) per completion with D requests decoding), plus one
-// pass over the replicas per scrape period that contains an event, up to the
-// first scrape after the last arrival (later ones could change nothing: no
-// policy reads them and usage only falls; see ReplicaTotals::peak_kv_usage).
+// replicas plus the engine's events (fifo: O(log R) each, O(log D) per
+// completion with D requests decoding; batched: O(running) per step), plus
+// one pass over the replicas per scrape period that contains an event, up to
+// the first scrape after the last arrival (later ones could change nothing:
+// no policy reads them and usage only falls; see ReplicaTotals::peak_kv_usage).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +38,7 @@
 #include <vector>
 
 #include "prefixroute/sim/cluster_config.h"
+#include "prefixroute/sim/engine.h"
 #include "prefixroute/sim/prefill_model.h"
 #include "prefixroute/workload/request_source.h"
 #include "prefixroute/workload/request_trace.h"
@@ -58,14 +56,26 @@ struct ReplicaTotals {
   std::uint32_t peak_in_flight = 0;  ///< most requests dispatched and not completed at once
   /// Highest scraped cache usage (used / capacity). Scrapes stop after the
   /// first one past the last arrival: from then on caches only unpin and
-  /// release, so usage cannot rise again.
+  /// release, so usage cannot rise again. (Batched engine: the highest KV
+  /// held by running requests / capacity, at any step, not only at scrapes.)
   double peak_kv_usage = 0;
+  // The batched engine's step totals (0 under fifo).
+  std::uint64_t steps = 0;
+  double mean_batch = 0;              ///< sequences per step, weighted by step time
+  std::uint32_t peak_batch = 0;       ///< most sequences in one step
+  std::uint64_t peak_held_tokens = 0; ///< most KV held by running requests
+  std::uint64_t preemptions = 0;      ///< requests preempted (recompute)
+  std::uint64_t recomputed_tokens = 0;
+  std::uint64_t output_tokens = 0;    ///< tokens generated, first tokens included
+  std::uint64_t overcommits = 0;      ///< steps where a lone request held more than the capacity
 };
 
 /// Everything one run produced, per request (arrival order) and per replica.
-/// Memory: kBytesPerRequest per request plus the in-flight samples.
+/// Memory: kBytesPerRequest per request (plus kBatchedBytesPerRequest under
+/// the batched engine) plus the samples.
 struct SimulationRun {
   static constexpr double kBytesPerRequest = 2 * sizeof(Tick) + 2 * sizeof(std::uint32_t);
+  static constexpr double kBatchedBytesPerRequest = sizeof(double);
 
   std::vector<Tick> ttft;                 ///< per request
   std::vector<Tick> end_to_end;           ///< per request: completion - arrival
@@ -76,12 +86,22 @@ struct SimulationRun {
   /// ticks from 0: in_flight_samples[sample * replicas + replica].
   std::vector<std::uint32_t> in_flight_samples;
   Tick in_flight_period = 0;
+  /// Batched engine, at the same samples: sequences running and KV held (in
+  /// blocks of cluster.kv_block_tokens) per replica.
+  std::vector<std::uint32_t> batch_samples;
+  std::vector<std::uint32_t> kv_block_samples;
   /// The policy's own prediction of cached tokens, summed over the requests
   /// it predicted for (-1 predictions excluded), and those requests' prompt tokens.
   std::uint64_t predicted_cached_tokens = 0;
   std::uint64_t predicted_actual_cached_tokens = 0;
   std::uint64_t predicted_prompt_tokens = 0;
-  bool decode = false;  ///< whether decode was modelled
+  bool decode = false;   ///< whether decode was modelled
+  bool batched = false;  ///< the batched engine ran
+  /// Batched engine: time per output token after the first, in ns, of every
+  /// request that generated more than one token (completion order).
+  std::vector<double> tpot_ns;
+  Tick first_arrival = 0;
+  Tick last_completion = 0;
   bool cancelled = false;
 };
 
