@@ -205,11 +205,17 @@ describe('playground', () => {
     }
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
-    const lines = readFileSync(await csv.path(), 'utf8').trimEnd().split('\n');
-    assert.ok(lines.some((l) => l.startsWith('# scenario: ') && l.includes('"seed":7')));
-    const rows = lines.filter((l) => !l.startsWith('#'));
-    assert.equal(rows[0].split(',')[0], 'policy');
+    const csvText = readFileSync(await csv.path(), 'utf8');
+    // Plain RFC 4180: CRLF records, the header first, no `#` lines (spreadsheets would import them as data).
+    assert.ok(csvText.endsWith('\r\n') && !/[^\r]\n/.test(csvText), 'records end in CRLF');
+    const rows = csvText.slice(0, -2).split('\r\n');
+    assert.deepEqual(rows.filter((l) => l.startsWith('#')), []);
+    const header = rows[0].split(',');
+    assert.equal(header[0], 'policy');
     assert.equal(rows.length, 1 + DEFAULT_ROWS);
+    // Where the numbers come from, in columns: the command and the page's link.
+    assert.deepEqual(header.slice(-3), ['workload_fingerprint', 'command', 'link']);
+    assert.ok(rows[1].endsWith(',prefixroute-bench --set seed=7,' + page.url()), rows[1]);
     await page.close();
   });
 
@@ -252,6 +258,80 @@ describe('playground', () => {
     assert.deepEqual(await readTable(page), expectedTable(bench([['seed', '8']])));
     assert.deepEqual(problems, []);
     await page.close();
+  });
+
+  test('a field error beside a control names other fields by their labels, not their keys', async () => {
+    const { page, problems } = await openPage('?v=1&workload.prefix_tokens_min=1000');
+    const error = await page.textContent('[data-key="workload.prefix_tokens_min"] .field-error');
+    assert.match(error, /must be <= “Prefix length, max” \(880\)/);
+    assert.doesNotMatch(error, /workload\./);
+    const notes = await page.$$eval('#link-messages li', (li) => li.map((x) => x.textContent));
+    assert.ok(notes.some((n) => n.startsWith('Prefix length, min: ') && n.includes('“Prefix length, max”')), JSON.stringify(notes));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the theme chosen is kept across reloads; auto is the default', async () => {
+    const { page, problems } = await openPage();
+    assert.equal(await page.getAttribute('html', 'data-theme'), null);
+    assert.equal(await page.textContent('#theme-toggle'), 'Theme: Auto');
+    await page.click('#theme-toggle'); // light
+    await page.click('#theme-toggle'); // dark
+    assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
+    await page.reload();
+    await waitForRows(page);
+    assert.equal(await page.getAttribute('html', 'data-theme'), 'dark', 'dark kept after a reload');
+    assert.equal(await page.textContent('#theme-toggle'), 'Theme: Dark');
+    await page.click('#theme-toggle'); // auto
+    await page.reload();
+    await waitForRows(page);
+    assert.equal(await page.getAttribute('html', 'data-theme'), null, 'auto kept after a reload');
+    assert.equal(await page.textContent('#theme-toggle'), 'Theme: Auto');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the results table is dimmed and aria-busy while a re-run replaces it', async () => {
+    const { page, problems } = await openPage();
+    // Every state the table goes through, recorded as it changes.
+    await page.evaluate(() => {
+      window.__tableStates = [];
+      const table = document.querySelector('#results-table');
+      new MutationObserver(() => window.__tableStates.push(`${table.classList.contains('stale')}/${table.getAttribute('aria-busy')}`))
+        .observe(table, { attributes: true, attributeFilter: ['class', 'aria-busy'] });
+    });
+    const state = () => page.$eval('#results-table', (t) => ({ stale: t.classList.contains('stale'), busy: t.getAttribute('aria-busy') }));
+    assert.deepEqual(await state(), { stale: false, busy: null });
+    await page.fill('#field-workload-requests', '1500');
+    await page.locator('#field-workload-requests').press('Enter');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('1,500 requests'));
+    assert.ok((await page.evaluate(() => window.__tableStates)).includes('true/true'), 'dimmed and busy during the run');
+    assert.deepEqual(await state(), { stale: false, busy: null });
+    // A cancelled run leaves the old results, undimmed.
+    await page.fill('#field-workload-requests', '1000000');
+    await page.locator('#field-workload-requests').press('Enter');
+    await page.waitForSelector('#progress:not([hidden])', { timeout: 20_000 });
+    assert.deepEqual(await state(), { stale: true, busy: 'true' });
+    await page.click('#cancel');
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('Cancelled'));
+    assert.deepEqual(await state(), { stale: false, busy: null });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('with more replicas than the load chart draws, its caption says which it shows', async () => {
+    const { page, problems } = await openPage('?v=1&workload.requests=300&cluster.replicas=100');
+    await page.waitForSelector('#chart-load .chart-note:not([hidden])');
+    assert.equal(await page.textContent('#chart-load .chart-note'), 'Showing 64 of 100 replicas: R1–R64, in index order (not the most loaded).');
+    assert.match(await page.getAttribute('#chart-load canvas', 'aria-label'), /Showing 64 of 100 replicas/);
+    // The hidden table still lists every replica.
+    assert.equal(await page.$$eval('#chart-load .chart-data tbody tr', (r) => r.length), 100);
+    await page.close();
+    const few = await openPage('?v=1&workload.requests=300');
+    await few.page.waitForFunction(() => document.querySelector('#chart-load .chart-data'));
+    assert.ok(await few.page.isHidden('#chart-load .chart-note'));
+    assert.deepEqual([...problems, ...few.problems], []);
+    await few.page.close();
   });
 
   test('phone width and dark mode', async () => {

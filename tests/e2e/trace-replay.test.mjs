@@ -69,7 +69,9 @@ describe('trace replay', () => {
     await statusStarts(page, 'Replayed mooncake-conversation-first-1000.jsonl: 1,000 requests');
     const native = benchTrace(EXCERPT, EXCERPT_SETS);
     assert.deepEqual(await readTable(page), expectedTable(native));
-    assert.match(await page.textContent('#trace-status'), /1,000 requests from 1,000 lines/);
+    // Once the run is over, nothing says it is still replaying.
+    assert.match(await page.textContent('#trace-status'), /^Replayed mooncake-conversation-first-1000\.jsonl: 1,000 requests from 1,000 lines/);
+    assert.doesNotMatch(`${await page.textContent('#status')} ${await page.textContent('#trace-status')}`, /Replaying/);
     assert.match(await page.textContent('#table-notes'), /Hit-rate bounds no routing can beat/);
     const search = new URL(page.url()).search;
     assert.match(search, /trace=mooncake-excerpt/);
@@ -125,6 +127,50 @@ describe('trace replay', () => {
     await linked.page.setInputFiles('#trace-file', { name: 'bad.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
     await statusStarts(linked.page, 'Replayed bad.jsonl: 39 requests');
     assert.deepEqual(await readTable(linked.page), expectedTable(native));
+    assert.deepEqual([...problems, ...linked.problems], []);
+    await linked.page.close();
+    await page.close();
+  });
+
+  test('a bad first line: "reading stopped after 1 line", in the singular', async () => {
+    const lines = readFileSync(EXCERPT, 'utf8').split('\n').slice(0, 5);
+    lines[0] = lines[0].replace(/"input_length": \d+/, '"input_length": -5');
+    const { page, problems } = await newPage();
+    await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+    await page.setInputFiles('#trace-file', { name: 'first.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(`${lines.join('\n')}\n`) });
+    await page.waitForSelector('#trace-problem:not([hidden])');
+    assert.equal(await page.textContent('#trace-problem-text'), 'first.jsonl has a bad line, so reading stopped after 1 line:');
+    await page.click('#trace-skip');
+    await statusStarts(page, 'Replayed first.jsonl: 4 requests');
+    assert.match(await page.textContent('#trace-status'), /^Replayed first\.jsonl: 4 requests from 5 lines \(\d+ B\)\. Skipped 1 bad line; first: line 1,/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('back to the synthetic workload puts back the cluster settings the replay changed, and says so', async () => {
+    const { page, problems } = await newPage('?v=1&cluster.replicas=6');
+    await statusStarts(page, '4,000 requests');
+    await page.click('#trace-excerpt');
+    await statusStarts(page, 'Replayed mooncake-conversation-first-1000.jsonl');
+    assert.equal(await page.inputValue('#field-cluster-replicas'), '8');
+    assert.equal(await page.inputValue('#field-cluster-cache_tokens'), '1000000');
+    await page.click('#trace-clear');
+    await statusStarts(page, '4,000 requests');
+    assert.equal(await page.inputValue('#field-cluster-replicas'), '6');
+    assert.equal(await page.inputValue('#field-cluster-cache_tokens'), '4000');
+    assert.equal(new URL(page.url()).search, '?v=1&cluster.replicas=6');
+    assert.equal(await page.textContent('#trace-status'),
+      'Back to the synthetic workload; the cluster settings the replay had changed are restored to their values before it: ' +
+      'Replicas 8 → 6, Cache per replica 1,000,000 → 4,000.');
+    assert.equal(await page.isHidden('#trace-clear'), true);
+
+    // Opened on a replay link, there was no scenario before it: back to the defaults.
+    const linked = await newPage('?v=1&trace=mooncake-excerpt&cluster.replicas=8&cluster.cache_tokens=1000000');
+    await statusStarts(linked.page, 'Replayed mooncake-conversation-first-1000.jsonl');
+    await linked.page.click('#trace-clear');
+    await statusStarts(linked.page, '4,000 requests');
+    assert.equal(await linked.page.inputValue('#field-cluster-replicas'), '4');
+    assert.match(await linked.page.textContent('#trace-status'), /restored to their defaults: Replicas 8 → 4, Cache per replica 1,000,000 → 4,000\.$/);
     assert.deepEqual([...problems, ...linked.problems], []);
     await linked.page.close();
     await page.close();

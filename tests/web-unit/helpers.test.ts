@@ -1,10 +1,12 @@
-// The CDF downsampling, the CSV export and the schema reading.
+// The CDF downsampling, the counts in words, the CSV export, the schema
+// reading and the labels in the core's messages.
 import { describe, expect, it } from 'vitest';
 import { cdfPoints } from '../../web/src/cdf';
-import { CSV_COLUMNS, resultsToCsv } from '../../web/src/export';
-import { formatChange, formatMs, formatPointChange } from '../../web/src/format';
+import { CSV_COLUMNS, CSV_SOURCE_COLUMNS, resultsToCsv } from '../../web/src/export';
+import { formatChange, formatCountOf, formatMs, formatPointChange } from '../../web/src/format';
 import { parseResults } from '../../web/src/results';
-import { isPageField } from '../../web/src/schema';
+import { resolveOverrides } from '../../web/src/resolve';
+import { isPageField, labelKeys, type Pair } from '../../web/src/schema';
 import { loadCore, loadFields } from './core';
 
 describe('cdfPoints', () => {
@@ -36,24 +38,98 @@ describe('formats', () => {
     expect(formatMs(18.125)).toBe('18.1');
     expect(formatMs(1234.5)).toBe('1,235');
   });
+
+  it('says 1 line, 2 lines: a count of exactly one takes the singular', () => {
+    expect(formatCountOf(1, 'line')).toBe('1 line');
+    expect(formatCountOf(0, 'line')).toBe('0 lines');
+    expect(formatCountOf(2, 'line')).toBe('2 lines');
+    expect(formatCountOf(1000, 'request')).toBe('1,000 requests');
+    expect(formatCountOf(1, 'policy', 'policies')).toBe('1 policy');
+    expect(formatCountOf(3, 'policy', 'policies')).toBe('3 policies');
+  });
 });
 
+/**
+ * Splits RFC 4180 CSV text into records of fields: CRLF between records,
+ * quoted fields may hold commas, quotes (doubled) and line breaks. Throws on
+ * anything else (a bare LF, a quote inside an unquoted field).
+ */
+function parseRfc4180(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let i = 0;
+  for (;;) {
+    let field = '';
+    if (text[i] === '"') {
+      i++;
+      for (;;) {
+        if (i >= text.length) throw new Error('unterminated quoted field');
+        if (text[i] === '"') {
+          if (text[i + 1] === '"') {
+            field += '"';
+            i += 2;
+          } else {
+            i++;
+            break;
+          }
+        } else field += text[i++];
+      }
+    } else {
+      while (i < text.length && text[i] !== ',' && text[i] !== '\r' && text[i] !== '\n') {
+        if (text[i] === '"') throw new Error(`a quote inside an unquoted field at ${i}`);
+        field += text[i++];
+      }
+    }
+    record.push(field);
+    if (text[i] === ',') {
+      i++;
+      continue;
+    }
+    if (text.startsWith('\r\n', i)) {
+      records.push(record);
+      record = [];
+      i += 2;
+      if (i === text.length) return records;
+      continue;
+    }
+    throw new Error(`expected a comma or CRLF at ${i}, found ${JSON.stringify(text.slice(i, i + 10))}`);
+  }
+}
+
 describe('exports', () => {
-  it('CSV has the scenario in comment lines and one row per policy', async () => {
+  it('CSV is plain RFC 4180: one header row, a row per policy, no comment lines; the command and link in columns', async () => {
     const core = await loadCore();
     const run = core.runScenario('{}', JSON.stringify([['workload.requests', '300']]), null);
     expect(run.ok).toBe(true);
     if (!run.ok) return;
     const results = parseResults(run.resultsJson);
-    const csv = resultsToCsv(results, [['workload.requests', '300']]);
-    const lines = csv.trimEnd().split('\n');
-    const comments = lines.filter((l) => l.startsWith('#'));
-    expect(comments.some((l) => l.includes('"requests":300'))).toBe(true);
-    expect(comments.some((l) => l.includes('--set workload.requests=300'))).toBe(true);
-    const rows = lines.filter((l) => !l.startsWith('#'));
-    expect(rows[0]).toBe(CSV_COLUMNS.join(','));
-    expect(rows).toHaveLength(1 + results.results.length);
-    expect(rows[1].split(',')[0]).toBe(results.results[0].policy);
+    const link = 'https://example.org/prefixroute/?v=1&workload.requests=300';
+    const csv = resultsToCsv(results, [['workload.requests', '300']], undefined, link);
+    // Spreadsheets import `#` lines as data: there are none.
+    expect(csv.split('\r\n').some((l) => l.startsWith('#'))).toBe(false);
+    const records = parseRfc4180(csv);
+    const header = [...CSV_COLUMNS, ...CSV_SOURCE_COLUMNS];
+    expect(records[0]).toEqual(header);
+    expect(records).toHaveLength(1 + results.results.length);
+    for (const [i, row] of records.slice(1).entries()) {
+      expect(row).toHaveLength(header.length);
+      const cell = (c: string) => row[header.indexOf(c as (typeof header)[number])];
+      expect(cell('policy')).toBe(results.results[i].policy);
+      expect(Number(cell('hit_rate'))).toBe(results.results[i].hit_rate);
+      expect(cell('workload_fingerprint')).toBe(results.workload.fingerprint);
+      expect(cell('command')).toBe('prefixroute-bench --set workload.requests=300');
+      expect(cell('link')).toBe(link);
+    }
+  });
+
+  it('CSV names a replayed trace in its command, quoted for the shell when it must be', async () => {
+    const core = await loadCore();
+    const run = core.runScenario('{}', JSON.stringify([['workload.requests', '50']]), null);
+    if (!run.ok) throw new Error('run failed');
+    const results = parseResults(run.resultsJson);
+    const records = parseRfc4180(resultsToCsv(results, [['cluster.replicas', '8']], "my trace's.jsonl"));
+    const command = records[1][records[0].indexOf('command')];
+    expect(command).toBe("prefixroute-bench --trace 'my trace'\\''s.jsonl' --set cluster.replicas=8");
   });
 
   it('reads every scenario field from the schema with range and default', async () => {
@@ -77,5 +153,33 @@ describe('exports', () => {
     expect(fields.find((f) => f.key === 'workload.requests')?.label).toBe('Requests');
     // A field without x-label would be shown under its dotted key: none is.
     expect(fields.filter((f) => f.label === f.key || f.label === '').map((f) => f.key)).toEqual([]);
+  });
+});
+
+describe('labels in the core\'s messages', () => {
+  it('a field error beside a control names other fields by their labels, not their keys', async () => {
+    const core = await loadCore();
+    const fields = (await loadFields()).filter(isPageField);
+    const validate = (o: Pair[]) => core.validateScenario('{}', JSON.stringify(o));
+    const { rejected } = resolveOverrides(validate, [['workload.prefix_tokens_min', '1000']]);
+    expect(rejected).toHaveLength(1);
+    // The core's message keeps the key (the command line relies on it) ...
+    expect(rejected[0].message).toContain('workload.prefix_tokens_max (880)');
+    // ... the page shows the label.
+    const shown = labelKeys(rejected[0].message, fields);
+    expect(shown).toContain('“Prefix length, max” (880)');
+    expect(shown).not.toContain('workload.');
+  });
+
+  it('replaces whole dotted keys only; a shared label gets its group', async () => {
+    const fields = (await loadFields()).filter(isPageField);
+    expect(labelKeys('workload.prefix_tokens_min: must be <= workload.prefix_tokens_max.', fields))
+      .toBe('“Prefix length, min”: must be <= “Prefix length, max”.');
+    // Not a key: a longer name, or a key inside another word.
+    expect(labelKeys('workload.prefix_tokens_maxx and xworkload.requests', fields)).toBe('workload.prefix_tokens_maxx and xworkload.requests');
+    // Top-level keys are words of the messages too: left alone.
+    expect(labelKeys('the seed and the policies', fields)).toBe('the seed and the policies');
+    // "Block size" is the label of several policies' fields.
+    expect(labelKeys('must be <= dynamo_kv.block_size', fields, (g) => (g === 'dynamo_kv' ? 'Dynamo KV' : g))).toBe('must be <= “Block size” (Dynamo KV)');
   });
 });

@@ -3,13 +3,34 @@
 // keys in the link: page-state.test.ts.
 import { describe, expect, test } from 'vitest';
 import { feedStream, MAX_FEED_BYTES, type FeedStatus } from '../../web/src/trace-feed';
-import { formatBytes, problemText } from '../../web/src/trace-source';
+import type { TraceSummary } from '../../web/src/protocol';
+import { EXCERPT_PRESET, formatBytes, overridesAfterReplay, problemHeadline, problemText, replayedText } from '../../web/src/trace-source';
 
 describe('texts', () => {
   test('problems name their line and field', () => {
     expect(problemText({ line: 3, field: 'input_length', message: 'must be an integer' })).toBe('line 3, input_length: must be an integer');
     expect(problemText({ line: 5, field: '', message: 'not valid JSON' })).toBe('line 5: not valid JSON');
     expect(problemText({ line: 0, field: '', message: 'the trace has no requests' })).toBe('trace: the trace has no requests');
+  });
+
+  const summary = (over: Partial<TraceSummary>): TraceSummary => ({
+    name: 't.jsonl', bytes: 300, lines: 1, requests: 1, skippedLines: 0, contentHash: '', problems: [], unlistedProblems: 0, ...over,
+  });
+
+  test('counts take the singular for one: "stopped after 1 line", "1 request from 1 line", "1 bad line"', () => {
+    const bad = { line: 1, field: 'input_length', message: 'must be an integer' };
+    expect(problemHeadline(summary({ lines: 1, requests: 0, problems: [bad] }))).toBe('t.jsonl has a bad line, so reading stopped after 1 line:');
+    expect(problemHeadline(summary({ lines: 3, requests: 2, problems: [{ ...bad, line: 3 }] }))).toBe('t.jsonl has a bad line, so reading stopped after 3 lines:');
+    expect(problemHeadline(summary({ lines: 0, requests: 0, problems: [{ line: 0, field: '', message: 'the trace has no requests' }] }))).toBe('t.jsonl could not be replayed:');
+    expect(replayedText(summary({}))).toBe('Replayed t.jsonl: 1 request from 1 line (300 B).');
+    expect(replayedText(summary({ lines: 2, requests: 1, skippedLines: 1, problems: [{ ...bad, line: 2 }] })))
+      .toBe('Replayed t.jsonl: 1 request from 2 lines (300 B). Skipped 1 bad line; first: line 2, input_length: must be an integer.');
+    expect(replayedText(summary({ lines: 1000, requests: 998, skippedLines: 2 }))).toBe('Replayed t.jsonl: 998 requests from 1,000 lines (300 B). Skipped 2 bad lines.');
+  });
+
+  test('the trace status once the replay has finished says it was replayed, not that it is replaying', () => {
+    expect(replayedText(summary({}))).toMatch(/^Replayed /);
+    expect(replayedText(summary({}))).not.toMatch(/Replaying/);
   });
 
   test('byte counts', () => {
@@ -79,5 +100,33 @@ describe('feedStream', () => {
   test('a loader error rejects instead of being ignored', async () => {
     const sink = { feed: (): FeedStatus => ({ going: false, bytes: 0, lines: 0, requests: 0, error: 'the loader has finished' }) };
     await expect(feedStream(streamOf([new Uint8Array(1)]), sink)).rejects.toThrow('the loader has finished');
+  });
+});
+
+describe('back to the synthetic workload', () => {
+  const keys = EXCERPT_PRESET.map(([k]) => k);
+
+  test('puts the cluster fields the replay set back to their values before it, keeping the rest', () => {
+    const before: [string, string][] = [['cluster.replicas', '6'], ['seed', '3']];
+    const during: [string, string][] = [['cluster.replicas', '8'], ['cluster.cache_tokens', '1000000'], ['seed', '3'], ['policies', 'affinity']];
+    const { overrides, restored } = overridesAfterReplay(during, before);
+    expect(new Map(overrides)).toEqual(new Map([['cluster.replicas', '6'], ['seed', '3'], ['policies', 'affinity']]));
+    expect(restored).toEqual([
+      { key: 'cluster.replicas', from: '8', to: '6' },
+      { key: 'cluster.cache_tokens', from: '1000000', to: null },
+    ]);
+    expect(keys).toEqual(['cluster.replicas', 'cluster.cache_tokens']);
+  });
+
+  test('with no scenario before the replay (opened on a replay link), to the defaults', () => {
+    const { overrides, restored } = overridesAfterReplay([['cluster.replicas', '8'], ['cluster.cache_tokens', '1000000']], null);
+    expect(overrides).toEqual([]);
+    expect(restored.map((r) => [r.key, r.to])).toEqual([['cluster.replicas', null], ['cluster.cache_tokens', null]]);
+  });
+
+  test('fields already as before are not reported', () => {
+    const { overrides, restored } = overridesAfterReplay([['cluster.replicas', '8']], [['cluster.replicas', '8']]);
+    expect(overrides).toEqual([['cluster.replicas', '8']]);
+    expect(restored).toEqual([]);
   });
 });

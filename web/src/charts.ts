@@ -68,6 +68,14 @@ function logTick(v: number): string {
 /** Most replicas drawn in the load chart; beyond that the hidden table still lists all. */
 const MAX_REPLICA_BARS = 64;
 
+/**
+ * What the load chart draws of a larger cluster: the replicas in index
+ * order, R1 to R`drawn` (not a selection by load).
+ */
+function replicaSubsetNote(drawn: number, replicas: number): string {
+  return `Showing ${formatCount(drawn)} of ${formatCount(replicas)} replicas: R1–R${drawn}, in index order (not the most loaded).`;
+}
+
 /** What each chart is, fixed for the page's life: known before any results, so a chart can be built early. */
 const SPECS: Record<ChartId, { type: 'bar' | 'line'; legend: boolean; scales: Record<string, unknown> }> = {
   ttft: { type: 'bar', legend: true, scales: { y: { beginAtZero: true, title: { display: true, text: 'ms' } } } },
@@ -271,12 +279,18 @@ export class ChartsView {
         })));
       });
       if (this.figures.load) {
+        // Say on the chart itself which replicas it draws: a reader must not take R1–R64 for the whole cluster.
+        const note = this.figures.load.querySelector<HTMLElement>('.chart-note');
+        if (note) {
+          note.textContent = replicas > drawn ? replicaSubsetNote(drawn, replicas) : '';
+          note.hidden = replicas <= drawn;
+        }
         const busiest = rows.map((r) => {
           const work = r.replicas.map((x) => x.work_ms);
           const max = Math.max(...work);
           return `${r.label}: busiest replica R${work.indexOf(max) + 1} with ${(max / 1000).toFixed(2)} s, imbalance ${r.imbalance.toFixed(2)}`;
         });
-        describe(this.figures.load, `Prefill work per replica and policy${replicas > drawn ? ` (first ${drawn} of ${replicas} replicas drawn)` : ''}. ${busiest.join('; ')}.`,
+        describe(this.figures.load, `Prefill work per replica and policy${replicas > drawn ? ` (${replicaSubsetNote(drawn, replicas)})` : ''}. ${busiest.join('; ')}.`,
           ['Replica', ...rows.map((r) => `${r.label} (s)`)],
           Array.from({ length: replicas }, (_, i) => [`R${i + 1}`, ...rows.map((r) => ((r.replicas[i]?.work_ms ?? 0) / 1000).toFixed(2))]));
       }

@@ -1,10 +1,12 @@
 // Downloads of the current results. JSON is exactly the module's results JSON
 // (schema "prefixroute.results/1", scenario included), byte for byte what
-// `prefixroute-bench --json` writes for the same scenario. CSV has one row
-// per policy with the table's columns at full precision, preceded by `#`
-// comment lines carrying the schema, the canonical scenario (one-line JSON)
-// and the equivalent --set list, so a CSV file can be reproduced
-// (pandas: read_csv(path, comment='#')).
+// `prefixroute-bench --json` writes for the same scenario. CSV is plain
+// RFC 4180 (one header row, CRLF line ends, no comment lines: spreadsheets
+// import `#` lines as data): one row per policy with the table's columns at
+// full precision, then columns that say where the numbers come from, the same
+// on every row: the workload's fingerprint, the equivalent prefixroute-bench
+// command and the page's link to the scenario. The full canonical scenario is
+// the JSON export's.
 
 import type { Results } from './results';
 import type { Pair } from './schema';
@@ -24,6 +26,9 @@ export const CSV_COLUMNS = [
   'imbalance',
 ] as const;
 
+/** Columns after the results: the run's provenance, the same on every row. */
+export const CSV_SOURCE_COLUMNS = ['workload_fingerprint', 'command', 'link'] as const;
+
 function csvCell(value: unknown): string {
   const text = typeof value === 'number' ? String(value) : String(value ?? '');
   // Quote anything with separators or quotes; neutralise spreadsheet formulas.
@@ -31,21 +36,19 @@ function csvCell(value: unknown): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-/** `traceName`: the replayed trace's file, when the results replayed one (the CLI then needs --trace FILE). */
-export function resultsToCsv(results: Results, overrides: readonly Pair[], traceName?: string): string {
+/**
+ * `traceName`: the replayed trace's file, when the results replayed one (the
+ * CLI then needs --trace FILE). `link`: the page's link to the scenario.
+ */
+export function resultsToCsv(results: Results, overrides: readonly Pair[], traceName?: string, link = ''): string {
   const trace = traceName ? ` --trace ${/^[A-Za-z0-9._/-]+$/.test(traceName) ? traceName : `'${traceName.replace(/'/g, "'\\''")}'`}` : '';
   const sets = trace.trimStart() + (trace && overrides.length ? ' ' : '') + overrides.map(([k, v]) => `--set ${k}=${v}`).join(' ');
-  const lines = [
-    `# ${results.schema}`,
-    `# scenario: ${JSON.stringify(results.scenario)}`,
-    `# cli: prefixroute-bench${sets ? ` ${sets}` : ''}`,
-    `# workload fingerprint: ${results.workload.fingerprint}`,
-    CSV_COLUMNS.join(','),
-  ];
+  const source = [results.workload.fingerprint, `prefixroute-bench${sets ? ` ${sets}` : ''}`, link];
+  const lines = [[...CSV_COLUMNS, ...CSV_SOURCE_COLUMNS].join(',')];
   for (const r of results.results) {
-    lines.push(CSV_COLUMNS.map((c) => csvCell((r as unknown as Record<string, unknown>)[c])).join(','));
+    lines.push([...CSV_COLUMNS.map((c) => (r as unknown as Record<string, unknown>)[c]), ...source].map(csvCell).join(','));
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\r\n')}\r\n`;
 }
 
 /** Offers text as a file download (a blob URL, revoked once the click is handled). */

@@ -55,6 +55,15 @@ export function formatCount(n: number): string {
   return Number.isFinite(n) ? grouped().format(Math.round(n)) : '—';
 }
 
+/**
+ * A count with its noun, singular for exactly one: "1 line", "2 lines",
+ * "1,000 requests". `plural` for nouns that do not just take an "s"
+ * ("policy", "policies"). The count is judged as printed (rounded).
+ */
+export function formatCountOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(n)} ${Number.isFinite(n) && Math.round(n) === 1 ? singular : plural}`;
+}
+
 /** Max-over-mean load ratio: 1.00 is perfectly even. */
 export function formatRatio(x: number): string {
   return Number.isFinite(x) ? x.toFixed(2) : '—';

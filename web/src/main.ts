@@ -17,12 +17,12 @@ import { Controls } from './controls';
 import { byId, h } from './dom';
 import { clearProblems, guard, installErrorBoundary, showProblem } from './error-boundary';
 import { download, exportName, resultsToCsv } from './export';
-import { formatCount, warmUpNumberFormats } from './format';
+import { formatCount, formatCountOf, warmUpNumberFormats } from './format';
 import { applyPolicyColours } from './palette';
 import { PRESETS, presetOverrides } from './presets';
 import { parseResults, type Results } from './results';
 import { defaultPageState, type PageState, pageStateFromUrl, pageStateToUrl, type TraceLink, type UrlNotice } from './page-state';
-import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, nonDefaultOverrides, type Pair, scenarioValues } from './schema';
+import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, labelKeys, nonDefaultOverrides, type Pair, scenarioValues } from './schema';
 import { copyText, embedSnippet, shareLink } from './share';
 import type { PolicyInfo } from './prefixroute-module';
 import type { RunProgress, RunResult, TraceRequest } from './protocol';
@@ -31,7 +31,7 @@ import type { SweepPanel, SweepStart } from './sweep-panel';
 import { renderTable } from './table';
 import { Theme } from './theme';
 import { TracePanel } from './trace-panel';
-import { EXCERPT_PRESET, excerptSource, fileSource, formatBytes } from './trace-source';
+import { EXCERPT_PRESET, excerptSource, fileSource, formatBytes, overridesAfterReplay } from './trace-source';
 import { isEmbedQuery, preview } from './url-state';
 import { RunAborted, WorkerClient } from './worker-client';
 import { nextTask } from './yield';
@@ -100,6 +100,12 @@ class Playground {
   private progressTimer: ReturnType<typeof setTimeout> | undefined;
   /** The trace the next runs replay (null: the synthetic workload). */
   private trace: TraceRequest | null = null;
+  /**
+   * The synthetic scenario's overrides before the current replay (null: none
+   * was shown, e.g. the page opened on a replay): "Back to the synthetic
+   * workload" puts back the cluster fields the replay changed.
+   */
+  private beforeReplay: Pair[] | null = null;
   /** A link that replays a file the user must load again: its settings, kept until then. */
   private fileLink: { name: string; contentHash: string; overrides: Pair[] } | null = null;
   private readonly tracePanel: TracePanel;
@@ -144,11 +150,7 @@ class Playground {
         this.trace = this.shown?.trace ?? null;
         this.tracePanel.setStatus('Stopped: the trace was not replayed.' + (this.shown ? ' The previous results stay on screen.' : ''));
       },
-      onClear: () => {
-        this.trace = null;
-        this.tracePanel.reset();
-        void this.run(this.shown?.overrides ?? [], 'edit');
-      },
+      onClear: () => this.backToSynthetic(),
     });
     this.wireButtons();
   }
@@ -159,8 +161,35 @@ class Playground {
   /** Replays a trace source with these overrides. */
   private replay(source: TraceRequest['source'], overrides: Pair[], contentHash: string): void {
     clearTimeout(this.editTimer);
+    // Leaving the synthetic workload: remember its settings for the way back.
+    if (!this.shown?.trace) this.beforeReplay = this.shown ? [...this.shown.overrides] : null;
     this.trace = { source, onError: this.tracePanel.onError, contentHash };
     void this.run(overrides, 'preset');
+  }
+
+  /**
+   * Back to the synthetic workload: the replay's settings, except the cluster
+   * fields the replay set for the trace (EXCERPT_PRESET), which go back to
+   * what they were before it (or their defaults), as the trace panel says.
+   */
+  private backToSynthetic(): void {
+    const before = this.beforeReplay;
+    const { overrides, restored } = overridesAfterReplay(this.shown?.overrides ?? [], before);
+    this.trace = null;
+    this.beforeReplay = null;
+    this.tracePanel.reset();
+    if (restored.length) {
+      const value = (key: string, text: string | null) => {
+        const shown = text ?? this.fields.find((f) => f.key === key)?.defaultText ?? '';
+        return /^\d+$/.test(shown) ? formatCount(Number(shown)) : shown;
+      };
+      const changes = restored.map((r) => `${this.label(r.key)} ${value(r.key, r.from)} → ${value(r.key, r.to)}`);
+      const where = before ? 'their values before it' : 'their defaults';
+      this.tracePanel.setStatus(`Back to the synthetic workload; the cluster settings the replay had changed are restored to ${where}: ${changes.join(', ')}.`);
+    } else {
+      this.tracePanel.setStatus('Back to the synthetic workload.');
+    }
+    void this.run(overrides, 'edit');
   }
 
   /**
@@ -218,7 +247,7 @@ class Playground {
       this.fileLink = { name, contentHash, overrides };
       this.tracePanel.showLinkNeedsFile(name, contentHash);
       this.controls.setValues(new Map(overrides));
-      this.setLinkNotes(notices.map((m) => (m.key ? `${this.label(m.key)}: ${m.text}` : m.text)));
+      this.setLinkNotes(notices.map((m) => (m.key ? `${this.label(m.key)}: ${this.labelled(m.text)}` : this.labelled(m.text))));
       this.setStatus(`Waiting for the trace file “${name}”: this link replays it, and a link cannot carry a file. Load it again under Trace replay.`);
       return;
     }
@@ -265,6 +294,11 @@ class Playground {
     return this.fields.find((f) => f.key === key)?.label ?? key;
   }
 
+  /** A core message with the scenario keys it names given as their fields' labels (schema.ts, labelKeys). */
+  private labelled(text: string): string {
+    return labelKeys(text, this.fields, (group) => this.policyLabel(group));
+  }
+
   /** A policy's label (the module's catalogue). */
   private policyLabel(name: string): string {
     return this.catalogue.find((p) => p.name === name)?.label ?? name;
@@ -293,6 +327,7 @@ class Playground {
     // The presets are synthetic workloads.
     this.trace = null;
     this.fileLink = null;
+    this.beforeReplay = null;
     this.tracePanel.reset();
     void this.run(presetOverrides(preset.document), 'preset');
   }
@@ -303,6 +338,7 @@ class Playground {
     this.pendingOverrides = overrides;
     markLatest('prefixroute:run-start');
     this.setStatus(trace ? `Replaying ${trace.source.name}…` : 'Running…');
+    this.setStale(true);
     if (trace) this.tracePanel.hideProblem();
     clearTimeout(this.progressTimer);
     this.progressTimer = setTimeout(() => this.showProgress(true), PROGRESS_DELAY_MS);
@@ -312,6 +348,8 @@ class Playground {
     } catch (error) {
       if (token !== this.runCounter) return; // a newer run took over
       this.showProgress(false);
+      // No new results: the ones on screen are what there is again.
+      this.setStale(false);
       if (error instanceof RunAborted) {
         if (error.reason === 'cancelled') {
           this.setStatus(this.shown ? 'Cancelled. Showing the previous results.' : 'Cancelled.');
@@ -326,6 +364,8 @@ class Playground {
           showProblem(`The run failed: ${error.message}`);
         } else this.setStatus(`The run stopped: ${error.message}. Change a value to try again.`);
       } else {
+        // Never leave "Running…" or "Replaying…" behind once the run is over.
+        this.setStatus('The run failed.');
         showProblem(`The run failed: ${error instanceof Error ? error.message : String(error)}`);
       }
       return;
@@ -337,7 +377,13 @@ class Playground {
     this.showProgress(false);
     markLatest('prefixroute:result');
     const t0 = performance.now();
-    guard('show the results', () => this.show(result, origin, linkMessages, unreadable, trace));
+    const shown = guard('show the results', () => {
+      this.show(result, origin, linkMessages, unreadable, trace);
+      return true;
+    });
+    this.setStale(false);
+    // Results that could not be shown: the status must not still say the run is going.
+    if (!shown) this.setStatus('The results could not be shown.');
     measureLatest('prefixroute:show-results', t0, performance.now());
   }
 
@@ -359,14 +405,16 @@ class Playground {
     controls.clearMessages();
     const notes: string[] = [];
     for (const m of linkMessages) {
-      if (m.key) controls.setMessage(m.key, m.text);
-      notes.push(m.key ? `${this.label(m.key)}: ${m.text}` : m.text);
+      const text = this.labelled(m.text);
+      if (m.key) controls.setMessage(m.key, text);
+      notes.push(m.key ? `${this.label(m.key)}: ${text}` : text);
     }
     const keep = new Set<string>();
     for (const r of result.rejected) {
       const using = values.get(r.key) ?? '';
       const source = origin === 'link' ? 'Link value' : 'Value';
-      const text = `${source} ${preview(r.value)} refused: ${r.message}. Using ${using}.`;
+      // Beside a control, other fields are named by their labels, as the controls are.
+      const text = `${source} ${preview(r.value)} refused: ${this.labelled(r.message)}. Using ${using}.`;
       controls.setMessage(r.key, text);
       if (origin === 'link') notes.push(`${this.label(r.key)}: ${text}`);
       if (origin === 'edit') keep.add(r.key);
@@ -398,7 +446,7 @@ class Playground {
     byId<HTMLAnchorElement>('open-full').href = shareLink({ ...this.state, sweep: defaultPageState().sweep, embed: false });
     const w = results.workload;
     const what = trace && result.trace ? `Replayed ${result.trace.name}: ` : '';
-    this.setStatus(`${what}${formatCount(w.requests)} requests × ${results.results.length} policies, simulated in ${formatCount(result.elapsedMs)} ms. Trace ${w.fingerprint}.`);
+    this.setStatus(`${what}${formatCountOf(w.requests, 'request')} × ${formatCountOf(results.results.length, 'policy', 'policies')}, simulated in ${formatCount(result.elapsedMs)} ms. Trace ${w.fingerprint}.`);
     // Machine-readable, for the abuse tests (1,000 re-runs must not grow memory).
     const status = byId('status');
     status.dataset.wasmHeapBytes = String(result.memory.heapBytes);
@@ -435,7 +483,7 @@ class Playground {
       byId('progress').hidden = false;
       byId<HTMLProgressElement>('progress-bar').value = info.totalBytes > 0 ? Math.min(1, info.bytes / info.totalBytes) : 0;
       byId('progress-text').textContent =
-        `Reading ${info.name}: ${formatBytes(info.bytes)} of ${formatBytes(info.totalBytes)}, ${formatCount(info.lines)} lines, ${formatCount(info.requests)} requests`;
+        `Reading ${info.name}: ${formatBytes(info.bytes)} of ${formatBytes(info.totalBytes)}, ${formatCountOf(info.lines, 'line')}, ${formatCountOf(info.requests, 'request')}`;
       return;
     }
     // Phases past the last policy are the core's cache bounds (ideal, pooled): quick, reported once.
@@ -446,7 +494,7 @@ class Playground {
     }
     const fraction = info.policyCount > 0 ? (info.policyIndex + (info.total > 0 ? info.done / info.total : 0)) / info.policyCount : 0;
     byId<HTMLProgressElement>('progress-bar').value = Math.min(1, fraction);
-    byId('progress-text').textContent = `Policy ${info.policyIndex + 1} of ${info.policyCount} (${this.policyLabel(info.policy)}): ${formatCount(info.done)} / ${formatCount(info.total)} requests`;
+    byId('progress-text').textContent = `Policy ${info.policyIndex + 1} of ${info.policyCount} (${this.policyLabel(info.policy)}): ${formatCount(info.done)} / ${formatCountOf(info.total, 'request')}`;
   }
 
   private showProgress(on: boolean): void {
@@ -459,6 +507,19 @@ class Playground {
 
   private setStatus(text: string): void {
     byId('status').textContent = text;
+  }
+
+  /**
+   * Marks the results on screen as about to be replaced (a run is going):
+   * dimmed (styles.css, .stale) and aria-busy, until new results or the
+   * run's end without them.
+   */
+  private setStale(on: boolean): void {
+    const table = byId('results-table');
+    table.classList.toggle('stale', on);
+    byId('table-notes').classList.toggle('stale', on);
+    if (on) table.setAttribute('aria-busy', 'true');
+    else table.removeAttribute('aria-busy');
   }
 
   private updateThemeButton(): void {
@@ -501,6 +562,7 @@ class Playground {
           this.shown.results,
           this.shown.trace?.onError === 'skip' ? [...this.shown.overrides, ['trace.on_error', 'skip']] : this.shown.overrides,
           this.shown.trace?.source.name,
+          shareLink({ ...this.state, embed: false }),
         ));
       note('Results exported as CSV.');
     });

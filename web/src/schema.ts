@@ -136,3 +136,27 @@ export const UNSUPPORTED_GROUPS: Record<string, string> = {
 export function isPageField(field: FieldInfo): boolean {
   return !Object.prototype.hasOwnProperty.call(UNSUPPORTED_GROUPS, field.group);
 }
+
+/**
+ * A message of the core with the scenario keys it names replaced by their
+ * fields' labels, quoted, for a person reading it beside a control ("must be
+ * <= workload.prefix_tokens_max (880)" → "must be <= “Prefix length, max”
+ * (880)"). The core's messages keep the keys (the command line and links use
+ * them); only the page shows labels. Only dotted keys are replaced: a
+ * top-level key ("seed", "policies") is also a plain word of a message. A
+ * label that several fields share ("Block size") is followed by its group's
+ * title (`groupTitle`, e.g. the policy's label). A key is matched whole, not
+ * inside a longer key or word.
+ */
+export function labelKeys(text: string, fields: readonly FieldInfo[], groupTitle: (group: string) => string = (g) => g): string {
+  const named = fields.filter((f) => f.key.includes('.') && f.label !== f.key && f.label !== '');
+  if (named.length === 0) return text;
+  const uses = new Map<string, number>();
+  for (const f of fields) uses.set(f.label, (uses.get(f.label) ?? 0) + 1);
+  const byKey = new Map(named.map((f) => [f.key, (uses.get(f.label) ?? 0) > 1 ? `“${f.label}” (${groupTitle(f.group)})` : `“${f.label}”`]));
+  // Longer keys first, so that of two keys where one starts the other the longer wins.
+  const keys = [...byKey.keys()].sort((a, b) => b.length - a.length).map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  // Not preceded by a word character or a dot; not followed by a word character, nor by a dot that continues a key.
+  const pattern = new RegExp(`(?<![\\w.])(?:${keys.join('|')})(?!\\w|\\.\\w)`, 'g');
+  return text.replace(pattern, (key) => byKey.get(key) ?? key);
+}

@@ -5,9 +5,8 @@
 // runs. All text goes in through textContent.
 
 import { byId, h } from './dom';
-import { formatCount } from './format';
 import type { TraceSummary } from './protocol';
-import { formatBytes, type OnError, problemText } from './trace-source';
+import { type OnError, problemHeadline, problemText, replayedText } from './trace-source';
 
 /** How many of a trace's problems the panel lists (the core keeps 100). */
 const LISTED_PROBLEMS = 5;
@@ -78,20 +77,12 @@ export class TracePanel {
     this.hideProblem();
     this.linkNote.hidden = true;
     this.clear.hidden = false;
-    let text = `Replaying ${summary.name}: ${formatCount(summary.requests)} requests from ${formatCount(summary.lines)} lines (${formatBytes(summary.bytes)}).`;
-    if (summary.skippedLines > 0) {
-      const first = summary.problems[0];
-      text += ` Skipped ${formatCount(summary.skippedLines)} bad line${summary.skippedLines === 1 ? '' : 's'}${first ? `; first: ${problemText(first)}` : ''}.`;
-    }
-    this.status.textContent = text;
+    this.status.textContent = replayedText(summary);
   }
 
   /** The trace could not be read: the problem(s), and the choice to skip bad lines or stop. */
   showProblem(summary: TraceSummary, canSkip: boolean): void {
-    const lineProblems = summary.problems.filter((p) => p.line > 0);
-    byId('trace-problem-text').textContent = lineProblems.length
-      ? `${summary.name} has a bad line, so reading stopped after ${formatCount(summary.lines)} lines:`
-      : `${summary.name} could not be replayed:`;
+    byId('trace-problem-text').textContent = problemHeadline(summary);
     const list = byId('trace-problem-list');
     list.replaceChildren(...summary.problems.slice(0, LISTED_PROBLEMS).map((p) => h('li', {}, problemText(p))));
     byId('trace-skip').hidden = !canSkip;

@@ -6,6 +6,8 @@
 // trace is page-state.ts's (TraceLink).
 
 import excerptUrl from '../../scenarios/traces/mooncake-conversation-first-1000.jsonl?url';
+import { formatCountOf } from './format';
+import type { TraceSummary } from './protocol';
 import type { Pair } from './schema';
 
 /** What to do on a bad trace line: the core's trace.on_error. */
@@ -37,6 +39,37 @@ export const EXCERPT_PRESET: readonly Pair[] = [
   ['cluster.cache_tokens', '1000000'],
 ];
 
+/** A cluster field put back after a replay: from the value the replay ran with to the one before it (null: the default). */
+export interface RestoredField {
+  key: string;
+  /** The value during the replay (null: the default). */
+  from: string | null;
+  to: string | null;
+}
+
+/**
+ * The overrides to go back to the synthetic workload with: `current` (the
+ * replay's), with the fields the excerpt preset sets (EXCERPT_PRESET: a
+ * trace-sized cluster) put back to their values in `before` (the synthetic
+ * scenario shown before the replay), or to their defaults when there was
+ * none (a replay opened from a link). Also lists what changed, for the page
+ * to say so.
+ */
+export function overridesAfterReplay(current: readonly Pair[], before: readonly Pair[] | null): { overrides: Pair[]; restored: RestoredField[] } {
+  const values = new Map<string, string>(current);
+  const earlier = new Map<string, string>(before ?? []);
+  const restored: RestoredField[] = [];
+  for (const [key] of EXCERPT_PRESET) {
+    const from = values.get(key) ?? null;
+    const to = earlier.get(key) ?? null;
+    if (from === to) continue;
+    if (to === null) values.delete(key);
+    else values.set(key, to);
+    restored.push({ key, from, to });
+  }
+  return { overrides: [...values], restored };
+}
+
 export function excerptSource(): TraceSource {
   return { kind: 'excerpt', key: 'excerpt', name: EXCERPT.name, url: excerptUrl, bytes: EXCERPT.bytes };
 }
@@ -60,4 +93,24 @@ export function formatBytes(bytes: number): string {
 export function problemText(p: { line: number; field: string; message: string }): string {
   const where = p.line > 0 ? `line ${p.line}` : 'trace';
   return `${where}${p.field ? `, ${p.field}` : ''}: ${p.message}`;
+}
+
+/**
+ * What the trace panel says once a replay has finished: what was read, and
+ * the skipped lines if any. Past tense: the run is over when it is shown.
+ */
+export function replayedText(summary: TraceSummary): string {
+  let text = `Replayed ${summary.name}: ${formatCountOf(summary.requests, 'request')} from ${formatCountOf(summary.lines, 'line')} (${formatBytes(summary.bytes)}).`;
+  if (summary.skippedLines > 0) {
+    const first = summary.problems[0];
+    text += ` Skipped ${formatCountOf(summary.skippedLines, 'bad line')}${first ? `; first: ${problemText(first)}` : ''}.`;
+  }
+  return text;
+}
+
+/** The headline over a trace's problems when it could not be replayed. */
+export function problemHeadline(summary: TraceSummary): string {
+  return summary.problems.some((p) => p.line > 0)
+    ? `${summary.name} has a bad line, so reading stopped after ${formatCountOf(summary.lines, 'line')}:`
+    : `${summary.name} could not be replayed:`;
 }
