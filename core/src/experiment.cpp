@@ -34,20 +34,6 @@ std::vector<FieldError> check_replay(const Scenario& scenario, double prompt_tok
   return errors;
 }
 
-ReplaySize replay_size(const RequestTrace& trace) {
-  ReplaySize size;
-  size.requests = static_cast<double>(trace.size());
-  PromptPieces prompt;
-  for (std::size_t i = 0; i < trace.size(); ++i) {
-    const auto tokens = static_cast<double>(trace.prompt_tokens(i));
-    size.prompt_tokens += tokens;
-    size.max_prompt_tokens = std::max(size.max_prompt_tokens, tokens);
-    trace.prompt(i, prompt);
-    size.pieces += static_cast<double>(prompt.pieces.size());
-  }
-  return size;
-}
-
 double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigned jobs) {
   const double replicas = s.cluster.replicas;
   // The synthetic trace's size bounds (synthetic.h), or the replayed trace's own sizes.
@@ -111,7 +97,7 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
 }
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,
-                                const RequestTrace* replay, unsigned jobs) {
+                                const ReplayedTrace* replay, unsigned jobs) {
   engine::EngineOptions options;
   options.jobs = jobs;
   options.keep_series = true;

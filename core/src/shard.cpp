@@ -265,7 +265,7 @@ struct Parsed {
 }  // namespace
 
 ShardReport run_experiment_shard(const Scenario& scenario, const Shard& shard, const ExperimentProgress& progress,
-                                 const RequestTrace* replay, unsigned jobs, bool keep_series) {
+                                 const ReplayedTrace* replay, unsigned jobs, bool keep_series) {
   engine::EngineOptions options;
   options.jobs = jobs;
   options.shard = shard;
