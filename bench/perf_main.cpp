@@ -358,9 +358,10 @@ Measurement run_jobs_trace(const std::string& path, unsigned jobs, int repeat) {
     return m;
   }
   m.requests = static_cast<double>(read.trace->size());
+  const prefixroute::InMemoryReplay replay(*read.trace);
   for (int r = 0; r < repeat; ++r) {
     const auto t0 = Clock::now();
-    const prefixroute::ExperimentReport report = prefixroute::run_experiment(s, {}, read.trace.get(), jobs);
+    const prefixroute::ExperimentReport report = prefixroute::run_experiment(s, {}, &replay, jobs);
     m.wall_s.push_back(seconds_since(t0));
     m.cpu_s.push_back(0);
     if (report.outcomes.size() != s.policies.size()) m.error = "run incomplete";

@@ -87,7 +87,8 @@ void check_trace(const prefixroute::BlockTrace& trace, const TraceReadOptions& o
     prefixroute::Scenario scenario = prefixroute::Scenario::reference();
     scenario.cluster.replicas = 3;
     scenario.cluster.cache_tokens = 300;
-    const auto report = prefixroute::run_experiment(scenario, {}, &trace);
+    const prefixroute::InMemoryReplay replay(trace);
+    const auto report = prefixroute::run_experiment(scenario, {}, &replay);
     if (report.requests != trace.size()) fail("the replay lost requests");
     for (const auto& o : report.outcomes)
       if (o.run.ttft.size() != trace.size()) fail("a policy did not serve every request");

@@ -68,7 +68,7 @@ Scenario parsed(const std::vector<Override>& overrides) {
   return p.scenario;
 }
 
-void expect_bounds(const Scenario& s, const ReplaySize* replay, const RequestTrace* trace, const char* what,
+void expect_bounds(const Scenario& s, const ReplaySize* replay, const ReplayedTrace* trace, const char* what,
                    double max_ratio = 4) {
   const double estimate = estimated_peak_bytes(s, replay);
   const double measured = measured_peak([&] { run_experiment(s, {}, trace); });
@@ -146,8 +146,8 @@ TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfAReplay) {
   TraceReadResult read = read_trace(*text, trace_read_options(s.trace));
   ASSERT_TRUE(read.ok());
   ASSERT_TRUE(record_replay(s, path, read, static_cast<double>(read.trace->total_prompt_tokens())).empty());
-  const ReplaySize size = replay_size(*read.trace);
-  expect_bounds(s, &size, read.trace.get(), "Mooncake excerpt, 8 replicas");
+  const InMemoryReplay replay(*read.trace);
+  expect_bounds(s, &replay.figures().size, &replay, "Mooncake excerpt, 8 replicas");
 }
 
 }  // namespace

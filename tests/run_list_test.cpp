@@ -90,8 +90,9 @@ TEST(Jobs, AReplayedTraceIsTheSameBytesWithOneAndFourJobs) {
   TraceReadResult read = read_trace(text.str(), trace_read_options(p.scenario.trace));
   ASSERT_TRUE(read.ok()) << read.error_text();
   ASSERT_TRUE(record_replay(p.scenario, "excerpt.jsonl", read, static_cast<double>(read.trace->total_prompt_tokens())).empty());
-  EXPECT_EQ(results_to_json(p.scenario, run_experiment(p.scenario, {}, read.trace.get(), 1)),
-            results_to_json(p.scenario, run_experiment(p.scenario, {}, read.trace.get(), 4)));
+  const InMemoryReplay replay(*read.trace);
+  EXPECT_EQ(results_to_json(p.scenario, run_experiment(p.scenario, {}, &replay, 1)),
+            results_to_json(p.scenario, run_experiment(p.scenario, {}, &replay, 4)));
 }
 
 TEST(Replicates, OneReplicateWritesNoReplicateKeys) {

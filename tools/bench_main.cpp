@@ -12,15 +12,18 @@
 // Exit status: 0 on success, 2 for an invalid scenario or command line, 1 when
 // a file cannot be read or written.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "prefixroute/experiment.h"
 #include "prefixroute/hardware_summary.h"
 #include "prefixroute/overrides.h"
 #include "prefixroute/replay.h"
+#include "prefixroute/replayed_trace.h"
 #include "prefixroute/base/parallel.h"
 #include "prefixroute/run_list.h"
 #include "prefixroute/scenario.h"
@@ -42,20 +45,31 @@ bool read_file(const std::string& path, std::string& text) {
   return true;
 }
 
-// Reads the trace with the scenario's trace settings and records it in the
-// scenario (core/include/prefixroute/replay.h). On failure returns null and
-// the message to print.
-std::unique_ptr<prefixroute::BlockTrace> load_trace(const std::string& path, const std::string& text,
-                                                    prefixroute::Scenario& scenario, std::string& problem) {
+// Reads the trace with the scenario's trace settings into a temporary file
+// (spill_trace: memory does not grow with the file; every run streams it
+// back) and records it in the scenario (core/include/prefixroute/replay.h).
+// On failure returns null, the message to print and the exit status.
+std::unique_ptr<prefixroute::SpilledTrace> load_trace(const std::string& path, std::FILE* file,
+                                                      prefixroute::Scenario& scenario, std::string& problem,
+                                                      int& status) {
   const prefixroute::TraceReadOptions options = prefixroute::trace_read_options(scenario.trace);
-  prefixroute::TraceReadResult result = prefixroute::read_trace(text, options);
+  std::string error;
+  auto spilled = std::make_unique<prefixroute::SpilledTrace>(prefixroute::spill_trace(file, options, error));
+  const prefixroute::TraceReadResult& result = spilled->read();
+  status = 2;
+  if (!error.empty()) {
+    problem = "error: cannot replay trace " + path + ": " + error + "\n";
+    status = 1;
+    return nullptr;
+  }
   if (!result.ok()) {
     problem = "error: cannot replay trace " + path + ":\n" + result.error_text();
     if (options.on_error == prefixroute::TraceReadOptions::OnError::Stop)
       problem += "(use --set trace.on_error=skip to skip bad lines; they are counted)\n";
     return nullptr;
   }
-  const std::vector<prefixroute::FieldError> errors = prefixroute::record_replay(scenario, path, result, prefixroute::replay_size(*result.trace));
+  const std::vector<prefixroute::FieldError> errors =
+      prefixroute::record_replay(scenario, path, result, spilled->figures().size);
   if (!errors.empty()) {
     problem = "error: cannot replay trace " + path + ":\n";
     for (const auto& e : errors) problem += "  " + e.field + ": " + e.message + "\n";
@@ -63,7 +77,7 @@ std::unique_ptr<prefixroute::BlockTrace> load_trace(const std::string& path, con
   }
   if (result.bad_lines > 0)
     std::cerr << "warning: skipped " << result.bad_lines << " bad lines of " << path << ":\n" << result.error_text();
-  return std::move(result.trace);
+  return spilled;
 }
 
 bool write_text(const std::string& path_text, const std::string& text) {
@@ -154,6 +168,29 @@ int merge_command(const std::vector<std::string>& paths, const std::string& json
   std::cout << prefixroute::format_text_table(merged.scenario, merged.report);
   if (markdown) std::cout << "\n" << prefixroute::format_markdown_table(merged.scenario, merged.report);
   return write_reported(json_path, prefixroute::results_to_json(merged.scenario, merged.report)) ? 0 : 1;
+}
+
+// Runs the experiment (on `replay` when given), prints its table and writes
+// its results JSON to `json_path` ('' writes none). Returns the exit status.
+int run_and_write(const prefixroute::Scenario& scenario, const prefixroute::ReplayedTrace* replay, unsigned jobs,
+                  bool markdown, const std::string& json_path) {
+  const prefixroute::ExperimentReport report = prefixroute::run_experiment(scenario, {}, replay, jobs);
+  std::cout << prefixroute::format_text_table(scenario, report);
+  if (markdown) std::cout << "\n" << prefixroute::format_markdown_table(scenario, report);
+
+  if (!json_path.empty()) {
+    const std::filesystem::path path(json_path);
+    std::error_code ec;
+    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+    std::ofstream out(path, std::ios::binary);
+    out << prefixroute::results_to_json(scenario, report);
+    if (!out) {
+      std::cerr << "error: cannot write " << json_path << "\n";
+      return 1;
+    }
+    std::cout << "wrote " << json_path << "\n";
+  }
+  return 0;
 }
 
 }  // namespace
@@ -266,18 +303,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   prefixroute::Scenario& scenario = parsed.scenario;
-  std::unique_ptr<prefixroute::BlockTrace> trace;
+  std::unique_ptr<prefixroute::SpilledTrace> trace;
   if (!trace_path.empty()) {
-    std::string trace_text;
-    if (!read_file(trace_path, trace_text)) {
+    std::FILE* file = std::fopen(trace_path.c_str(), "rb");
+    if (file == nullptr) {
       std::cerr << "error: cannot read trace file " << trace_path << "\n";
       return 1;
     }
     std::string problem;
-    trace = load_trace(trace_path, trace_text, scenario, problem);
+    int status = 0;
+    trace = load_trace(trace_path, file, scenario, problem, status);
+    std::fclose(file);
     if (!trace) {
       std::cerr << problem;
-      return 2;
+      return status;
     }
   } else if (scenario.replays_trace()) {
     std::cerr << "error: the scenario replays trace \"" << scenario.trace.name
@@ -293,27 +332,18 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  if (sharded != nullptr) {
-    const prefixroute::ShardReport report = prefixroute::run_experiment_shard(scenario, shard, {}, trace.get(), jobs);
-    std::printf("shard %s: ran %zu of %zu runs\n", shard_text(shard).c_str(), report.runs.size(), report.total_runs);
-    return write_reported(json_path, prefixroute::experiment_shard_to_json(scenario, report)) ? 0 : 1;
-  }
-
-  const prefixroute::ExperimentReport report = prefixroute::run_experiment(scenario, {}, trace.get(), jobs);
-  std::cout << prefixroute::format_text_table(scenario, report);
-  if (markdown) std::cout << "\n" << prefixroute::format_markdown_table(scenario, report);
-
-  if (!json_path.empty()) {
-    const std::filesystem::path path(json_path);
-    std::error_code ec;
-    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-    std::ofstream out(path, std::ios::binary);
-    out << prefixroute::results_to_json(scenario, report);
-    if (!out) {
-      std::cerr << "error: cannot write " << json_path << "\n";
-      return 1;
+  // A replay's runs read the trace back from its temporary file: a read that
+  // fails there (an I/O error) ends the command rather than a run on part of it.
+  try {
+    if (sharded != nullptr) {
+      const prefixroute::ShardReport report = prefixroute::run_experiment_shard(scenario, shard, {}, trace.get(), jobs);
+      std::printf("shard %s: ran %zu of %zu runs\n", shard_text(shard).c_str(), report.runs.size(), report.total_runs);
+      return write_reported(json_path, prefixroute::experiment_shard_to_json(scenario, report)) ? 0 : 1;
     }
-    std::cout << "wrote " << json_path << "\n";
+    return run_and_write(scenario, trace.get(), jobs, markdown, json_path);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "error: " << (trace_path.empty() ? "" : "cannot replay trace " + trace_path + ": ") << e.what()
+              << "\n";
+    return 1;
   }
-  return 0;
 }

@@ -42,6 +42,7 @@
 #include "prefixroute/experiment.h"
 #include "prefixroute/overrides.h"
 #include "prefixroute/replay.h"
+#include "prefixroute/replayed_trace.h"
 #include "prefixroute/base/hashing.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload/trace_reader.h"
@@ -129,6 +130,8 @@ class TraceLoader {
   const TraceReadOptions& options() const { return options_; }
   bool finished() const { return finished_; }
   const prefixroute::BlockTrace* trace() const { return result_.trace.get(); }
+  /// The trace as run_experiment replays it (null when it was not read).
+  const prefixroute::ReplayedTrace* replay() const { return replay_.get(); }
   const prefixroute::TraceReadResult& result() const { return result_; }
   const prefixroute::ReplaySize& size() const { return size_; }
 
@@ -170,7 +173,11 @@ class TraceLoader {
       finished_ = true;
       result_ = reader_->finish();
       reader_.reset();
-      if (result_.trace) size_ = prefixroute::replay_size(*result_.trace);
+      // The figures (size, prompt tokens, fingerprint) once, for every runTrace.
+      if (result_.trace) {
+        replay_ = std::make_unique<prefixroute::InMemoryReplay>(*result_.trace);
+        size_ = replay_->figures().size;
+      }
     }
     return describe();
   }
@@ -217,6 +224,7 @@ class TraceLoader {
   prefixroute::TraceReadResult result_;
   std::vector<prefixroute::TraceProblem> setup_problems_;
   double bytes_ = 0;
+  std::unique_ptr<prefixroute::InMemoryReplay> replay_;  // of result_.trace
   prefixroute::ReplaySize size_;
   bool going_ = true;
   bool finished_ = false;
@@ -259,7 +267,7 @@ val run_trace(TraceLoader& loader, const val& scenario_json, const val& override
 
   std::string callback_error;
   prefixroute::ExperimentReport report =
-      prefixroute::run_experiment(scenario, progress_callback(on_progress, callback_error), loader.trace());
+      prefixroute::run_experiment(scenario, progress_callback(on_progress, callback_error), loader.replay());
   val result = run_outcome(scenario, report, callback_error);
   if (result["ok"].as<bool>()) result.set("scenarioJson", prefixroute::scenario_to_json(scenario));
   return result;

@@ -55,22 +55,6 @@ std::vector<FieldError> check_replay(const Scenario& scenario, const ReplaySize&
   return errors;
 }
 
-ReplaySize replay_size(const RequestTrace& trace) {
-  ReplaySize size;
-  size.requests = static_cast<double>(trace.size());
-  PromptPieces prompt;
-  for (std::size_t i = 0; i < trace.size(); ++i) {
-    const auto tokens = static_cast<double>(trace.prompt_tokens(i));
-    size.prompt_tokens += tokens;
-    size.max_prompt_tokens = std::max(size.max_prompt_tokens, tokens);
-    const auto output = static_cast<double>(trace.output_tokens(i));
-    size.output_tokens += output;
-    size.max_output_tokens = std::max(size.max_output_tokens, output);
-    trace.prompt(i, prompt);
-    size.pieces += static_cast<double>(prompt.pieces.size());
-  }
-  return size;
-}
 
 double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigned jobs) {
   const double replicas = s.cluster.replicas;
@@ -137,7 +121,7 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
 }
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,
-                                const RequestTrace* replay, unsigned jobs) {
+                                const ReplayedTrace* replay, unsigned jobs) {
   engine::EngineOptions options;
   options.jobs = jobs;
   options.keep_series = true;

@@ -1,7 +1,10 @@
 #include "prefixroute/replay.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "prefixroute/base/hashing.h"
@@ -68,28 +71,34 @@ std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_
   return errors;
 }
 
+std::unique_ptr<RequestSource> SpilledTrace::open() const {
+  std::unique_ptr<RequestSource> source = spill_ && read_.ok() ? spill_->open(BlockContent::instance()) : nullptr;
+  if (!source) throw std::runtime_error("the trace was not read into a temporary file: nothing to replay");
+  return source;
+}
+
 SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::string& error) {
   SpilledTrace out;
-  out.content = &BlockContent::instance();
-  out.spill = RequestSpill::create(error);
-  if (!out.spill) return out;
+  out.spill_ = RequestSpill::create(error);
+  if (!out.spill_) return out;
   BlockTraceFingerprint fingerprint(options.block_size);
+  ReplayFigures& figures = out.figures_;
   SourcedRequest request;
   std::uint64_t index = 0;
   TraceReader reader(options, [&](const BlockTrace::Entry& e, std::span<const std::uint32_t> blocks) {
     fingerprint.add(e.arrival, e.input_tokens, e.output_tokens, blocks);
     request.arrival = e.arrival;
     request.output_tokens = e.output_tokens;
-    request.session = index++;
+    request.session = index++;  // as BlockTrace: every request a session of its own
     request.turn = 0;
     BlockTrace::prompt_of(blocks, options.block_size, e.input_tokens, request.prompt);
-    out.size.requests += 1;
-    out.size.prompt_tokens += e.input_tokens;
-    out.size.max_prompt_tokens = std::max(out.size.max_prompt_tokens, static_cast<double>(e.input_tokens));
-    out.size.output_tokens += static_cast<double>(e.output_tokens);
-    out.size.max_output_tokens = std::max(out.size.max_output_tokens, static_cast<double>(e.output_tokens));
-    out.size.pieces += static_cast<double>(request.prompt.pieces.size());
-    return out.spill->append(request);
+    figures.requests += 1;
+    figures.prompt_tokens += e.input_tokens;
+    figures.size.max_prompt_tokens = std::max(figures.size.max_prompt_tokens, static_cast<double>(e.input_tokens));
+    figures.size.pieces += static_cast<double>(request.prompt.pieces.size());
+    figures.size.output_tokens += static_cast<double>(e.output_tokens);
+    figures.size.max_output_tokens = std::max(figures.size.max_output_tokens, static_cast<double>(e.output_tokens));
+    return out.spill_->append(request);
   });
   std::vector<char> chunk(1 << 20);
   for (;;) {
@@ -99,12 +108,20 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
     // the content hash is the whole file's.
     reader.feed(std::string_view(chunk.data(), n));
   }
-  out.read = reader.finish();
-  out.fingerprint = fingerprint.value();
-  if (!out.spill->finish()) {
+  const bool file_failed = std::ferror(file) != 0;
+  const int file_errno = errno;
+  out.read_ = reader.finish();
+  figures.fingerprint = fingerprint.value();
+  figures.size.requests = static_cast<double>(figures.requests);
+  figures.size.prompt_tokens = static_cast<double>(figures.prompt_tokens);
+  if (file_failed) {
+    error = std::string("cannot read the file: ") + std::strerror(file_errno);
+    out.read_.read = false;
+  } else if (!out.spill_->finish()) {
     error = "cannot write the temporary file that holds the trace's requests";
-    out.read.read = false;
+    out.read_.read = false;
   }
+  if (!out.read_.ok()) out.spill_.reset();  // nothing to replay: free the disk now
   return out;
 }
 

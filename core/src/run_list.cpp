@@ -72,22 +72,24 @@ void release_timeline(SimulationRun& run) {
 
 namespace {
 
-// One replicate's trace, shared read-only by that replicate's runs: made by
-// the first run to need it (or ahead of time by a thread that would wait),
-// freed when its last selected run is done.
+// One replicate's trace, shared read-only by that replicate's runs: a
+// generated workload made by the first run to need it (or ahead of time by a
+// thread that would wait) and freed when its last selected run is done, or
+// the replayed trace, whose figures are known already and which each run
+// opens for itself.
 struct Slot {
   enum State : int { kEmpty, kPreparing, kReady, kReleased };
   std::mutex mutex;           // held while preparing; guards everything below but `state`
   std::atomic<int> state{kEmpty};
-  std::unique_ptr<RequestTrace> owned;
-  const RequestTrace* trace = nullptr;
+  bool prepared = false;      // the figures are set (and `generated`, without a replay)
+  std::unique_ptr<RequestTrace> generated;
   std::uint64_t requests = 0, prompt_tokens = 0, fingerprint = 0;
   std::size_t remaining = 0;  // selected runs not yet finished
 };
 
 }  // namespace
 
-EngineResult execute(const std::vector<const Scenario*>& points, const RequestTrace* replay,
+EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedTrace* replay,
                      const EngineOptions& options) {
   EngineResult result;
   // The flat list: (point, run within the point), point after point.
@@ -125,15 +127,18 @@ EngineResult execute(const std::vector<const Scenario*>& points, const RequestTr
     Slot& s = slot[t];
     s.state.store(Slot::kPreparing);
     if (replay != nullptr) {
-      s.trace = replay;
+      const ReplayFigures& figures = replay->figures();
+      s.requests = figures.requests;
+      s.prompt_tokens = figures.prompt_tokens;
+      s.fingerprint = figures.fingerprint;
     } else {
       const Scenario seeded = replicate_scenario(*points[slot_point[t]], slot_replicate[t]);
-      s.owned = generate_synthetic(seeded.workload, seeded.seed);
-      s.trace = s.owned.get();
+      s.generated = generate_synthetic(seeded.workload, seeded.seed);
+      s.requests = s.generated->size();
+      s.prompt_tokens = s.generated->total_prompt_tokens();
+      s.fingerprint = s.generated->fingerprint();
     }
-    s.requests = s.trace->size();
-    s.prompt_tokens = s.trace->total_prompt_tokens();
-    s.fingerprint = s.trace->fingerprint();
+    s.prepared = true;
     s.state.store(Slot::kReady);
   };
   // A thread whose slot another thread is still preparing prepares the next
@@ -147,7 +152,7 @@ EngineResult execute(const std::vector<const Scenario*>& points, const RequestTr
       if (!slot[t].state.compare_exchange_strong(empty, Slot::kPreparing)) continue;
       const std::lock_guard<std::mutex> lock(slot[t].mutex);
       // A run of t may have locked first and prepared it (or even finished).
-      if (slot[t].trace == nullptr && slot[t].remaining > 0) prepare(t);
+      if (!slot[t].prepared && slot[t].remaining > 0) prepare(t);
       return;
     }
   };
@@ -173,8 +178,7 @@ EngineResult execute(const std::vector<const Scenario*>& points, const RequestTr
     const auto release = [&] {
       const std::lock_guard<std::mutex> lock(s.mutex);
       if (--s.remaining == 0) {
-        s.owned.reset();
-        s.trace = nullptr;
+        s.generated.reset();
         s.state.store(Slot::kReleased);
       }
     };
@@ -184,26 +188,29 @@ EngineResult execute(const std::vector<const Scenario*>& points, const RequestTr
     const Scenario seeded = replicate_scenario(scenario, key.replicate);
     RunRecord& record = result.points[f.point][f.run];
     if (options.jobs > 1 && s.state.load() == Slot::kPreparing) help_ahead(f.slot);
-    const RequestTrace* shared = nullptr;  // stays until this run's release()
+    // This run's own reader of the trace: a generated workload (alive until
+    // this run's release()) read in memory, or the replay opened afresh, so
+    // runs on several threads never share a reader.
+    std::unique_ptr<RequestSource> source;
     {
       const std::lock_guard<std::mutex> lock(s.mutex);
-      if (s.trace == nullptr) prepare(f.slot);
-      shared = s.trace;
+      if (!s.prepared) prepare(f.slot);
       record.has_workload = true;
       record.requests = s.requests;
       record.prompt_tokens = s.prompt_tokens;
       record.fingerprint = s.fingerprint;
+      if (s.generated) source = std::make_unique<TraceSource>(*s.generated);
     }
-    const RequestTrace& trace = *shared;
     const std::size_t policies = scenario.policies.size();
     if (!report(f.point, f.run, 0, record.requests)) return release();
+    if (!source) source = replay->open();
     if (key.phase < policies) {
       auto policy = make_policy(scenario.policies[key.phase], seeded);  // a valid scenario names known policies
       ProgressCallback per_run;
       if (options.progress)
         per_run = [&](std::uint64_t done) { return report(f.point, f.run, done, record.requests); };
       record.outcome.policy = scenario.policies[key.phase];
-      record.outcome.run = simulate(trace, scenario.cluster, *policy, per_run, 4096, scenario.router);
+      record.outcome.run = simulate(*source, scenario.cluster, *policy, per_run, 4096, scenario.router);
       if (record.outcome.run.cancelled) {
         record.outcome = PolicyOutcome{};
         return release();
@@ -214,9 +221,9 @@ EngineResult execute(const std::vector<const Scenario*>& points, const RequestTr
       // is replicate 0's in the results JSON, series kept or not (shards).
       if (key.replicate != 0) release_timeline(record.outcome.run);
     } else if (key.phase == policies) {
-      record.bound = ideal_bound(trace);
+      record.bound = ideal_bound(*source, record.prompt_tokens);
     } else {
-      record.bound = single_cache_bound(trace, scenario.cluster.cache_tokens * scenario.cluster.replicas,
+      record.bound = single_cache_bound(*source, scenario.cluster.cache_tokens * scenario.cluster.replicas,
                                         scenario.cluster.protect_after_hits);
     }
     record.done = true;

@@ -394,7 +394,7 @@ bool read_given(const Json& keys, Scenario& scenario, std::string& error) {
 }  // namespace
 
 ShardReport run_experiment_shard(const Scenario& scenario, const Shard& shard, const ExperimentProgress& progress,
-                                 const RequestTrace* replay, unsigned jobs, bool keep_series) {
+                                 const ReplayedTrace* replay, unsigned jobs, bool keep_series) {
   engine::EngineOptions options;
   options.jobs = jobs;
   options.shard = shard;

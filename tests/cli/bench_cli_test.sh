@@ -59,5 +59,28 @@ done >"$tmp/huge.jsonl"
 expect trace_prefill_bound 2 'cluster\.prefill_tokens_per_s: the trace.s total prompt tokens \(1010000000\)' -- \
   --json '' --trace "$tmp/huge.jsonl" --set trace.block_size=1048576 --set cluster.prefill_tokens_per_s=1
 
+# A trace streams through a temporary file: a bad line still names its line
+# and field, a line out of time order is refused naming its line (nothing is
+# sorted), skipped lines are counted, and the temporary file never stays in
+# TMPDIR.
+{
+  printf '{"timestamp": 0, "input_length": 4, "output_length": 1, "hash_ids": [1]}\n'
+  printf '{"timestamp": 10, "input_length": 4, "output_length": 1, "hash_ids": [2]}\n'
+  printf '{"timestamp": 5, "input_length": 4, "output_length": 1, "hash_ids": [3]}\n'
+  printf '{"timestamp": 11, "input_length": 4, "output_length": 1}\n'
+} >"$tmp/unsorted.jsonl"
+mkdir "$tmp/spill"
+TMPDIR="$tmp/spill" expect trace_out_of_order 2 \
+  "^line 3, timestamp: is 5, earlier than the previous request's; timestamps must not decrease$" -- \
+  --json '' --trace "$tmp/unsorted.jsonl" --set trace.block_size=4
+TMPDIR="$tmp/spill" expect trace_skip_counts 0 '^warning: skipped 2 bad lines of .*unsorted\.jsonl:$' -- \
+  --json '' --trace "$tmp/unsorted.jsonl" --set trace.block_size=4 --set trace.on_error=skip --set cluster.replicas=2
+TMPDIR="$tmp/spill" expect trace_missing_field 0 '^line 4, hash_ids: missing \(the prompt.s block ids\)$' -- \
+  --json '' --trace "$tmp/unsorted.jsonl" --set trace.block_size=4 --set trace.on_error=skip --set cluster.replicas=2
+if [ -z "$(ls -A "$tmp/spill")" ]; then passed=$((passed + 1)); else
+  failed=$((failed + 1)); echo "FAIL the trace's temporary file stayed in TMPDIR: $(ls "$tmp/spill")"; fi
+TMPDIR="$tmp/no-such-dir" expect trace_no_tmpdir 1 '^error: cannot replay trace .*: cannot create a temporary file in .*no-such-dir' -- \
+  --json '' --trace "$tmp/unsorted.jsonl" --set trace.block_size=4
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -69,7 +69,7 @@
 #include "prefixroute/base/statistics.h"
 #include "prefixroute/cache/cache_bounds.h"
 #include "prefixroute/sim/metrics.h"
-#include "prefixroute/workload/request_trace.h"
+#include "prefixroute/replayed_trace.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
 
@@ -123,14 +123,15 @@ using ExperimentProgress =
 /// Runs every policy of a valid scenario (see validate()) on one trace, then
 /// the two cache bounds, once per replicate (seed .. seed + replicates - 1).
 /// The trace is `replay` when given (a trace read for this scenario; one
-/// replicate), else the synthetic workload generated from each seed. The runs
+/// replicate; each run opens its own reader of it, replayed_trace.h), else
+/// the synthetic workload generated from each seed. The runs
 /// go on `jobs` threads (1: in order on this one; a build without threads
 /// always runs them so); the report is the same whatever `jobs`. Peak memory
 /// grows with jobs: up to `jobs` runs' caches and workloads at once.
 /// A cancelled report holds replicate 0's policies that finished before the
 /// first that did not, and no seeds.
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress = {},
-                                const RequestTrace* replay = nullptr, unsigned jobs = 1);
+                                const ReplayedTrace* replay = nullptr, unsigned jobs = 1);
 
 /// Replicate statistics of a report with replicates > 1, as the results
 /// JSON and the command line's table show them.
@@ -174,26 +175,15 @@ ReplicateStats replicate_stats(const ExperimentReport& report);
 /// Returns the problems; empty when the replay may run.
 std::vector<FieldError> check_replay(const Scenario& scenario, double prompt_tokens);
 
-/// The size of a replayed trace, as estimated_peak_bytes needs it.
-struct ReplaySize {
-  double requests = 0;
-  double prompt_tokens = 0;      ///< summed over the requests
-  double max_prompt_tokens = 0;  ///< of the longest prompt
-  double pieces = 0;             ///< prompt pieces, summed over the requests
-  double output_tokens = 0;      ///< summed over the requests
-  double max_output_tokens = 0;  ///< of the longest output
-};
 
 /// check_replay with the trace's whole size: also bounds the step model's
 /// worst case (prompt and output lengths) when the scenario has step costs
 /// or runs the batched engine.
 std::vector<FieldError> check_replay(const Scenario& scenario, const ReplaySize& size);
 
-/// The size of `trace`. O(requests).
-ReplaySize replay_size(const RequestTrace& trace);
-
 /// An upper estimate of run_experiment's peak heap, in bytes, beyond a
-/// replayed trace's own memory: the synthetic workload (when `replay` is
+/// replayed trace's own memory (an InMemoryReplay's trace; a SpilledTrace
+/// keeps none but a 1 MiB buffer per run at once): the synthetic workload (when `replay` is
 /// null), every policy's per-request results (kept until the end), the
 /// replicas' caches (twice when KV events lag: the router's mirrors), and one
 /// tree of every distinct token (a router's own tree, the ideal bound's cache). With `jobs` = 1 the runs go one after

@@ -8,11 +8,13 @@
 //      record the file's name, lines, skipped lines and hash in
 //      scenario.trace (the results JSON echoes them), and check the limits
 //      that depend on both trace and scenario (check_replay);
-//   3. run_experiment(scenario, progress, &trace).
+//   3. run_experiment(scenario, progress, &replay).
 //
-// A trace read into memory (read_trace, TraceLoader) keeps 4 bytes per
-// block; natively a trace of any length is read once into a RequestSpill
-// (spill_trace) and every run streams it back from disk.
+// Step 3 takes the trace as a ReplayedTrace (replayed_trace.h). A trace read
+// into memory (read_trace, then InMemoryReplay; the module's TraceLoader)
+// keeps 4 bytes per block; the command line reads a trace of any length once
+// into a RequestSpill (spill_trace: a SpilledTrace) and every run streams it
+// back from disk, so its memory does not grow with the file.
 #pragma once
 
 #include <string>
@@ -23,6 +25,7 @@
 #include <memory>
 
 #include "prefixroute/experiment.h"
+#include "prefixroute/replayed_trace.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload/request_spill.h"
 #include "prefixroute/workload/trace_reader.h"
@@ -55,24 +58,33 @@ std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_
 std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_name, const TraceReadResult& read,
                                       const ReplaySize& size);
 
-/// A trace file read once into a RequestSpill, replayed from disk by every run.
-struct SpilledTrace {
-  TraceReadResult read;            ///< lines, problems, content hash, requests; never the trace itself
-  ReplaySize size;                 ///< of the requests read
-  std::uint64_t fingerprint = 0;   ///< as the trace's in memory (BlockTrace::fingerprint)
-  std::unique_ptr<RequestSpill> spill;
-  const Content* content = nullptr;  ///< the runs the spilled prompts are pieces of
+/// A trace file read once into a RequestSpill, replayed from disk: every run
+/// opens its own reader (replayed_trace.h). What stays in memory is the
+/// reading's result and the figures, never the requests.
+class SpilledTrace final : public ReplayedTrace {
+ public:
+  /// Lines, problems, content hash, requests read; never the trace itself.
+  const TraceReadResult& read() const { return read_; }
+  const ReplayFigures& figures() const override { return figures_; }
+  /// Throws std::runtime_error when there is nothing to replay (reading
+  /// failed) or the spill cannot be read back.
+  std::unique_ptr<RequestSource> open() const override;
 
-  /// A fresh source of every request, in order (null if the spill file
-  /// cannot be reopened).
-  std::unique_ptr<RequestSource> open() const { return spill ? spill->open(*content) : nullptr; }
+ private:
+  friend SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::string& error);
+  TraceReadResult read_;
+  ReplayFigures figures_;
+  std::unique_ptr<RequestSpill> spill_;
 };
 
 /// Reads `file` to its end, 1 MiB at a time, with `options`, into a spill in
-/// the temporary directory. Memory: O(longest line), whatever the file's
-/// length. When reading fails (a bad line under on_error = stop, no
-/// request), read.ok() is false and read.problems say why; when the spill
-/// cannot be written, `error` says why and read.ok() is false.
+/// the temporary directory, computing the figures as it goes. Memory:
+/// O(longest line), whatever the file's length. The same TraceReader as
+/// read_trace, so the same lines are accepted, refused (each problem naming
+/// its line and field) or skipped. When reading fails (a bad line under
+/// on_error = stop, no request), read().ok() is false and read().problems say
+/// why; when the file cannot be read or the spill cannot be written, `error`
+/// says why and read().ok() is false.
 SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::string& error);
 
 }  // namespace prefixroute

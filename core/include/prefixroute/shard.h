@@ -83,7 +83,7 @@ struct ShardReport {
 /// `keep_series`: keep the per-request series of replicate 0's policy runs
 /// (the module hands them to the page's charts); the document never holds them.
 ShardReport run_experiment_shard(const Scenario& scenario, const Shard& shard, const ExperimentProgress& progress = {},
-                                 const RequestTrace* replay = nullptr, unsigned jobs = 1, bool keep_series = false);
+                                 const ReplayedTrace* replay = nullptr, unsigned jobs = 1, bool keep_series = false);
 
 /// The shard document of a complete (not cancelled) experiment shard.
 std::string experiment_shard_to_json(const Scenario& scenario, const ShardReport& shard);

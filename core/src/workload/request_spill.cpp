@@ -1,11 +1,12 @@
 #include "prefixroute/workload/request_spill.h"
 
 #include <stdlib.h>  // mkstemp
-#include <unistd.h>  // close, unlink
+#include <unistd.h>  // close, dup, pread, unlink
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <vector>
+#include <stdexcept>
 
 namespace prefixroute {
 namespace {
@@ -26,15 +27,12 @@ struct StoredPiece {
 
 constexpr std::size_t kBufferBytes = 1 << 20;
 
+// Reads the spill from its start through its own buffer and position
+// (pread: readers on other threads never move it).
 class SpillReader final : public RequestSource {
  public:
-  SpillReader(std::FILE* file, std::uint64_t size, Tick last_arrival, const Content& content)
-      : file_(file), size_(size), last_arrival_(last_arrival), content_(content), buffer_(kBufferBytes) {
-    std::setvbuf(file_, buffer_.data(), _IOFBF, buffer_.size());
-  }
-  ~SpillReader() override { std::fclose(file_); }
-  SpillReader(const SpillReader&) = delete;
-  SpillReader& operator=(const SpillReader&) = delete;
+  SpillReader(int fd, std::uint64_t bytes, std::uint64_t size, Tick last_arrival, const Content& content)
+      : fd_(fd), bytes_(bytes), size_(size), last_arrival_(last_arrival), content_(content), buffer_(kBufferBytes) {}
 
   std::uint64_t size() const override { return size_; }
   Tick last_arrival() const override { return last_arrival_; }
@@ -43,9 +41,9 @@ class SpillReader final : public RequestSource {
   bool next(SourcedRequest& out) override {
     if (read_ >= size_) return false;
     RequestHeader h;
-    if (std::fread(&h, sizeof h, 1, file_) != 1) return false;
+    take(&h, sizeof h);
     pieces_.resize(h.pieces);
-    if (h.pieces > 0 && std::fread(pieces_.data(), sizeof(StoredPiece), h.pieces, file_) != h.pieces) return false;
+    take(pieces_.data(), sizeof(StoredPiece) * h.pieces);
     out.arrival = h.arrival;
     out.output_tokens = h.output_tokens;
     out.session = h.session;
@@ -58,11 +56,43 @@ class SpillReader final : public RequestSource {
   }
 
  private:
-  std::FILE* file_;
+  // The next `n` bytes of the file into `out`, refilling the buffer as needed.
+  void take(void* out, std::size_t n) {
+    char* to = static_cast<char*>(out);
+    while (n > 0) {
+      if (begin_ == end_) refill();
+      const std::size_t k = std::min(n, end_ - begin_);
+      std::memcpy(to, buffer_.data() + begin_, k);
+      begin_ += k;
+      to += k;
+      n -= k;
+    }
+  }
+
+  void refill() {
+    const std::uint64_t left = bytes_ - offset_;
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(left, buffer_.size()));
+    if (want == 0) throw std::runtime_error("the temporary file holding the trace's requests ended early");
+    ssize_t got;
+    do {
+      got = pread(fd_, buffer_.data(), want, static_cast<off_t>(offset_));
+    } while (got < 0 && errno == EINTR);
+    if (got <= 0)
+      throw std::runtime_error(std::string("cannot read the temporary file holding the trace's requests: ") +
+                               (got < 0 ? std::strerror(errno) : "it ended early"));
+    offset_ += static_cast<std::uint64_t>(got);
+    begin_ = 0;
+    end_ = static_cast<std::size_t>(got);
+  }
+
+  int fd_;
+  std::uint64_t bytes_;
   std::uint64_t size_;
   Tick last_arrival_;
   const Content& content_;
-  std::vector<char> buffer_;  // stdio's buffer: must outlive file_'s use
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0, end_ = 0;  // unread bytes of buffer_
+  std::uint64_t offset_ = 0;         // of the file, after buffer_'s bytes
   std::vector<StoredPiece> pieces_;
   std::uint64_t read_ = 0;
 };
@@ -71,59 +101,67 @@ class SpillReader final : public RequestSource {
 
 std::unique_ptr<RequestSpill> RequestSpill::create(std::string& error) {
   const char* dir = std::getenv("TMPDIR");
-  std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/prefixroute-spill-XXXXXX";
-  std::vector<char> name(path.begin(), path.end());
+  const std::string folder = dir != nullptr && *dir != '\0' ? dir : "/tmp";
+  const std::string pattern = folder + "/prefixroute-spill-XXXXXX";
+  std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
   const int fd = mkstemp(name.data());
   if (fd < 0) {
-    error = "cannot create a temporary file in " + path.substr(0, path.rfind('/')) + ": " + std::strerror(errno);
+    error = "cannot create a temporary file in " + folder + ": " + std::strerror(errno);
     return nullptr;
   }
-  std::FILE* file = fdopen(fd, "wb");
-  if (file == nullptr) {
+  // Unlinked at once: the open descriptor keeps the data until it closes.
+  unlink(name.data());
+  const int write_fd = dup(fd);
+  std::FILE* writer = write_fd < 0 ? nullptr : fdopen(write_fd, "wb");
+  if (writer == nullptr) {
+    error = "cannot write a temporary file in " + folder + ": " + std::strerror(errno);
+    if (write_fd >= 0) close(write_fd);
     close(fd);
-    unlink(name.data());
-    error = "cannot open the temporary file " + std::string(name.data());
     return nullptr;
   }
-  return std::unique_ptr<RequestSpill>(new RequestSpill(name.data(), file));
+  return std::unique_ptr<RequestSpill>(new RequestSpill(fd, writer));
 }
 
 RequestSpill::~RequestSpill() {
-  if (file_ != nullptr) std::fclose(file_);
-  unlink(path_.c_str());
+  if (writer_ != nullptr) std::fclose(writer_);
+  close(fd_);
 }
 
 bool RequestSpill::append(const SourcedRequest& request) {
-  if (failed_ || file_ == nullptr) return false;
+  if (failed_ || writer_ == nullptr) return false;
+  const std::size_t pieces = request.prompt.pieces.size();
   const RequestHeader h{request.arrival, request.output_tokens, request.session, request.turn,
-                        static_cast<std::uint32_t>(request.prompt.pieces.size())};
-  bool ok = std::fwrite(&h, sizeof h, 1, file_) == 1;
+                        static_cast<std::uint32_t>(pieces)};
+  scratch_.resize(sizeof h + pieces * sizeof(StoredPiece));
+  std::memcpy(scratch_.data(), &h, sizeof h);
+  char* at = scratch_.data() + sizeof h;
   for (const Piece& p : request.prompt.pieces) {
     const StoredPiece s{p.run, p.offset, p.length};
-    ok = ok && std::fwrite(&s, sizeof s, 1, file_) == 1;
+    std::memcpy(at, &s, sizeof s);
+    at += sizeof s;
   }
-  if (!ok) {
+  if (std::fwrite(scratch_.data(), 1, scratch_.size(), writer_) != scratch_.size()) {
     failed_ = true;
     return false;
   }
+  bytes_ += scratch_.size();
   ++requests_;
   last_arrival_ = request.arrival;
   return true;
 }
 
 bool RequestSpill::finish() {
-  if (file_ == nullptr) return !failed_;
-  failed_ = std::fclose(file_) != 0 || failed_;
-  file_ = nullptr;
+  if (writer_ == nullptr) return !failed_;
+  failed_ = std::fclose(writer_) != 0 || failed_;
+  writer_ = nullptr;
+  std::vector<char>().swap(scratch_);
   return !failed_;
 }
 
 std::unique_ptr<RequestSource> RequestSpill::open(const Content& content) const {
-  if (failed_ || file_ != nullptr) return nullptr;  // not finished, or broken
-  std::FILE* file = std::fopen(path_.c_str(), "rb");
-  if (file == nullptr) return nullptr;
-  return std::make_unique<SpillReader>(file, requests_, last_arrival_, content);
+  if (failed_ || writer_ != nullptr) return nullptr;  // not finished, or broken
+  return std::make_unique<SpillReader>(fd_, bytes_, requests_, last_arrival_, content);
 }
 
 }  // namespace prefixroute

@@ -1,11 +1,12 @@
 // RequestSource: requests in arrival order, one at a time, as the simulator
 // consumes them. A run reads its source once, front to back, so a source need
-// not hold the trace: a replayed file streams from disk (RequestSpillReader),
+// not hold the trace: a replayed file streams from disk (RequestSpill::open),
 // and memory stays bounded by the caches, the requests in flight and the
 // per-request results, whatever the file's length.
 //
 // Every source of one experiment must give the identical stream: the
-// experiment opens a fresh source per run (per policy, per bound).
+// experiment opens a fresh source per run (per policy, per bound; a replayed
+// trace through ReplayedTrace::open, replayed_trace.h).
 //
 // Invariants: next() returns requests with non-decreasing arrival; size() and
 // last_arrival() describe the whole stream before the first next() (the

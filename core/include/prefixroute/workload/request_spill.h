@@ -1,10 +1,14 @@
 // RequestSpill: requests kept in a temporary file instead of memory, so a
 // replay of any length streams: the trace file is read and validated once,
 // its requests are appended here in a compact binary form, and every run of
-// the experiment reads them back front to back (open()), each with its own
-// file handle and a 1 MiB buffer. Memory: O(1) per reader; disk: per
-// request 32 bytes plus 16 per prompt piece. The file is deleted with the
-// spill.
+// the experiment reads them back front to back (open()), each reader with its
+// own position and a 1 MiB buffer. Memory: O(1) per reader (plus the largest
+// request's pieces); disk: per request 32 bytes plus 16 per prompt piece.
+//
+// The file is unlinked as soon as it is created: only the spill's open
+// descriptor keeps it, so it disappears with the spill or with the process,
+// however the process ends (a killed run leaves nothing in the temporary
+// directory). Readers read it with pread(), so any number read at once.
 //
 // Format (native byte order, the writer's and readers' machine being one):
 // per request { i64 arrival, u64 output_tokens, u64 session, u32 turn,
@@ -18,6 +22,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "prefixroute/base/content.h"
 #include "prefixroute/workload/request_source.h"
@@ -26,8 +31,8 @@ namespace prefixroute {
 
 class RequestSpill {
  public:
-  /// A new, empty spill in the system's temporary directory, or null with
-  /// `error` set when no file could be created.
+  /// A new, empty spill in the temporary directory ($TMPDIR, else /tmp), or
+  /// null with `error` set when no file could be created there.
   static std::unique_ptr<RequestSpill> create(std::string& error);
   ~RequestSpill();
   RequestSpill(const RequestSpill&) = delete;
@@ -41,17 +46,24 @@ class RequestSpill {
 
   std::uint64_t size() const { return requests_; }
   Tick last_arrival() const { return last_arrival_; }
+  /// Bytes written (the file's length once finished).
+  std::uint64_t bytes() const { return bytes_; }
 
   /// A fresh reader of every request, in order, whose prompts are pieces of
-  /// `content` (which must outlive it); null when the file cannot be opened.
+  /// `content` (which must outlive it); null when the spill is not finished
+  /// or writing it failed. The reader's next() throws std::runtime_error
+  /// when the file cannot be read (an I/O error, a file cut short), so a
+  /// stream never ends early without saying so.
   std::unique_ptr<RequestSource> open(const Content& content) const;
 
  private:
-  explicit RequestSpill(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
+  RequestSpill(int fd, std::FILE* writer) : fd_(fd), writer_(writer) {}
 
-  std::string path_;
-  std::FILE* file_;  // while writing
+  int fd_;              // the unlinked file; readers pread() it
+  std::FILE* writer_;   // a duplicate descriptor, buffered, while writing
+  std::vector<char> scratch_;  // one request's pieces, as written
   std::uint64_t requests_ = 0;
+  std::uint64_t bytes_ = 0;
   Tick last_arrival_ = 0;
   bool failed_ = false;
 };

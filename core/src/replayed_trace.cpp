@@ -1,0 +1,33 @@
+#include "prefixroute/replayed_trace.h"
+
+#include <algorithm>
+
+namespace prefixroute {
+
+ReplaySize replay_size(const RequestTrace& trace) {
+  ReplaySize size;
+  size.requests = static_cast<double>(trace.size());
+  PromptPieces prompt;
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const auto tokens = static_cast<double>(trace.prompt_tokens(i));
+    size.prompt_tokens += tokens;
+    size.max_prompt_tokens = std::max(size.max_prompt_tokens, tokens);
+    const auto output = static_cast<double>(trace.output_tokens(i));
+    size.output_tokens += output;
+    size.max_output_tokens = std::max(size.max_output_tokens, output);
+    trace.prompt(i, prompt);
+    size.pieces += static_cast<double>(prompt.pieces.size());
+  }
+  return size;
+}
+
+InMemoryReplay::InMemoryReplay(const RequestTrace& trace) : trace_(trace) {
+  figures_.requests = trace.size();
+  figures_.prompt_tokens = trace.total_prompt_tokens();
+  figures_.fingerprint = trace.fingerprint();
+  figures_.size = replay_size(trace);
+}
+
+std::unique_ptr<RequestSource> InMemoryReplay::open() const { return std::make_unique<TraceSource>(trace_); }
+
+}  // namespace prefixroute
