@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "prefixroute/base/hashing.h"
@@ -15,6 +16,9 @@ TraceReadOptions trace_read_options(const TraceSettings& settings) {
   o.time_scale = settings.time_scale;
   o.limit = settings.limit;
   o.on_error = settings.on_error == "skip" ? TraceReadOptions::OnError::Skip : TraceReadOptions::OnError::Stop;
+  o.format = settings.format == "mooncake"  ? TraceReadOptions::Format::Mooncake
+             : settings.format == "bailian" ? TraceReadOptions::Format::Bailian
+                                            : TraceReadOptions::Format::Auto;
   return o;
 }
 
@@ -34,6 +38,7 @@ std::vector<FieldError> differing_read_settings(const TraceSettings& want_settin
   if (want.limit != have.limit) differs("trace.limit", std::to_string(have.limit));
   if (want.on_error != have.on_error)
     differs("trace.on_error", have.on_error == TraceReadOptions::OnError::Skip ? "skip" : "stop");
+  if (want.format != have.format) differs("trace.format", trace_format_name(have.format));
   return errors;
 }
 
@@ -73,16 +78,24 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
   out.content = &BlockContent::instance();
   out.spill = RequestSpill::create(error);
   if (!out.spill) return out;
-  BlockTraceFingerprint fingerprint(options.block_size);
+  // The format (and so the block size) is known once the first request is
+  // read (Format::Auto): the fingerprint starts then.
+  std::optional<BlockTraceFingerprint> fingerprint;
   SourcedRequest request;
   std::uint64_t index = 0;
+  const TraceReader* reading = nullptr;
   TraceReader reader(options, [&](const BlockTrace::Entry& e, std::span<const std::uint32_t> blocks) {
-    fingerprint.add(e.arrival, e.input_tokens, e.output_tokens, blocks);
+    const bool bailian = reading->format() == TraceReadOptions::Format::Bailian;
+    if (!fingerprint) fingerprint.emplace(reading->block_size());
+    fingerprint->add(e.arrival, e.input_tokens, e.output_tokens, blocks);
+    if (bailian) fingerprint->add_session(e.session, e.turn);
     request.arrival = e.arrival;
     request.output_tokens = e.output_tokens;
-    request.session = index++;
-    request.turn = 0;
-    BlockTrace::prompt_of(blocks, options.block_size, e.input_tokens, request.prompt);
+    request.session = bailian ? e.session : index;
+    request.turn = bailian ? e.turn : 0;
+    ++index;
+    BlockTrace::prompt_of(blocks, reading->block_size(), e.input_tokens, request.prompt,
+                          bailian ? BlockTrace::Kind::Bailian : BlockTrace::Kind::Mooncake);
     out.size.requests += 1;
     out.size.prompt_tokens += e.input_tokens;
     out.size.max_prompt_tokens = std::max(out.size.max_prompt_tokens, static_cast<double>(e.input_tokens));
@@ -91,6 +104,7 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
     out.size.pieces += static_cast<double>(request.prompt.pieces.size());
     return out.spill->append(request);
   });
+  reading = &reader;
   std::vector<char> chunk(1 << 20);
   for (;;) {
     const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), file);
@@ -100,7 +114,7 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
     reader.feed(std::string_view(chunk.data(), n));
   }
   out.read = reader.finish();
-  out.fingerprint = fingerprint.value();
+  out.fingerprint = fingerprint ? fingerprint->value() : BlockTraceFingerprint(options.block_size).value();
   if (!out.spill->finish()) {
     error = "cannot write the temporary file that holds the trace's requests";
     out.read.read = false;
