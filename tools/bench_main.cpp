@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> merge_paths;
   app.add_option("--scenario", scenario_path, "Scenario JSON file (missing keys take defaults)");
   app.add_option("--trace", trace_path,
-                 "Replay a Mooncake-format JSONL trace instead of the synthetic workload");
+                 "Replay a Mooncake- or Bailian-format JSONL trace (trace.format) instead of the synthetic workload");
   app.add_option("--sweep", sweep_text,
                  "Vary one key: key=v1,v2,... or key=from:to:steps; prints hit rate vs p99 per policy")
       ->excludes("--trace");

@@ -1,5 +1,5 @@
 // WebAssembly bindings for trace replay: a TraceLoader that reads a
-// Mooncake-format JSONL trace in chunks (the core's incremental TraceReader),
+// Mooncake- or Bailian-format JSONL trace (trace.format) in chunks (the core's incremental TraceReader),
 // and runTrace, which runs a scenario's policies on the loaded trace. Kept in
 // its own EMSCRIPTEN_BINDINGS block; prefixroute.d.ts declares it.
 //
@@ -20,7 +20,7 @@
 // argument, a bad scenario, a bad trace line, a loader used out of order are
 // all values: problems naming the line (0 when the problem is not one line's)
 // and the field. Reading settings (trace.block_size, time_scale, limit,
-// on_error) are fixed when the loader is made; runTrace refuses a scenario
+// on_error, format) are fixed when the loader is made; runTrace refuses a scenario
 // whose settings differ, naming the field, because the trace would have to be
 // read again.
 //
@@ -118,7 +118,7 @@ class TraceLoader {
   TraceLoader(std::string name, const val& scenario_json, const val& overrides_json) : name_(std::move(name)) {
     const ScenarioParse parsed = parse(scenario_json, overrides_json);
     if (!parsed.ok()) {
-      for (const auto& e : parsed.errors) setup_problems_.push_back({0, e.field, e.message});
+      for (const auto& e : parsed.errors) setup_problems_.push_back({0, e.field, e.message, ""});
       finished_ = true;
       return;
     }

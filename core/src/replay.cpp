@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,9 @@ TraceReadOptions trace_read_options(const TraceSettings& settings) {
   o.time_scale = settings.time_scale;
   o.limit = settings.limit;
   o.on_error = settings.on_error == "skip" ? TraceReadOptions::OnError::Skip : TraceReadOptions::OnError::Stop;
+  o.format = settings.format == "mooncake"  ? TraceReadOptions::Format::Mooncake
+             : settings.format == "bailian" ? TraceReadOptions::Format::Bailian
+                                            : TraceReadOptions::Format::Auto;
   return o;
 }
 
@@ -37,6 +41,7 @@ std::vector<FieldError> differing_read_settings(const TraceSettings& want_settin
   if (want.limit != have.limit) differs("trace.limit", std::to_string(have.limit));
   if (want.on_error != have.on_error)
     differs("trace.on_error", have.on_error == TraceReadOptions::OnError::Skip ? "skip" : "stop");
+  if (want.format != have.format) differs("trace.format", trace_format_name(have.format));
   return errors;
 }
 
@@ -81,17 +86,25 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
   SpilledTrace out;
   out.spill_ = RequestSpill::create(error);
   if (!out.spill_) return out;
-  BlockTraceFingerprint fingerprint(options.block_size);
+  // The format (and so the block size) is known once the first request is
+  // read (Format::Auto): the fingerprint starts then.
+  std::optional<BlockTraceFingerprint> fingerprint;
   ReplayFigures& figures = out.figures_;
   SourcedRequest request;
   std::uint64_t index = 0;
+  const TraceReader* reading = nullptr;
   TraceReader reader(options, [&](const BlockTrace::Entry& e, std::span<const std::uint32_t> blocks) {
-    fingerprint.add(e.arrival, e.input_tokens, e.output_tokens, blocks);
+    const bool bailian = reading->format() == TraceReadOptions::Format::Bailian;
+    if (!fingerprint) fingerprint.emplace(reading->block_size());
+    fingerprint->add(e.arrival, e.input_tokens, e.output_tokens, blocks);
+    if (bailian) fingerprint->add_session(e.session, e.turn);
     request.arrival = e.arrival;
     request.output_tokens = e.output_tokens;
-    request.session = index++;  // as BlockTrace: every request a session of its own
-    request.turn = 0;
-    BlockTrace::prompt_of(blocks, options.block_size, e.input_tokens, request.prompt);
+    request.session = bailian ? e.session : index;  // Mooncake: every request a session of its own
+    request.turn = bailian ? e.turn : 0;
+    ++index;
+    BlockTrace::prompt_of(blocks, reading->block_size(), e.input_tokens, request.prompt,
+                          bailian ? BlockTrace::Kind::Bailian : BlockTrace::Kind::Mooncake);
     figures.requests += 1;
     figures.prompt_tokens += e.input_tokens;
     figures.size.max_prompt_tokens = std::max(figures.size.max_prompt_tokens, static_cast<double>(e.input_tokens));
@@ -100,6 +113,7 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
     figures.size.max_output_tokens = std::max(figures.size.max_output_tokens, static_cast<double>(e.output_tokens));
     return out.spill_->append(request);
   });
+  reading = &reader;
   std::vector<char> chunk(1 << 20);
   for (;;) {
     const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), file);
@@ -111,7 +125,7 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
   const bool file_failed = std::ferror(file) != 0;
   const int file_errno = errno;
   out.read_ = reader.finish();
-  figures.fingerprint = fingerprint.value();
+  figures.fingerprint = fingerprint ? fingerprint->value() : BlockTraceFingerprint(options.block_size).value();
   figures.size.requests = static_cast<double>(figures.requests);
   figures.size.prompt_tokens = static_cast<double>(figures.prompt_tokens);
   if (file_failed) {

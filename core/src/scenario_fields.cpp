@@ -231,7 +231,7 @@ std::vector<Field> leading_fields() {
 std::vector<Field> trace_fields() {
   return {
       PR_FIELD("trace.block_size", "Trace block size", Integer, 1, 1048576, "tokens",
-               "Tokens per block id in the replayed trace (Mooncake: 512).", trace.block_size,
+               "Tokens per block id in a replayed Mooncake trace (512 there); a Bailian trace's blocks are always 16.", trace.block_size,
                std::uint32_t),
       PR_FIELD("trace.time_scale", "Time scale", Number, 1e-6, 1e6, "",
                "Arrival time = trace timestamp x time_scale (2 = half the rate).", trace.time_scale,
@@ -246,6 +246,11 @@ std::vector<Field> trace_fields() {
       PR_TEXT("trace.on_error", "On a bad line",
               "On a bad trace line: stop with its message, or skip it (bad lines are counted).", "stop,skip",
               trace.on_error),
+      PR_TEXT("trace.format", "Trace format",
+              "The trace file's format: auto (told by the first JSON line: chat_id means bailian), mooncake "
+              "(512-token blocks, timestamps in ms) or bailian (Qwen-Bailian: 16-token blocks, timestamps in s, "
+              "sessions from parent_chat_id).",
+              "auto,mooncake,bailian", trace.format),
       PR_TEXT("trace.name", "Trace file", "File name of the replayed trace (recorded; empty = synthetic workload).",
               "", trace.name),
       PR_TEXT("trace.content_hash", "Trace content hash",

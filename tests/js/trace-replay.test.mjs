@@ -66,6 +66,47 @@ function writeTrace(name, lines) {
 const line = (timestamp, input, ids) =>
   JSON.stringify({ timestamp, input_length: input, output_length: 3, hash_ids: ids });
 
+describe('a Qwen-Bailian trace (trace.format auto and bailian) replays natively == wasm byte for byte', () => {
+  // 120 requests in 30 conversations over 4 system prompts: turns extend their
+  // parent's prompt, many last blocks are partial (16-token blocks).
+  const bailianLines = () => {
+    const next = random(15);
+    const lines = [];
+    const prompts = [];
+    let fresh = 100;
+    for (let chat = 0; chat < 120; chat++) {
+      const root = chat < 30 ? true : next() < 0.2;
+      const parent = root ? -1 : Math.floor(next() * chat);
+      const full = root ? [Math.floor(next() * 4)] : prompts[parent].ids.slice(0, Math.floor(prompts[parent].input / 16));
+      const ids = [...full];
+      for (let k = 0, more = 1 + Math.floor(next() * 5); k < more; k++) ids.push(fresh++);
+      const input = (ids.length - 1) * 16 + 1 + Math.floor(next() * 16);
+      prompts.push({ ids, input });
+      lines.push(JSON.stringify({ chat_id: 1000 + chat, parent_chat_id: root ? -1 : 1000 + parent, timestamp: chat * 0.05,
+        input_length: input, output_length: 1 + Math.floor(next() * 50), type: 'text', turn: root ? 1 : 2, hash_ids: ids }));
+    }
+    return lines;
+  };
+  for (const [title, pairs] of [
+    ['auto-detected, every policy on 4 replicas with 2k-token caches', [['cluster.replicas', '4'], ['cluster.cache_tokens', '2000'], ['policies', 'all']]],
+    ['trace.format=bailian, the batched engine', [['trace.format', 'bailian'], ['cluster.engine', 'batched'], ['cluster.replicas', '3']]],
+  ]) {
+    test(title, () => {
+      const file = writeTrace('bailian-small.jsonl', bailianLines());
+      const native = runNativeBench(['--trace', file, ...setArgs(pairs)]);
+      const { loader, loaded } = load('bailian-small.jsonl', chunksOf(fs.readFileSync(file, 'utf8'), 7, 500), pairs);
+      try {
+        assert.equal(loaded.ok, true, JSON.stringify(loaded.problems));
+        const run = pr.runTrace(loader, '', overridesJson(pairs), null);
+        assert.equal(run.ok, true, JSON.stringify(run.errors));
+        assert.equal(run.resultsJson, native.json);
+      } finally {
+        loader.delete();
+      }
+    });
+  }
+});
+
 describe('runTrace equals prefixroute-bench --trace byte for byte', () => {
   const cases = [
     { title: 'reference cluster, text chunks', pairs: [], bytes: false, seed: 1, max: 9000 },

@@ -14,6 +14,11 @@ using Json = nlohmann::ordered_json;  // the one instantiation the core uses
 
 constexpr std::uint64_t kMaxLength = 10'000'000;      // tokens in one request
 constexpr std::uint64_t kMaxBlockId = 4294967295ULL;  // ids become 32-bit tokens
+// Bailian ids leave the top bit free: a partial last block's first token is
+// its id with that bit set (block_trace.h), so no full block starts with it.
+constexpr std::uint64_t kMaxBailianBlockId = 2147483647ULL;
+constexpr std::uint64_t kMaxChatId = 9007199254740992ULL;  // 2^53: exact as a JS number
+constexpr std::uint64_t kMaxTurn = 4294967295ULL;
 
 std::string describe(const Json& v) {
   std::string text = v.dump();
@@ -63,8 +68,18 @@ int nesting_depth(std::string_view line) {
 
 }  // namespace
 
+const char* trace_format_name(TraceReadOptions::Format format) {
+  switch (format) {
+    case TraceReadOptions::Format::Mooncake: return "mooncake";
+    case TraceReadOptions::Format::Bailian: return "bailian";
+    case TraceReadOptions::Format::Auto: break;
+  }
+  return "auto";
+}
+
 std::string TraceProblem::text() const {
   std::string where = line > 0 ? "line " + std::to_string(line) : "trace";
+  if (!format.empty()) where = format + " trace, " + where;
   if (!field.empty()) where += ", " + field;
   return where + ": " + message;
 }
@@ -80,11 +95,13 @@ std::string TraceReadResult::error_text() const {
   return text;
 }
 
-TraceReader::TraceReader(TraceReadOptions options, Sink sink) : options_(options), sink_(std::move(sink)) {}
+TraceReader::TraceReader(TraceReadOptions options, Sink sink)
+    : options_(options), format_(options.format), sink_(std::move(sink)) {}
 
 void TraceReader::problem(std::string field, std::string message) {
   line_failed_ = true;
-  if (problems_.size() < kMaxProblemsKept) problems_.push_back({line_number_, std::move(field), std::move(message)});
+  if (problems_.size() < kMaxProblemsKept)
+    problems_.push_back({line_number_, std::move(field), std::move(message), current_format_});
 }
 
 bool TraceReader::feed(std::string_view chunk) {
@@ -112,20 +129,32 @@ bool TraceReader::feed(std::string_view chunk) {
   return !stopped_;
 }
 
+std::uint32_t TraceReader::block_size() const {
+  return format_ == TraceReadOptions::Format::Bailian ? TraceReadOptions::kBailianBlockSize : options_.block_size;
+}
+
 void TraceReader::process_line(std::string_view line) {
+  using Format = TraceReadOptions::Format;
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;  // blank
   line_failed_ = false;
+  // A UTF-8 byte order mark before the first line is an editor's, not JSON.
+  if (line_number_ == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
   // A deeply nested line would cost ~80 bytes of tree per input byte and
   // overflow the stack when a message dumps it: refuse it before parsing.
   const bool too_deep = nesting_depth(line) > kMaxNesting;
   const Json doc = too_deep ? Json(nullptr) : Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (format_ == Format::Auto && !too_deep && !doc.is_discarded() && doc.is_object())
+    format_ = doc.contains("chat_id") ? Format::Bailian : Format::Mooncake;
+  const bool bailian = format_ == Format::Bailian;
+  current_format_ = bailian ? "bailian" : "";
+  double seconds = 0, timestamp = 0;
+  std::uint64_t input = 0, output = 0, chat_id = 0, session = 0;
+  std::uint32_t turn = 0;
   if (too_deep) {
     problem("", "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
   } else if (doc.is_discarded() || !doc.is_object()) {
     problem("", doc.is_discarded() ? "not valid JSON" : "not a JSON object");
-  } else {
-    double timestamp = 0;
-    std::uint64_t input = 0, output = 0;
+  } else if (!bailian) {
     auto ts = doc.find("timestamp");
     if (ts == doc.end()) {
       problem("timestamp", "missing (arrival time in ms, a number >= 0)");
@@ -138,9 +167,69 @@ void TraceReader::process_line(std::string_view line) {
         std::snprintf(limit, sizeof limit, "%g", kMaxArrivalSpanSeconds * 1000.0 / options_.time_scale);
         problem("timestamp", "must be at most " + std::string(limit) +
                                  " ms at this time_scale (simulated time stops at 1e9 s); got " + describe(*ts));
-      } else if (requests_ > 0 && timestamp < last_timestamp_ms_)
+      } else if (requests_ > 0 && timestamp < last_timestamp_)
         problem("timestamp", "is " + describe(*ts) + ", earlier than the previous request's; timestamps must not decrease");
     }
+    seconds = timestamp * options_.time_scale / 1000.0;
+    if (doc.contains("chat_id"))
+      problem("chat_id", "is a Bailian field: this is a Mooncake trace (a line of another format; see trace.format)");
+  } else {
+    auto id = doc.find("chat_id");
+    if (id == doc.end()) problem("chat_id", "missing (the request's id, an integer >= 0; a line of another format?)");
+    else if (!read_integer(*id, 0, kMaxChatId, chat_id))
+      problem("chat_id", "must be an integer in [0, 2^53]; got " + describe(*id));
+    else if (roots_.count(chat_id) != 0)
+      problem("chat_id", "is " + describe(*id) + ", already seen on an earlier line; chat ids must be unique");
+    auto parent = doc.find("parent_chat_id");
+    std::uint64_t parent_id = 0;
+    bool root = false;
+    if (parent == doc.end()) {
+      problem("parent_chat_id", "missing (the chat_id this request continues, or -1 for a root)");
+    } else if (parent->is_number_integer() && parent->get<std::int64_t>() == -1) {
+      root = true;
+    } else if (!read_integer(*parent, 0, kMaxChatId, parent_id)) {
+      problem("parent_chat_id", "must be -1 or an integer in [0, 2^53]; got " + describe(*parent));
+    } else if (!line_failed_ && parent_id == chat_id) {
+      problem("parent_chat_id", "equals the line's chat_id; a request cannot continue itself");
+    }
+    auto ts = doc.find("timestamp");
+    if (ts == doc.end()) {
+      problem("timestamp", "missing (arrival time in seconds, a number >= 0)");
+    } else if (!ts->is_number() || !std::isfinite(ts->get<double>()) || ts->get<double>() < 0) {
+      problem("timestamp", "must be a number >= 0 (seconds); got " + describe(*ts));
+    } else {
+      timestamp = ts->get<double>();
+      if (timestamp * options_.time_scale > kMaxArrivalSpanSeconds) {
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g", kMaxArrivalSpanSeconds / options_.time_scale);
+        problem("timestamp", "must be at most " + std::string(limit) +
+                                 " s at this time_scale (simulated time stops at 1e9 s); got " + describe(*ts));
+      } else if (requests_ > 0 && timestamp < last_timestamp_)
+        problem("timestamp", "is " + describe(*ts) + ", earlier than the previous request's; timestamps must not decrease");
+    }
+    seconds = timestamp * options_.time_scale;
+    auto type = doc.find("type");
+    if (type == doc.end()) {
+      problem("type", "missing (text, search, image or file)");
+    } else if (!type->is_string() || (*type != "text" && *type != "search" && *type != "image" && *type != "file")) {
+      problem("type", "must be \"text\", \"search\", \"image\" or \"file\"; got " + describe(*type));
+    }
+    auto t = doc.find("turn");
+    std::uint64_t turn_value = 0;
+    if (t == doc.end()) problem("turn", "missing (the request's turn in its conversation, 1 for the first)");
+    else if (!read_integer(*t, 1, kMaxTurn, turn_value))
+      problem("turn", "must be an integer in [1, " + std::to_string(kMaxTurn) + "]; got " + describe(*t));
+    turn = static_cast<std::uint32_t>(turn_value > 0 ? turn_value - 1 : 0);
+    if (!line_failed_) {
+      if (root) {
+        session = chat_id;
+      } else {
+        const auto found = roots_.find(parent_id);
+        session = found != roots_.end() ? found->second : parent_id;  // an absent parent is the root
+      }
+    }
+  }
+  if (!too_deep && !doc.is_discarded() && doc.is_object()) {
     auto in = doc.find("input_length");
     if (in == doc.end()) problem("input_length", "missing (prompt tokens, an integer >= 1)");
     else if (!read_integer(*in, 1, kMaxLength, input))
@@ -151,6 +240,8 @@ void TraceReader::process_line(std::string_view line) {
       problem("output_length", "must be an integer in [0, " + std::to_string(kMaxLength) + "]; got " + describe(*out));
     auto ids = doc.find("hash_ids");
     const std::size_t first_block = block_ids_.size();
+    const std::uint64_t max_id = bailian ? kMaxBailianBlockId : kMaxBlockId;
+    const std::uint32_t block = block_size();
     if (ids == doc.end()) {
       problem("hash_ids", "missing (the prompt's block ids)");
     } else if (!ids->is_array()) {
@@ -158,18 +249,18 @@ void TraceReader::process_line(std::string_view line) {
     } else {
       for (const Json& id : *ids) {
         std::uint64_t value = 0;
-        if (!read_integer(id, 0, kMaxBlockId, value)) {
-          problem("hash_ids", "ids must be integers in [0, 4294967295]; got " + describe(id));
+        if (!read_integer(id, 0, max_id, value)) {
+          problem("hash_ids", "ids must be integers in [0, " + std::to_string(max_id) + "]; got " + describe(id));
           break;
         }
         block_ids_.push_back(static_cast<std::uint32_t>(value));
       }
       if (!line_failed_ && input > 0) {
-        const std::uint64_t want = (input + options_.block_size - 1) / options_.block_size;
+        const std::uint64_t want = (input + block - 1) / block;
         if (ids->size() != want)
           problem("hash_ids", "has " + std::to_string(ids->size()) + " ids, but input_length " +
                                   std::to_string(input) + " needs " + std::to_string(want) +
-                                  " blocks of " + std::to_string(options_.block_size) + " tokens");
+                                  " blocks of " + std::to_string(block) + " tokens");
       }
     }
     if (!line_failed_ && static_cast<double>(total_tokens_ + input) > kMaxTotalPromptTokens) {
@@ -180,13 +271,18 @@ void TraceReader::process_line(std::string_view line) {
       block_ids_.resize(first_block);
     } else {
       BlockTrace::Entry e;
-      e.arrival = seconds_to_ticks(timestamp * options_.time_scale / 1000.0);
+      e.arrival = seconds_to_ticks(seconds);
       e.input_tokens = static_cast<std::uint32_t>(input);
       e.output_tokens = static_cast<std::uint32_t>(output);
       e.first_block = first_block;
       e.blocks = static_cast<std::uint32_t>(block_ids_.size() - first_block);
+      if (bailian) {
+        e.session = session;
+        e.turn = turn;
+        roots_.emplace(chat_id, session);
+      }
       total_tokens_ += input;
-      last_timestamp_ms_ = timestamp;
+      last_timestamp_ = timestamp;
       ++requests_;
       if (sink_) {
         const std::span<const std::uint32_t> blocks(block_ids_.data() + first_block, e.blocks);
@@ -223,11 +319,13 @@ TraceReadResult TraceReader::finish() {
   result.content_hash = hash_;
   result.requests = requests_;
   if (!fatal_ && requests_ == 0 && problems_.empty())
-    problems_.push_back({0, "", "the trace has no requests"});
+    problems_.push_back({0, "", "the trace has no requests", ""});
   result.problems = std::move(problems_);
   result.read = !fatal_ && requests_ > 0;
   if (result.read && !sink_)
-    result.trace = std::make_unique<BlockTrace>(options_.block_size, std::move(entries_), std::move(block_ids_));
+    result.trace = std::make_unique<BlockTrace>(block_size(), std::move(entries_), std::move(block_ids_),
+                                                format_ == TraceReadOptions::Format::Bailian ? BlockTrace::Kind::Bailian
+                                                                                             : BlockTrace::Kind::Mooncake);
   return result;
 }
 

@@ -1,9 +1,26 @@
-// TraceReader: reads a Mooncake-format JSONL trace incrementally, validating
-// every line, so a browser can stream a file in chunks with progress and the
-// command line can read it whole through the same code.
+// TraceReader: reads a Mooncake- or Bailian-format JSONL trace incrementally,
+// validating every line, so a browser can stream a file in chunks with
+// progress and the command line can read it whole through the same code.
 //
-// Line format: {"timestamp": ms, "input_length": n, "output_length": m,
-// "hash_ids": [ids...]} with ceil(n / block_size) ids. Other keys are ignored.
+// Mooncake line: {"timestamp": ms, "input_length": n, "output_length": m,
+// "hash_ids": [ids...]} with ceil(n / block_size) ids. Other keys are ignored,
+// except Bailian's chat_id: such a line is refused as of the other format.
+//
+// Bailian line (Alibaba's Qwen-Bailian traces): {"chat_id": c,
+// "parent_chat_id": p or -1, "timestamp": seconds, "input_length": n,
+// "output_length": m, "type": "text"|"search"|"image"|"file", "turn": t >= 1,
+// "hash_ids": [ids...]} with ceil(n / 16) ids in [0, 2^31) (blocks are always
+// 16 tokens; trace.block_size is Mooncake's). A request's session is its
+// chain's root chat_id (a parent not in the file counts as the root), its turn
+// t - 1. Arrival = seconds x time_scale, the instant Mooncake's ms x
+// time_scale / 1000 gives (the seconds are not multiplied by 1000 first). A partial last block (n not a
+// multiple of 16) is its own content (block_trace.h): it shares no token with
+// a full block of the same id. A chat_id seen before, or a line without
+// chat_id (e.g. a Mooncake line), is a bad line whose problem names "bailian".
+//
+// Format::Auto tells the format from the first line that is a JSON object:
+// one with a chat_id key is Bailian, any other Mooncake; every later line is
+// read as that format.
 // Every problem names its line and field: a malformed line, a missing field, a
 // negative or non-integral length, an id outside [0, 2^32), a timestamp earlier
 // than the previous request's, a hash list whose length disagrees with
@@ -23,6 +40,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "prefixroute/workload/block_trace.h"
@@ -31,16 +49,23 @@ namespace prefixroute {
 
 struct TraceReadOptions {
   enum class OnError { Stop, Skip };
-  std::uint32_t block_size = 512;
+  enum class Format { Auto, Mooncake, Bailian };
+  static constexpr std::uint32_t kBailianBlockSize = 16;
+  std::uint32_t block_size = 512;  ///< Mooncake's; a Bailian trace's is kBailianBlockSize
   double time_scale = 1.0;   ///< arrival = timestamp_ms x time_scale
   std::uint64_t limit = 0;   ///< keep the first `limit` requests; 0 keeps all
   OnError on_error = OnError::Stop;
+  Format format = Format::Auto;
 };
+
+/// "auto", "mooncake" or "bailian".
+const char* trace_format_name(TraceReadOptions::Format format);
 
 struct TraceProblem {
   std::uint64_t line = 0;  ///< 1-based; 0 for problems of the whole trace
   std::string field;       ///< "" when the line is not a JSON object at all
   std::string message;
+  std::string format;      ///< "bailian" for a Bailian line's problem ("" for Mooncake's, whose text is unchanged)
   std::string text() const;
 };
 
@@ -81,12 +106,18 @@ class TraceReader {
 
   std::uint64_t lines() const { return line_number_; }
   std::uint64_t requests() const { return requests_; }
+  /// The format read: options' format, or once told (Auto) the detected one.
+  TraceReadOptions::Format format() const { return format_; }
+  /// Tokens per block of the format read (Mooncake's while still Auto).
+  std::uint32_t block_size() const;
 
  private:
   void process_line(std::string_view line);
   void problem(std::string field, std::string message);
 
   TraceReadOptions options_;
+  TraceReadOptions::Format format_;
+  std::unordered_map<std::uint64_t, std::uint64_t> roots_;  ///< Bailian chat_id -> its session (lookups only)
   std::string pending_;
   Sink sink_;
   std::vector<BlockTrace::Entry> entries_;
@@ -97,10 +128,11 @@ class TraceReader {
   std::uint64_t bad_lines_ = 0;
   std::uint64_t total_tokens_ = 0;
   std::uint64_t hash_ = 0xCBF29CE484222325ULL;
-  double last_timestamp_ms_ = 0;
+  double last_timestamp_ = 0;  ///< in the format's unit (Mooncake ms, Bailian s)
   bool stopped_ = false;
   bool fatal_ = false;
   bool line_failed_ = false;
+  std::string current_format_;  ///< names the format in the current line's problems ("" = Mooncake)
 };
 
 /// Reads a whole trace held in memory.
