@@ -1,7 +1,8 @@
-// Trace reader fuzzer: Mooncake JSONL fed in random-sized chunks.
+// Trace reader fuzzer: JSONL of every format (trace.format = mooncake,
+// bailian or auto) fed in random-sized chunks.
 //
-// The last few input bytes choose the options (block size, time scale,
-// limit) and the chunking; the rest is the trace text. For both OnError modes
+// The last few input bytes choose the options (format, Mooncake block size,
+// time scale, limit) and the chunking; the rest is the trace text. For both OnError modes
 // the text is read whole (read_trace) and fed to a TraceReader in chunks of
 // random sizes (empty chunks included), and:
 //   - both readings agree exactly: success, lines, bad lines, content hash,
@@ -9,9 +10,10 @@
 //     boundary must never change what is read);
 //   - the content hash is the FNV-1a 64 of every byte;
 //   - a trace that was read holds what the reader promises: arrivals in
-//     order, 1 <= input_length, ceil(input / block_size) block ids, at most
-//     `limit` requests, prompts that materialise to their length and start
-//     each block with its id;
+//     order, 1 <= input_length, ceil(input / block size) block ids (16 for a
+//     Bailian trace), at most `limit` requests, prompts that materialise to
+//     their length and start each full block with its id and a partial last
+//     block of a Bailian trace with its id + 2^31;
 //   - a small trace is replayed through every policy and both cache bounds
 //     (the simulator must survive whatever the reader accepts).
 #include <fuzzer/FuzzedDataProvider.h>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "prefixroute/experiment.h"
+#include "prefixroute/replayed_trace.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload/trace_reader.h"
 
@@ -58,12 +61,18 @@ void compare(const TraceReadResult& a, const TraceReadResult& b) {
   if (a.content_hash != b.content_hash) fail("whole and chunked reads hash differently");
   if (problems_text(a) != problems_text(b))
     fail("whole and chunked reads report different problems:\n" + problems_text(a) + "---\n" + problems_text(b));
-  if (a.ok() && (a.trace->size() != b.trace->size() || a.trace->fingerprint() != b.trace->fingerprint()))
+  if (a.ok() && (a.trace->size() != b.trace->size() || a.trace->fingerprint() != b.trace->fingerprint() ||
+                 a.trace->kind() != b.trace->kind()))
     fail("whole and chunked reads give different traces");
 }
 
 void check_trace(const prefixroute::BlockTrace& trace, const TraceReadOptions& options) {
   if (trace.size() == 0) fail("a successful read with no requests");
+  const bool bailian = trace.kind() == prefixroute::BlockTrace::Kind::Bailian;
+  if (options.format == TraceReadOptions::Format::Bailian && !bailian) fail("a Bailian read gave a Mooncake trace");
+  if (options.format == TraceReadOptions::Format::Mooncake && bailian) fail("a Mooncake read gave a Bailian trace");
+  const std::uint32_t block_size = bailian ? TraceReadOptions::kBailianBlockSize : options.block_size;
+  if (trace.block_size() != block_size) fail("wrong block size for the format");
   if (options.limit > 0 && trace.size() > options.limit) fail("more requests than the limit");
   std::uint64_t total = 0;
   std::vector<prefixroute::Token> prompt;
@@ -72,14 +81,18 @@ void check_trace(const prefixroute::BlockTrace& trace, const TraceReadOptions& o
     if (i > 0 && trace.arrival(i) < trace.arrival(i - 1)) fail("arrivals out of order");
     if (trace.arrival(i) < 0) fail("negative arrival");
     if (e.input_tokens < 1) fail("empty prompt accepted");
-    if (e.blocks != (e.input_tokens + options.block_size - 1) / options.block_size) fail("wrong block count");
+    if (e.blocks != (e.input_tokens + block_size - 1) / block_size) fail("wrong block count");
+    if (!bailian && (trace.session(i) != i || trace.turn(i) != 0)) fail("a Mooncake request with a session");
     total += e.input_tokens;
     if (e.input_tokens <= 100000) {
       trace.materialize(i, prompt);
       if (prompt.size() != e.input_tokens) fail("materialised prompt has the wrong length");
       const auto blocks = trace.blocks_of(i);
-      for (std::size_t b = 0; b < blocks.size(); ++b)
-        if (prompt[b * options.block_size] != blocks[b]) fail("a block does not start with its id");
+      for (std::size_t b = 0; b < blocks.size(); ++b) {
+        const bool partial = bailian && (b + 1) * block_size > e.input_tokens;
+        if (prompt[b * block_size] != (partial ? (blocks[b] | 0x80000000u) : blocks[b]))
+          fail("a block does not start with its id");
+      }
     }
   }
   if (total != trace.total_prompt_tokens()) fail("total prompt tokens disagree");
@@ -100,9 +113,12 @@ void check_trace(const prefixroute::BlockTrace& trace, const TraceReadOptions& o
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
-  static constexpr std::uint32_t kBlockSizes[] = {1, 2, 3, 16, 512, 1048576};
   static constexpr double kTimeScales[] = {1.0, 0.5, 2.0, 1e-6, 1e6};
+  static constexpr std::uint32_t kBlockSizes[] = {1, 2, 3, 16, 512, 1048576};
+  static constexpr TraceReadOptions::Format kFormats[] = {
+      TraceReadOptions::Format::Auto, TraceReadOptions::Format::Mooncake, TraceReadOptions::Format::Bailian};
   TraceReadOptions options;
+  options.format = kFormats[in.ConsumeIntegralInRange<std::size_t>(0, 2)];
   options.block_size = kBlockSizes[in.ConsumeIntegralInRange<std::size_t>(0, 5)];
   options.time_scale = kTimeScales[in.ConsumeIntegralInRange<std::size_t>(0, 4)];
   options.limit = in.ConsumeIntegralInRange<std::uint64_t>(0, 4);

@@ -16,7 +16,7 @@ source "$(dirname "$0")/lib.sh"
 seconds=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(radix_lockstep_fuzzer scenario_fuzzer url_state_fuzzer trace_reader_fuzzer bailian_trace_fuzzer)
+[ ${#targets[@]} -eq 0 ] && targets=(radix_lockstep_fuzzer scenario_fuzzer url_state_fuzzer trace_reader_fuzzer)
 
 ensure_native_deps
 ensure_apt clang-14 libclang-rt-14-dev
