@@ -276,13 +276,9 @@ Json replicated_bound_json(const std::vector<ReplicatedMetric>& metrics, const s
   out["interval"] = interval_json(metrics);
   Json per_seed = Json::array();
   for (const SeedReport& r : seeds) {
-    const CacheBound& bound = r.*which;
     Json entry = Json::object();
     entry["seed"] = r.seed;
-    entry["capacity_tokens"] = bound.capacity_tokens;
-    entry["hit_rate"] = bound.hit_rate;
-    entry["cached_tokens"] = bound.cached_tokens;
-    entry["prefill_tokens"] = bound.prefill_tokens;
+    entry.update(bound_json(r.*which));  // its keys after "seed", in bound_json's order
     per_seed.push_back(std::move(entry));
   }
   out["per_seed"] = std::move(per_seed);

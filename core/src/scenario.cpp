@@ -293,6 +293,16 @@ void check_engine_limits(const Scenario& s, double requests, double total, doubl
                           std::to_string(c.max_batched_tokens)});
 }
 
+// Tenants' (or sessions' system) prompts are stored once each: their total
+// is bounded whatever the kind that draws them.
+void check_prefix_storage(const WorkloadConfig& w, std::vector<FieldError>& errors) {
+  const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
+  if (storage > kMaxPrefixStorageTokens)
+    errors.push_back({"workload.tenants",
+                      "tenants x prefix_tokens_max must be at most " +
+                          format_number(kMaxPrefixStorageTokens) + " tokens; got " + format_number(storage)});
+}
+
 // The tenants kind: requests x (prefix + turn) tokens, requests / rate seconds.
 void check_tenant_limits(const Scenario& s, std::vector<FieldError>& errors) {
   const auto& w = s.workload;
@@ -321,11 +331,7 @@ void check_tenant_limits(const Scenario& s, std::vector<FieldError>& errors) {
                       static_cast<double>(w.prefix_tokens_max) + static_cast<double>(w.turn_tokens_max),
                       static_cast<double>(w.output_tokens_max),
                       total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
-  const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
-  if (storage > kMaxPrefixStorageTokens)
-    errors.push_back({"workload.tenants",
-                      "tenants x prefix_tokens_max must be at most " +
-                          format_number(kMaxPrefixStorageTokens) + " tokens; got " + format_number(storage)});
+  check_prefix_storage(w, errors);
 }
 
 // The session kinds. A session re-sends its history, so its prompts grow
@@ -365,11 +371,7 @@ void check_session_limits(const Scenario& s, std::vector<FieldError>& errors) {
                           format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
   check_engine_limits(s, static_cast<double>(w.requests), total, longest, static_cast<double>(sp.reply_tokens_max),
                       total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
-  const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
-  if (storage > kMaxPrefixStorageTokens)
-    errors.push_back({"workload.tenants",
-                      "tenants x prefix_tokens_max must be at most " +
-                          format_number(kMaxPrefixStorageTokens) + " tokens; got " + format_number(storage)});
+  check_prefix_storage(w, errors);
 }
 
 // The gsp kind: groups x prompts per group requests of a fixed length.

@@ -24,10 +24,12 @@ constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 - 1: exact in JS
         [](Scenario& s, const std::string& v) { s.MEMBER = v; }                      \
   }
 
-// A raw field hardware.* can derive: index INDEX of kDerivableFields.
-Field derivable(Field f, int index) {
+// A raw field hardware.* can derive; its bit in Scenario::given is its
+// index in kDerivableFields.
+Field derivable(Field f) {
   f.spec.derivable = true;
-  f.derived = index;
+  for (std::size_t i = 0; i < kDerivableCount; ++i)
+    if (kDerivableFields[i] == f.spec.key) f.derived = static_cast<int>(i);
   return f;
 }
 
@@ -133,13 +135,11 @@ std::vector<Field> leading_fields() {
       derivable(PR_FIELD("cluster.cache_tokens", "Cache per replica", Integer, 0, 1e9, "tokens",
                           "Prefix-cache budget of each replica (the batched engine: its KV capacity); derived "
                           "from hardware.* when hardware.model is set and this is not given.",
-                          cluster.cache_tokens, std::uint64_t),
-                 0),
+                          cluster.cache_tokens, std::uint64_t)),
       derivable(PR_FIELD("cluster.prefill_tokens_per_s", "Prefill rate", Number, 1, 1e9, "tokens/s",
                           "Prefill speed of one replica (R: tokens/s of the linear layers); derived from "
                           "hardware.* when hardware.model is set and this is not given.",
-                          cluster.prefill.tokens_per_s, double),
-                 1),
+                          cluster.prefill.tokens_per_s, double)),
       PR_FIELD("cluster.protect_after_hits", "Protect after hits", Integer, 0, 4294967295.0, "hits",
                "A cache node reused this many times is evicted only after unprotected ones "
                "(0 = no protection).",
@@ -168,32 +168,26 @@ std::vector<Field> leading_fields() {
       derivable(PR_FIELD("cluster.step_overhead_ms", "Step overhead", Number, 0, 1e4, "ms",
                           "Fixed time of every step (t0); derived from hardware.* when hardware.model is set "
                           "and this is not given.",
-                          cluster.step.overhead_ms, double),
-                 2),
+                          cluster.step.overhead_ms, double)),
       derivable(PR_FIELD("cluster.attention_ns_per_token_pair", "Attention cost", Number, 0, 1e3, "ns",
                           "Time per attention (query, key) pair (k_att): a chunk of n tokens after ctx costs "
                           "k_att x n x (ctx + n/2); derived from hardware.* unless given.",
-                          cluster.step.attention_ns_per_token_pair, double),
-                 3),
+                          cluster.step.attention_ns_per_token_pair, double)),
       derivable(PR_FIELD("cluster.weight_read_ms", "Weight read time", Number, 0, 1e5, "ms",
                           "Time to read the weights every step reads (memory-bound floor of a step); derived "
                           "from hardware.* unless given.",
-                          cluster.step.weight_read_ms, double),
-                 4),
+                          cluster.step.weight_read_ms, double)),
       derivable(PR_FIELD("cluster.expert_read_ms", "Expert read time", Number, 0, 1e5, "ms",
                           "Mixture of experts: time to read every routed expert; a step of b tokens reads the "
                           "share 1 - (1 - s)^b of them; derived from hardware.* unless given.",
-                          cluster.step.expert_read_ms, double),
-                 5),
+                          cluster.step.expert_read_ms, double)),
       derivable(PR_FIELD("cluster.expert_share_per_token", "Experts per token", Number, 0, 1, "",
                           "Mixture of experts: share s of the routed experts one token selects; derived from "
                           "hardware.* unless given.",
-                          cluster.step.expert_share_per_token, double),
-                 6),
+                          cluster.step.expert_share_per_token, double)),
       derivable(PR_FIELD("cluster.kv_read_ns_per_token", "KV read time", Number, 0, 1e6, "ns",
                           "Time to read one token of KV cache in a step; derived from hardware.* unless given.",
-                          cluster.step.kv_read_ns_per_token, double),
-                 7),
+                          cluster.step.kv_read_ns_per_token, double)),
       Field{FieldSpec{"hardware.model", "Model", FieldKind::Text, 0, 0, "",
                       "Model preset whose numbers derive the cluster's raw fields (none = derive nothing).",
                       model_choices()},
