@@ -36,10 +36,24 @@ function contentSecurityPolicy(): Plugin {
   };
 }
 
+/** The dev server answers embed.html with the page (the build writes it as a file; the dev server sets no policy). */
+function embedDocumentInDev(): Plugin {
+  return {
+    name: 'prefixroute-embed-dev',
+    apply: 'serve',
+    configureServer(server) {
+      server.middlewares.use((req, _res, next) => {
+        if (req.url && /^\/embed\.html(\?|$)/.test(req.url)) req.url = req.url.replace('/embed.html', '/index.html');
+        next();
+      });
+    },
+  };
+}
+
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: './',
-  plugins: [contentSecurityPolicy()],
+  plugins: [contentSecurityPolicy(), embedDocumentInDev()],
   worker: { format: 'es' },
   build: {
     outDir: 'dist',
