@@ -79,7 +79,7 @@ function frameLayout(frame) {
       clipped,
       shownColumns: [...table.querySelectorAll('thead th[data-col]')].filter((c) => c.getBoundingClientRect().width > 0).map((c) => c.dataset.col),
       table: visible('#results-table'),
-      charts: ['ttft', 'hits', 'cdf', 'load'].filter((id) => visible(`#chart-${id} canvas`)),
+      charts: ['ttft', 'hits', 'cdf', 'load', 'sweep'].filter((id) => visible(`#chart-${id} canvas`)),
       picker: visible('#embed-metric'),
       controls: [...document.querySelectorAll('.embed-reader-control')].filter((el) => el.getBoundingClientRect().height > 0).map((el) => el.dataset.key),
       theme: document.documentElement.dataset.theme ?? 'auto',
@@ -120,7 +120,7 @@ after(async () => {
 });
 
 describe('embed', () => {
-  test('table and a chart at 320-1200 px: fits its content, no scrollbar, no clipped column; options round-trip', async () => {
+  test('table and a chart at 320-1200 px: fits its content, no scrollbar, no clipped column; options round-trip', async (t) => {
     const options = { view: 'table-chart', chart: 'cdf', theme: 'dark', controls: ['cluster.replicas', 'workload.requests'] };
     const snippet = await chooseSnippet(full.page, options);
     assert.match(snippet, /embed\.view|embed\.chart=cdf/);
@@ -134,6 +134,7 @@ describe('embed', () => {
       const { outer, inner, frame: f } = await settledHeights(page);
       const layout = await frameLayout(f);
       assert.ok(Math.abs(outer - inner) < 1, `${width}px: frame ${outer} px high, its content ${inner} px`);
+      t.diagnostic(`${width} px column: frame ${outer} px high`);
       assert.equal(layout.verticalScroll, false, `${width}px: no vertical scrollbar in the frame`);
       assert.equal(layout.horizontalScroll, false, `${width}px: no horizontal scrollbar in the frame`);
       assert.equal(layout.tableScrolls, false, `${width}px: the table does not scroll sideways`);
@@ -170,21 +171,24 @@ describe('embed', () => {
     await page.close();
   });
 
-  test('each view, chart and theme the box offers is what the frame shows', async () => {
+  test('each view, chart and theme the box offers is what the frame shows (700 px)', async (t) => {
     const { page, problems } = await openIn(session.context, 'about:blank');
     const cases = [
       { options: { view: 'table', theme: 'light' }, table: true, charts: [], theme: 'light' },
       { options: { view: 'chart', chart: 'load', theme: 'host' }, table: false, charts: ['load'], theme: 'light' /* the blog is white */ },
       { options: { view: 'chart', chart: 'hits', theme: 'dark' }, table: false, charts: ['hits'], theme: 'dark' },
+      { options: { view: 'sweep' }, table: false, charts: ['sweep'], theme: 'light' },
     ];
     for (const c of cases) {
       const snippet = await chooseSnippet(full.page, c.options);
       const frame = await showBlog(page, snippet, 700);
       await frame.locator('#status[data-runs]').waitFor({ state: 'attached' });
+      if (c.options.view === 'sweep') await frame.locator('#chart-sweep canvas').waitFor({ state: 'visible' });
       const { outer, inner, frame: f } = await settledHeights(page);
       const layout = await frameLayout(f);
       const what = JSON.stringify(c.options);
       assert.ok(Math.abs(outer - inner) < 1, `${what}: frame ${outer}, content ${inner}`);
+      t.diagnostic(`${what}: frame ${outer} px high`);
       assert.equal(layout.verticalScroll, false, what);
       assert.equal(layout.table, c.table, what);
       assert.deepEqual(layout.charts, c.charts, what);
@@ -204,6 +208,11 @@ describe('embed', () => {
     assert.ok(notes.some((n) => /embed\.theme: "purple" is not allowed; use host, light or dark/.test(n)), JSON.stringify(notes));
     assert.ok(notes.some((n) => /"embed\.size": not an embed option/.test(n)), JSON.stringify(notes));
     if (!(await page.$('#timeline'))) assert.match(await page.textContent('#embed-note'), /timeline view is not available/);
+    // A link (made by hand) that replays an uploaded file: the reader is told why nothing shows, not asked for the file.
+    await page.goto(`${session.server.url}?v=1&embed=1&trace.name=mine.jsonl&trace.content_hash=0123456789abcdef`);
+    await page.waitForFunction(() => !document.querySelector('#embed-note').hidden);
+    assert.match(await page.textContent('#embed-note'), /replays “mine\.jsonl”, a file on its author’s computer, which a link cannot carry/);
+    assert.doesNotMatch(await page.textContent('#status'), /Waiting/);
     assert.deepEqual(problems, []);
     await page.close();
   });

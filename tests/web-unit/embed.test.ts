@@ -98,7 +98,7 @@ describe('embed options in the link', () => {
   it('the snippet: the frame at a fallback height, then the host script that checks origin and source', () => {
     const snippet = embedSnippet(defaultPageState(), { ...defaultEmbedOptions(), view: 'table' }, BASE);
     const [frame, ...script] = snippet.split('\n');
-    expect(frame).toBe(`<iframe src="${BASE}?v=1&amp;embed=1&amp;embed.view=table" title="prefixroute: prefix-cache-aware routing" width="100%" height="420" style="border:0;width:100%;display:block" loading="lazy"></iframe>`);
+    expect(frame).toBe(`<iframe src="${BASE}?v=1&amp;embed=1&amp;embed.view=table" title="prefixroute: prefix-cache-aware routing" width="100%" height="560" style="border:0;width:100%;display:block" loading="lazy"></iframe>`);
     const js = script.join('\n');
     expect(js).toMatch(/e\.origin !== o \|\| e\.source !== f\.contentWindow/);
     expect(js).toMatch(/'prefixroute:height'/);

@@ -197,6 +197,7 @@ export function embedOptionPairs(options: EmbedOptions): Pair[] {
  */
 export function fallbackHeight(options: EmbedOptions): number {
   const controls = options.controls.length ? 90 : 0;
-  const base: Record<EmbedView, number> = { 'table-chart': 780, table: 420, chart: 460, sweep: 620, timeline: 620 };
+  // The heights the end-to-end test reports for each view in a 700 px column (tests/e2e/embed.test.mjs).
+  const base: Record<EmbedView, number> = { 'table-chart': 950, table: 560, chart: 500, sweep: 670, timeline: 620 };
   return base[options.view] + controls;
 }

@@ -275,6 +275,12 @@ class Playground {
       this.tracePanel.showLinkNeedsFile(name, contentHash);
       this.controls.setValues(new Map(overrides));
       this.setLinkNotes(notices.map((m) => (m.key ? `${this.label(m.key)}: ${this.labelled(m.text)}` : this.labelled(m.text))));
+      if (this.embedFrame) {
+        // An embed has no trace panel: its reader cannot load the file, so say what the author can do.
+        this.embedFrame.addNote(`This embed replays “${name}”, a file on its author’s computer, which a link cannot carry. The author can embed the shipped excerpt or a copy hosted at an https address instead (the Embed box offers both).`);
+        this.setStatus('Nothing to show: the trace this embed replays is not available.');
+        return;
+      }
       this.setStatus(`Waiting for the trace file “${name}”: this link replays it, and a link cannot carry a file. Load it again under Trace replay.`);
       return;
     }
