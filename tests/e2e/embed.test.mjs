@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -100,6 +101,16 @@ async function chooseSnippet(page, { view = 'table-chart', chart = 'ttft', theme
   await page.selectOption('#embed-theme', theme);
   for (let i = 0; i < 3; i++) await page.selectOption(`#embed-control-${i + 1}`, controls[i] ?? '');
   return page.inputValue('#embed-snippet');
+}
+
+/** A local port nothing listens on (it was free a moment ago). */
+function closedPort() {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 const waitRows = (frameLocator) => frameLocator.locator('#results-table tbody tr').first().waitFor();
@@ -213,7 +224,13 @@ describe('embed', () => {
     await page.waitForFunction(() => !document.querySelector('#embed-note').hidden);
     assert.match(await page.textContent('#embed-note'), /replays “mine\.jsonl”, a file on its author’s computer, which a link cannot carry/);
     assert.doesNotMatch(await page.textContent('#status'), /Waiting/);
-    assert.deepEqual(problems, []);
+    // A hosted trace that cannot be reached (embed.html allows the https fetch; nothing listens on the port): a clear message.
+    const sha = 'ab'.repeat(32);
+    const port = await closedPort();
+    await page.goto(`${session.server.url}embed.html?v=1&embed=1&embed.trace_url=${encodeURIComponent(`https://127.0.0.1:${port}/t.jsonl`)}&embed.trace_sha256=${sha}`);
+    await page.waitForFunction(() => !document.querySelector('#embed-note').hidden);
+    assert.match(await page.textContent('#embed-note'), new RegExp(`The trace at https://127\\.0\\.0\\.1:${port}/t\\.jsonl could not be fetched`));
+    assert.deepEqual(problems.filter((p) => !/ERR_CONNECTION_REFUSED/.test(p)), []);
     await page.close();
   });
 
