@@ -1,0 +1,42 @@
+// How a bar chart's value axis is chosen so that an outlier cannot flatten
+// the other bars: a log axis when the values span more than two decades (or
+// when the reader asks for one), and on a linear axis a bar far above all the
+// others is cut at the top of the axis and drawn as a marked bar with its
+// value (bar-marks.ts), instead of setting the scale.
+
+export type AxisMode = 'auto' | 'linear' | 'log';
+
+export interface AxisChoice {
+  log: boolean;
+  /** The axis' lower end on a log axis: the decade below the smallest value, so the smallest bar keeps a height. */
+  min?: number;
+  /** The axis' upper end on a linear axis when bars are cut (else Chart.js chooses). */
+  max?: number;
+  /** Values above this are drawn cut at `max` and marked; null: nothing is cut. */
+  cap: number | null;
+}
+
+/** Beyond this ratio of the largest to the smallest positive value, "auto" chooses a log axis (two decades). */
+export const LOG_SPAN = 100;
+/** On a linear axis a value more than this many times the next largest is cut (it would squash the rest below a tenth of the axis). */
+export const OUTLIER_FACTOR = 10;
+
+export function chooseAxis(values: readonly number[], mode: AxisMode): AxisChoice {
+  const finite = values.filter((v) => Number.isFinite(v) && v >= 0);
+  const positive = finite.filter((v) => v > 0);
+  if (!positive.length) return { log: false, cap: null };
+  const lo = Math.min(...positive);
+  const hi = Math.max(...positive);
+  if (mode === 'log' || (mode === 'auto' && hi / lo > LOG_SPAN)) {
+    let min = 10 ** Math.floor(Math.log10(lo));
+    if (min >= lo) min /= 10;
+    return { log: true, min, cap: null };
+  }
+  // Cut the largest values while each is far above the next, leaving at least half of the bars whole.
+  const sorted = [...finite].sort((a, b) => b - a);
+  let cut = 0;
+  while (cut < Math.floor(sorted.length / 2) && sorted[cut + 1] > 0 && sorted[cut] > OUTLIER_FACTOR * sorted[cut + 1]) cut++;
+  if (cut === 0) return { log: false, cap: null };
+  const cap = sorted[cut] * 1.25;
+  return { log: false, max: cap, cap };
+}
