@@ -32,10 +32,13 @@ export function chooseAxis(values: readonly number[], mode: AxisMode): AxisChoic
     if (min >= lo) min /= 10;
     return { log: true, min, cap: null };
   }
-  // Cut the largest values while each is far above the next, leaving at least half of the bars whole.
+  // Cut the values above the lowest big gap (a value more than OUTLIER_FACTOR
+  // times the next), so that most bars are readable, but never more than half of them.
   const sorted = [...finite].sort((a, b) => b - a);
   let cut = 0;
-  while (cut < Math.floor(sorted.length / 2) && sorted[cut + 1] > 0 && sorted[cut] > OUTLIER_FACTOR * sorted[cut + 1]) cut++;
+  for (let k = 0; k < Math.floor(sorted.length / 2); k++) {
+    if (sorted[k + 1] > 0 && sorted[k] > OUTLIER_FACTOR * sorted[k + 1]) cut = k + 1;
+  }
   if (cut === 0) return { log: false, cap: null };
   const cap = sorted[cut] * 1.25;
   return { log: false, max: cap, cap };

@@ -7,7 +7,7 @@ import { pinnedDescription } from './pinned-run';
 import type { Results } from './results';
 import { renderTable } from './table';
 import { COLUMNS } from './table-columns';
-import { verdicts, verdictSentence } from './verdict';
+import { untestedNote, verdicts, verdictSentence } from './verdict';
 
 export class ResultsView {
   private current: { results: Results; labelOf: (policy: string) => string } | null = null;
@@ -40,12 +40,16 @@ export class ResultsView {
     const compare = pinned && pinned !== results ? { results: pinned, what: pinnedDescription(pinned, results) } : null;
     renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, labelOf, compare);
     const line = byId('verdict');
-    line.replaceChildren(...verdicts(results, COLUMNS).map((v) => h('span', {
-      class: 'verdict-part',
-      'data-metric': v.column.id,
-      'data-winner': v.winner.policy,
-      'data-standing': v.standing.kind,
-    }, `${verdictSentence(results, v)} `)));
+    const all = verdicts(results, COLUMNS);
+    line.replaceChildren(
+      ...all.map((v) => h('span', {
+        class: 'verdict-part',
+        'data-metric': v.column.id,
+        'data-winner': v.winner.policy,
+        'data-standing': v.standing.kind,
+      }, `${verdictSentence(results, v)} `)),
+      h('span', { class: 'verdict-note' }, untestedNote(results, all)),
+    );
     this.pinButton.textContent = pinned ? 'Pin these instead' : 'Pin to compare';
     this.pinButton.disabled = pinned === results;
     this.unpinButton.hidden = !pinned;

@@ -7,11 +7,16 @@ import type { Column } from './table-columns';
 import { bestIndex, columnStanding, seedCount, type Standing } from './intervals';
 import type { PolicyResult, Results } from './results';
 
-/** The metrics the verdict speaks of (results JSON keys), in its order. */
-export const VERDICT_METRICS = ['p99_ttft_ms', 'prefill_tokens'] as const;
+/** The metrics the verdict speaks of (results JSON keys), in its order, with the words that name their winner. */
+export const VERDICT_METRICS: readonly { id: string; lead: string }[] = [
+  { id: 'p99_ttft_ms', lead: 'Lowest p99 TTFT' },
+  { id: 'prefill_tokens', lead: 'Fewest prefill tokens' },
+];
 
 export interface MetricVerdict {
   column: Column;
+  /** "Lowest p99 TTFT" */
+  lead: string;
   winner: PolicyResult;
   /** The second best row; null with one policy. */
   runnerUp: PolicyResult | null;
@@ -28,7 +33,7 @@ export function replaysTrace(results: Results): boolean {
   return !!trace && ((typeof trace.name === 'string' && trace.name !== '') || (typeof trace.lines === 'number' && trace.lines > 0));
 }
 
-export function metricVerdict(results: Results, column: Column): MetricVerdict | null {
+export function metricVerdict(results: Results, column: Column, lead: string): MetricVerdict | null {
   const rows = results.results;
   const w = bestIndex(rows, column.value, column.better);
   if (w < 0) return null;
@@ -44,7 +49,7 @@ export function metricVerdict(results: Results, column: Column): MetricVerdict |
   }
   const standing = columnStanding(rows, column.id, column.value, column.better);
   const tiedWith = standing.kind === 'tied' ? standing.with.map((i) => rows[i]) : [];
-  return { column, winner, runnerUp, margin, standing, tiedWith };
+  return { column, lead, winner, runnerUp, margin, standing, tiedWith };
 }
 
 /** "2%", "<1%", "35%": a margin as a reader takes it in. */
@@ -53,40 +58,46 @@ export function formatMargin(margin: number): string {
   return pct < 1 ? (margin > 0 ? '<1%' : '0%') : `${pct}%`;
 }
 
-/** The verdict on one metric in words: who wins, by how much, and whether that is told apart at this N. */
+/**
+ * The verdict on one metric in words: who wins, by how much against the
+ * runner-up, and whether that is told apart at this N (with one seed the
+ * line's last sentence, untestedNote, says so once for every metric).
+ */
 export function verdictSentence(results: Results, v: MetricVerdict): string {
   const c = v.column;
   const unit = c.unit ? ` ${c.unit}` : '';
-  const lead = `${c.better === 'low' ? 'Lowest' : 'Highest'} ${c.header}: ${v.winner.label} (${c.format(c.value(v.winner))}${unit})`;
+  const lead = `${v.lead}: ${v.winner.label} (${c.format(c.value(v.winner))}${unit})`;
   if (!v.runnerUp) return `${lead}.`;
   const side = c.better === 'low' ? 'below' : 'above';
   const by = `${formatMargin(v.margin)} ${side} ${v.runnerUp.label} (${c.format(c.value(v.runnerUp))}${unit})`;
-  return `${lead}, ${by}; ${standingWords(results, v)}.`;
-}
-
-function standingWords(results: Results, v: MetricVerdict): string {
   const n = seedCount(results);
   switch (v.standing.kind) {
     case 'best':
-      return `distinguishable from every other policy at N = ${n} seeds (95% intervals apart)`;
+      return `${lead}, ${by}: distinguishable from every other policy at N = ${n} seeds (95% intervals apart).`;
     case 'tied': {
       const names = v.tiedWith.map((r) => r.label);
       const list = names.length <= 2 ? names.join(' and ') : `${names.slice(0, 2).join(', ')} and ${names.length - 2} more`;
-      return `not distinguishable from ${list} at N = ${n} seeds (95% intervals overlap)`;
+      return `${lead}, ${by}: not distinguishable from ${list} at N = ${n} seeds (95% intervals overlap).`;
     }
     default:
-      return replaysTrace(results)
-        ? 'one replay of the trace (a trace has one replicate), so not tested for chance'
-        : 'one seed, so not tested for chance (set Replicates to 3 or more for 95% intervals)';
+      return `${lead}, ${by}.`;
   }
+}
+
+/** The line's closing sentence when nothing was tested (one seed or a trace), else "". */
+export function untestedNote(results: Results, all: readonly MetricVerdict[]): string {
+  if (!all.some((v) => v.standing.kind === 'untested')) return '';
+  return replaysTrace(results)
+    ? 'One replay of the trace (a trace has one replicate): these differences are not tested for chance.'
+    : 'One seed: these differences are not tested for chance; set Replicates to 3 or more for 95% intervals.';
 }
 
 /** Every verdict metric's verdict, in VERDICT_METRICS order (a metric whose column is missing is left out). */
 export function verdicts(results: Results, columns: readonly Column[]): MetricVerdict[] {
   const out: MetricVerdict[] = [];
-  for (const id of VERDICT_METRICS) {
-    const column = columns.find((c) => c.id === id);
-    const v = column ? metricVerdict(results, column) : null;
+  for (const m of VERDICT_METRICS) {
+    const column = columns.find((c) => c.id === m.id);
+    const v = column ? metricVerdict(results, column, m.lead) : null;
     if (v) out.push(v);
   }
   return out;
