@@ -94,6 +94,11 @@ describe('the verdict', () => {
     expect(untestedNote(results([row('a', 100, 5), row('b', 200, 5)], 3), verdicts(results([row('a', 100, 5), row('b', 200, 5)], 3), COLUMNS))).toBe('');
   });
 
+  it('calls a winner level with the runner-up when they show the same figure', () => {
+    const doc = results([row('ex', 7878.2, null), row('dy', 7878.4, null)], 1);
+    expect(verdictSentence(doc, metricVerdict(doc, column('p99_ttft_ms'), 'Lowest p99 TTFT')!)).toBe('Lowest p99 TTFT: EX, level with DY (7,878 ms).');
+  });
+
   it('margins below one percent read "<1%"', () => {
     expect(formatMargin(0.004)).toBe('<1%');
     expect(formatMargin(0)).toBe('0%');
@@ -106,10 +111,12 @@ describe('chooseAxis', () => {
     expect(chooseAxis([15, 20, 90, 700], 'auto')).toEqual({ log: false, cap: null });
   });
 
-  it('goes log beyond two decades, from the decade below the smallest value', () => {
-    expect(chooseAxis([15, 87, 4.6e6], 'auto')).toEqual({ log: true, min: 10, cap: null });
-    expect(chooseAxis([100, 2e5], 'auto')).toEqual({ log: true, min: 10, cap: null }); // 100 itself would get no height
-    expect(chooseAxis([15, 20], 'log')).toEqual({ log: true, min: 10, cap: null });
+  it('goes log beyond two decades, from a power of ten at least three times below the smallest value', () => {
+    expect(chooseAxis([15, 87, 4.6e6], 'auto')).toEqual({ log: true, min: 1, cap: null });
+    expect(chooseAxis([1050, 7878, 6e5], 'auto')).toEqual({ log: true, min: 100, cap: null });
+    expect(chooseAxis([300, 2e5], 'auto')).toEqual({ log: true, min: 100, cap: null });
+    expect(chooseAxis([299, 2e5], 'auto')).toEqual({ log: true, min: 10, cap: null });
+    expect(chooseAxis([15, 20], 'log')).toEqual({ log: true, min: 1, cap: null });
   });
 
   it('on a linear axis cuts a bar more than ten times the next one, keeping half the bars whole', () => {

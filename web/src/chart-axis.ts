@@ -8,7 +8,7 @@ export type AxisMode = 'auto' | 'linear' | 'log';
 
 export interface AxisChoice {
   log: boolean;
-  /** The axis' lower end on a log axis: the decade below the smallest value, so the smallest bar keeps a height. */
+  /** The axis' lower end on a log axis: a power of ten at least three times below the smallest value, so the smallest bar keeps half a decade of height. */
   min?: number;
   /** The axis' upper end on a linear axis when bars are cut (else Chart.js chooses). */
   max?: number;
@@ -28,8 +28,8 @@ export function chooseAxis(values: readonly number[], mode: AxisMode): AxisChoic
   const lo = Math.min(...positive);
   const hi = Math.max(...positive);
   if (mode === 'log' || (mode === 'auto' && hi / lo > LOG_SPAN)) {
-    let min = 10 ** Math.floor(Math.log10(lo));
-    if (min >= lo) min /= 10;
+    let min = 10 ** Math.floor(Math.log10(lo / 3));
+    if (min * 3 > lo) min /= 10; // log10 rounding at an exact power of ten
     return { log: true, min, cap: null };
   }
   // Cut the values above the lowest big gap (a value more than OUTLIER_FACTOR

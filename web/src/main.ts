@@ -21,7 +21,7 @@ import { formatCount, formatCountOf, warmUpNumberFormats } from './format';
 import { applyPolicyColours } from './palette';
 import { PRESETS, presetOverrides } from './presets';
 import { parseResults, type Results } from './results';
-import { pageScenario, withPageScenario } from './page-scenario';
+import { linkOverrides, pageScenario, withPageScenario } from './page-scenario';
 import { defaultPageState, type PageState, pageStateFromUrl, pageStateToUrl, type TraceLink, type UrlNotice } from './page-state';
 import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, labelKeys, nonDefaultOverrides, type Pair, scenarioValues } from './schema';
 import { copyText, embedSnippet, shareLink } from './share';
@@ -403,7 +403,8 @@ class Playground {
         : { kind: 'file', name: result.trace.name, contentHash: result.trace.contentHash, onError: trace.onError };
     }
     this.shown = { values, overrides, results, resultsJson: result.resultsJson, trace };
-    this.state = { ...this.state, overrides, trace: link };
+    const policiesDefault = this.fields.find((f) => f.key === 'policies')?.defaultText ?? '';
+    this.state = { ...this.state, overrides: linkOverrides(overrides, link.kind !== 'none', policiesDefault), trace: link };
     clearProblems();
 
     controls.clearMessages();

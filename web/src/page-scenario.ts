@@ -42,3 +42,14 @@ export function withPageScenario(catalogue: readonly PolicyInfo[], overrides: re
   for (const [k, v] of overrides) map.set(k, v);
   return [...map];
 }
+
+/**
+ * The overrides a link carries for a scenario: as given, except that the
+ * core's own defaults on the synthetic workload (no override at all) are
+ * written out as their policy list, since a bare link opens the page's
+ * scenario instead.
+ */
+export function linkOverrides(overrides: readonly Pair[], replaysTrace: boolean, policiesDefault: string): Pair[] {
+  if (overrides.length > 0 || replaysTrace) return [...overrides];
+  return [['policies', policiesDefault]];
+}

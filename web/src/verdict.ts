@@ -68,6 +68,9 @@ export function verdictSentence(results: Results, v: MetricVerdict): string {
   const unit = c.unit ? ` ${c.unit}` : '';
   const lead = `${v.lead}: ${v.winner.label} (${c.format(c.value(v.winner))}${unit})`;
   if (!v.runnerUp) return `${lead}.`;
+  if (c.format(c.value(v.winner)) === c.format(c.value(v.runnerUp))) {
+    return `${v.lead}: ${v.winner.label}, level with ${v.runnerUp.label} (${c.format(c.value(v.winner))}${unit}).`;
+  }
   const side = c.better === 'low' ? 'below' : 'above';
   const by = `${formatMargin(v.margin)} ${side} ${v.runnerUp.label} (${c.format(c.value(v.runnerUp))}${unit})`;
   const n = seedCount(results);
