@@ -21,7 +21,7 @@ import { formatCount, formatCountOf, warmUpNumberFormats } from './format';
 import { applyPolicyColours } from './palette';
 import { PRESETS, presetOverrides } from './presets';
 import { parseResults, type Results } from './results';
-import { linkOverrides, pageScenario, withPageScenario } from './page-scenario';
+import { linkOverrides, opensPageScenario, pageScenario, withPageScenario } from './page-scenario';
 import { defaultPageState, type PageState, pageStateFromUrl, pageStateToUrl, type TraceLink, type UrlNotice } from './page-state';
 import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, labelKeys, nonDefaultOverrides, type Pair, scenarioValues } from './schema';
 import { copyText, embedSnippet, shareLink } from './share';
@@ -240,7 +240,7 @@ class Playground {
     this.charts.prepare();
     const { trace } = link.state;
     // The page opened bare runs the page's scenario (page-scenario.ts); a link runs what it says.
-    const overrides = link.state.overrides.length === 0 && trace.kind === 'none' ? pageScenario(this.catalogue) : link.state.overrides;
+    const overrides = opensPageScenario(this.opened) ? pageScenario(this.catalogue) : link.state.overrides;
     if (trace.kind === 'excerpt') {
       this.tracePanel.onError = trace.onError;
       this.trace = { source: excerptSource(), onError: trace.onError, contentHash: '' };

@@ -14,8 +14,8 @@
 // One replicate: with three seeds the default re-run does not fit the page's
 // 100 ms re-run budget (docs/PERFORMANCE.md, `node bench/page_perf.mjs --query`),
 // so the verdict says it is one seed. The presets run with the same policies.
-// A link is read as written: these apply only to the page opened bare and to
-// the presets.
+// A link is read as written: these apply only to the page opened bare (no
+// key but `v` and `embed`) and to the presets.
 
 import pageDefaults from './page-defaults.json';
 import type { PolicyInfo } from './prefixroute-module';
@@ -52,4 +52,9 @@ export function withPageScenario(catalogue: readonly PolicyInfo[], overrides: re
 export function linkOverrides(overrides: readonly Pair[], replaysTrace: boolean, policiesDefault: string): Pair[] {
   if (overrides.length > 0 || replaysTrace) return [...overrides];
   return [['policies', policiesDefault]];
+}
+
+/** Whether a page address is bare (no keys but the link version and the embed flag): it opens the page's scenario. */
+export function opensPageScenario(search: string): boolean {
+  return [...new URLSearchParams(search).keys()].every((k) => k === 'v' || k === 'embed');
 }
