@@ -2,7 +2,7 @@
 // verdict may call distinguishable (the core's interval-overlap rule), the
 // verdict's winner and margin, the outlier-proof axis, the pinned-run diff.
 import { describe, expect, it } from 'vitest';
-import { chooseAxis } from '../../web/src/chart-axis';
+import { chooseAxis, niceCeil } from '../../web/src/chart-axis';
 import { columnStanding, distinguishable, intervalsOverlap, seedCount } from '../../web/src/intervals';
 import { scenarioDifferences } from '../../web/src/pinned-run';
 import { parseResults, type PolicyResult, type Results } from '../../web/src/results';
@@ -120,11 +120,12 @@ describe('chooseAxis', () => {
   });
 
   it('on a linear axis cuts a bar more than ten times the next one, keeping half the bars whole', () => {
-    expect(chooseAxis([15, 20, 90, 4.6e6], 'linear')).toEqual({ log: false, max: 112.5, cap: 112.5 });
-    expect(chooseAxis([10, 12, 15, 200], 'auto')).toEqual({ log: false, max: 18.75, cap: 18.75 });
-    expect(chooseAxis([1, 1000], 'linear')).toEqual({ log: false, max: 1.25, cap: 1.25 });
+    expect(chooseAxis([15, 20, 90, 4.6e6], 'linear')).toEqual({ log: false, max: 100, cap: 100 });
+    expect(chooseAxis([10, 12, 15, 200], 'auto')).toEqual({ log: false, max: 20, cap: 20 });
+    expect(chooseAxis([1, 1000], 'linear')).toEqual({ log: false, max: 1.5, cap: 1.5 });
     // Two outliers alike: both cut (the lowest big gap), the rest drawn whole.
     expect(chooseAxis([4.6e6, 4.5e6, 20, 15], 'linear')).toEqual({ log: false, max: 25, cap: 25 });
+    expect([0.7, 1, 1.01, 27202.7, 99, 101].map(niceCeil)).toEqual([0.8, 1, 1.5, 30000, 100, 150]);
     // Never more than half the bars: two of three are not cut.
     expect(chooseAxis([4.6e6, 4.5e6, 20], 'linear')).toEqual({ log: false, cap: null });
     expect(chooseAxis([0, 0], 'auto')).toEqual({ log: false, cap: null });

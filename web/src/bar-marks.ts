@@ -63,24 +63,28 @@ export function errorBarsPlugin(colour: () => string): Plugin {
   };
 }
 
-/** Off-scale marks: a break across the cut bar's top and its true value above it, with an arrow. */
+/**
+ * Off-scale marks: a break across the cut bar's top and, written up the bar
+ * inside it, its true value with an arrow (inside, so labels of neighbouring
+ * bars never collide with each other or the legend).
+ */
 export function offScalePlugin(colours: () => { fg: string; bg: string }): Plugin {
   return {
     id: 'prefixroute-off-scale',
     afterDatasetsDraw(chart) {
       const ctx = chart.ctx;
-      const { fg, bg } = colours();
+      const { bg } = colours();
       ctx.save();
       ctx.font = `600 11px ${getComputedStyle(chart.canvas).fontFamily}`;
-      ctx.textAlign = 'center';
-      ctx.textBaseline = 'bottom';
+      ctx.textAlign = 'right';
+      ctx.textBaseline = 'middle';
       chart.data.datasets.forEach((ds, di) => {
         const off = (ds as BarExtras).offScale;
         if (!off) return;
         bars(chart, di).forEach((bar, i) => {
           const text = off[i];
           if (!text) return;
-          const y = bar.y + 10;
+          const y = bar.y + 8;
           // Two slanted strokes in the background colour: the bar is broken, not this tall.
           ctx.strokeStyle = bg;
           ctx.lineWidth = 3;
@@ -90,8 +94,12 @@ export function offScalePlugin(colours: () => { fg: string; bg: string }): Plugi
             ctx.lineTo(bar.x + bar.width / 2 + 1, y + dy - 3);
           }
           ctx.stroke();
-          ctx.fillStyle = fg;
-          ctx.fillText(`▲ ${text}`, bar.x, bar.y - 2);
+          ctx.save();
+          ctx.translate(bar.x, y + 16);
+          ctx.rotate(-Math.PI / 2);
+          ctx.fillStyle = bg;
+          ctx.fillText(`${text} ▲`, 0, 0);
+          ctx.restore();
         });
       });
       ctx.restore();

@@ -10,7 +10,7 @@ export interface AxisChoice {
   log: boolean;
   /** The axis' lower end on a log axis: a power of ten at least three times below the smallest value, so the smallest bar keeps half a decade of height. */
   min?: number;
-  /** The axis' upper end on a linear axis when bars are cut (else Chart.js chooses). */
+  /** The axis' upper end on a linear axis when bars are cut, a round number (else Chart.js chooses). */
   max?: number;
   /** Values above this are drawn cut at `max` and marked; null: nothing is cut. */
   cap: number | null;
@@ -40,6 +40,15 @@ export function chooseAxis(values: readonly number[], mode: AxisMode): AxisChoic
     if (sorted[k + 1] > 0 && sorted[k] > OUTLIER_FACTOR * sorted[k + 1]) cut = k + 1;
   }
   if (cut === 0) return { log: false, cap: null };
-  const cap = sorted[cut] * 1.25;
-  return { log: false, max: cap, cap };
+  const max = niceCeil(sorted[cut] * 1.1);
+  return { log: false, max, cap: max };
+}
+
+const NICE_STEPS = [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
+
+/** The smallest 1-1.5-2-2.5-3-4-5-6-8 × 10^k at or above x (x > 0): an axis end that reads as a round number. */
+export function niceCeil(x: number): number {
+  const decade = 10 ** Math.floor(Math.log10(x));
+  const step = NICE_STEPS.find((m) => m * decade >= x * (1 - 1e-12)) ?? 10;
+  return Number((step * decade).toPrecision(12));
 }

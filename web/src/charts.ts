@@ -255,8 +255,14 @@ export class ChartsView {
       });
       this.recordBarHeights('ttft');
       if (this.figures.ttft) {
-        describe(this.figures.ttft, `Mean and p99 time to first token per policy. ${rows.map((r) => `${r.label}: mean ${formatMs(r.mean_ttft_ms)} ms, p99 ${formatMs(r.p99_ttft_ms)} ms`).join('; ')}.`,
-          ['Policy', 'Mean TTFT (ms)', 'p99 TTFT (ms)'], rows.map((r) => [r.label, formatMs(r.mean_ttft_ms), formatMs(r.p99_ttft_ms)]));
+        // With replicates, each figure with the half-width of its 95% interval, as the table shows it.
+        const shown = (r: PolicyResult, key: string, v: number) => {
+          const iv = intervalOf(r, key);
+          return iv ? `${formatMs(v)} ± ${formatMs(iv.half_width)}` : formatMs(v);
+        };
+        const scale = axis.log ? ' Log axis.' : axis.cap !== null ? ` Bars above ${formatMs(axis.cap)} ms are cut at the top of the axis and marked with their values.` : '';
+        describe(this.figures.ttft, `Mean and p99 time to first token per policy.${scale} ${rows.map((r) => `${r.label}: mean ${shown(r, 'mean_ttft_ms', r.mean_ttft_ms)} ms, p99 ${shown(r, 'p99_ttft_ms', r.p99_ttft_ms)} ms`).join('; ')}.`,
+          ['Policy', 'Mean TTFT (ms)', 'p99 TTFT (ms)'], rows.map((r) => [r.label, shown(r, 'mean_ttft_ms', r.mean_ttft_ms), shown(r, 'p99_ttft_ms', r.p99_ttft_ms)]));
       }
     }]);
     steps.push(['hits', () => {
@@ -400,7 +406,6 @@ export class ChartsView {
           legend: { display: legend, labels: { color: p.fg, boxWidth: 12, boxHeight: 12 } },
           tooltip: { enabled: true, callbacks: { label: barTooltip } },
         },
-        layout: { padding: { top: 16 } },
         scales: this.themedScales(id),
       },
       // Cancelled draws leave the canvas cleared: blank, as before the chart existed.
