@@ -109,6 +109,7 @@ describe('trace replay', () => {
     await page.selectOption('#chart-ttft select.axis-mode', 'linear');
     const linearBars = await bars();
     assert.ok(linearBars.flat().every((h) => h > 0), `every bar above zero height on the linear axis: ${JSON.stringify(linearBars)}`);
+    assert.match(await page.getAttribute('#chart-ttft canvas', 'aria-label'), /Bars above [\d,]+ ms are cut at the top of the axis and marked with their values/);
     // A trace has one replicate: no policy is marked best, and the page says so.
     assert.match(await page.textContent('#table-notes'), /A trace has one replicate/);
     assert.match(await page.textContent('#verdict'), /One replay of the trace \(a trace has one replicate\)/);

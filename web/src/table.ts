@@ -9,6 +9,7 @@
 import { h } from './dom';
 import { formatCount, formatPercent } from './format';
 import { columnStanding, intervalOf, intervalsOverlap, seedCount, type Standing } from './intervals';
+import pageDefaults from './page-defaults.json';
 import { policySwatch } from './palette';
 import type { PolicyResult, Results } from './results';
 import { BASELINE_POLICY, COLUMNS, type Column, formatHalfWidth } from './table-columns';
@@ -36,6 +37,7 @@ export function renderTable(
   const rows = results.results;
   const baseline = rows.find((r) => r.policy === BASELINE_POLICY);
   const n = seedCount(results);
+  const recommended = results.recommended ?? pageDefaults.recommendedFallback;
 
   const headRow = h('tr', {}, h('th', { scope: 'col' }, 'Policy'));
   for (const c of COLUMNS) {
@@ -58,7 +60,8 @@ export function renderTable(
       'tr',
       { 'data-policy': r.policy },
       h('th', { scope: 'row' }, policySwatch(r.policy), r.label,
-        h('code', { class: 'policy-id' }, r.policy)),
+        h('code', { class: 'policy-id' }, r.policy),
+        r.policy === recommended ? h('span', { class: 'recommended-tag', title: 'the policy this project recommends (README: Which policy to recommend)' }, 'recommended') : null),
     );
     COLUMNS.forEach((c, ci) => {
       const v = c.value(r);
