@@ -17,7 +17,7 @@ import { byId, h } from './dom';
 import { decodeEmbedOptions, type EmbedOptions, type EmbedView } from './embed-options';
 import type { FieldInfo } from './schema';
 import { EMBED_MESSAGES } from './share';
-import { COLUMNS } from './table';
+import { COLUMNS } from './table-columns';
 import type { Theme } from './theme';
 
 /** Ids the timeline view looks for (web/src/timeline-chart.ts's section or figure, when the build has it). */

@@ -21,6 +21,7 @@ import { formatCount, formatCountOf, warmUpNumberFormats } from './format';
 import { applyPolicyColours } from './palette';
 import { PRESETS, presetOverrides } from './presets';
 import { parseResults, type Results } from './results';
+import { linkOverrides, opensPageScenario, pageScenario, withPageScenario } from './page-scenario';
 import { defaultPageState, type PageState, pageStateFromUrl, pageStateToUrl, type TraceLink, type UrlNotice } from './page-state';
 import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, labelKeys, nonDefaultOverrides, type Pair, scenarioValues } from './schema';
 import { EmbedBox } from './embed-box';
@@ -31,7 +32,7 @@ import type { PolicyInfo } from './prefixroute-module';
 import type { RunProgress, RunResult, TraceRequest } from './protocol';
 import { markLatest, measureLatest } from './timing';
 import type { SweepPanel, SweepStart } from './sweep-panel';
-import { renderTable } from './table';
+import { ResultsView } from './results-view';
 import { Theme } from './theme';
 import { TracePanel } from './trace-panel';
 import { EXCERPT_PRESET, excerptSource, fileSource, formatBytes, overridesAfterReplay } from './trace-source';
@@ -118,6 +119,7 @@ class Playground {
   /** A link that replays a file the user must load again: its settings, kept until then. */
   private fileLink: { name: string; contentHash: string; overrides: Pair[] } | null = null;
   private readonly tracePanel: TracePanel;
+  private readonly resultsView = new ResultsView();
 
   constructor() {
     document.body.classList.toggle('embed', this.embed);
@@ -249,7 +251,9 @@ class Playground {
     }
     // Build the charts before the results come, now that the controls are in and the charts' boxes keep their size.
     this.charts.prepare();
-    const { overrides, trace } = link.state;
+    const { trace } = link.state;
+    // The page opened bare runs the page's scenario (page-scenario.ts); a link runs what it says.
+    const overrides = opensPageScenario(this.opened) ? pageScenario(this.catalogue) : link.state.overrides;
     const hosted = this.embedFrame?.options.hosted;
     if (hosted) {
       // An embed of a trace its author hosts: fetched here, replayed only if unchanged (hosted-trace.ts).
@@ -362,7 +366,7 @@ class Playground {
     this.fileLink = null;
     this.beforeReplay = null;
     this.tracePanel.reset();
-    void this.run(presetOverrides(preset.document), 'preset');
+    void this.run(withPageScenario(this.catalogue, presetOverrides(preset.document)), 'preset');
   }
 
   private async run(overrides: Pair[], origin: Origin, linkMessages: UrlNotice[] = [], unreadable = new Set<string>()): Promise<void> {
@@ -432,7 +436,8 @@ class Playground {
         : { kind: 'file', name: result.trace.name, contentHash: result.trace.contentHash, onError: trace.onError };
     }
     this.shown = { values, overrides, results, resultsJson: result.resultsJson, trace };
-    this.state = { ...this.state, overrides, trace: link };
+    const policiesDefault = this.fields.find((f) => f.key === 'policies')?.defaultText ?? '';
+    this.state = { ...this.state, overrides: linkOverrides(overrides, link.kind !== 'none', policiesDefault), trace: link };
     clearProblems();
 
     controls.clearMessages();
@@ -464,7 +469,7 @@ class Playground {
     if (workload) workload.disabled = trace !== null;
     if (trace && result.trace) this.tracePanel.showReplayed(result.trace);
 
-    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, (name) => this.policyLabel(name));
+    this.resultsView.show(results, (name) => this.policyLabel(name));
     // Many policies need the full width for the per-policy bar charts too.
     document.querySelector('.charts')?.classList.toggle('many', results.results.length > 5);
     this.charts.update(results, result.cdf);
@@ -490,7 +495,7 @@ class Playground {
   /** The preset whose non-default values are exactly the scenario's, else "custom". */
   private matchPreset(values: Map<string, string>): string {
     for (const p of PRESETS) {
-      const want = new Map(presetOverrides(p.document));
+      const want = new Map(withPageScenario(this.catalogue, presetOverrides(p.document)));
       const same = this.fields.every((f) => {
         const v = values.get(f.key) ?? f.defaultText;
         const w = want.get(f.key);
