@@ -14,7 +14,8 @@ import { SweepChart } from './sweep-chart';
 import { parseSweepResults, sweepPolicies } from './sweep-results';
 import { checkSweep, DEFAULT_SWEEP, type SweepInput, type SweepState, sweepableFields, withParam } from './sweep-state';
 import { renderSweepTable } from './sweep-table';
-import { RunAborted, WorkerClient } from './worker-client';
+import { RunAborted } from './worker-client';
+import { SweepPool } from './worker-pool';
 
 /** What the panel needs from the page. */
 export interface SweepHost {
@@ -44,7 +45,7 @@ export class SweepPanel {
   private state: SweepState;
   /** The last state that passed checkSweep: what the link carries. */
   private linked: SweepState;
-  private readonly client = new WorkerClient('sweep');
+  private readonly client = new SweepPool();
   private readonly chart: SweepChart;
   private readonly fieldsByKey: Map<string, FieldInfo>;
   private shown: { json: string; key: string } | null = null;
