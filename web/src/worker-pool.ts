@@ -57,8 +57,8 @@ function leastAdvanced<P>(latest: Map<number, P>, order: (p: P) => number): P | 
 /** The workers of one kind of job, and what they share: the job in progress, crash reports. */
 abstract class Pool<K extends 'run' | 'sweep'> {
   private readonly slots: WorkerClient<K>[] = [];
-  /** Bumped by each job: a job whose generation is no longer current was superseded or cancelled. */
-  private generation = 0;
+  /** Ends the job in progress (if any): it is then no longer current, for the reason given. */
+  private endCurrent: ((reason: 'cancelled' | 'superseded') => void) | null = null;
   private running = 0;
 
   /** Called when a worker died, with the reason; the pool has already let it go. */
@@ -81,7 +81,7 @@ abstract class Pool<K extends 'run' | 'sweep'> {
 
   /** Cancels the job in progress, if any (its promise rejects as 'cancelled'), by letting its workers go. */
   cancel(): void {
-    this.generation++;
+    this.endCurrent?.('cancelled');
     for (const slot of this.slots) slot.cancel();
   }
 
@@ -100,25 +100,31 @@ abstract class Pool<K extends 'run' | 'sweep'> {
    * current reads 'superseded' or 'cancelled' as a single worker's would.
    */
   protected async job<T>(body: (current: () => boolean) => Promise<T>): Promise<T> {
+    this.endCurrent?.('superseded');
     for (const slot of this.slots) if (slot.busy) slot.cancel();
-    const generation = ++this.generation;
-    const current = () => generation === this.generation;
+    let ended: 'cancelled' | 'superseded' | null = null;
+    const end = (reason: 'cancelled' | 'superseded') => {
+      ended ??= reason;
+    };
+    this.endCurrent = end;
+    const current = () => ended === null;
     this.running++;
     try {
       return await body(current);
     } catch (error) {
-      if (current()) {
+      if (ended === null) {
         // One shard failed: the others' work is for nothing.
         for (const slot of this.slots) if (slot.busy) slot.cancel();
         throw error;
       }
-      throw error instanceof RunAborted && error.reason === 'cancelled' ? error : new RunAborted('replaced by a newer job', 'superseded');
+      throw new RunAborted(ended === 'cancelled' ? 'cancelled' : 'replaced by a newer job', ended);
     } finally {
       this.running--;
+      if (this.endCurrent === end) this.endCurrent = null;
     }
   }
 
-  /** Throws 'superseded' when the job is no longer current (between its steps). */
+  /** Throws when the job is no longer current (between its steps); job() gives the reason. */
   protected static check(current: () => boolean): void {
     if (!current()) throw new RunAborted('replaced by a newer job', 'superseded');
   }
