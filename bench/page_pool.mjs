@@ -1,7 +1,7 @@
 // The page's pool of workers in Chromium: how long a re-run takes with one
 // simulation worker and with N (web/src/worker-pool.ts), side by side, for
-// the default scenario and for the ten original policies
-// (docs/PERFORMANCE.md, "The page: every core").
+// the default scenario, for the ten original policies, and for those on five
+// times the default requests (docs/PERFORMANCE.md, "The page: every core").
 //
 //   node bench/page_pool.mjs [--runs R] [--workers 1,2] [--dist DIR]     (after `npm run build`)
 //
@@ -27,7 +27,7 @@ const option = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
 };
-const runs = Number(option('--runs', '15'));
+const runs = Number(option('--runs', '11'));
 const workerCounts = option('--workers', `1,${cpus().length}`).split(',').map(Number);
 const dist = path.resolve(root, option('--dist', 'web/dist'));
 
@@ -35,6 +35,7 @@ const TEN = 'round_robin,least_loaded,affinity,affinity_balanced,expected_ttft,d
 const SCENARIOS = [
   { name: 'default scenario', query: '?v=1' },
   { name: 'ten policies', query: `?v=1&policies=${TEN}` },
+  { name: 'ten policies, 20,000 requests', query: `?v=1&policies=${TEN}&workload.requests=20000` },
 ];
 
 const loadBefore = loadavg();

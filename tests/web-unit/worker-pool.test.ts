@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { FromWorker, ShardOutput, ToWorker } from '../../web/src/protocol';
 import type { TraceSource } from '../../web/src/trace-source';
 import { RunAborted } from '../../web/src/worker-client';
-import { MAX_WORKERS, RunPool, shardCount, SweepPool, TRACE_POOL_BYTES } from '../../web/src/worker-pool';
+import { MAX_WORKERS, MIN_SHARDED_WORK, RunPool, shardCount, SweepPool, TRACE_POOL_BYTES } from '../../web/src/worker-pool';
 
 /** A worker that answers each job by `answer` after a tick (or never, when it returns null). */
 class ScriptedWorker {
@@ -47,7 +47,7 @@ function scripted(runs: number, hang = false) {
     if (m.type !== 'job' || hang) return null;
     switch (m.kind) {
       case 'plan':
-        return { type: 'done', id: m.id, result: { runs } };
+        return { type: 'done', id: m.id, result: { runs, work: runs * 10_000 } };
       case 'shard': {
         const { shardIndex: k, shardCount: n } = m.request;
         const mine = Array.from({ length: runs }, (_, i) => i).filter((i) => i % n === k - 1);
@@ -77,13 +77,15 @@ function runPool(size: number, answer: (m: ToWorker) => FromWorker | null) {
 const jobsOf = (w: ScriptedWorker) => w.received.flatMap((m) => (m.type === 'job' ? [m.kind] : []));
 
 describe('shardCount', () => {
-  it('is the pool size, at most the runs, fewer for a large trace', () => {
-    expect(shardCount(8, 6)).toBe(6);
-    expect(shardCount(4, 6)).toBe(4);
-    expect(shardCount(4, 0)).toBe(1);
-    expect(shardCount(4, 40, 1000)).toBe(4);
-    expect(shardCount(4, 40, TRACE_POOL_BYTES / 2)).toBe(2);
-    expect(shardCount(4, 40, TRACE_POOL_BYTES * 2)).toBe(1);
+  it('is the pool size, at most the runs, fewer for a large trace, one for a small job', () => {
+    const big = (runs: number) => ({ runs, work: MIN_SHARDED_WORK });
+    expect(shardCount(8, big(6))).toBe(6);
+    expect(shardCount(4, big(6))).toBe(4);
+    expect(shardCount(4, big(0))).toBe(1);
+    expect(shardCount(4, { runs: 6, work: MIN_SHARDED_WORK - 1 })).toBe(1);
+    expect(shardCount(4, { runs: 12, work: Infinity }, 1000)).toBe(4);
+    expect(shardCount(4, big(40), TRACE_POOL_BYTES / 2)).toBe(2);
+    expect(shardCount(4, big(40), TRACE_POOL_BYTES * 2)).toBe(1);
     expect(MAX_WORKERS).toBe(8);
   });
 });
@@ -102,7 +104,7 @@ describe('RunPool', () => {
     expect(result.scenarioJson).toBe('{"seed":1}');
   });
 
-  it('runs a job of one run (or one that does not validate) whole in the first worker', async () => {
+  it('runs a job of one run (or a small one, or one that does not validate) whole in the first worker', async () => {
     const pool = runPool(4, scripted(1));
     expect((await pool.run({ overrides: [] })).resultsJson).toBe('whole');
     expect(ScriptedWorker.all).toHaveLength(1);

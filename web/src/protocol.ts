@@ -116,6 +116,12 @@ export interface PlanRequest {
 
 export interface Plan {
   runs: number;
+  /**
+   * Requests simulated by the policy runs in all (workload.requests x
+   * replicates x policies, x points for a sweep); Infinity for a replay,
+   * whose size is the file's.
+   */
+  work: number;
 }
 
 /** Shard shardIndex (1-based) of shardCount of a scenario run (the core's runShard / runTraceShard). */

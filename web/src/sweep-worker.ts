@@ -6,22 +6,24 @@
 // (worker.ts), never on the page's main thread.
 
 import type { PrefixrouteModule } from './prefixroute-module';
-import type { FromWorker, SweepProgress, SweepRequest, SweepShardRequest } from './protocol';
+import type { FromWorker, Plan, SweepProgress, SweepRequest, SweepShardRequest } from './protocol';
 
 /** Progress messages at most this often. */
 const PROGRESS_INTERVAL_MS = 50;
 
-/** The base scenario's policy and replicate counts (0 policies: it does not validate). */
-function shapeOf(mod: PrefixrouteModule, overridesJson: string): { policies: number; replicates: number } {
+/** The base scenario's policy, replicate and request counts (0 policies: it does not validate). */
+function shapeOf(mod: PrefixrouteModule, overridesJson: string): { policies: number; replicates: number; requests: number } {
   const checked = mod.validateScenario('{}', overridesJson);
   try {
-    const doc = JSON.parse(checked.ok ? checked.scenarioJson : '{}') as { policies?: unknown; replicates?: unknown };
+    const doc = JSON.parse(checked.ok ? checked.scenarioJson : '{}') as { policies?: unknown; replicates?: unknown; workload?: { requests?: unknown } };
+    const requests = doc.workload?.requests;
     return {
       policies: Array.isArray(doc.policies) ? doc.policies.length : 0,
       replicates: typeof doc.replicates === 'number' && doc.replicates >= 1 ? doc.replicates : 1,
+      requests: typeof requests === 'number' && requests >= 0 ? requests : 0,
     };
   } catch {
-    return { policies: 0, replicates: 1 };
+    return { policies: 0, replicates: 1, requests: 0 };
   }
 }
 
@@ -30,15 +32,17 @@ function policyCount(mod: PrefixrouteModule, overridesJson: string): number {
 }
 
 /**
- * How many runs the sweep is: points x replicates x (policies + 2), from the
- * base scenario (a sweep of policies or replicates makes this an estimate,
- * which only sizes the pool). 0 when the spec or the scenario does not read.
+ * How many runs the sweep is, points x replicates x (policies + 2), and the
+ * requests its policy runs simulate, from the base scenario (a sweep of
+ * policies, replicates or requests makes these estimates, which only size
+ * the pool). 0 runs when the spec or the scenario does not read.
  */
-export function sweepRunCount(mod: PrefixrouteModule, request: SweepRequest): number {
+export function sweepPlan(mod: PrefixrouteModule, request: SweepRequest): Plan {
   const expansion = mod.expandSweep(request.spec);
-  if (!expansion.ok) return 0;
-  const { policies, replicates } = shapeOf(mod, JSON.stringify(request.overrides));
-  return policies > 0 ? expansion.values.length * replicates * (policies + 2) : 0;
+  if (!expansion.ok) return { runs: 0, work: 0 };
+  const { policies, replicates, requests } = shapeOf(mod, JSON.stringify(request.overrides));
+  const points = expansion.values.length;
+  return { runs: policies > 0 ? points * replicates * (policies + 2) : 0, work: points * replicates * policies * requests };
 }
 
 function errorText(errors: { field: string; message: string }[], fallback: string): string {

@@ -10,7 +10,8 @@
 //
 // N is navigator.hardwareConcurrency, at most MAX_WORKERS, and never more
 // than the job has runs (a plan job asks the core first); a job of one run,
-// or one that does not validate, runs whole in the first worker as before.
+// a small one (MIN_SHARDED_WORK) or one that does not validate runs whole in
+// the first worker.
 // Workers start when a job first needs them and are kept for the next job.
 //
 // A replayed trace is read once: the pool reads the source (a picked file or
@@ -25,7 +26,7 @@
 // Cancelling or superseding a job terminates its workers (the core runs
 // synchronously in them); progress is the least advanced shard's.
 
-import type { RunProgress, RunRequest, RunResult, ShardOutput, SweepProgress, SweepRequest, SweepResult, TraceRequest } from './protocol';
+import type { Plan, RunProgress, RunRequest, RunResult, ShardOutput, SweepProgress, SweepRequest, SweepResult, TraceRequest } from './protocol';
 import type { TraceSource } from './trace-source';
 import { RunAborted, WorkerClient, type WorkerReady } from './worker-client';
 
@@ -41,10 +42,22 @@ export function defaultPoolSize(): number {
   return Number.isInteger(cores) && cores > 0 ? Math.min(MAX_WORKERS, cores) : 1;
 }
 
-/** How many shards a job of `runs` runs gets in a pool of `size` workers (a trace of `traceBytes`: fewer when large). */
-export function shardCount(size: number, runs: number, traceBytes = 0): number {
+/**
+ * Requests simulated (Plan.work) below which a job runs whole. Every shard
+ * generates its seed's workload again and the merge parses every shard's
+ * document, so a small job gains a few milliseconds at best for several
+ * times the CPU (`node bench/shard_cpu.mjs`: the default scenario, 4 x 4,000
+ * requests, 35 ms whole against 31 ms for its slowest of 2 shards plus the
+ * merge, 59 ms of CPU in all). The ten original policies on the default
+ * workload (40,000) are sharded.
+ */
+export const MIN_SHARDED_WORK = 30_000;
+
+/** How many shards a job gets in a pool of `size` workers (a trace of `traceBytes`: fewer when large). */
+export function shardCount(size: number, plan: Plan, traceBytes = 0): number {
+  if (plan.work < MIN_SHARDED_WORK) return 1;
   const byMemory = traceBytes > 0 ? Math.max(1, Math.floor(TRACE_POOL_BYTES / traceBytes)) : size;
-  return Math.max(1, Math.min(size, runs, byMemory));
+  return Math.max(1, Math.min(size, plan.runs, byMemory));
 }
 
 /** Of the shards' latest progress, the least advanced one (shards not started or finished excluded). */
@@ -144,9 +157,9 @@ export class RunPool extends Pool<'run'> {
     return this.job(async (current) => {
       const started = performance.now();
       const first = this.slot(0);
-      const plan = await first.runJob('plan', { run: { overrides: request.overrides } });
+      const plan = await first.runJob('plan', { run: request });
       Pool.check(current);
-      const n = shardCount(this.size, plan.runs, request.trace?.source.bytes ?? 0);
+      const n = shardCount(this.size, plan, request.trace?.source.bytes ?? 0);
       if (n <= 1) return first.run(request, onProgress);
 
       const trace = request.trace ? await this.inMemory(request.trace) : undefined;
@@ -229,7 +242,7 @@ export class SweepPool extends Pool<'sweep'> {
       const first = this.slot(0);
       const plan = await first.runJob('plan', { sweep: request });
       Pool.check(current);
-      const n = shardCount(this.size, plan.runs);
+      const n = shardCount(this.size, plan);
       if (n <= 1) return first.run(request, onProgress);
 
       const latest = new Map<number, SweepProgress>();

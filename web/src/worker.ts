@@ -16,7 +16,7 @@ import { loadModule } from './load-module';
 import type { FieldError, PolicySeries, PrefixrouteModule } from './prefixroute-module';
 import type { FromWorker, MergeRequest, Plan, PlanRequest, RunProgress, RunRequest, ShardRequest, ToWorker, TraceSummary } from './protocol';
 import { resolveOverrides, type Resolved } from './resolve';
-import { runSweep, runSweepShard, sweepRunCount } from './sweep-worker';
+import { runSweep, runSweepShard, sweepPlan } from './sweep-worker';
 import type { Pair } from './schema';
 import { loadedSummary, loadTrace, PROGRESS_INTERVAL_MS } from './worker-trace';
 
@@ -24,16 +24,18 @@ const scope = self as unknown as DedicatedWorkerGlobalScope;
 const post = (message: FromWorker) => scope.postMessage(message);
 const progress = (id: number, p: RunProgress) => post({ type: 'progress', id, progress: p });
 
-/** The scenario's policies and replicates (its run list is replicates x (policies + 2) runs). */
-function shapeOf(scenarioJson: string): { policies: string[]; replicates: number } {
+/** The scenario's policies, replicates (its run list is replicates x (policies + 2) runs) and requests. */
+function shapeOf(scenarioJson: string): { policies: string[]; replicates: number; requests: number } {
   try {
-    const doc = JSON.parse(scenarioJson) as { policies?: unknown; replicates?: unknown };
+    const doc = JSON.parse(scenarioJson) as { policies?: unknown; replicates?: unknown; workload?: { requests?: unknown } };
+    const requests = doc.workload?.requests;
     return {
       policies: Array.isArray(doc.policies) ? doc.policies.map(String) : [],
       replicates: typeof doc.replicates === 'number' && doc.replicates >= 1 ? doc.replicates : 1,
+      requests: typeof requests === 'number' && requests >= 0 ? requests : 0,
     };
   } catch {
-    return { policies: [], replicates: 1 };
+    return { policies: [], replicates: 1, requests: 0 };
   }
 }
 
@@ -103,11 +105,14 @@ async function run(mod: PrefixrouteModule, id: number, { overrides, trace }: Run
 
 /** Runs the plan of a run or a sweep: how many runs it is (0 when it does not validate). */
 function plan(mod: PrefixrouteModule, request: PlanRequest): Plan {
-  if (request.sweep) return { runs: sweepRunCount(mod, request.sweep) };
-  if (!request.run) return { runs: 0 };
+  if (request.sweep) return sweepPlan(mod, request.sweep);
+  if (!request.run) return { runs: 0, work: 0 };
   const resolved = resolve(mod, request.run.overrides);
-  const { policies, replicates } = shapeOf(resolved.scenarioJson);
-  return { runs: policies.length > 0 ? replicates * (policies.length + 2) : 0 };
+  const { policies, replicates, requests } = shapeOf(resolved.scenarioJson);
+  return {
+    runs: policies.length > 0 ? replicates * (policies.length + 2) : 0,
+    work: request.run.trace ? Infinity : requests * replicates * policies.length,
+  };
 }
 
 /** Runs one shard of a scenario run (runShard, or runTraceShard on the trace this worker holds). */
