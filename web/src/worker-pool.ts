@@ -154,6 +154,8 @@ export class RunPool extends Pool<'run'> {
 
   /** Runs a scenario (on a trace when given); as WorkerClient.run, spread over the pool. */
   run(request: RunRequest, onProgress: (progress: RunProgress) => void = () => {}): Promise<RunResult> {
+    // Back on the synthetic workload: the in-memory trace goes (a link or a pick reads it again).
+    if (!request.trace) this.held = null;
     return this.job(async (current) => {
       const started = performance.now();
       const first = this.slot(0);
