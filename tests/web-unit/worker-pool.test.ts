@@ -156,6 +156,27 @@ describe('RunPool', () => {
   });
 });
 
+describe('RunPool, one worker', () => {
+  it('hands the one worker the in-memory copy too: a cancel never makes it read the file again', async () => {
+    let reads = 0;
+    const bytes = new TextEncoder().encode('{"timestamp":0}\n');
+    const file = { stream: () => (reads++, new Blob([bytes]).stream()) } as unknown as File;
+    const source: TraceSource = { kind: 'file', key: 'f2', name: 't.jsonl', file, bytes: bytes.length };
+    let runs = 0;
+    // The first run never answers (it is cancelled); the next does.
+    const pool = runPool(1, (m) => scripted(6, m.type === 'job' && m.kind === 'run' && runs++ === 0)(m));
+    const first = pool.run({ overrides: [], trace: { source, onError: 'stop', contentHash: '' } });
+    while (runs === 0) await new Promise((r) => setTimeout(r, 1));
+    pool.cancel();
+    await expect(first).rejects.toMatchObject({ reason: 'cancelled' });
+    await pool.run({ overrides: [], trace: { source, onError: 'stop', contentHash: '' } });
+    expect(reads).toBe(1);
+    const handed = ScriptedWorker.all.flatMap((w) => w.received.flatMap((m) => (m.type === 'job' && m.kind === 'run' ? [m.request.trace!.source] : [])));
+    expect(handed.length).toBeGreaterThan(0);
+    for (const s of handed) expect(s.kind === 'file' && s.file !== file).toBe(true);
+  });
+});
+
 describe('SweepPool', () => {
   it('shards a sweep and merges it as a sweep', async () => {
     ScriptedWorker.all = [];

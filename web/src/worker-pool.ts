@@ -16,12 +16,13 @@
 //
 // A replayed trace is read once: the pool reads the source (a picked file or
 // the fetched excerpt) once into an in-memory Blob and hands that to each
-// worker, which streams it into its own TraceLoader (the core's parsed trace
-// is per wasm instance; workers share no memory without cross-origin
-// isolation) and keeps it for later runs, as a single worker keeps its trace.
-// A worker started afresh (after a cancel) parses the Blob again, never the
-// file. A large trace gets fewer workers (TRACE_POOL_BYTES), since each holds
-// its own parsed copy.
+// worker (to the one worker, too, when the job is not sharded), which
+// streams it into its own TraceLoader (the core's parsed trace is per wasm
+// instance; workers share no memory without cross-origin isolation) and
+// keeps it for later runs, as a single worker keeps its trace. A worker
+// started afresh (after a cancel) parses the Blob again, never the file. A
+// large trace gets fewer workers (TRACE_POOL_BYTES), since each holds its own
+// parsed copy; one over TRACE_POOL_BYTES is streamed from its file by one.
 //
 // Cancelling or superseding a job terminates its workers (the core runs
 // synchronously in them); progress is the least advanced shard's.
@@ -161,11 +162,13 @@ export class RunPool extends Pool<'run'> {
       const first = this.slot(0);
       const plan = await first.runJob('plan', { run: request });
       Pool.check(current);
-      const n = shardCount(this.size, plan, request.trace?.source.bytes ?? 0);
-      if (n <= 1) return first.run(request, onProgress);
-
-      const trace = request.trace ? await this.inMemory(request.trace) : undefined;
+      const traceBytes = request.trace?.source.bytes ?? 0;
+      const n = shardCount(this.size, plan, traceBytes);
+      // A trace that fits the budget is read once into memory, however many workers replay it.
+      const trace = request.trace && traceBytes <= TRACE_POOL_BYTES ? await this.inMemory(request.trace) : request.trace;
       Pool.check(current);
+      if (n <= 1) return first.run(trace ? { overrides: request.overrides, trace } : request, onProgress);
+
       const shardRequest: RunRequest = trace ? { overrides: request.overrides, trace } : { overrides: request.overrides };
       const latest = new Map<number, Extract<RunProgress, { kind: 'policy' }>>();
       const outputs: ShardOutput[] = await Promise.all(
