@@ -114,7 +114,8 @@ export class SweepChart {
             legend: { display: false },
             tooltip: {
               callbacks: {
-                title: (items: TooltipItem<'line'>[]) => items[0]?.dataset.label ?? '',
+                // Each point names its policy (points of two policies can coincide).
+                title: () => '',
                 label: (item: TooltipItem<'line'>) => this.tooltip(item),
               },
             },
@@ -146,7 +147,7 @@ export class SweepChart {
     };
   }
 
-  /** The tooltip's lines for one point: the swept field with its unit, then the figures with theirs. */
+  /** The tooltip's lines for one point: its policy, the swept field with its unit, then the figures with theirs. */
   private tooltip(item: TooltipItem<'line'>): string[] {
     const d = item.raw as SweepDatum;
     const results = this.last?.results;
@@ -155,6 +156,7 @@ export class SweepChart {
     const unit = field?.unit ? ` ${field.unit}` : '';
     const values = valuesText(d.values, results?.points.length ?? d.values.length);
     const lines = [
+      item.dataset.label ?? '',
       `${name}: ${values}${unit}${d.values.length > 1 ? ' (unchanged)' : ''}`,
       `Hit rate: ${formatPercent(d.x / 100)}`,
       `p99 TTFT: ${formatMs(d.y)} ms`,
