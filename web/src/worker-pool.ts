@@ -160,7 +160,8 @@ export class RunPool extends Pool<'run'> {
     return this.job(async (current) => {
       const started = performance.now();
       const first = this.slot(0);
-      const plan = await first.runJob('plan', { run: request });
+      // A pool of one never shards: no plan to ask for.
+      const plan: Plan = this.size > 1 ? await first.runJob('plan', { run: request }) : { runs: 1, work: 0 };
       Pool.check(current);
       const traceBytes = request.trace?.source.bytes ?? 0;
       const n = shardCount(this.size, plan, traceBytes);
@@ -245,7 +246,7 @@ export class SweepPool extends Pool<'sweep'> {
     return this.job(async (current) => {
       const started = performance.now();
       const first = this.slot(0);
-      const plan = await first.runJob('plan', { sweep: request });
+      const plan: Plan = this.size > 1 ? await first.runJob('plan', { sweep: request }) : { runs: 1, work: 0 };
       Pool.check(current);
       const n = shardCount(this.size, plan);
       if (n <= 1) return first.run(request, onProgress);
