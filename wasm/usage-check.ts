@@ -21,6 +21,7 @@ import type {
   RoutingPolicy,
   RunResult,
   ShardResult,
+  TraceShardResult,
   ShardSeries,
   SweepProgressCallback,
   SweepShardResult,
@@ -194,6 +195,8 @@ export function trace(pr: PrefixrouteModule, chunks: TraceChunk[]): string[] {
   const onProgress: ProgressCallback = (policyIndex, done, total) => policyIndex >= 0 && done <= total;
   const run: TraceRunResult = pr.runTrace(loader, '', JSON.stringify([['trace.on_error', 'skip']]), onProgress);
   pr.runTrace(loader, '{}', '', null);
+  const shard: TraceShardResult = pr.runTraceShard(loader, '', '', 1, 2, onProgress);
+  if (shard.ok) lines.push(shard.shardJson, shard.scenarioJson, String(shard.series[0]?.run));
   if (run.ok) {
     const scenario: unknown = JSON.parse(run.scenarioJson);
     const series: PolicySeries[] = run.series;

@@ -381,9 +381,9 @@ describe('trace keys', () => {
 describe('sweep keys', () => {
   it('round trip; the default sweep writes nothing and runs nothing', () => {
     expect(sweepLinkPairs(DEFAULT_SWEEP)).toEqual([]);
-    const sweep = { param: 'workload.arrival_rate_per_s', from: '50', to: '150', steps: '5' };
+    const sweep = { param: 'workload.arrival_rate_per_s', from: '50', to: '150', steps: '3' };
     const query = link([['seed', '7']], { sweep });
-    expect(query).toBe('?v=1&seed=7&sweep.param=workload.arrival_rate_per_s&sweep.from=50&sweep.to=150&sweep.steps=5');
+    expect(query).toBe('?v=1&seed=7&sweep.param=workload.arrival_rate_per_s&sweep.from=50&sweep.to=150&sweep.steps=3');
     expect(decodeSweepKeys(query)).toEqual({ state: sweep, present: true, messages: [] });
     // The scenario's keys and the sweep's keys do not disturb each other.
     const d = pageStateFromUrl(query, fields);

@@ -37,7 +37,8 @@ import { Theme } from './theme';
 import { TracePanel } from './trace-panel';
 import { EXCERPT_PRESET, excerptSource, fileSource, formatBytes, overridesAfterReplay } from './trace-source';
 import { isEmbedQuery, preview } from './url-state';
-import { RunAborted, WorkerClient } from './worker-client';
+import { RunAborted } from './worker-client';
+import { RunPool } from './worker-pool';
 import { nextTask } from './yield';
 
 /** Typing pauses this long before a re-run; checkboxes and presets run at once. */
@@ -91,7 +92,7 @@ class Playground {
   private readonly embedBox = this.embed ? null : new EmbedBox((text) => {
     byId('action-status').textContent = text;
   });
-  private readonly sim = new WorkerClient('run');
+  private readonly sim = new RunPool();
   private readonly theme = new Theme(!this.embed);
   private readonly charts: LazyCharts;
   private fields: FieldInfo[] = [];
