@@ -201,9 +201,6 @@ TEST(PolicyParameters, ValuesEqualToTheDefaultsCompareEqualToNeverSet) {
   EXPECT_EQ(b.of(spec)[0], 0.05);
 }
 
-}  // namespace
-}  // namespace prefixroute
-
 TEST(RecommendedPolicy, ExactlyOneBuiltInEntryIsMarkedAndItIsTheRecommendedPolicy) {
   ASSERT_TRUE(is_known_policy(recommended_policy()));
   const Json catalogue = Json::parse(policy_catalogue_json());
@@ -217,3 +214,6 @@ TEST(RecommendedPolicy, ExactlyOneBuiltInEntryIsMarkedAndItIsTheRecommendedPolic
   }
   EXPECT_EQ(marked, 1);
 }
+
+}  // namespace
+}  // namespace prefixroute
