@@ -141,7 +141,7 @@ function verdict(doc) {
     if (hitGap > 1)
       why = `fewer hits than ${other.label} (${fmt(rec.hit_rate * 100)} % vs ${fmt(other.hit_rate * 100)} %)`;
     else if (rec.imbalance > other.imbalance * 1.05)
-      why = `as many hits as ${other.label} (${fmt(rec.hit_rate * 100)} % vs ${fmt(other.hit_rate * 100)} %) but its load piled up: imbalance ${fmt(rec.imbalance, 2)} vs ${fmt(other.imbalance, 2)}`;
+      why = `${hitGap > 0 ? "about as many hits as" : "no fewer hits than"} ${other.label} (${fmt(rec.hit_rate * 100)} % vs ${fmt(other.hit_rate * 100)} %) but its load piled up: imbalance ${fmt(rec.imbalance, 2)} vs ${fmt(other.imbalance, 2)}`;
     else
       why = `queueing at equal hits and balance (${other.label}: ${fmt(other.hit_rate * 100)} % hits, imbalance ${fmt(other.imbalance, 2)})`;
   }
