@@ -216,6 +216,8 @@ export interface PolicyInfo {
   colours: { light: string; dark: string };
   /** The scenario keys of its parameters ("affinity_balanced.load_slack_s"), in the schema. */
   params: string[];
+  /** Whether this is the policy prefixroute recommends (exactly one entry is). */
+  recommended: boolean;
 }
 
 /** expandSweep's answer: the values a sweep spec runs, in order. */

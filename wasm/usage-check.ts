@@ -54,6 +54,7 @@ export async function load(wasm: ArrayBuffer): Promise<PrefixrouteModule> {
 export function coarse(pr: PrefixrouteModule): number {
   const catalogue: PolicyInfo[] = pr.policyCatalogue();
   const names: string[] = catalogue.map((p) => `${p.name}: ${p.label}`);
+  const recommended: PolicyInfo | undefined = catalogue.find((p) => p.recommended);
   const schema: unknown = JSON.parse(pr.scenarioSchema());
   const version: string = pr.version();
   const memory: MemoryStats = pr.memoryStats();
@@ -96,7 +97,7 @@ export function coarse(pr: PrefixrouteModule): number {
     const cached: Uint32Array = series.cachedTokens;
     sum += ttft[0] + where[0] + cached[0] + series.policy.length;
   }
-  void names, void schema, void version, void doc, void inUse;
+  void names, void recommended, void schema, void version, void doc, void inUse;
   return sum;
 }
 
