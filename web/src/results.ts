@@ -70,8 +70,6 @@ export interface Results {
   bounds?: { ideal?: CacheBound; pooled?: CacheBound };
   results: PolicyResult[];
   replicates?: ReplicatesInfo;
-  /** The catalogue's recommended policy, when the core marks one. */
-  recommended?: string;
 }
 
 export function parseResults(json: string): Results {

@@ -9,7 +9,6 @@
 import { h } from './dom';
 import { formatCount, formatPercent } from './format';
 import { columnStanding, intervalOf, intervalsOverlap, seedCount, type Standing } from './intervals';
-import pageDefaults from './page-defaults.json';
 import { policySwatch } from './palette';
 import type { PolicyResult, Results } from './results';
 import { BASELINE_POLICY, COLUMNS, type Column, formatHalfWidth } from './table-columns';
@@ -37,7 +36,7 @@ export function renderTable(
   const rows = results.results;
   const baseline = rows.find((r) => r.policy === BASELINE_POLICY);
   const n = seedCount(results);
-  const recommended = results.recommended ?? pageDefaults.recommendedFallback;
+  const recommended = results.recommended;
 
   const headRow = h('tr', {}, h('th', { scope: 'col' }, 'Policy'));
   for (const c of COLUMNS) {
