@@ -4,6 +4,7 @@
 // kind ignores, and every kind running every policy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -255,6 +256,51 @@ TEST(WorkloadKind, AKindsTraceDependsOnlyOnTheFieldsItReads) {
   ASSERT_TRUE(agent_a.ok() && agent_b.ok());
   EXPECT_EQ(generate_synthetic(agent_a.scenario.workload, 42)->fingerprint(),
             generate_synthetic(agent_b.scenario.workload, 42)->fingerprint());
+}
+
+// The schema's x-kinds (FieldSpec::kinds) lists exactly the kinds whose
+// trace a workload field changes: the page shows only the chosen kind's
+// fields, so a field read but not listed would be hidden from its users.
+TEST(WorkloadKind, EachFieldsKindsAreExactlyTheKindsWhoseTraceItChanges) {
+  std::vector<const FieldSpec*> numbers;
+  for (const FieldSpec& f : scenario_fields())
+    if (f.key.rfind("workload.", 0) == 0 && f.kind != FieldKind::Text) numbers.push_back(&f);
+  ASSERT_GT(numbers.size(), 20u);
+  const auto ends_with = [](const std::string& key, const char* tail) {
+    const std::size_t n = std::string(tail).size();
+    return key.size() > n && key.compare(key.size() - n, n, tail) == 0;
+  };
+  for (const std::string kind : {"tenants", "sessions", "agentic", "gsp"}) {
+    const std::vector<Override> base = {{"workload.kind", kind}, {"workload.requests", "300"}};
+    const ScenarioParse plain = parse(base);
+    ASSERT_TRUE(plain.ok()) << plain.error_text();
+    const std::string before = generate_synthetic(plain.scenario.workload, 42)->fingerprint();
+    for (const FieldSpec* f : numbers) {
+      if (f->key == "workload.requests") continue;  // set above (gsp's count is groups x prompts per group)
+      // A changed value every kind accepts: a min raised with its max to
+      // 1000, a max set to 2000, anything else to 3 (or a value near it).
+      std::vector<Override> overrides = base;
+      if (ends_with(f->key, "_min")) {
+        overrides.emplace_back(f->key.substr(0, f->key.size() - 4) + "_max", "1000");
+        overrides.emplace_back(f->key, "1000");
+      } else if (ends_with(f->key, "_max")) {
+        overrides.emplace_back(f->key, "2000");
+      } else {
+        overrides.emplace_back(f->key, f->key == "workload.zipf_s" ? "0.5" : f->key == "workload.vocab_size" ? "1000" : "3");
+      }
+      const ScenarioParse changed = parse(overrides);
+      ASSERT_TRUE(changed.ok()) << kind << " " << f->key << ": " << changed.error_text();
+      const bool differs = generate_synthetic(changed.scenario.workload, 42)->fingerprint() != before;
+      const std::string kinds(f->kinds);
+      bool listed = kinds.empty();
+      for (std::size_t at = 0; !listed && at <= kinds.size();) {
+        const std::size_t comma = std::min(kinds.find(',', at), kinds.size());
+        listed = kinds.substr(at, comma - at) == kind;
+        at = comma + 1;
+      }
+      EXPECT_EQ(differs, listed) << "workload.kind " << kind << ", " << f->key << " (x-kinds \"" << kinds << "\")";
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -658,6 +658,20 @@ std::string scenario_to_json(const Scenario& scenario, int indent) {
   return scenario_json(scenario).dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
+namespace {
+// "a,b,c" as a JSON array of strings.
+Json split_choices(std::string_view list) {
+  Json out = Json::array();
+  while (true) {
+    const auto comma = list.find(',');
+    out.push_back(std::string(list.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return out;
+}
+}  // namespace
+
 std::string scenario_json_schema() {
   const Scenario defaults = Scenario::reference();
   Json schema = Json::object();
@@ -672,17 +686,7 @@ std::string scenario_json_schema() {
     if (f.spec.kind == FieldKind::Text) {
       prop["type"] = "string";
       prop["maxLength"] = kMaxTextLength;
-      if (!f.spec.choices.empty()) {
-        Json choices = Json::array();
-        std::string_view rest = f.spec.choices;
-        while (true) {
-          const auto comma = rest.find(',');
-          choices.push_back(std::string(rest.substr(0, comma)));
-          if (comma == std::string_view::npos) break;
-          rest.remove_prefix(comma + 1);
-        }
-        prop["enum"] = choices;
-      }
+      if (!f.spec.choices.empty()) prop["enum"] = split_choices(f.spec.choices);
       prop["default"] = f.get_text(defaults);
     } else {
       prop["type"] = f.spec.kind == FieldKind::Integer ? "integer" : "number";
@@ -698,6 +702,7 @@ std::string scenario_json_schema() {
     }
     prop["x-label"] = f.spec.label;
     if (!f.spec.policy.empty()) prop["x-policy"] = f.spec.policy;
+    if (!f.spec.kinds.empty()) prop["x-kinds"] = split_choices(f.spec.kinds);
     prop["description"] = f.spec.description;
     const auto dot = f.spec.key.find('.');
     if (dot == std::string::npos) {

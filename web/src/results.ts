@@ -24,6 +24,10 @@ export interface PolicyResult {
   imbalance: number;
   /** hit_rate over the ideal bound's hit rate (when the core reports bounds). */
   hit_share_of_ideal?: number;
+  /** Time per output token (ms) and output tokens/s of the cluster: with the batched engine (decode on). */
+  mean_tpot_ms?: number;
+  p99_tpot_ms?: number;
+  output_tokens_per_s?: number;
   replicas: ReplicaResult[];
 }
 

@@ -31,6 +31,22 @@ export const COLUMNS: readonly Column[] = [
 ];
 
 /**
+ * Columns shown when the results have them: decode figures of the batched
+ * engine (time per output token, output throughput of the whole cluster).
+ */
+export const DECODE_COLUMNS: readonly Column[] = [
+  { id: 'mean_tpot_ms', header: 'Mean TPOT', unit: 'ms', value: (r) => r.mean_tpot_ms ?? NaN, format: formatMs, better: 'low', change: formatChange },
+  { id: 'p99_tpot_ms', header: 'p99 TPOT', unit: 'ms', value: (r) => r.p99_tpot_ms ?? NaN, format: formatMs, better: 'low', change: formatChange, optional: true },
+  { id: 'output_tokens_per_s', header: 'Output', unit: 'tokens/s', value: (r) => r.output_tokens_per_s ?? NaN, format: formatCount, better: 'high', change: formatChange },
+];
+
+/** The columns of these results: COLUMNS, then each decode column every row has a value for. */
+export function columnsFor(rows: readonly PolicyResult[]): Column[] {
+  const decode = DECODE_COLUMNS.filter((c) => rows.length > 0 && rows.every((r) => Number.isFinite(c.value(r))));
+  return [...COLUMNS, ...decode];
+}
+
+/**
  * The policy the small figures compare against: the cache-blind baseline,
  * named in page-defaults.json (the page's editorial choices are data, as the
  * presets are).
@@ -64,8 +80,9 @@ export function renderTable(table: HTMLTableElement, notes: HTMLElement, results
   const rows = results.results;
   const baseline = rows.find((r) => r.policy === BASELINE_POLICY);
 
+  const columns = columnsFor(rows);
   const headRow = h('tr', {}, h('th', { scope: 'col' }, 'Policy'));
-  for (const c of COLUMNS) {
+  for (const c of columns) {
     headRow.append(
       h(
         'th',
@@ -85,7 +102,7 @@ export function renderTable(table: HTMLTableElement, notes: HTMLElement, results
     boundsText(results),
   );
 
-  const best = COLUMNS.map((c) => bestRows(rows, c));
+  const best = columns.map((c) => bestRows(rows, c));
   const body = h('tbody');
   rows.forEach((r, i) => {
     const tr = h(
@@ -94,7 +111,7 @@ export function renderTable(table: HTMLTableElement, notes: HTMLElement, results
       h('th', { scope: 'row' }, policySwatch(r.policy), r.label,
         h('code', { class: 'policy-id' }, r.policy)),
     );
-    COLUMNS.forEach((c, ci) => {
+    columns.forEach((c, ci) => {
       const v = c.value(r);
       const isBest = best[ci].has(i);
       const td = h('td', { class: `num${c.optional ? ' optional' : ''}${isBest ? ' best' : ''}`, 'data-col': c.id, 'data-value': v },

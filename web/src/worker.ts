@@ -52,12 +52,12 @@ async function openSource(request: TraceRequest): Promise<ReadableStream<Uint8Ar
  * Reads the requested trace (or reuses the loaded one). Returns the loader, or
  * null after posting a 'failed' message naming the bad line.
  */
-async function loadTrace(mod: PrefixrouteModule, id: number, request: TraceRequest): Promise<TraceLoaderHandle | null> {
-  const key = `${request.source.key}|${request.onError}`;
+async function loadTrace(mod: PrefixrouteModule, id: number, request: TraceRequest, settings: Pair[]): Promise<TraceLoaderHandle | null> {
+  const key = `${request.source.key}|${request.onError}|${JSON.stringify(settings)}`;
   if (loaded?.key === key) return loaded.loader;
   loaded?.loader.delete();
   loaded = null;
-  const loader = new mod.TraceLoader(request.source.name, '{}', JSON.stringify([['trace.on_error', request.onError]]));
+  const loader = new mod.TraceLoader(request.source.name, '{}', JSON.stringify([...settings, ['trace.on_error', request.onError]]));
   let last = 0;
   const totalBytes = request.source.bytes;
   const name = request.source.name;
@@ -80,6 +80,7 @@ async function loadTrace(mod: PrefixrouteModule, id: number, request: TraceReque
     lines: r.lines,
     requests: r.requests,
     skippedLines: r.skippedLines,
+    format: r.format,
     contentHash: r.contentHash,
     problems: r.problems,
     unlistedProblems: r.unlistedProblems,
@@ -111,7 +112,8 @@ async function run(mod: PrefixrouteModule, id: number, { overrides, trace }: Run
   let outcome: { ok: true; resultsJson: string; series: PolicySeries[]; scenarioJson?: string } | { ok: false; errors: { field: string; message: string }[] };
   let summary: TraceSummary | undefined;
   if (trace) {
-    const loader = await loadTrace(mod, id, trace);
+    // The trace reading settings (request limit, time scale) are the loader's: a change reads the trace again.
+    const loader = await loadTrace(mod, id, trace, resolved.accepted.filter(([key]) => key.startsWith('trace.')));
     if (!loader) return;
     summary = loaded?.summary;
     const traceOverrides: Pair[] = [...resolved.accepted, ['trace.on_error', trace.onError]];

@@ -170,6 +170,9 @@ struct FieldSpec {
   std::string_view choices = {};  ///< Text fields: allowed values, comma-separated ("" = free text)
   std::string_view policy = {};   ///< the policy whose parameter this is ("" = none)
   bool derivable = false;         ///< hardware.* derives it unless given (null = derive)
+  /// Workload fields: the workload kinds that read it, comma-separated ("" =
+  /// every kind, and every field outside `workload`).
+  std::string_view kinds = {};
 };
 
 /// Every field, sections in order (seed, workload, cluster, hardware, router,
