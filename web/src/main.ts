@@ -428,6 +428,7 @@ class Playground {
     }
     controls.setValues(values, keep);
     controls.setDeployment(summaryOf(results), values);
+    this.tracePanel.showSlicing(overrides);
     this.setLinkNotes(notes);
     controls.setPreset(trace ? 'custom' : this.matchPreset(values));
     // A replayed trace replaces the synthetic workload: its fields do not apply.

@@ -83,6 +83,11 @@ export class TracePanel {
     this.format.hidden = this.format.textContent === '';
   }
 
+  /** Opens the trace slicing fields when the scenario sets any (e.g. from a link); never closes them. */
+  showSlicing(overrides: readonly (readonly [string, string])[]): void {
+    if (overrides.some(([key]) => key.startsWith('trace.'))) byId<HTMLDetailsElement>('trace-slice').open = true;
+  }
+
   /** The formats the core reads (the schema's trace.format choices), named in the panel's help. */
   setFormats(formats: readonly string[]): void {
     const named = formats.filter((f) => f !== 'auto');
