@@ -154,9 +154,10 @@ class TraceLoader {
           if (!text.empty()) pr_trace_chunk_copy(chunk.as_handle(), text.data());
         }
         bytes_ += static_cast<double>(text.size());
-        // After trace.limit requests the reader only hashes: keep reading, so
-        // the content hash is the whole file's, as the command line's.
-        going_ = reader_->feed(text) || (options_.limit > 0 && reader_->requests() >= options_.limit);
+        // After trace.limit requests (or past trace.end_s) the reader only
+        // hashes: keep reading, so the content hash is the whole file's, as
+        // the command line's.
+        going_ = reader_->feed(text) || reader_->done();
       }
     }
     val status = val::object();

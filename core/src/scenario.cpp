@@ -431,6 +431,9 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
     errors.push_back({"workload.tool_tokens_min",
                       "must be <= workload.tool_tokens_max (" + std::to_string(sp.tool_tokens_max) + "); got " +
                           std::to_string(sp.tool_tokens_min)});
+  if (s.trace.end_s > 0 && s.trace.end_s <= s.trace.start_s)
+    errors.push_back({"trace.end_s", "must be 0 (to the end) or > trace.start_s (" + format_number(s.trace.start_s) +
+                                         "); got " + format_number(s.trace.end_s)});
   if (is_session_kind(w.kind)) check_session_limits(s, errors);
   else if (w.kind == "gsp") check_gsp_limits(s, errors);
   else check_tenant_limits(s, errors);

@@ -273,6 +273,13 @@ std::vector<Field> trace_fields() {
                double),
       PR_FIELD("trace.limit", "Request limit", Integer, 0, 1e9, "requests",
                "Replay only the first this many requests (0 = all).", trace.limit, std::uint64_t),
+      PR_FIELD("trace.start_s", "Window start", Number, 0, 1e9, "s",
+               "Replay only requests at or after this second of the trace's own clock (before time_scale); "
+               "arrivals then count from it.",
+               trace.start_s, double),
+      PR_FIELD("trace.end_s", "Window end", Number, 0, 1e9, "s",
+               "Replay only requests before this second of the trace's own clock (0 = to the end).", trace.end_s,
+               double),
       PR_FIELD("trace.lines", "Lines read", Integer, 0, 1e12, "lines", "Lines read from the trace file (recorded).",
                trace.lines, std::uint64_t),
       PR_FIELD("trace.skipped_lines", "Lines skipped", Integer, 0, 1e12, "lines",
