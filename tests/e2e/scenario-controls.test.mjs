@@ -5,7 +5,8 @@
 // model and the batched engine shows the core's "what this means" line and
 // the TPOT columns; the workload kind shows only its fields; a replay sliced
 // to its first requests gives prefixroute-bench's numbers for the same
-// slice, and the drop zone names the format the core read.
+// slice (a window of its clock, a request limit, a time scale), and the
+// drop zone names the format the core read.
 // Run: bash scripts/test-e2e.sh (builds first).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -104,7 +105,7 @@ describe('scenario controls and layout', () => {
     await page.close();
   });
 
-  test('a replay sliced to its first 200 requests at half the rate matches prefixroute-bench on the same slice', async () => {
+  test('a replay sliced to a window, its first 200 requests, at half the rate matches prefixroute-bench on the same slice', async () => {
     const { page, problems } = await openIn(session.context, session.server.url);
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
     let count = await runs(page);
@@ -113,14 +114,16 @@ describe('scenario controls and layout', () => {
     assert.match(await page.textContent('#trace-format'), /read as mooncake format\.$/);
     await page.click('#trace-slice summary');
     count = await runs(page);
+    await page.fill('#field-trace-start_s', '60');
+    await page.fill('#field-trace-end_s', '240');
     await page.fill('#field-trace-limit', '200');
     await page.fill('#field-trace-time_scale', '2');
     await page.press('#field-trace-time_scale', 'Enter');
     // The address holds the scenario on screen: both fields applied.
-    await page.waitForFunction(() => location.search.includes('trace.limit=200') && location.search.includes('trace.time_scale=2'));
+    await page.waitForFunction(() => ['trace.start_s=60', 'trace.end_s=240', 'trace.limit=200', 'trace.time_scale=2'].every((k) => location.search.includes(k)));
     await page.waitForFunction(() => !document.querySelector('#results-table').classList.contains('stale'));
     assert.match(await page.textContent('#trace-status'), /^Replayed .* \(mooncake format\): 200 requests/);
-    const doc = JSON.parse(benchOutput(session.bench, ['--trace', EXCERPT], [...EXCERPT_SETS, ['trace.limit', '200'], ['trace.time_scale', '2']]));
+    const doc = JSON.parse(benchOutput(session.bench, ['--trace', EXCERPT], [...EXCERPT_SETS, ['trace.start_s', '60'], ['trace.end_s', '240'], ['trace.limit', '200'], ['trace.time_scale', '2']]));
     const cells = (col) => page.$$eval('#results-table tbody tr', (trs, c) => trs.map((tr) => [tr.dataset.policy, tr.querySelector(`[data-col="${c}"]`).dataset.value]), col);
     for (const col of ['mean_ttft_ms', 'hit_rate']) assert.deepEqual(await cells(col), doc.results.map((r) => [r.policy, String(r[col])]), col);
     // Back to the synthetic workload: the slice goes with the trace.

@@ -54,7 +54,7 @@ describe('choice and derivable fields from the schema', () => {
 
   it('the trace slicing fields are page fields; the trace’s other settings are not', async () => {
     const shown = (await loadFields()).filter(isPageField).map((f) => f.key).filter((k) => k.startsWith('trace.'));
-    expect(shown.sort()).toEqual(['trace.limit', 'trace.time_scale']);
+    expect(shown.sort()).toEqual(['trace.end_s', 'trace.limit', 'trace.start_s', 'trace.time_scale']);
   });
 });
 

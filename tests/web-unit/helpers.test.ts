@@ -140,7 +140,7 @@ describe('exports', () => {
     }
     // Of the trace settings only the slicing fields are controls (in the Trace replay panel).
     const shown = fields.filter(isPageField).map((f) => f.key);
-    expect(shown.filter((k) => k.startsWith('trace.')).sort()).toEqual(['trace.limit', 'trace.time_scale']);
+    expect(shown.filter((k) => k.startsWith('trace.')).sort()).toEqual(['trace.end_s', 'trace.limit', 'trace.start_s', 'trace.time_scale']);
     expect(shown).toContain('workload.requests');
     const requests = fields.find((f) => f.key === 'workload.requests')!;
     expect(requests.kind).toBe('integer');

@@ -147,16 +147,16 @@ export function nonDefaultOverrides(values: Map<string, string>, fields: FieldIn
  */
 export const UNSUPPORTED_GROUPS: Record<string, string> = {
   trace:
-    'the page sets only a replay’s request limit and time scale (under Trace replay); ' +
+    'the page sets only a replay’s time window, request limit and time scale (under Trace replay); ' +
     'for other trace settings use prefixroute-bench --trace',
 };
 
 /**
  * The trace reading settings the page offers, in the Trace replay panel: they
- * slice a replayed trace (its first N requests; its clock stretched or
- * squeezed). The bad-line mode has a control and link key of its own there.
+ * slice a replayed trace (a window of its clock; its first N requests; its
+ * clock stretched or squeezed). The bad-line mode has a control and link key of its own there.
  */
-export const TRACE_PAGE_FIELDS: readonly string[] = ['trace.limit', 'trace.time_scale'];
+export const TRACE_PAGE_FIELDS: readonly string[] = ['trace.start_s', 'trace.end_s', 'trace.limit', 'trace.time_scale'];
 
 /** Whether the page offers a control (and a link key) for this field. */
 export function isPageField(field: FieldInfo): boolean {

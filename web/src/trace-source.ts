@@ -53,7 +53,7 @@ export interface RestoredField {
  * trace-sized cluster) put back to their values in `before` (the synthetic
  * scenario shown before the replay), or to their defaults when there was
  * none (a replay opened from a link), and without the trace's own fields
- * (trace.limit, trace.time_scale). Also lists what changed, for the page to
+ * (trace.start_s, end_s, limit, time_scale). Also lists what changed, for the page to
  * say so.
  */
 export function overridesAfterReplay(current: readonly Pair[], before: readonly Pair[] | null): { overrides: Pair[]; restored: RestoredField[] } {
