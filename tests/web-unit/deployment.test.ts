@@ -9,6 +9,7 @@ import { PRESETS, presetOverrides } from '../../web/src/presets';
 import { parseResults } from '../../web/src/results';
 import { isDefault, isPageField, nonDefaultOverrides, scenarioValues } from '../../web/src/schema';
 import { columnsFor } from '../../web/src/table';
+import { decodeUrlState } from '../../web/src/url-state';
 import { formatText, replayedText } from '../../web/src/trace-source';
 import type { TraceSummary } from '../../web/src/protocol';
 import { loadCore, loadFields } from './core';
@@ -50,6 +51,13 @@ describe('choice and derivable fields from the schema', () => {
     expect(scenarioValues(given.scenarioJson, fields).get('cluster.cache_tokens')).toBe('9000');
     // A field that is not derivable: "" is no value at all.
     expect(isDefault(fields.find((f) => f.key === 'cluster.replicas')!, '')).toBe(false);
+  });
+
+  it('a link’s choice value must be one of the schema’s; a good one travels as it is', async () => {
+    const fields = (await loadFields()).filter(isPageField);
+    const bad = decodeUrlState('?v=1&hardware.model=gpt-5&cluster.engine=batched', fields);
+    expect(bad.overrides).toEqual([['cluster.engine', 'batched']]);
+    expect(bad.messages).toEqual([{ key: 'hardware.model', text: expect.stringMatching(/^Link value "gpt-5" is not one of none, llama-3\.1-8b, .*; the default is used\.$/) }]);
   });
 
   it('the trace slicing fields are page fields; the trace’s other settings are not', async () => {

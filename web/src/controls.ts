@@ -146,6 +146,8 @@ export class Controls {
 
   private readonly presetHelp: HTMLElement;
   private readonly presetBlurbs: Map<string, string>;
+  /** Each number input's text when the form was last read or set: a different text was typed since. */
+  private readonly synced = new Map<string, string>();
   /** The "what this means" line under the deployment pickers. */
   private deploymentText: HTMLElement | null = null;
 
@@ -258,6 +260,7 @@ export class Controls {
   read(): Map<string, string> {
     const values = new Map<string, string>();
     for (const [key, view] of this.views) {
+      if (view.input) this.synced.set(key, view.input.value);
       if (view.select) {
         values.set(key, view.select.value);
       } else if (view.input) {
@@ -282,17 +285,23 @@ export class Controls {
     return values;
   }
 
-  /** Shows values (e.g. the scenario a run used); `keep` lists fields whose typed text stays. */
-  setValues(values: Map<string, string>, keep: ReadonlySet<string> = new Set()): void {
+  /**
+   * Shows values (e.g. the scenario a run used); `keep` lists fields whose
+   * typed text stays. With `keepTyped`, a field typed in since the form was
+   * last read (the run shown was asked for before it) keeps its text too: its
+   * own run is on its way.
+   */
+  setValues(values: Map<string, string>, keep: ReadonlySet<string> = new Set(), keepTyped = false): void {
     for (const [key, view] of this.views) {
       const text = values.get(key);
       if (text === undefined || keep.has(key)) continue;
+      if (keepTyped && view.input && this.synced.has(key) && view.input.value !== this.synced.get(key)) continue;
       if (view.select) {
         view.select.value = text;
         if (key === KIND_KEY) this.showKind(text);
       } else if (view.input) {
-        if (document.activeElement === view.input && Number(view.input.value) === Number(text)) continue;
-        view.input.value = text;
+        if (!(document.activeElement === view.input && Number(view.input.value) === Number(text))) view.input.value = text;
+        this.synced.set(key, view.input.value);
       } else if (view.boxes) {
         const names = new Set(text.split(','));
         for (const b of view.boxes) b.checked = names.has(b.value);

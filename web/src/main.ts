@@ -426,7 +426,8 @@ class Playground {
       controls.setMessage(k, `Enter a number. Using ${values.get(k) ?? ''}.`);
       keep.add(k);
     }
-    controls.setValues(values, keep);
+    // An edit's results never undo what was typed while they ran.
+    controls.setValues(values, keep, origin === 'edit');
     controls.setDeployment(summaryOf(results), values);
     this.tracePanel.showSlicing(overrides);
     this.setLinkNotes(notes);
