@@ -21,6 +21,7 @@ import type {
   RoutingPolicy,
   RunResult,
   ShardResult,
+  TraceShardResult,
   ShardSeries,
   SweepProgressCallback,
   SweepShardResult,
@@ -53,6 +54,7 @@ export async function load(wasm: ArrayBuffer): Promise<PrefixrouteModule> {
 export function coarse(pr: PrefixrouteModule): number {
   const catalogue: PolicyInfo[] = pr.policyCatalogue();
   const names: string[] = catalogue.map((p) => `${p.name}: ${p.label}`);
+  const recommended: PolicyInfo | undefined = catalogue.find((p) => p.recommended);
   const schema: unknown = JSON.parse(pr.scenarioSchema());
   const version: string = pr.version();
   const memory: MemoryStats = pr.memoryStats();
@@ -95,7 +97,7 @@ export function coarse(pr: PrefixrouteModule): number {
     const cached: Uint32Array = series.cachedTokens;
     sum += ttft[0] + where[0] + cached[0] + series.policy.length;
   }
-  void names, void schema, void version, void doc, void inUse;
+  void names, void recommended, void schema, void version, void doc, void inUse;
   return sum;
 }
 
@@ -194,6 +196,8 @@ export function trace(pr: PrefixrouteModule, chunks: TraceChunk[]): string[] {
   const onProgress: ProgressCallback = (policyIndex, done, total) => policyIndex >= 0 && done <= total;
   const run: TraceRunResult = pr.runTrace(loader, '', JSON.stringify([['trace.on_error', 'skip']]), onProgress);
   pr.runTrace(loader, '{}', '', null);
+  const shard: TraceShardResult = pr.runTraceShard(loader, '', '', 1, 2, onProgress);
+  if (shard.ok) lines.push(shard.shardJson, shard.scenarioJson, String(shard.series[0]?.run));
   if (run.ok) {
     const scenario: unknown = JSON.parse(run.scenarioJson);
     const series: PolicySeries[] = run.series;

@@ -8,7 +8,7 @@ import { DEPLOYMENT_KEYS, deploymentLine, formatKiB, readByKind, summaryOf } fro
 import { PRESETS, presetOverrides } from '../../web/src/presets';
 import { parseResults } from '../../web/src/results';
 import { isDefault, isPageField, nonDefaultOverrides, scenarioValues } from '../../web/src/schema';
-import { columnsFor } from '../../web/src/table';
+import { columnsFor } from '../../web/src/table-columns';
 import { decodeUrlState } from '../../web/src/url-state';
 import { formatText, replayedText } from '../../web/src/trace-source';
 import type { TraceSummary } from '../../web/src/protocol';
