@@ -24,6 +24,10 @@ export interface PolicyResult {
   imbalance: number;
   /** hit_rate over the ideal bound's hit rate (when the core reports bounds). */
   hit_share_of_ideal?: number;
+  /** Time per output token (ms) and output tokens/s of the cluster: with the batched engine (decode on). */
+  mean_tpot_ms?: number;
+  p99_tpot_ms?: number;
+  output_tokens_per_s?: number;
   replicas: ReplicaResult[];
   /**
    * With replicates > 1: each metric's 95 % Student-t interval over the
@@ -63,8 +67,6 @@ export interface CacheBound {
 
 export interface Results {
   schema: string;
-  /** The policy prefixroute recommends (the catalogue's recommended entry). */
-  recommended: string;
   scenario: Record<string, unknown>;
   workload: { requests: number; prompt_tokens: number; fingerprint: string };
   bounds?: { ideal?: CacheBound; pooled?: CacheBound };

@@ -11,7 +11,7 @@ import { formatCount, formatPercent } from './format';
 import { columnStanding, intervalOf, intervalsOverlap, seedCount, type Standing } from './intervals';
 import { policySwatch } from './palette';
 import type { PolicyResult, Results } from './results';
-import { BASELINE_POLICY, COLUMNS, type Column, formatHalfWidth } from './table-columns';
+import { BASELINE_POLICY, COLUMNS, type Column, columnsFor, formatHalfWidth } from './table-columns';
 import { replaysTrace } from './verdict';
 
 /** A run pinned for comparison, with a few words saying what it was. */
@@ -38,8 +38,9 @@ export function renderTable(
   const n = seedCount(results);
   const recommended = results.recommended;
 
+  const columns = columnsFor(rows);
   const headRow = h('tr', {}, h('th', { scope: 'col' }, 'Policy'));
-  for (const c of COLUMNS) {
+  for (const c of columns) {
     headRow.append(
       h(
         'th',
@@ -52,7 +53,7 @@ export function renderTable(
   const caption = h('caption', { class: 'visually-hidden' }, 'Results per policy');
 
   const pinnedRows = new Map((pinned?.results.results ?? []).map((r) => [r.policy, r]));
-  const standings = COLUMNS.map((c) => columnStanding(rows, c.id, c.value, c.better));
+  const standings = columns.map((c) => columnStanding(rows, c.id, c.value, c.better));
   const body = h('tbody');
   rows.forEach((r, i) => {
     const tr = h(
@@ -62,7 +63,7 @@ export function renderTable(
         h('code', { class: 'policy-id' }, r.policy),
         r.policy === recommended ? h('span', { class: 'recommended-tag', title: 'the policy this project recommends (README: Which policy to recommend)' }, 'recommended') : null),
     );
-    COLUMNS.forEach((c, ci) => {
+    columns.forEach((c, ci) => {
       const v = c.value(r);
       const mark = cellMark(standings[ci], i);
       const td = h('td', { class: `num${c.optional ? ' optional' : ''}${mark === 'best' ? ' best' : ''}${mark === 'tied' ? ' tied' : ''}`, 'data-col': c.id, 'data-value': v },
