@@ -67,6 +67,8 @@ export interface CacheBound {
 
 export interface Results {
   schema: string;
+  /** The policy prefixroute recommends (the catalogue's recommended entry). */
+  recommended: string;
   scenario: Record<string, unknown>;
   workload: { requests: number; prompt_tokens: number; fingerprint: string };
   bounds?: { ideal?: CacheBound; pooled?: CacheBound };
