@@ -45,7 +45,9 @@ class RouterInstances {
 
   std::size_t size() const { return policies_.size(); }
   /// The instance that routes request `id`.
-  std::size_t of(std::uint64_t id) const { return static_cast<std::size_t>(id % policies_.size()); }
+  std::size_t of(std::uint64_t id) const {
+    return policies_.size() == 1 ? 0 : static_cast<std::size_t>(id % policies_.size());
+  }
   RoutingPolicy& policy(std::size_t instance) const { return *policies_[instance]; }
   /// Instance `instance`'s router queue, or null when its policy keeps none.
   RouterQueue* queue(std::size_t instance) { return queues_.empty() ? nullptr : &queues_[instance]; }

@@ -41,6 +41,8 @@
 // one pass over the replicas per scrape period that contains an event, up to
 // the first scrape after the last arrival (later ones could change nothing:
 // no policy reads them and usage only falls; see ReplicaTotals::peak_kv_usage).
+// With N > 1 router instances, O(R) more per request (RouterInstances::enter);
+// a router queue adds O(log H) per held request for H held.
 #pragma once
 
 #include <cstdint>
