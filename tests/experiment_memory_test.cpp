@@ -90,6 +90,17 @@ TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfSyntheticRuns) {
   expect_bounds(parsed({{"policies", "affinity_balanced,dynamo_kv"}, {"workload.requests", "20000"},
                         {"cluster.cache_tokens", "1000000"}, {"router.kv_event_lag_ms", "50"}}),
                 nullptr, nullptr, "20k requests, unbounded caches, lagged");
+  // Four router instances (four objects of every policy): the estimate is
+  // four times a policy's estimate for a quarter of the requests, each at
+  // its bound (llm-d's index: the blocks it routes, repeats counted, or its
+  // capacity), so looser than one router's; never below. And Dynamo's router
+  // queue holding most of an overloaded run.
+  expect_bounds(parsed({{"policies", "all"}, {"router.instances", "4"}, {"cluster.decode_ms_per_token", "20"}}),
+                nullptr, nullptr, "every policy behind 4 routers", 8);
+  expect_bounds(parsed({{"policies", "dynamo_kv"}, {"workload.requests", "20000"},
+                        {"workload.arrival_rate_per_s", "2000"}, {"dynamo_kv.router_queue", "fcfs"},
+                        {"dynamo_kv.queue_threshold", "0"}}),
+                nullptr, nullptr, "router queue holding an overload");
 }
 
 TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfEachWorkloadKind) {

@@ -90,13 +90,20 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
   // trace's tokens on one).
   const double replica_tokens = std::min(replicas * (static_cast<double>(s.cluster.cache_tokens) + prompt_max),
                                          replicas * b.shared_tokens + b.unique_tokens);
-  // The largest state of one of the scenario's policies.
+  // The largest state of one of the scenario's policies: with several router
+  // instances, each instance's for the requests it routes (every
+  // instances-th; their prompts at most the longest each), summed.
   double policy_state = 0;
-  const RoutedSize routed{requests, replay != nullptr ? replay->prompt_tokens : requests * prompt_max};
+  const double instances = std::max(1u, s.router.instances);
+  const double total_prompt = replay != nullptr ? replay->prompt_tokens : requests * prompt_max;
+  const double per_instance = std::ceil(requests / instances);
+  const RoutedSize routed{per_instance, instances > 1 ? std::min(total_prompt, per_instance * prompt_max) : total_prompt,
+                          b.prompt_pieces};
   for (const std::string& name : s.policies) {
     const PolicySpec* spec = find_policy(name);
     if (spec != nullptr && spec->has_state_estimate())
-      policy_state = std::max(policy_state, spec->state_bytes(s.policy_params.of(*spec), policy_context(s), routed));
+      policy_state = std::max(
+          policy_state, instances * spec->state_bytes(s.policy_params.of(*spec), policy_context(s), routed));
   }
   // Runs at once, and workloads alive at once: a replicate's workload lives
   // from its first run to its last, runs start in list order, and a thread

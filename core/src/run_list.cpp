@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 
 #include "prefixroute/base/hashing.h"
 #include "prefixroute/base/parallel.h"
@@ -205,12 +206,16 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
     if (!report(f.point, f.run, 0, record.requests)) return release();
     if (!source) source = replay->open();
     if (key.phase < policies) {
-      auto policy = make_policy(scenario.policies[key.phase], seeded);  // a valid scenario names known policies
+      // One policy per router instance; a valid scenario names known policies.
+      const auto instances = make_router_instances(scenario.policies[key.phase], seeded);
+      std::vector<RoutingPolicy*> routers;
+      for (const auto& instance : instances) routers.push_back(instance.get());
       ProgressCallback per_run;
       if (options.progress)
         per_run = [&](std::uint64_t done) { return report(f.point, f.run, done, record.requests); };
       record.outcome.policy = scenario.policies[key.phase];
-      record.outcome.run = simulate(*source, scenario.cluster, *policy, per_run, 4096, scenario.router);
+      record.outcome.run = simulate(*source, scenario.cluster, std::span<RoutingPolicy* const>(routers), per_run, 4096,
+                                    scenario.router);
       if (record.outcome.run.cancelled) {
         record.outcome = PolicyOutcome{};
         return release();

@@ -1,10 +1,12 @@
 #include "prefixroute/scenario.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
 
 #include "json_text.h"
+#include "prefixroute/base/random.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/workload/gsp_workload.h"
 #include "prefixroute/workload/session_workload.h"
@@ -513,6 +515,21 @@ std::unique_ptr<RoutingPolicy> make_policy(std::string_view name, const Scenario
   const PolicySpec* spec = find_policy(name);
   if (spec == nullptr) return nullptr;
   return make_policy(*spec, scenario.policy_params.of(*spec), policy_context(scenario));
+}
+
+std::vector<std::unique_ptr<RoutingPolicy>> make_router_instances(std::string_view name, const Scenario& scenario) {
+  std::vector<std::unique_ptr<RoutingPolicy>> instances;
+  const PolicySpec* spec = find_policy(name);
+  if (spec == nullptr) return instances;
+  // Salt of the instances' seeds ("routers" in ASCII).
+  constexpr std::uint64_t kInstanceSalt = 0x726f7574657273ULL;
+  PolicyContext context = policy_context(scenario);
+  const std::uint64_t seed = context.seed;
+  for (std::uint32_t k = 0; k < std::max(1u, scenario.router.instances); ++k) {
+    context.seed = k == 0 ? seed : mix_seed(seed, kInstanceSalt + k);
+    instances.push_back(make_policy(*spec, scenario.policy_params.of(*spec), context));
+  }
+  return instances;
 }
 
 bool set_number(Scenario& scenario, std::string_view key, double value) {

@@ -11,6 +11,9 @@ namespace prefixroute::scenario_detail {
 namespace {
 
 constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 - 1: exact in JSON and JS
+// Router replicas at most: a deployment runs a handful; each instance holds
+// its own policy state and a count per replica (memory N x replicas).
+constexpr double kMaxRouterInstances = 256;
 
 #define PR_FIELD(KEY, LABEL, KIND, MIN, MAX, UNIT, DESC, MEMBER, TYPE)                    \
   Field {                                                                                 \
@@ -259,6 +262,11 @@ std::vector<Field> leading_fields() {
       PR_FIELD("router.kv_event_lag_ms", "KV event lag", Number, 0, 3.6e6, "ms",
                "The router's precise cache view lags the engines' caches by this.",
                router.kv_event_lag_ms, double),
+      PR_FIELD("router.instances", "Router instances", Integer, 1, kMaxRouterInstances, "routers",
+               "Router replicas in front of the cluster: request i is routed by instance i mod N, each with its "
+               "own policy state (counters, trees, tables, router queue) and in-flight counts, so each sees about "
+               "1/N of the load; scrapes and KV events are shared. 1 = one router.",
+               router.instances, std::uint32_t),
   };
 }
 

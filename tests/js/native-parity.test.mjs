@@ -102,9 +102,11 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     assert.match(refused.errors[0].message, /hardware\.gpu = a100/);
   });
 
-  test('every catalogued policy, with decode, lagged KV events and the off-by-default flags on', () => {
+  // Also three router instances, so every policy runs as three objects.
+  test('every catalogued policy, with decode, lagged KV events, three routers and the off-by-default flags on', () => {
     const pairs = [
       ['policies', 'all'],
+      ['router.instances', '3'],
       ['workload.requests', '1500'],
       ['cluster.replicas', '6'],
       ['cluster.decode_ms_per_token', '20'],
@@ -121,6 +123,26 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
     assert.equal(wasm.resultsJson, native.json);
   });
+  // Dynamo's router queue behind two routers, on both engines, with a
+  // threshold low enough that requests are held (their TTFTs differ from the
+  // queue's off run).
+  test('the router queue behind two router instances, fifo and batched', () => {
+    for (const [engine, order, decodeMs] of [['fifo', 'fcfs', '20'], ['batched', 'spf', '0']]) {
+      const pairs = [
+        ['policies', 'dynamo_kv,round_robin'], ['workload.requests', '800'], ['cluster.replicas', '3'],
+        ['cluster.engine', engine], ['cluster.decode_ms_per_token', decodeMs], ['router.instances', '2'],
+        ['dynamo_kv.router_queue', order], ['dynamo_kv.queue_threshold', '0.05'],
+      ];
+      const native = runNativeBench(setArgs(pairs));
+      const wasm = pr.runScenario('', overridesJson(pairs), null);
+      assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+      assert.equal(wasm.resultsJson, native.json);
+      const offPairs = pairs.map(([key, value]) => [key, key === 'dynamo_kv.router_queue' ? 'off' : value]);
+      const off = JSON.parse(runNativeBench(setArgs(offPairs)).json);
+      assert.notEqual(JSON.parse(native.json).results[0].mean_ttft_ms, off.results[0].mean_ttft_ms);
+    }
+  });
+
   // The README's table for each workload kind, and the kinds with decode on
   // (their outputs decode) and lagged KV events.
   for (const kind of ['sessions', 'agentic', 'gsp']) {

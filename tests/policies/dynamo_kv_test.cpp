@@ -304,7 +304,61 @@ TEST(DynamoKv, PredictedOverlapIsTheLargerOfTheEventAndTheSideIndex) {
 TEST(DynamoKv, PredictedTtlIsOffByDefault) {
   DynamoKv policy(DynamoKvParams{}, 42);
   EXPECT_EQ(policy.side_index(), nullptr);
-  EXPECT_EQ(find_policy("dynamo_kv")->defaults.back(), 0.0);
+  const PolicySpec& spec = *find_policy("dynamo_kv");
+  for (std::size_t i = 0; i < spec.params.size(); ++i)
+    if (spec.params[i].key == "predicted_ttl_s") {
+      EXPECT_EQ(spec.defaults[i], 0.0);
+    }
+}
+
+TEST(DynamoKv, RouterQueueIsOffByDefaultWithDynamosThreshold) {
+  DynamoKv policy(DynamoKvParams{}, 42, 8192);
+  EXPECT_FALSE(policy.router_queue().has_value());
+  const PolicySpec& spec = *find_policy("dynamo_kv");
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < spec.params.size(); ++i) {
+    if (spec.params[i].key == "router_queue") {
+      EXPECT_EQ(spec.params[i].choices, "off,fcfs,spf");
+      EXPECT_EQ(spec.defaults[i], 0.0);  // off
+      ++found;
+    }
+    if (spec.params[i].key == "queue_threshold") {
+      EXPECT_EQ(spec.defaults[i], 2.0);
+      ++found;
+    }
+  }
+  EXPECT_EQ(found, 2u);
+  // The threshold is in units of the engines' step budget.
+  DynamoKvParams on;
+  on.router_queue = DynamoRouterQueue::ShortestPromptFirst;
+  EXPECT_EQ(DynamoKv(on, 42, 8192).queue_threshold_tokens(), 2.0 * 8192);
+  EXPECT_EQ(DynamoKv(on, 42, 8192).router_queue(), HoldOrder::ShortestPromptFirst);
+}
+
+// holds(): only when every replica's active prefill is above the threshold
+// (Dynamo's all_workers_busy: at the threshold is not busy).
+TEST(DynamoKv, HoldsOnlyWhileEveryReplicaIsAboveTheThreshold) {
+  DynamoKvParams p;
+  p.router_queue = DynamoRouterQueue::Fcfs;
+  p.queue_threshold = 0.5;  // x 100 = 50 tokens
+  DynamoKv policy(p, 42, 100);
+  std::vector<Replica> replicas = make_replicas(2, 1000);
+  const ClusterView view(replicas);
+  EXPECT_FALSE(policy.holds(view, 0));  // nothing routed
+  policy.on_routed(RoutedRequest{0, 0, prompt_of(run_of(1, 60)), 0, 0});
+  EXPECT_FALSE(policy.holds(view, 0));  // replica 1 is idle
+  policy.on_routed(RoutedRequest{1, 1, prompt_of(run_of(100, 50)), 0, 0});
+  EXPECT_FALSE(policy.holds(view, 0));  // replica 1 at 50: not above
+  policy.on_routed(RoutedRequest{2, 1, prompt_of(run_of(200, 1)), 0, 0});
+  EXPECT_TRUE(policy.holds(view, 0));  // 60 and 51
+  policy.on_first_token(0, 0, 0);
+  EXPECT_FALSE(policy.holds(view, 0));  // replica 0 back to 0
+  DynamoKvParams off = p;
+  off.router_queue = DynamoRouterQueue::Off;
+  DynamoKv never(off, 42, 100);
+  never.on_routed(RoutedRequest{0, 0, prompt_of(run_of(1, 600)), 0, 0});
+  never.on_routed(RoutedRequest{1, 1, prompt_of(run_of(1, 600)), 0, 0});
+  EXPECT_FALSE(never.holds(view, 0));
 }
 
 TEST(DynamoKv, RegisteredWithItsScenarioParameters) {

@@ -107,6 +107,13 @@ PolicyContext policy_context(const Scenario& scenario);
 /// parameters for it; null when no policy has that name.
 std::unique_ptr<RoutingPolicy> make_policy(std::string_view name, const Scenario& scenario);
 
+/// router.instances fresh instances of policy `name` (one per router
+/// replica); empty when no policy has that name. Instance 0 gets the
+/// scenario seed, so one instance is exactly make_policy(); instance k > 0
+/// gets a seed mixed from it and k, so seeded policies draw independent
+/// streams per router.
+std::vector<std::unique_ptr<RoutingPolicy>> make_router_instances(std::string_view name, const Scenario& scenario);
+
 /// Sets the numeric field `key` (e.g. "cluster.replicas",
 /// "dynamo_kv.temperature") without validating the value; returns false when
 /// no numeric field has that key. A derivable field set so counts as given;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "prefixroute/base/deterministic_math.h"
+#include "prefixroute/sim/router_queue.h"
 
 namespace prefixroute {
 
@@ -20,9 +21,26 @@ const PolicySpec& dynamo_kv_policy_spec() {
        param<&DynamoKvParams::predicted_ttl_s>(
            "predicted_ttl_s", "Predicted-index TTL", 0, 1e6, "s",
            "> 0: routing decisions also feed a side index kept this long; overlap is the larger of the "
-           "KV-event and side-index overlaps (Dynamo's predicted TTL); 0 = off.")},
+           "KV-event and side-index overlaps (Dynamo's predicted TTL); 0 = off."),
+       choice<&DynamoKvParams::router_queue>(
+           "router_queue", "Router queue", "off,fcfs,spf",
+           "Hold requests at the router while every replica's active prefill tokens exceed the queue "
+           "threshold, routing them when one drops to it (Dynamo's router queue): fcfs releases the earliest "
+           "arrival first, spf the shortest prompt first; off = route every request at arrival. The time held "
+           "counts in TTFT."),
+       param<&DynamoKvParams::queue_threshold>(
+           "queue_threshold", "Queue threshold", 0, 1e6, "x step budget",
+           "With router_queue on: a replica is busy when its active prefill tokens exceed this x "
+           "cluster.max_batched_tokens (Dynamo's --router-queue-threshold).")},
       [](const DynamoKvParams& p, const PolicyContext& context) -> std::unique_ptr<RoutingPolicy> {
-        return std::make_unique<DynamoKv>(p, context.seed);
+        return std::make_unique<DynamoKv>(p, context.seed, context.cluster.max_batched_tokens);
+      },
+      [](const DynamoKvParams& p, const PolicyContext&, const RoutedSize& size) -> double {
+        // The router queue may hold every request at once, each with its
+        // prompt's pieces copied (sim/router_queue.h).
+        if (p.router_queue == DynamoRouterQueue::Off) return 0.0;
+        return size.requests * (sizeof(HeldRequest) + sizeof(std::uint64_t) * 3) +
+               size.prompt_pieces * sizeof(Piece);
       });
   return spec;
 }
@@ -36,8 +54,10 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b
 
 }  // namespace
 
-DynamoKv::DynamoKv(const DynamoKvParams& params, std::uint64_t seed)
-    : params_(params), rng_(mix_seed(seed, kStreamSalt)) {
+DynamoKv::DynamoKv(const DynamoKvParams& params, std::uint64_t seed, std::uint64_t max_batched_tokens)
+    : params_(params),
+      queue_threshold_tokens_(params.queue_threshold * static_cast<double>(max_batched_tokens)),
+      rng_(mix_seed(seed, kStreamSalt)) {
   if (params_.block_size == 0) params_.block_size = 1;
   if (params_.predicted_ttl_s > 0) {
     side_ = std::make_unique<ApproxRadixTree>();
@@ -71,6 +91,27 @@ std::uint64_t DynamoKv::active_prefill_tokens(std::size_t replica) const {
 
 std::uint64_t DynamoKv::active_decode_blocks(std::size_t replica) const {
   return replica < active_decode_.size() ? active_decode_[replica] : 0;
+}
+
+std::optional<HoldOrder> DynamoKv::router_queue() const {
+  switch (params_.router_queue) {
+    case DynamoRouterQueue::Fcfs:
+      return HoldOrder::Fcfs;
+    case DynamoRouterQueue::ShortestPromptFirst:
+      return HoldOrder::ShortestPromptFirst;
+    case DynamoRouterQueue::Off:
+      break;
+  }
+  return std::nullopt;
+}
+
+bool DynamoKv::holds(const ClusterView& cluster, Tick) const {
+  if (params_.router_queue == DynamoRouterQueue::Off) return false;
+  // A replica this router has never routed to has no active prefill.
+  if (active_prefill_.size() < cluster.size()) return false;
+  for (std::size_t i = 0; i < cluster.size(); ++i)
+    if (static_cast<double>(active_prefill_[i]) <= queue_threshold_tokens_) return false;
+  return true;
 }
 
 std::size_t DynamoKv::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {

@@ -7,6 +7,7 @@
 
 #include "prefixroute/cache/prefix_index.h"
 #include "prefixroute/base/tournament_tree.h"
+#include "prefixroute/sim/router_instances.h"
 
 namespace prefixroute {
 namespace {
@@ -29,17 +30,19 @@ struct MirrorOp {
 
 class Simulation final : public EngineEvents {
  public:
-  Simulation(RequestSource& source, const ClusterConfig& cluster, RoutingPolicy& policy,
+  Simulation(RequestSource& source, const ClusterConfig& cluster, std::span<RoutingPolicy* const> policies,
              const RouterConfig& router)
       : source_(source),
         cluster_(cluster),
-        policy_(policy),
         busy_until_tree_(cluster.replicas, kNever) {
     replicas_.reserve(cluster.replicas);
     for (std::uint32_t i = 0; i < cluster.replicas; ++i) {
       replicas_.emplace_back(RadixCache(cluster.cache_tokens, cluster.protect_after_hits, &source.content()));
       busy_until_tree_.set(i, replicas_[i].busy_until());
     }
+    routers_ = std::make_unique<RouterInstances>(policies, replicas_);
+    release_pending_.assign(routers_->size(), 0);
+    const RoutingPolicy& policy = *policies.front();
     batched_ = cluster.engine == EngineKind::Batched;
     scrape_period_ = std::max<Tick>(1, seconds_to_ticks(router.scrape_period_ms / 1000.0));
     lag_ = seconds_to_ticks(router.kv_event_lag_ms / 1000.0);
@@ -67,7 +70,7 @@ class Simulation final : public EngineEvents {
     const auto n = static_cast<std::size_t>(source.size());
     run_.ttft.assign(n, 0);
     run_.end_to_end.assign(n, 0);
-    run_.replica_of.reserve(n);
+    run_.replica_of.assign(n, 0);
     run_.cached_of.assign(n, 0);
     if (batched_) predicted_.assign(n, 0);
     run_.replicas.resize(cluster.replicas);
@@ -88,14 +91,18 @@ class Simulation final : public EngineEvents {
       }
       if (i == 0) run_.first_arrival = request.arrival;
       advance_to(request.arrival);
-      route(i, request);
+      arrive(i, request);
       routed = i + 1;
     }
     arrivals_done_ = true;
     advance_to(kNever);  // finish every request: completions, end-to-end times
-    if (run_.cancelled) {  // only the routed requests have results
+    // A policy whose queue still holds requests with nothing left to run
+    // would strand them: they go out one at a time, in queue order.
+    while (release_stranded()) advance_to(kNever);
+    if (run_.cancelled) {  // only the arrived requests have results
       run_.ttft.resize(routed);
       run_.cached_of.resize(routed);
+      run_.replica_of.resize(routed);
     }
     for (std::size_t r = 0; r < replicas_.size(); ++r) {
       ReplicaTotals& t = run_.replicas[r];
@@ -122,19 +129,23 @@ class Simulation final : public EngineEvents {
   }
 
   void first_token(std::uint64_t id, std::uint32_t replica, Tick arrival, Tick now) override {
-    run_.ttft[id] = now - arrival;
-    policy_.on_first_token(id, replica, now);
+    run_.ttft[id] = now - arrival;  // arrival at the router: time held there counts
+    const std::size_t k = routers_->of(id);
+    routers_->policy(k).on_first_token(id, replica, now);
+    note_release(k);
   }
 
   void completed(std::uint64_t id, std::uint32_t replica, Tick arrival, Tick now,
                  std::uint64_t decode_tokens) override {
-    replicas_[replica].router_completed();
+    const std::size_t k = routers_->of(id);
+    routers_->completed(k, replica);
     run_.end_to_end[id] = now - arrival;
     run_.last_completion = std::max(run_.last_completion, now);
     if (batched_ && decode_tokens > 0)
       run_.tpot_ns.push_back(static_cast<double>(run_.end_to_end[id] - run_.ttft[id]) /
                              static_cast<double>(decode_tokens));
-    policy_.on_completed(id, replica, now);
+    routers_->policy(k).on_completed(id, replica, now);
+    note_release(k);
   }
 
   void cache_op(const CacheOp& op, Tick now) override {
@@ -144,16 +155,81 @@ class Simulation final : public EngineEvents {
   }
 
  private:
-  void route(std::size_t i, const SourcedRequest& request) {
-    const Tick now = request.arrival;
+  // Request i reaches its router instance: routed now, or held in the
+  // instance's queue while its policy says every replica is busy.
+  void arrive(std::size_t i, const SourcedRequest& request) {
+    const std::size_t k = routers_->of(i);
+    if (RouterQueue* queue = routers_->queue(k)) {
+      routers_->enter(k);
+      if (routers_->policy(k).holds(*view_, request.arrival)) {
+        queue->push(i, request);
+        ++held_count_;
+        return;
+      }
+    }
+    route(k, i, request, request.arrival);
+  }
+
+  // A hook of instance k's policy ran: its queue may release, after the
+  // engine event that ran it (never inside the engine's own call; one
+  // batched step can end the prefill of requests of several instances).
+  void note_release(std::size_t k) {
+    const RouterQueue* queue = routers_->queue(k);
+    if (queue == nullptr || queue->empty()) return;
+    release_pending_[k] = 1;
+    any_release_pending_ = true;
+  }
+
+  // Releases the queues noted during the event just handled, by instance.
+  void release_noted(Tick now) {
+    any_release_pending_ = false;
+    for (std::size_t k = 0; k < release_pending_.size(); ++k) {
+      if (release_pending_[k] == 0) continue;
+      release_pending_[k] = 0;
+      release_held(k, now);
+    }
+  }
+
+  // Routes instance k's held requests, best first, while its policy no
+  // longer holds them (Dynamo's SchedulerQueue::update).
+  void release_held(std::size_t k, Tick now) {
+    RouterQueue& queue = *routers_->queue(k);
+    RoutingPolicy& policy = routers_->policy(k);
+    routers_->enter(k);
+    while (!queue.empty() && !policy.holds(*view_, now)) {
+      queue.pop(held_);
+      --held_count_;
+      route(k, held_.id, held_.request, now);
+    }
+  }
+
+  // After the last event: one held request of each instance whose queue is
+  // not empty, routed at the last event's time. False when nothing is held.
+  bool release_stranded() {
+    bool any = false;
+    for (std::size_t k = 0; routers_->has_queues() && k < routers_->size(); ++k) {
+      RouterQueue& queue = *routers_->queue(k);
+      if (queue.empty()) continue;
+      queue.pop(held_);
+      --held_count_;
+      route(k, held_.id, held_.request, std::max(clock_, held_.request.arrival));
+      any = true;
+    }
+    return any;
+  }
+
+  // Instance k routes request i (arrived at request.arrival) at `now`.
+  void route(std::size_t k, std::size_t i, const SourcedRequest& request, Tick now) {
+    RoutingPolicy& policy = routers_->policy(k);
+    routers_->enter(k);
     const PromptPieces& pieces = request.prompt;
     const Prompt prompt = pieces.view();
     view_->forget_walk();
     const std::uint64_t output = run_.decode ? request.output_tokens : 0;
     const std::size_t chosen =
-        policy_.choose(RouteRequest(prompt, i, request.session, request.turn, output), *view_, now);
-    const std::int64_t predicted = policy_.predicted_cached_tokens();
-    policy_.on_routed(RoutedRequest{i, chosen, prompt, output, now, request.session, request.turn});
+        policy.choose(RouteRequest(prompt, i, request.session, request.turn, output), *view_, now);
+    const std::int64_t predicted = policy.predicted_cached_tokens();
+    policy.on_routed(RoutedRequest{i, chosen, prompt, output, now, request.session, request.turn});
     const auto r = static_cast<std::uint32_t>(chosen);
     Replica& replica = replicas_[chosen];
     if (predicted >= 0) {
@@ -169,16 +245,16 @@ class Simulation final : public EngineEvents {
     const std::size_t known_cached = view_->known_engine_match(prompt, chosen).value_or(0);
     EngineRequest admitted_request;
     admitted_request.id = i;
-    admitted_request.arrival = now;
+    admitted_request.arrival = request.arrival;
     admitted_request.prompt = &pieces;
     admitted_request.output_tokens = static_cast<std::uint32_t>(output);
     engine_->admit(r, admitted_request, now, known_cached, *this);
     if (predicted >= 0 && !batched_) run_.predicted_actual_cached_tokens += run_.cached_of[i];
     busy_until_tree_.set(chosen, replica.busy_until());
-    replica.router_dispatched();
+    routers_->dispatched(k, chosen);
     ReplicaTotals& totals = run_.replicas[chosen];
-    totals.peak_in_flight = std::max(totals.peak_in_flight, replica.in_flight());
-    run_.replica_of.push_back(r);
+    totals.peak_in_flight = std::max(totals.peak_in_flight, routers_->total(chosen));
+    run_.replica_of[i] = r;
   }
 
   // Processes everything that happens up to `now`, in the documented order:
@@ -192,9 +268,10 @@ class Simulation final : public EngineEvents {
       const Tick t_op = mirror_ops_.empty() ? kNever : mirror_ops_.front().time;
       const Tick t = std::min({event.time, t_op, next_sample_});
       if (t > now || t == kNever) break;
+      clock_ = t;
       if (event.time == t && !after_arrivals) {
         scrape_through(t - 1);  // scrapes strictly before t see the state before t
-        handle_engine_event();
+        handle_engine_event(t);
       } else if (t_op == t) {
         scrape_through(t - 1);
         apply_mirror_op(mirror_ops_.front());
@@ -207,16 +284,17 @@ class Simulation final : public EngineEvents {
         // caller has routed them (t < now), and after the scrape at t.
         if (t == now) break;
         scrape_through(t);
-        handle_engine_event();
+        handle_engine_event(t);
       }
     }
     if (now != kNever) scrape_through(now);
   }
 
-  void handle_engine_event() {
+  void handle_engine_event(Tick t) {
     const std::uint32_t r = engine_->handle_next_event(*this);
     const Tick busy_until = replicas_[r].busy_until();
     if (busy_until_tree_[r] != busy_until) busy_until_tree_.set(r, busy_until);
+    if (any_release_pending_) release_noted(t);
   }
 
   void apply_mirror_op(const MirrorOp& op) {
@@ -256,7 +334,9 @@ class Simulation final : public EngineEvents {
     // overloaded run drains for long after its last arrival, and each of its
     // scrapes would visit every replica. (The batched engine keeps its own
     // exact peak; see ReplicaTotals.)
-    if (arrivals_done_) final_scrape_taken_ = true;
+    // (Requests held at the router are routed later: until the last is,
+    // caches can still grow and policies still route.)
+    if (arrivals_done_ && held_count_ == 0) final_scrape_taken_ = true;
     const Tick at = next_scrape_ + ((t - next_scrape_) / scrape_period_) * scrape_period_;
     for (std::size_t r = 0; r < replicas_.size(); ++r) {
       engine_->scrape(static_cast<std::uint32_t>(r), at);
@@ -268,7 +348,7 @@ class Simulation final : public EngineEvents {
 
   void sample_in_flight() {
     for (std::size_t r = 0; r < replicas_.size(); ++r) {
-      run_.in_flight_samples.push_back(replicas_[r].in_flight());
+      run_.in_flight_samples.push_back(routers_->total(r));
       if (batched_) {
         const ReplicaLoad load = engine_->load(static_cast<std::uint32_t>(r));
         run_.batch_samples.push_back(load.running);
@@ -283,8 +363,13 @@ class Simulation final : public EngineEvents {
 
   RequestSource& source_;
   const ClusterConfig& cluster_;
-  RoutingPolicy& policy_;
   std::vector<Replica> replicas_;
+  std::unique_ptr<RouterInstances> routers_;  // the router instances, their policies and queues
+  std::vector<std::uint8_t> release_pending_;  // per instance: its queue may release after this event
+  bool any_release_pending_ = false;
+  std::uint64_t held_count_ = 0;  // requests held in the router queues
+  HeldRequest held_;                          // scratch: the request a queue releases
+  Tick clock_ = 0;                            // the time of the last event processed
   std::vector<RadixCache> mirrors_;
   std::vector<RadixCache::PathHandle> mirror_paths_;
   std::deque<MirrorOp> mirror_ops_;
@@ -305,11 +390,18 @@ class Simulation final : public EngineEvents {
 
 }  // namespace
 
+SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, std::span<RoutingPolicy* const> routers,
+                       const ProgressCallback& progress, std::uint64_t progress_every,
+                       const RouterConfig& router) {
+  Simulation simulation(source, cluster, routers, router);
+  return simulation.run(progress, progress_every);
+}
+
 SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, RoutingPolicy& policy,
                        const ProgressCallback& progress, std::uint64_t progress_every,
                        const RouterConfig& router) {
-  Simulation simulation(source, cluster, policy, router);
-  return simulation.run(progress, progress_every);
+  RoutingPolicy* const one[] = {&policy};
+  return simulate(source, cluster, std::span<RoutingPolicy* const>(one), progress, progress_every, router);
 }
 
 SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster, RoutingPolicy& policy,

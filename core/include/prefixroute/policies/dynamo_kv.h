@@ -51,11 +51,24 @@
 // It matters only when the precise view lags (router.kv_event_lag_ms > 0):
 // without lag the engine's cache already holds every routed prompt.
 //
-// Not modelled: Dynamo's router queue (--router-queue-threshold: hold a
-// request while every worker's active prefill is above a threshold, release
-// in fcfs or shortest-prompt-first order). choose() must return a replica
-// at arrival; holding needs the simulator to let a policy defer a request
-// and re-offer it when a first token lowers some worker's active prefill.
+// Router queue (router_queue = fcfs or spf; off by default). Dynamo's
+// --router-queue-threshold / --router-queue-policy (ai-dynamo/dynamo :
+// lib/kv-router/src/queue.rs, SchedulerQueue::all_workers_busy and update;
+// docs/components/router/README.md): a request is held at the router while
+// every replica's active prefill tokens (this router's own count, above)
+// exceed queue_threshold x cluster.max_batched_tokens (Dynamo reads each
+// worker's max_num_batched_tokens; 2.0 is the threshold its router docs
+// give). After each first token or completion of a request this router
+// routed, held requests are routed again, best first, while some replica is
+// at or below the threshold: fcfs = earliest arrival first; spf = fewest
+// prompt tokens first (Dynamo's wspt, (1 + priority) / input tokens, with no
+// priorities). The queue itself is the simulator's (sim/router_queue.h);
+// this policy supplies the rule (holds()) and the order (router_queue()).
+// Simplified: one threshold for every replica (Dynamo's is per worker and
+// per data-parallel rank); no priority jumps; the overlap of a held request
+// is computed at release only (Dynamo also computes it at enqueue, for its
+// queue metrics); under cluster.engine = fifo, cluster.max_batched_tokens is
+// not an engine limit but still scales the threshold.
 //
 // Invariants: active prefill tokens and decode blocks per replica equal the
 // sums over the requests routed there and not yet past first token /
@@ -80,18 +93,25 @@
 
 namespace prefixroute {
 
+/// Dynamo's router queue: off, or on with its release order.
+enum class DynamoRouterQueue : std::uint8_t { Off, Fcfs, ShortestPromptFirst };
+
 /// NVIDIA Dynamo KV router: cost over KV-event block overlap and active load.
 struct DynamoKvParams {
   std::uint32_t block_size = 16;
   double overlap_weight = 1.0;
   double temperature = 0.0;  ///< 0: lowest cost; > 0: softmax sampling (seeded)
   double predicted_ttl_s = 0;  ///< > 0: a side index of routing decisions with this TTL; 0 = off
+  DynamoRouterQueue router_queue = DynamoRouterQueue::Off;  ///< hold requests while every replica is busy
+  double queue_threshold = 2.0;  ///< busy: active prefill tokens > this x cluster.max_batched_tokens
 };
 
 class DynamoKv final : public RoutingPolicy {
  public:
   /// `seed` is the scenario seed; the policy derives its own stream from it.
-  DynamoKv(const DynamoKvParams& params, std::uint64_t seed);
+  /// `max_batched_tokens`: the engines' step budget, the router queue's
+  /// threshold unit (cluster.max_batched_tokens).
+  DynamoKv(const DynamoKvParams& params, std::uint64_t seed, std::uint64_t max_batched_tokens = 8192);
 
   std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "dynamo_kv"; }
@@ -101,6 +121,11 @@ class DynamoKv final : public RoutingPolicy {
   void on_first_token(std::uint64_t id, std::size_t replica, Tick now) override;
   void on_completed(std::uint64_t id, std::size_t replica, Tick now) override;
   CacheView matched_view() const override { return CacheView::Precise; }
+  std::optional<HoldOrder> router_queue() const override;
+  /// Every replica's active prefill tokens above queue_threshold x max_batched_tokens.
+  bool holds(const ClusterView& cluster, Tick now) const override;
+  /// The router queue's threshold, in active prefill tokens.
+  double queue_threshold_tokens() const { return queue_threshold_tokens_; }
 
   // ---- the router's bookkeeping, for tests and reports ----
   std::uint64_t active_prefill_tokens(std::size_t replica) const;
@@ -126,6 +151,7 @@ class DynamoKv final : public RoutingPolicy {
   void expire_side(Tick now);
 
   DynamoKvParams params_;
+  double queue_threshold_tokens_ = 0;
   Rng rng_;
   std::vector<std::uint64_t> active_prefill_;  // per replica
   std::vector<std::uint64_t> active_decode_;   // per replica

@@ -81,6 +81,7 @@ struct PolicyContext {
 struct RoutedSize {
   double requests = 0;
   double prompt_tokens = 0;  ///< summed over the requests
+  double prompt_pieces = 0;  ///< content pieces of the prompts, summed (PromptPieces)
 };
 
 /// The policy's colour in charts and swatches (CSS hex), on a light and a dark page.

@@ -21,12 +21,18 @@
 // that matches prompts says which caches it reads (matched_view()), so the
 // simulator indexes those.
 //
+// A router queue: a policy may hold requests at the router instead of routing
+// them at arrival (router_queue() and holds() below); the simulator parks
+// them and offers them to choose() later, when holds() turns false after one
+// of the policy's own lifecycle hooks (sim/router_queue.h).
+//
 // Each policy also has a spec (policy_spec.h): name, label, parameters and
 // factory, listed in the catalogue (catalogue.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "prefixroute/base/content.h"
@@ -65,6 +71,12 @@ struct RoutedRequest {
   std::uint32_t turn = 0;
 };
 
+/// The order in which a router queue releases the requests it holds.
+enum class HoldOrder : std::uint8_t {
+  Fcfs,                 ///< earliest arrival first (ties: trace order)
+  ShortestPromptFirst,  ///< fewest prompt tokens first (ties: earliest arrival)
+};
+
 class RoutingPolicy {
  public:
   virtual ~RoutingPolicy() = default;
@@ -87,6 +99,15 @@ class RoutingPolicy {
   /// Which caches choose() matches prompts against, if any: the simulator
   /// keeps a PrefixIndex of those for the ClusterView.
   virtual CacheView matched_view() const { return CacheView::None; }
+
+  /// Whether the policy keeps a router queue, and its release order; none by
+  /// default (every request is routed at its arrival). Read once per run.
+  virtual std::optional<HoldOrder> router_queue() const { return std::nullopt; }
+  /// With a router queue: whether a request arriving (or waiting) at `now`
+  /// must be held because no replica has room by the policy's own rule. Read
+  /// from the policy's state only; it may change only through choose() and
+  /// the lifecycle hooks, which is when the simulator asks again.
+  virtual bool holds(const ClusterView& /*cluster*/, Tick /*now*/) const { return false; }
 };
 
 }  // namespace prefixroute

@@ -53,6 +53,9 @@ double worst_busy_seconds(const ClusterConfig& cluster, double requests, double 
 struct RouterConfig {
   double scrape_period_ms = 50;  ///< engine metrics are sampled this often
   double kv_event_lag_ms = 0;    ///< the precise cache view lags the engine by this
+  /// Router replicas, each with its own policy state; request i goes to
+  /// instance i mod instances (sim/router_instances.h).
+  std::uint32_t instances = 1;
 };
 
 }  // namespace prefixroute

@@ -16,7 +16,7 @@
 // simulator maintains these; policies read them through the accessors below.
 //
 // Invariants: busy_until never decreases; counters only grow; in_flight equals
-// dispatched minus completed.
+// dispatched minus completed (by the router instance routing now).
 // Cost: admit() is one cache insert; the accessors are O(1).
 #pragma once
 
@@ -109,7 +109,9 @@ class Replica {
   void set_scraped(const EngineMetrics& metrics) { scraped_ = metrics; }
 
   // ---- the router's view (maintained by the simulator) ----
-  /// Requests dispatched here and not yet completed, counted by the router.
+  /// Requests dispatched here and not yet completed, counted by the router
+  /// (with several router instances: by the instance routing now; see
+  /// sim/router_instances.h).
   std::uint32_t in_flight() const { return in_flight_; }
   /// Engine metrics as of the last scrape.
   const EngineMetrics& scraped() const { return scraped_; }
@@ -119,6 +121,8 @@ class Replica {
 
   void router_dispatched() { ++in_flight_; }
   void router_completed() { --in_flight_; }
+  /// Shows another router instance's count (RouterInstances::enter).
+  void set_router_in_flight(std::uint32_t count) { in_flight_ = count; }
   /// Samples the engine's metrics at `now` (queue and running from admission
   /// times, usage from the cache).
   void scrape(Tick now, std::uint32_t decoding);

@@ -20,6 +20,16 @@
 //   TTFT = queue wait + uncached tokens / prefill rate
 //   end-to-end = TTFT + output tokens x time per output token (decode on)
 //
+// Router queue and router instances. A policy with a router queue
+// (RoutingPolicy::router_queue(); dynamo_kv.router_queue) may hold an
+// arriving request at the router; it is routed later, at the time one of its
+// router's first tokens or completions lets the policy release it
+// (sim/router_queue.h), and its TTFT and end-to-end times still count from
+// its arrival, so the time held counts. With several router instances
+// (router.instances; sim/router_instances.h) request i is routed by instance
+// i mod N, each instance a policy object of its own with its own in-flight
+// counts and queue.
+//
 // With decode off (the baseline model) a request completes at its first token
 // and pins nothing, and the baseline policies' results are exactly those of a
 // one-pass model that admits each request in arrival order. The batched
@@ -31,10 +41,13 @@
 // one pass over the replicas per scrape period that contains an event, up to
 // the first scrape after the last arrival (later ones could change nothing:
 // no policy reads them and usage only falls; see ReplicaTotals::peak_kv_usage).
+// With N > 1 router instances, O(R) more per request (RouterInstances::enter);
+// a router queue adds O(log H) per held request for H held.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "prefixroute/sim/cluster_config.h"
@@ -55,8 +68,9 @@ struct ReplicaTotals {
   Tick busy_ticks = 0;
   std::uint32_t peak_in_flight = 0;  ///< most requests dispatched and not completed at once
   /// Highest scraped cache usage (used / capacity). Scrapes stop after the
-  /// first one past the last arrival: from then on caches only unpin and
-  /// release, so usage cannot rise again. (Batched engine: the highest KV
+  /// first one past the last arrival (and past the last release from a
+  /// router queue): from then on caches only unpin and release, so usage
+  /// cannot rise again. (Batched engine: the highest KV
   /// held by running requests / capacity, at any step, not only at scrapes.)
   double peak_kv_usage = 0;
   // The batched engine's step totals (0 under fifo).
@@ -114,6 +128,13 @@ inline constexpr std::uint32_t kInFlightSamples = 256;
 
 /// Runs `policy` on the requests of `source`, read once front to back.
 SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, RoutingPolicy& policy,
+                       const ProgressCallback& progress = {}, std::uint64_t progress_every = 4096,
+                       const RouterConfig& router = {});
+
+/// As above, with one router instance per policy of `routers` (at least one,
+/// all of the same policy): request i is routed by routers[i mod size].
+/// (router.instances is read from `routers`' size, not from `router`.)
+SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, std::span<RoutingPolicy* const> routers,
                        const ProgressCallback& progress = {}, std::uint64_t progress_every = 4096,
                        const RouterConfig& router = {});
 
