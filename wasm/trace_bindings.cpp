@@ -1,5 +1,5 @@
 // WebAssembly bindings for trace replay: a TraceLoader that reads a
-// Mooncake- or Bailian-format JSONL trace (trace.format) in chunks (the core's incremental TraceReader),
+// Mooncake-, Bailian- or openai-format JSONL trace (trace.format) in chunks (the core's incremental TraceReader),
 // and runTrace, which runs a scenario's policies on the loaded trace. Kept in
 // its own EMSCRIPTEN_BINDINGS block; prefixroute.d.ts declares it.
 //
@@ -172,6 +172,7 @@ class TraceLoader {
     if (!finished_) {
       finished_ = true;
       result_ = reader_->finish();
+      format_ = reader_->format();
       reader_.reset();
       // The figures (size, prompt tokens, fingerprint) once, for every runTrace.
       if (result_.trace) {
@@ -199,6 +200,7 @@ class TraceLoader {
     out.set("lines", static_cast<double>(result_.lines));
     out.set("requests", result_.trace ? static_cast<double>(result_.trace->size()) : 0.0);
     out.set("skippedLines", static_cast<double>(result_.bad_lines));
+    out.set("format", std::string(prefixroute::trace_format_name(format_)));
     out.set("promptTokens", size_.prompt_tokens);
     out.set("contentHash", finished_ && setup_problems_.empty() ? prefixroute::hashing::to_hex16(result_.content_hash) : std::string());
     val problems = val::array();
@@ -223,6 +225,7 @@ class TraceLoader {
   std::unique_ptr<prefixroute::TraceReader> reader_;
   prefixroute::TraceReadResult result_;
   std::vector<prefixroute::TraceProblem> setup_problems_;
+  TraceReadOptions::Format format_ = TraceReadOptions::Format::Auto;  ///< the format read (auto: none told yet)
   double bytes_ = 0;
   std::unique_ptr<prefixroute::InMemoryReplay> replay_;  // of result_.trace
   prefixroute::ReplaySize size_;

@@ -180,6 +180,12 @@ std::vector<std::pair<const char*, std::optional<double>>> row_metrics(const Run
     m.emplace_back("preemptions", static_cast<double>(s.preemptions));
     m.emplace_back("recomputed_tokens", static_cast<double>(s.recomputed_tokens));
   }
+  // Workloads with sessions only; absent (left out) otherwise.
+  const auto session = [&](double v) { return s.has_sessions ? std::optional<double>(v) : std::nullopt; };
+  m.emplace_back("sessions", session(static_cast<double>(s.sessions)));
+  m.emplace_back("multi_call_sessions", session(static_cast<double>(s.multi_call_sessions)));
+  m.emplace_back("later_call_hit_rate", session(s.later_call_hit_rate));
+  m.emplace_back("one_replica_session_share", session(s.one_replica_session_share));
   return m;
 }
 
@@ -225,6 +231,12 @@ void write_row_metrics(Json& row, const RunSummary& s, double ideal_hit_rate, bo
     row["mean_batch"] = s.mean_batch;
     row["preemptions"] = s.preemptions;
     row["recomputed_tokens"] = s.recomputed_tokens;
+  }
+  if (s.has_sessions) {
+    row["sessions"] = s.sessions;
+    row["multi_call_sessions"] = s.multi_call_sessions;
+    row["later_call_hit_rate"] = s.later_call_hit_rate;
+    row["one_replica_session_share"] = s.one_replica_session_share;
   }
 }
 

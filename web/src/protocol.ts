@@ -42,6 +42,8 @@ export interface TraceSummary {
   lines: number;
   requests: number;
   skippedLines: number;
+  /** The format read (mooncake, bailian, openai); absent in summaries made before it was known. */
+  format?: string;
   contentHash: string;
   problems: TraceProblemInfo[];
   unlistedProblems: number;

@@ -24,6 +24,12 @@ export interface PolicyResult {
   imbalance: number;
   /** hit_rate over the ideal bound's hit rate (when the core reports bounds). */
   hit_share_of_ideal?: number;
+  /** Workloads with sessions only: sessions, those of more than one call, the hit rate of the calls after a
+   * session's first, and the share of multi-call sessions served by one replica throughout. */
+  sessions?: number;
+  multi_call_sessions?: number;
+  later_call_hit_rate?: number;
+  one_replica_session_share?: number;
   replicas: ReplicaResult[];
 }
 

@@ -30,6 +30,17 @@ export const COLUMNS: readonly Column[] = [
   { id: 'imbalance', header: 'Imbalance', unit: '', value: (r) => r.imbalance, format: formatRatio, better: 'low', change: formatChange },
 ];
 
+/** The per-session columns, shown when the workload has sessions (the core reports them only then). */
+export const SESSION_COLUMNS: readonly Column[] = [
+  { id: 'later_call_hit_rate', header: 'Later-call hit rate', unit: '', value: (r) => r.later_call_hit_rate ?? NaN, format: formatPercent, better: 'high', change: formatPointChange },
+  { id: 'one_replica_session_share', header: 'Sessions on one replica', unit: '', value: (r) => r.one_replica_session_share ?? NaN, format: formatPercent, better: 'high', change: formatPointChange },
+];
+
+/** The table's columns for these rows: COLUMNS, then SESSION_COLUMNS when the rows carry them. */
+export function columnsFor(rows: readonly PolicyResult[]): readonly Column[] {
+  return rows.length > 0 && rows[0].later_call_hit_rate !== undefined ? [...COLUMNS, ...SESSION_COLUMNS] : COLUMNS;
+}
+
 /**
  * The policy the small figures compare against: the cache-blind baseline,
  * named in page-defaults.json (the page's editorial choices are data, as the
@@ -63,9 +74,10 @@ export function bestRows(results: PolicyResult[], column: Column): Set<number> {
 export function renderTable(table: HTMLTableElement, notes: HTMLElement, results: Results, labelOf: (policy: string) => string = (p) => p): void {
   const rows = results.results;
   const baseline = rows.find((r) => r.policy === BASELINE_POLICY);
+  const columns = columnsFor(rows);
 
   const headRow = h('tr', {}, h('th', { scope: 'col' }, 'Policy'));
-  for (const c of COLUMNS) {
+  for (const c of columns) {
     headRow.append(
       h(
         'th',
@@ -82,10 +94,13 @@ export function renderTable(table: HTMLTableElement, notes: HTMLElement, results
       ? `Small figures: change against ${baseline.label}. `
       : `Add ${labelOf(BASELINE_POLICY)} to the policies to see changes against it. `,
     'Best in each column is highlighted and tagged “best”. Imbalance: the busiest replica’s prefill work over the mean (1.00 = even).',
+    columns.length > COLUMNS.length
+      ? ` Later-call hit rate: over the calls after the first of their session. Sessions on one replica: of the ${formatCount(rows[0].multi_call_sessions ?? 0)} sessions of more than one call, the share served by one replica throughout.`
+      : '',
     boundsText(results),
   );
 
-  const best = COLUMNS.map((c) => bestRows(rows, c));
+  const best = columns.map((c) => bestRows(rows, c));
   const body = h('tbody');
   rows.forEach((r, i) => {
     const tr = h(
@@ -94,7 +109,7 @@ export function renderTable(table: HTMLTableElement, notes: HTMLElement, results
       h('th', { scope: 'row' }, policySwatch(r.policy), r.label,
         h('code', { class: 'policy-id' }, r.policy)),
     );
-    COLUMNS.forEach((c, ci) => {
+    columns.forEach((c, ci) => {
       const v = c.value(r);
       const isBest = best[ci].has(i);
       const td = h('td', { class: `num${c.optional ? ' optional' : ''}${isBest ? ' best' : ''}`, 'data-col': c.id, 'data-value': v },

@@ -100,7 +100,8 @@ export function problemText(p: { line: number; field: string; message: string })
  * the skipped lines if any. Past tense: the run is over when it is shown.
  */
 export function replayedText(summary: TraceSummary): string {
-  let text = `Replayed ${summary.name}: ${formatCountOf(summary.requests, 'request')} from ${formatCountOf(summary.lines, 'line')} (${formatBytes(summary.bytes)}).`;
+  const format = summary.format ? `, ${summary.format} format` : '';
+  let text = `Replayed ${summary.name}: ${formatCountOf(summary.requests, 'request')} from ${formatCountOf(summary.lines, 'line')} (${formatBytes(summary.bytes)}${format}).`;
   if (summary.skippedLines > 0) {
     const first = summary.problems[0];
     text += ` Skipped ${formatCountOf(summary.skippedLines, 'bad line')}${first ? `; first: ${problemText(first)}` : ''}.`;

@@ -80,6 +80,7 @@ async function loadTrace(mod: PrefixrouteModule, id: number, request: TraceReque
     lines: r.lines,
     requests: r.requests,
     skippedLines: r.skippedLines,
+    format: r.format,
     contentHash: r.contentHash,
     problems: r.problems,
     unlistedProblems: r.unlistedProblems,

@@ -56,7 +56,7 @@ struct TraceSettings {
   double time_scale = 1.0;           ///< arrival = timestamp x time_scale
   std::uint64_t limit = 0;           ///< replay the first `limit` requests; 0 = all
   std::string on_error = "stop";     ///< "stop" at a bad line, or "skip" it (counted)
-  std::string format = "auto";       ///< "auto" (from the first JSON line), "mooncake" or "bailian"
+  std::string format = "auto";       ///< "auto" (from the first JSON line), "mooncake", "bailian" or "openai"
   std::string name;                  ///< file name of the replayed trace
   std::uint64_t lines = 0;           ///< lines read from it
   std::uint64_t skipped_lines = 0;   ///< bad lines skipped (on_error = "skip")

@@ -39,6 +39,9 @@ class RequestTrace {
   virtual std::uint64_t session(std::size_t i) const { return i; }
   /// Request i's index within its session (0 = its first request).
   virtual std::uint32_t turn(std::size_t /*i*/) const { return 0; }
+  /// Whether requests share sessions (conversations, agent runs), as
+  /// opposed to every request being a session of its own.
+  virtual bool has_sessions() const { return false; }
   /// The content every prompt's pieces are runs of.
   virtual const Content& content() const = 0;
   /// Request i's prompt as pieces of content(), into `out` (replacing it).
