@@ -112,12 +112,15 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
                                      (s.cluster.engine == EngineKind::Batched ? SimulationRun::kBatchedBytesPerRequest
                                                                               : 0.0));
   const double runs = static_cast<double>(s.policies.size()) * per_run + (s.replicates > 1 ? at_once * per_run : 0);
+  // A run's session tally, when the requests share sessions.
+  const bool sessions = replay != nullptr ? replay->sessions : is_session_kind(s.workload.kind);
+  const double tally = sessions ? requests * SessionTally::kEstimatedBytesPerRequest : 0.0;
   // With lagged KV events the router's view is a mirror of every cache.
   const double caches = (s.router.kv_event_lag_ms > 0 ? 2 : 1) * tree(replica_tokens, replicas, replica_pieces);
   // Each run at once holds its caches, a tree of every distinct token (a
   // router's own tree, the ideal bound's cache) and, at worst, the largest
   // policy state.
-  return workload + runs + at_once * (caches + tree(distinct, 1, b.tree_pieces) + policy_state);
+  return workload + runs + at_once * (caches + tree(distinct, 1, b.tree_pieces) + policy_state + tally);
 }
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,

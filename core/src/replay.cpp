@@ -128,6 +128,7 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
   const int file_errno = errno;
   out.read_ = reader.finish();
   out.has_sessions_ = reader.kind() == BlockTrace::Kind::Sessions;
+  figures.size.sessions = out.has_sessions_;
   figures.fingerprint = fingerprint ? fingerprint->value() : BlockTraceFingerprint(options.block_size).value();
   figures.size.requests = static_cast<double>(figures.requests);
   figures.size.prompt_tokens = static_cast<double>(figures.prompt_tokens);

@@ -185,7 +185,8 @@ std::vector<FieldError> check_replay(const Scenario& scenario, const ReplaySize&
 /// replayed trace's own memory (an InMemoryReplay's trace; a SpilledTrace
 /// keeps none but a 1 MiB buffer per run at once): the synthetic workload (when `replay` is
 /// null), every policy's per-request results (kept until the end), the
-/// replicas' caches (twice when KV events lag: the router's mirrors), and one
+/// replicas' caches (twice when KV events lag: the router's mirrors), a run's
+/// session tally when requests share sessions (SessionTally), and one
 /// tree of every distinct token (a router's own tree, the ideal bound's cache). With `jobs` = 1 the runs go one after
 /// another, so their trees are counted once; with more, min(jobs, runs) runs' trees and (with replicates)
 /// workloads are counted. Replicates add nothing else: only the first seed keeps per-request results. Built from the structures' own costs

@@ -4,10 +4,11 @@ namespace prefixroute {
 
 void SessionTally::routed(std::uint64_t request, std::uint64_t session, std::uint32_t replica,
                           std::uint64_t prompt_tokens) {
-  if (later_.size() <= request) later_.resize(request + 1, false);
+  const auto at = static_cast<std::size_t>(request);
+  if (later_.size() <= at) later_.resize(at + 1, false);
   const auto [it, first] = sessions_.try_emplace(session, Session{replica, false, false});
   if (first) return;
-  later_[request] = true;
+  later_[at] = true;
   ++later_calls_;
   later_prompt_tokens_ += prompt_tokens;
   Session& s = it->second;

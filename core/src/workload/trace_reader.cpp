@@ -164,8 +164,9 @@ void TraceReader::process_line(std::string_view line) {
   const bool openai = format_ == Format::OpenAI;
   current_format_ = bailian ? "bailian" : openai ? "openai" : "";
   if (openai && object) {
-    if (accept_openai(doc)) return;
-  } else {
+    if (!accept_openai(doc)) count_bad_line();
+    return;
+  }
   double seconds = 0, timestamp = 0;
   std::uint64_t input = 0, output = 0, chat_id = 0, session = 0;
   std::uint32_t turn = 0;
@@ -308,7 +309,10 @@ void TraceReader::process_line(std::string_view line) {
       return;
     }
   }
-  }  // Mooncake and Bailian
+  count_bad_line();
+}
+
+void TraceReader::count_bad_line() {
   ++bad_lines_;
   if (options_.on_error == TraceReadOptions::OnError::Stop || fatal_) {
     fatal_ = true;
@@ -353,7 +357,7 @@ bool TraceReader::accept_openai(const nlohmann::ordered_json& doc) {
     problem("timestamp", "is more than 1e9 s after the first request's at this time_scale (simulated time stops at 1e9 s)");
     return false;
   }
-  const std::uint64_t input = openai_tokens_.size();
+  const std::size_t input = openai_tokens_.size();
   if (static_cast<double>(total_tokens_ + input) > kMaxTotalPromptTokens) {
     problem(doc.contains("prompt") ? "prompt" : "messages", "the trace exceeds the limit of 2e10 prompt tokens in all");
     fatal_ = true;
@@ -365,7 +369,7 @@ bool TraceReader::accept_openai(const nlohmann::ordered_json& doc) {
   const std::size_t first_block = block_ids_.size();
   std::uint64_t chain = hashing::kFnvOffset;
   for (std::size_t from = 0; from < input; from += block) {
-    const std::size_t to = std::min<std::size_t>(input, from + block);
+    const std::size_t to = std::min(input, from + block);
     hashing::Fnv1a64 h{chain};
     for (std::size_t k = from; k < to; ++k) h.feed(openai_tokens_[k]);
     h.feed(to - from);

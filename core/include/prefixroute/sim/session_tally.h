@@ -37,6 +37,10 @@ struct SessionFigures {
 
 class SessionTally {
  public:
+  /// An upper estimate of the tally's heap per request: a hash-map node and
+  /// its bucket per session (at most one session per request) and a bit.
+  static constexpr double kEstimatedBytesPerRequest = 64 + 0.125;
+
   /// Request `request` (numbered from 0 in arrival order) of `session`, of
   /// `prompt_tokens` tokens, went to `replica`.
   void routed(std::uint64_t request, std::uint64_t session, std::uint32_t replica, std::uint64_t prompt_tokens);

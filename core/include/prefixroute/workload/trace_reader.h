@@ -136,6 +136,8 @@ class TraceReader {
  private:
   void process_line(std::string_view line);
   void problem(std::string field, std::string message);
+  /// Counts the current line as bad; stops reading under OnError::Stop.
+  void count_bad_line();
   /// An openai line, parsed: true when it was stored.
   bool accept_openai(const nlohmann::ordered_json& doc);
   /// Keeps (or hands to the sink) a request whose block ids are
