@@ -294,8 +294,8 @@ class Simulation final : public EngineEvents {
   std::deque<MirrorOp> mirror_ops_;
   std::unique_ptr<Engine> engine_;
   TournamentTree<Tick> busy_until_tree_;  // per replica: busy_until(), for the policy
-  std::vector<std::uint8_t> predicted_;
-  std::optional<SessionTally> sessions_;  // when the source has sessions   // batched: whether the policy predicted request i's hit
+  std::vector<std::uint8_t> predicted_;   // batched: whether the policy predicted request i's hit
+  std::optional<SessionTally> sessions_;  // when the source has sessions (per-session figures)
   bool batched_ = false;
   Tick scrape_period_ = 1;
   Tick next_scrape_ = 0;
