@@ -19,6 +19,10 @@
 //                    "predicted_hit_rate" (null when the policy predicts nothing),
 //                    "predicted_requests_actual_hit_rate",
 //                    "mean_e2e_ms", "p50_e2e_ms", "p99_e2e_ms" (decode on only),
+//                    "sessions", "multi_call_sessions", "later_call_hit_rate",
+//                    "one_replica_session_share" (workloads with sessions, where
+//                    some session has two calls: sim/session_tally.h; after the
+//                    batched keys),
 //                    "replicas": [ { "requests", "prefill_tokens", "cached_tokens", "work_ms",
 //                                    "peak_in_flight", "peak_kv_usage" } ] } ] }
 // Under the batched engine (or with hardware.model set) a "hardware" object
