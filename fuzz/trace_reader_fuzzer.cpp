@@ -1,5 +1,5 @@
 // Trace reader fuzzer: JSONL of every format (trace.format = mooncake,
-// bailian or auto) fed in random-sized chunks.
+// bailian, openai or auto) fed in random-sized chunks.
 //
 // The last few input bytes choose the options (format, Mooncake block size,
 // time scale, limit, time window) and the chunking; the rest is the trace text. For both OnError modes
@@ -11,10 +11,13 @@
 //   - the content hash is the FNV-1a 64 of every byte;
 //   - a trace that was read holds what the reader promises: arrivals in
 //     order, 1 <= input_length, ceil(input / block size) block ids (16 for a
-//     Bailian trace), at most `limit` requests, arrivals within the time
-//     window's length x time_scale, prompts that materialise to
-//     their length and start each full block with its id and a partial last
-//     block of a Bailian trace with its id + 2^31;
+//     Bailian or openai trace), at most `limit` requests, arrivals within the
+//     time window's length x time_scale, prompts that materialise to their
+//     length and start each full block with its id and a partial last block
+//     of a Bailian or openai trace with its id + 2^31; without a window start,
+//     an openai trace's first arrival is 0 and a request's turn counts the
+//     earlier requests of its session; its block ids are dense (each new id is
+//     one more than the largest before it);
 //   - a small trace is replayed through every policy and both cache bounds
 //     (the simulator must survive whatever the reader accepts).
 #include <fuzzer/FuzzedDataProvider.h>
@@ -23,6 +26,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -69,10 +73,24 @@ void compare(const TraceReadResult& a, const TraceReadResult& b) {
 
 void check_trace(const prefixroute::BlockTrace& trace, const TraceReadOptions& options) {
   if (trace.size() == 0) fail("a successful read with no requests");
-  const bool bailian = trace.kind() == prefixroute::BlockTrace::Kind::Bailian;
+  const bool bailian = trace.kind() == prefixroute::BlockTrace::Kind::Sessions;  // Bailian or openai
   if (options.format == TraceReadOptions::Format::Bailian && !bailian) fail("a Bailian read gave a Mooncake trace");
-  if (options.format == TraceReadOptions::Format::Mooncake && bailian) fail("a Mooncake read gave a Bailian trace");
+  if (options.format == TraceReadOptions::Format::OpenAI && !bailian) fail("an openai read gave a Mooncake trace");
+  if (options.format == TraceReadOptions::Format::Mooncake && bailian) fail("a Mooncake read gave a sessions trace");
   const std::uint32_t block_size = bailian ? TraceReadOptions::kBailianBlockSize : options.block_size;
+  if (options.format == TraceReadOptions::Format::OpenAI) {
+    const bool from_start = options.start_s == 0;
+    if (from_start && trace.arrival(0) != 0) fail("an openai trace's first arrival is not 0");
+    std::int64_t next_id = 0;
+    std::map<std::uint64_t, std::uint32_t> requests_of_session;
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+      for (const std::uint32_t id : trace.blocks_of(i)) {
+        if (id > next_id) fail("openai block ids are not dense in order of first appearance");
+        if (id == next_id) ++next_id;
+      }
+      if (from_start && trace.turn(i) != requests_of_session[trace.session(i)]++) fail("an openai turn does not count its session's requests");
+    }
+  }
   if (trace.block_size() != block_size) fail("wrong block size for the format");
   if (options.limit > 0 && trace.size() > options.limit) fail("more requests than the limit");
   if (options.end_s > 0 &&
@@ -120,9 +138,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static constexpr double kTimeScales[] = {1.0, 0.5, 2.0, 1e-6, 1e6};
   static constexpr std::uint32_t kBlockSizes[] = {1, 2, 3, 16, 512, 1048576};
   static constexpr TraceReadOptions::Format kFormats[] = {
-      TraceReadOptions::Format::Auto, TraceReadOptions::Format::Mooncake, TraceReadOptions::Format::Bailian};
+      TraceReadOptions::Format::Auto, TraceReadOptions::Format::Mooncake, TraceReadOptions::Format::Bailian,
+      TraceReadOptions::Format::OpenAI};
   TraceReadOptions options;
-  options.format = kFormats[in.ConsumeIntegralInRange<std::size_t>(0, 2)];
+  options.format = kFormats[in.ConsumeIntegralInRange<std::size_t>(0, 3)];
   options.block_size = kBlockSizes[in.ConsumeIntegralInRange<std::size_t>(0, 5)];
   options.time_scale = kTimeScales[in.ConsumeIntegralInRange<std::size_t>(0, 4)];
   options.limit = in.ConsumeIntegralInRange<std::uint64_t>(0, 4);

@@ -124,6 +124,12 @@ std::string format_replicates_text(const Scenario& scenario, const ExperimentRep
                            m("output_tokens_per_s").mean, m("output_tokens_per_s").half_width, m("mean_batch").mean,
                            m("mean_batch").half_width, m("preemptions").mean, m("preemptions").half_width);
     }
+    if (p.find("later_call_hit_rate") != nullptr) {  // a workload with sessions
+      out.pop_back();
+      out += printf_string("  later_call_hit=%5.1f ± %4.1f%%  one_replica=%5.1f ± %4.1f%%\n",
+                           m("later_call_hit_rate").mean * 100, m("later_call_hit_rate").half_width * 100,
+                           m("one_replica_session_share").mean * 100, m("one_replica_session_share").half_width * 100);
+    }
   }
   out += printf_string("%-18s one unbounded cache:            prefill_tokens=%11s ± %-9s  hit_rate=%5.1f ± %4.1f%%\n",
                        "bound: ideal", with_thousands(static_cast<std::uint64_t>(std::llround(mean_of(stats.ideal, "prefill_tokens")))).c_str(),
@@ -243,6 +249,9 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
       out += printf_string("  output=%9.0f tok/s  batch=%5.1f  preempted=%s", s.output_tokens_per_s, s.mean_batch,
                            with_thousands(s.preemptions).c_str());
     }
+    if (s.has_sessions)
+      out += printf_string("  later_call_hit=%5.1f%%  one_replica=%5.1f%% of %s sessions", s.later_call_hit_rate * 100,
+                           s.one_replica_session_share * 100, with_thousands(s.multi_call_sessions).c_str());
     out += "\n";
   }
   if (!report.cancelled) {
@@ -281,22 +290,31 @@ std::string format_markdown_table(const Scenario& scenario, const ExperimentRepo
              with_thousands(report.ideal.prefill_tokens) + " | |\n";
     return out;
   }
+  // Workloads with sessions add the per-session columns.
+  const bool sessions = !report.outcomes.empty() && report.outcomes.front().summary.has_sessions;
   std::string out =
-      "| Policy | Mean TTFT | p99 TTFT | Prefix cache hit rate | Share of ideal | Prefill tokens | Imbalance |\n"
-      "|---|---|---|---|---|---|---|\n";
+      sessions ? "| Policy | Mean TTFT | p99 TTFT | Prefix cache hit rate | Share of ideal | Prefill tokens | Imbalance "
+                 "| Later-call hit rate | Sessions on one replica |\n|---|---|---|---|---|---|---|---|---|\n"
+               : "| Policy | Mean TTFT | p99 TTFT | Prefix cache hit rate | Share of ideal | Prefill tokens | Imbalance |\n"
+                 "|---|---|---|---|---|---|---|\n";
+  const std::string empty_session_cells = sessions ? " | |" : "";
   for (const PolicyOutcome& o : report.outcomes) {
     const RunSummary& s = o.summary;
-    out += printf_string("| %s | %.1f ms | %.1f ms | %.1f%% | %.1f%% | %s | %.2f |\n", label_of(o.policy).c_str(),
+    out += printf_string("| %s | %.1f ms | %.1f ms | %.1f%% | %.1f%% | %s | %.2f |", label_of(o.policy).c_str(),
                          s.mean_ttft_ms, s.p99_ttft_ms, s.hit_rate * 100, share_of_ideal(s.hit_rate, report) * 100,
                          with_thousands(s.prefill_tokens).c_str(), s.imbalance);
+    if (sessions)
+      out += printf_string(" %.1f%% | %.1f%% |", s.later_call_hit_rate * 100, s.one_replica_session_share * 100);
+    out += "\n";
   }
   if (!report.cancelled) {
-    out += printf_string("| *Bound: ideal (one unbounded cache)* | | | %.1f%% | 100%% | %s | |\n",
-                         report.ideal.hit_rate * 100, with_thousands(report.ideal.prefill_tokens).c_str());
-    out += printf_string("| *Bound: pooled (one %s-token cache)* | | | %.1f%% | %.1f%% | %s | |\n",
+    out += printf_string("| *Bound: ideal (one unbounded cache)* | | | %.1f%% | 100%% | %s | |%s\n",
+                         report.ideal.hit_rate * 100, with_thousands(report.ideal.prefill_tokens).c_str(),
+                         empty_session_cells.c_str());
+    out += printf_string("| *Bound: pooled (one %s-token cache)* | | | %.1f%% | %.1f%% | %s | |%s\n",
                          with_thousands(report.pooled.capacity_tokens).c_str(), report.pooled.hit_rate * 100,
                          share_of_ideal(report.pooled.hit_rate, report) * 100,
-                         with_thousands(report.pooled.prefill_tokens).c_str());
+                         with_thousands(report.pooled.prefill_tokens).c_str(), empty_session_cells.c_str());
   }
   return out;
 }

@@ -394,6 +394,8 @@ export interface TraceLoadResult {
   requests: number;
   /** Bad lines skipped (trace.on_error = "skip"). */
   skippedLines: number;
+  /** The format read: "mooncake", "bailian" or "openai" (trace.format, or detected from the first JSON line); "auto" when no line told it. */
+  format: string;
   /** Sum of the requests' input_length. */
   promptTokens: number;
   /**

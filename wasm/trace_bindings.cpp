@@ -1,5 +1,5 @@
 // WebAssembly bindings for trace replay: a TraceLoader that reads a
-// Mooncake- or Bailian-format JSONL trace (trace.format) in chunks (the core's incremental TraceReader),
+// Mooncake-, Bailian- or openai-format JSONL trace (trace.format) in chunks (the core's incremental TraceReader),
 // and runTrace, which runs a scenario's policies on the loaded trace. Kept in
 // its own EMSCRIPTEN_BINDINGS block; prefixroute.d.ts declares it.
 //
@@ -175,6 +175,7 @@ class TraceLoader {
       finished_ = true;
       format_ = reader_->format();
       result_ = reader_->finish();
+      format_ = reader_->format();
       reader_.reset();
       // The figures (size, prompt tokens, fingerprint) once, for every runTrace.
       if (result_.trace) {
@@ -202,6 +203,7 @@ class TraceLoader {
     out.set("lines", static_cast<double>(result_.lines));
     out.set("requests", result_.trace ? static_cast<double>(result_.trace->size()) : 0.0);
     out.set("skippedLines", static_cast<double>(result_.bad_lines));
+    out.set("format", std::string(prefixroute::trace_format_name(format_)));
     out.set("promptTokens", size_.prompt_tokens);
     // The format the lines were read as: trace.format, or the one told from
     // the first JSON line when it is "auto" ("auto" while none was told).
@@ -229,6 +231,7 @@ class TraceLoader {
   std::unique_ptr<prefixroute::TraceReader> reader_;
   prefixroute::TraceReadResult result_;
   std::vector<prefixroute::TraceProblem> setup_problems_;
+  TraceReadOptions::Format format_ = TraceReadOptions::Format::Auto;  ///< the format read (auto: none told yet)
   double bytes_ = 0;
   TraceReadOptions::Format format_ = TraceReadOptions::Format::Auto;
   std::unique_ptr<prefixroute::InMemoryReplay> replay_;  // of result_.trace

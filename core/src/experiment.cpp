@@ -119,12 +119,15 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
                                      (s.cluster.engine == EngineKind::Batched ? SimulationRun::kBatchedBytesPerRequest
                                                                               : 0.0));
   const double runs = static_cast<double>(s.policies.size()) * per_run + (s.replicates > 1 ? at_once * per_run : 0);
+  // A run's session tally, when the requests share sessions.
+  const bool sessions = replay != nullptr ? replay->sessions : is_session_kind(s.workload.kind);
+  const double tally = sessions ? requests * SessionTally::kEstimatedBytesPerRequest : 0.0;
   // With lagged KV events the router's view is a mirror of every cache.
   const double caches = (s.router.kv_event_lag_ms > 0 ? 2 : 1) * tree(replica_tokens, replicas, replica_pieces);
   // Each run at once holds its caches, a tree of every distinct token (a
   // router's own tree, the ideal bound's cache) and, at worst, the largest
   // policy state.
-  return workload + runs + at_once * (caches + tree(distinct, 1, b.tree_pieces) + policy_state);
+  return workload + runs + at_once * (caches + tree(distinct, 1, b.tree_pieces) + policy_state + tally);
 }
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,
@@ -187,6 +190,12 @@ std::vector<std::pair<const char*, std::optional<double>>> row_metrics(const Run
     m.emplace_back("preemptions", static_cast<double>(s.preemptions));
     m.emplace_back("recomputed_tokens", static_cast<double>(s.recomputed_tokens));
   }
+  // Workloads with sessions only; absent (left out) otherwise.
+  const auto session = [&](double v) { return s.has_sessions ? std::optional<double>(v) : std::nullopt; };
+  m.emplace_back("sessions", session(static_cast<double>(s.sessions)));
+  m.emplace_back("multi_call_sessions", session(static_cast<double>(s.multi_call_sessions)));
+  m.emplace_back("later_call_hit_rate", session(s.later_call_hit_rate));
+  m.emplace_back("one_replica_session_share", session(s.one_replica_session_share));
   return m;
 }
 
@@ -232,6 +241,12 @@ void write_row_metrics(Json& row, const RunSummary& s, double ideal_hit_rate, bo
     row["mean_batch"] = s.mean_batch;
     row["preemptions"] = s.preemptions;
     row["recomputed_tokens"] = s.recomputed_tokens;
+  }
+  if (s.has_sessions) {
+    row["sessions"] = s.sessions;
+    row["multi_call_sessions"] = s.multi_call_sessions;
+    row["later_call_hit_rate"] = s.later_call_hit_rate;
+    row["one_replica_session_share"] = s.one_replica_session_share;
   }
 }
 

@@ -23,6 +23,7 @@ TraceReadOptions trace_read_options(const TraceSettings& settings) {
   o.on_error = settings.on_error == "skip" ? TraceReadOptions::OnError::Skip : TraceReadOptions::OnError::Stop;
   o.format = settings.format == "mooncake"  ? TraceReadOptions::Format::Mooncake
              : settings.format == "bailian" ? TraceReadOptions::Format::Bailian
+             : settings.format == "openai"  ? TraceReadOptions::Format::OpenAI
                                             : TraceReadOptions::Format::Auto;
   return o;
 }
@@ -86,7 +87,8 @@ std::vector<FieldError> record_replay(Scenario& scenario, std::string_view file_
 }
 
 std::unique_ptr<RequestSource> SpilledTrace::open() const {
-  std::unique_ptr<RequestSource> source = spill_ && read_.ok() ? spill_->open(BlockContent::instance()) : nullptr;
+  std::unique_ptr<RequestSource> source =
+      spill_ && read_.ok() ? spill_->open(BlockContent::instance(), has_sessions_) : nullptr;
   if (!source) throw std::runtime_error("the trace was not read into a temporary file: nothing to replay");
   return source;
 }
@@ -103,17 +105,17 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
   std::uint64_t index = 0;
   const TraceReader* reading = nullptr;
   TraceReader reader(options, [&](const BlockTrace::Entry& e, std::span<const std::uint32_t> blocks) {
-    const bool bailian = reading->format() == TraceReadOptions::Format::Bailian;
+    const bool sessions = reading->kind() == BlockTrace::Kind::Sessions;
     if (!fingerprint) fingerprint.emplace(reading->block_size());
     fingerprint->add(e.arrival, e.input_tokens, e.output_tokens, blocks);
-    if (bailian) fingerprint->add_session(e.session, e.turn);
+    if (sessions) fingerprint->add_session(e.session, e.turn);
     request.arrival = e.arrival;
     request.output_tokens = e.output_tokens;
-    request.session = bailian ? e.session : index;  // Mooncake: every request a session of its own
-    request.turn = bailian ? e.turn : 0;
+    request.session = sessions ? e.session : index;  // Mooncake: every request a session of its own
+    request.turn = sessions ? e.turn : 0;
     ++index;
     BlockTrace::prompt_of(blocks, reading->block_size(), e.input_tokens, request.prompt,
-                          bailian ? BlockTrace::Kind::Bailian : BlockTrace::Kind::Mooncake);
+                          reading->kind());
     figures.requests += 1;
     figures.prompt_tokens += e.input_tokens;
     figures.size.max_prompt_tokens = std::max(figures.size.max_prompt_tokens, static_cast<double>(e.input_tokens));
@@ -134,6 +136,8 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
   const bool file_failed = std::ferror(file) != 0;
   const int file_errno = errno;
   out.read_ = reader.finish();
+  out.has_sessions_ = reader.kind() == BlockTrace::Kind::Sessions;
+  figures.size.sessions = out.has_sessions_;
   figures.fingerprint = fingerprint ? fingerprint->value() : BlockTraceFingerprint(options.block_size).value();
   figures.size.requests = static_cast<double>(figures.requests);
   figures.size.prompt_tokens = static_cast<double>(figures.prompt_tokens);

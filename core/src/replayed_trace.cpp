@@ -7,6 +7,7 @@ namespace prefixroute {
 ReplaySize replay_size(const RequestTrace& trace) {
   ReplaySize size;
   size.requests = static_cast<double>(trace.size());
+  size.sessions = trace.has_sessions();
   PromptPieces prompt;
   for (std::size_t i = 0; i < trace.size(); ++i) {
     const auto tokens = static_cast<double>(trace.prompt_tokens(i));

@@ -297,10 +297,11 @@ std::vector<Field> trace_fields() {
               "On a bad trace line: stop with its message, or skip it (bad lines are counted).", "stop,skip",
               trace.on_error),
       PR_TEXT("trace.format", "Trace format",
-              "The trace file's format: auto (told by the first JSON line: chat_id means bailian), mooncake "
-              "(512-token blocks, timestamps in ms) or bailian (Qwen-Bailian: 16-token blocks, timestamps in s, "
-              "sessions from parent_chat_id).",
-              "auto,mooncake,bailian", trace.format),
+              "The trace file's format: auto (told by the first JSON line: chat_id means bailian, messages or "
+              "prompt openai), mooncake (512-token blocks, timestamps in ms), bailian (Qwen-Bailian: 16-token "
+              "blocks, timestamps in s, sessions from parent_chat_id) or openai (logged chat requests: text "
+              "tokenized by a fixed rule, timestamps in s or ISO 8601, sessions from session_id or user).",
+              "auto,mooncake,bailian,openai", trace.format),
       PR_TEXT("trace.name", "Trace file", "File name of the replayed trace (recorded; empty = synthetic workload).",
               "", trace.name),
       PR_TEXT("trace.content_hash", "Trace content hash",

@@ -73,6 +73,12 @@ Json summary_json(const RunSummary& s, bool batched) {
     j["recomputed_tokens"] = s.recomputed_tokens;
     j["mean_batch"] = s.mean_batch;
   }
+  if (s.has_sessions) {
+    j["sessions"] = s.sessions;
+    j["multi_call_sessions"] = s.multi_call_sessions;
+    j["later_call_hit_rate"] = s.later_call_hit_rate;
+    j["one_replica_session_share"] = s.one_replica_session_share;
+  }
   return j;
 }
 
@@ -215,6 +221,15 @@ bool read_hex(const Json& obj, const char* key, std::uint64_t& out, std::string&
   return hex;
 }
 
+// The per-session fields, present only for workloads with sessions.
+bool read_session_summary(const Json& j, RunSummary& s, std::string& e) {
+  s.has_sessions = j.contains("sessions");
+  return !s.has_sessions ||
+         (read_uint(j, "sessions", s.sessions, e) && read_uint(j, "multi_call_sessions", s.multi_call_sessions, e) &&
+          read_double(j, "later_call_hit_rate", s.later_call_hit_rate, e) &&
+          read_double(j, "one_replica_session_share", s.one_replica_session_share, e));
+}
+
 bool read_summary(const Json& j, RunSummary& s, std::string& e) {
   if (!j.is_object()) {
     e = "summary must be an object";
@@ -229,7 +244,7 @@ bool read_summary(const Json& j, RunSummary& s, std::string& e) {
          read_double(j, "predicted_hit_rate", s.predicted_hit_rate, e) &&
          read_double(j, "predicted_actual_hit_rate", s.predicted_actual_hit_rate, e) &&
          read_double(j, "mean_e2e_ms", s.mean_e2e_ms, e) && read_double(j, "p50_e2e_ms", s.p50_e2e_ms, e) &&
-         read_double(j, "p99_e2e_ms", s.p99_e2e_ms, e);
+         read_double(j, "p99_e2e_ms", s.p99_e2e_ms, e) && read_session_summary(j, s, e);
 }
 
 // The batched engine's summary fields (summary_json with batched).

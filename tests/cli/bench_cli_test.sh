@@ -82,5 +82,24 @@ if [ -z "$(ls -A "$tmp/spill")" ]; then passed=$((passed + 1)); else
 TMPDIR="$tmp/no-such-dir" expect trace_no_tmpdir 1 '^error: cannot replay trace .*: cannot create a temporary file in .*no-such-dir' -- \
   --json '' --trace "$tmp/unsorted.jsonl" --set trace.block_size=4
 
+# Workloads with sessions add the per-session figures to the table (the
+# tenants kind's rows above have none).
+expect sessions_table 0 '^round_robin .* later_call_hit= *[0-9.]+%  one_replica= *[0-9.]+% of [0-9,]+ sessions$' -- \
+  --json '' --set workload.kind=sessions --set workload.requests=300 --set policies=round_robin
+expect sessions_markdown 0 '^\| Policy .* \| Later-call hit rate \| Sessions on one replica \|$' -- \
+  --json '' --set workload.kind=sessions --set workload.requests=300 --set policies=round_robin --markdown
+expect tenants_no_session_figures 0 '^round_robin .*imbalance=[0-9.]+$' -- \
+  --json '' --set workload.requests=300 --set policies=round_robin
+# An openai-format log streams too; its sessions come from session_id.
+{
+  printf '{"timestamp": "2026-03-01T12:00:00Z", "messages": [{"role": "user", "content": "Hello there"}], "output_tokens": 5, "session_id": "a"}\n'
+  printf '{"timestamp": "2026-03-01T12:00:02Z", "messages": [{"role": "user", "content": "Hello there"}, {"role": "assistant", "content": "Hi! How can I help?"}, {"role": "user", "content": "Tell me a story."}], "output_tokens": 9, "session_id": "a"}\n'
+} >"$tmp/chat.jsonl"
+TMPDIR="$tmp/spill" expect openai_trace 0 '^round_robin .* later_call_hit= *[0-9.]+%  one_replica= *0\.0% of 1 sessions$' -- \
+  --json '' --trace "$tmp/chat.jsonl" --set cluster.replicas=2 --set policies=round_robin
+printf '{"timestamp": "2026-03-01 12:00:00", "prompt": "x", "output_tokens": 1}\n' >"$tmp/bad-chat.jsonl"
+TMPDIR="$tmp/spill" expect openai_bad_line 2 '^openai trace, line 1, timestamp: "2026-03-01 12:00:00" is not an ISO 8601 date-time' -- \
+  --json '' --trace "$tmp/bad-chat.jsonl" --set trace.format=openai
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -163,6 +163,40 @@ describe('trace replay', () => {
     await page.close();
   });
 
+  test('an uploaded openai-format chat log replays: the status names the format, the table adds the per-session columns', async () => {
+    const chat = (t, messages, session) => JSON.stringify({ timestamp: t, messages, output_tokens: 20, session_id: session });
+    const system = { role: 'system', content: 'You are a careful assistant who answers in two sentences.' };
+    const lines = [];
+    for (let s = 0; s < 6; s++) {
+      const history = [system];
+      for (let turn = 0; turn < 4; turn++) {
+        history.push({ role: 'user', content: `Question ${turn} of chat ${s}: how does a prefix cache help a router?` });
+        lines.push(chat(new Date(Date.UTC(2026, 2, 1, 12, 0, s + turn * 10)).toISOString(), [...history], `chat-${s}`));
+        history.push({ role: 'assistant', content: `It keeps the history of chat ${s} warm, turn ${turn}.` });
+      }
+    }
+    lines.sort((a, b) => (JSON.parse(a).timestamp < JSON.parse(b).timestamp ? -1 : 1));
+    const text = `${lines.join('\n')}\n`;
+    const { page, problems } = await newPage();
+    await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+    await page.setInputFiles('#trace-file', { name: 'chat.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
+    await statusStarts(page, 'Replayed chat.jsonl: 24 requests');
+    assert.match(await page.textContent('#trace-status'), /^Replayed chat\.jsonl: 24 requests from 24 lines \(\d[\d.]* K?B, openai format\)\.$/);
+    const dir = mkdtempSync(join(tmpdir(), 'prefixroute-trace-'));
+    const file = join(dir, 'chat.jsonl');
+    writeFileSync(file, text);
+    const native = benchTrace(file, EXCERPT_SETS);
+    rmSync(dir, { recursive: true });
+    assert.deepEqual(await readTable(page), expectedTable(native));
+    const shown = await page.$$eval('#results-table tbody tr', (rows) =>
+      rows.map((tr) => tr.querySelector('td[data-col="later_call_hit_rate"] .value')?.textContent));
+    assert.deepEqual(shown, native.results.map((r) => `${(r.later_call_hit_rate * 100).toFixed(1)}%`));
+    assert.match(await page.textContent('#table-notes'), /of the 6 sessions of more than one call/);
+    await page.screenshot({ path: join(SHOTS, 'trace-openai.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('a bad first line: "reading stopped after 1 line", in the singular', async () => {
     const lines = readFileSync(EXCERPT, 'utf8').split('\n').slice(0, 5);
     lines[0] = lines[0].replace(/"input_length": \d+/, '"input_length": -5');

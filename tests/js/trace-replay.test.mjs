@@ -107,6 +107,61 @@ describe('a Qwen-Bailian trace (trace.format auto and bailian) replays natively 
   }
 });
 
+describe('an openai-format chat log (trace.format auto and openai) replays natively == wasm byte for byte', () => {
+  // 90 requests in 25 sessions: each call re-sends its session's messages with
+  // the last answer and a new question (ChatML-tokenized text, shared system
+  // prompts), ISO 8601 and numeric timestamps, completion prompts without a
+  // session, non-ASCII text; fed as bytes split anywhere (inside a UTF-8
+  // character too).
+  const openaiLines = () => {
+    const next = random(21);
+    const systems = ['You are a careful assistant.', 'Réponds en français, brièvement.', 'You write Python code; explain it in one line.'];
+    const words = ['cache', 'replica', 'prefix', 'token', 'router', '日本', 'naïve', '🙂', 'queue', '12345', 'déjà', 'vu'];
+    const text = (n) => Array.from({ length: n }, () => words[Math.floor(next() * words.length)]).join(next() < 0.3 ? ', ' : ' ');
+    const sessions = [];
+    const lines = [];
+    const start = Date.UTC(2026, 2, 1, 12, 0, 0);
+    for (let i = 0; i < 90; i++) {
+      const ms = start + i * 700 + Math.floor(next() * 300);
+      const timestamp = next() < 0.5 ? new Date(ms).toISOString() : ms / 1000;
+      if (next() < 0.1) {
+        lines.push(JSON.stringify({ timestamp, prompt: text(5 + Math.floor(next() * 40)), usage: { completion_tokens: 1 + Math.floor(next() * 30) } }));
+        continue;
+      }
+      let s = sessions.length < 25 && (sessions.length === 0 || next() < 0.35) ? null : sessions[Math.floor(next() * sessions.length)];
+      if (!s) {
+        s = { id: `chat-${sessions.length}`, messages: [{ role: 'system', content: systems[Math.floor(next() * systems.length)] }] };
+        sessions.push(s);
+      } else {
+        s.messages.push({ role: 'assistant', content: text(3 + Math.floor(next() * 20)) });
+      }
+      s.messages.push({ role: 'user', content: text(2 + Math.floor(next() * 30)) });
+      lines.push(JSON.stringify({ timestamp, messages: s.messages, output_tokens: 1 + Math.floor(next() * 60), session_id: s.id }));
+    }
+    return lines;
+  };
+  for (const [title, pairs] of [
+    ['auto-detected, every policy on 4 replicas with 800-token caches', [['cluster.replicas', '4'], ['cluster.cache_tokens', '800'], ['policies', 'all']]],
+    ['trace.format=openai, the batched engine', [['trace.format', 'openai'], ['cluster.engine', 'batched'], ['cluster.replicas', '3']]],
+  ]) {
+    test(title, () => {
+      const file = writeTrace('openai-small.jsonl', openaiLines());
+      const native = runNativeBench(['--trace', file, ...setArgs(pairs)]);
+      assert.match(native.json, /"later_call_hit_rate"/);
+      const { loader, loaded } = load('openai-small.jsonl', chunksOf(new Uint8Array(fs.readFileSync(file)), 9, 400), pairs);
+      try {
+        assert.equal(loaded.ok, true, JSON.stringify(loaded.problems));
+        assert.equal(loaded.format, 'openai');
+        const run = pr.runTrace(loader, '', overridesJson(pairs), null);
+        assert.equal(run.ok, true, JSON.stringify(run.errors));
+        assert.equal(run.resultsJson, native.json);
+      } finally {
+        loader.delete();
+      }
+    });
+  }
+});
+
 describe('runTrace equals prefixroute-bench --trace byte for byte', () => {
   const cases = [
     { title: 'reference cluster, text chunks', pairs: [], bytes: false, seed: 1, max: 9000 },

@@ -28,6 +28,10 @@ describe('texts', () => {
     expect(replayedText(summary({ lines: 1000, requests: 998, skippedLines: 2 }))).toBe('Replayed t.jsonl: 998 requests from 1,000 lines (300 B). Skipped 2 bad lines.');
   });
 
+  test('the trace status names the format the module read', () => {
+    expect(replayedText(summary({ format: 'openai' }))).toBe('Replayed t.jsonl: 1 request from 1 line (300 B, openai format).');
+  });
+
   test('the trace status once the replay has finished says it was replayed, not that it is replaying', () => {
     expect(replayedText(summary({}))).toMatch(/^Replayed /);
     expect(replayedText(summary({}))).not.toMatch(/Replaying/);

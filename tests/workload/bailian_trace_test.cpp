@@ -93,7 +93,7 @@ TEST(BailianReader, ReadsAGoodLineWith16TokenBlocksAndSecondsTimestamps) {
   ASSERT_TRUE(r.ok()) << r.error_text();
   ASSERT_EQ(r.trace->size(), 1u);
   EXPECT_EQ(r.trace->block_size(), 16u);
-  EXPECT_EQ(r.trace->kind(), BlockTrace::Kind::Bailian);
+  EXPECT_EQ(r.trace->kind(), BlockTrace::Kind::Sessions);
   EXPECT_EQ(r.trace->arrival(0), seconds_to_ticks(3.0));
   EXPECT_EQ(r.trace->prompt_tokens(0), 20u);
   EXPECT_EQ(r.trace->output_tokens(0), 3u);
@@ -192,7 +192,7 @@ TEST(BailianReader, AcceptsCrlfAndALeadingByteOrderMark) {
   const auto r = read_trace("\xEF\xBB\xBF" + kGood + "\r\n" + with("chat_id", "8") + "\r\n", TraceReadOptions{});
   ASSERT_TRUE(r.ok()) << r.error_text();
   EXPECT_EQ(r.trace->size(), 2u);
-  EXPECT_EQ(r.trace->kind(), BlockTrace::Kind::Bailian);
+  EXPECT_EQ(r.trace->kind(), BlockTrace::Kind::Sessions);
 }
 
 TEST(BailianReader, HugeNumbersAreRefusedNotWrapped) {
@@ -214,7 +214,7 @@ TEST(TraceFormat, AutoDetectsFromTheFirstJsonObjectLine) {
   EXPECT_EQ(m.trace->arrival(0), seconds_to_ticks(0.005));
   const auto b = read_trace("\n" + kGood + "\n", TraceReadOptions{});
   ASSERT_TRUE(b.ok()) << b.error_text();
-  EXPECT_EQ(b.trace->kind(), BlockTrace::Kind::Bailian);
+  EXPECT_EQ(b.trace->kind(), BlockTrace::Kind::Sessions);
   // Told explicitly, a file of the other format fails on its first line.
   o.format = Format::Mooncake;
   EXPECT_FALSE(read_trace(kGood + "\n", o).ok());
@@ -270,7 +270,7 @@ TEST(BailianReplay, OneUnboundedCacheHitsTheDirectlyCountedBound) {
   }
   const auto r = read_trace(text, TraceReadOptions{});
   ASSERT_TRUE(r.ok()) << r.error_text();
-  ASSERT_EQ(r.trace->kind(), BlockTrace::Kind::Bailian);
+  ASSERT_EQ(r.trace->kind(), BlockTrace::Kind::Sessions);
   const std::uint64_t direct = direct_count(*r.trace);
   EXPECT_GT(direct, 0u);
   EXPECT_EQ(ideal_bound(*r.trace).cached_tokens, direct);

@@ -28,6 +28,12 @@ export interface PolicyResult {
   mean_tpot_ms?: number;
   p99_tpot_ms?: number;
   output_tokens_per_s?: number;
+  /** Workloads with sessions only: sessions, those of more than one call, the hit rate of the calls after a
+   * session's first, and the share of multi-call sessions served by one replica throughout. */
+  sessions?: number;
+  multi_call_sessions?: number;
+  later_call_hit_rate?: number;
+  one_replica_session_share?: number;
   replicas: ReplicaResult[];
   /**
    * With replicates > 1: each metric's 95 % Student-t interval over the

@@ -39,10 +39,16 @@ export const DECODE_COLUMNS: readonly Column[] = [
   { id: 'output_tokens_per_s', header: 'Output', unit: 'tokens/s', value: (r) => r.output_tokens_per_s ?? NaN, format: formatCount, better: 'high', change: formatChange },
 ];
 
-/** The table's columns for these rows: COLUMNS, then each decode column every row has a value for. */
+/** The per-session columns, shown when the workload has sessions (the core reports them only then). */
+export const SESSION_COLUMNS: readonly Column[] = [
+  { id: 'later_call_hit_rate', header: 'Later-call hit rate', unit: '', value: (r) => r.later_call_hit_rate ?? NaN, format: formatPercent, better: 'high', change: formatPointChange },
+  { id: 'one_replica_session_share', header: 'Sessions on one replica', unit: '', value: (r) => r.one_replica_session_share ?? NaN, format: formatPercent, better: 'high', change: formatPointChange },
+];
+
+/** The table's columns for these rows: COLUMNS, then each decode and session column every row has a value for. */
 export function columnsFor(rows: readonly PolicyResult[]): Column[] {
-  const decode = DECODE_COLUMNS.filter((c) => rows.length > 0 && rows.every((r) => Number.isFinite(c.value(r))));
-  return [...COLUMNS, ...decode];
+  const present = (c: Column) => rows.length > 0 && rows.every((r) => Number.isFinite(c.value(r)));
+  return [...COLUMNS, ...DECODE_COLUMNS.filter(present), ...SESSION_COLUMNS.filter(present)];
 }
 
 /**

@@ -92,6 +92,9 @@ export function renderTable(
         ? `Small figures: change against ${baseline.label}. `
         : `Add ${labelOf(BASELINE_POLICY)} to the policies to see changes against it. `,
     'Imbalance: the busiest replica’s prefill work over the mean (1.00 = even).',
+    columns.some((c) => c.id === 'later_call_hit_rate')
+      ? ` Later-call hit rate: over the calls after the first of their session. Sessions on one replica: of the ${formatCount(rows[0].multi_call_sessions ?? 0)} sessions of more than one call, the share served by one replica throughout.`
+      : '',
     boundsText(results),
     overlapsText(results, n),
   );

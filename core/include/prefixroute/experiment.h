@@ -19,6 +19,10 @@
 //                    "predicted_hit_rate" (null when the policy predicts nothing),
 //                    "predicted_requests_actual_hit_rate",
 //                    "mean_e2e_ms", "p50_e2e_ms", "p99_e2e_ms" (decode on only),
+//                    "sessions", "multi_call_sessions", "later_call_hit_rate",
+//                    "one_replica_session_share" (workloads with sessions, where
+//                    some session has two calls: sim/session_tally.h; after the
+//                    batched keys),
 //                    "replicas": [ { "requests", "prefill_tokens", "cached_tokens", "work_ms",
 //                                    "peak_in_flight", "peak_kv_usage" } ] } ] }
 // Under the batched engine (or with hardware.model set) a "hardware" object
@@ -185,7 +189,8 @@ std::vector<FieldError> check_replay(const Scenario& scenario, const ReplaySize&
 /// replayed trace's own memory (an InMemoryReplay's trace; a SpilledTrace
 /// keeps none but a 1 MiB buffer per run at once): the synthetic workload (when `replay` is
 /// null), every policy's per-request results (kept until the end), the
-/// replicas' caches (twice when KV events lag: the router's mirrors), and one
+/// replicas' caches (twice when KV events lag: the router's mirrors), a run's
+/// session tally when requests share sessions (SessionTally), and one
 /// tree of every distinct token (a router's own tree, the ideal bound's cache). With `jobs` = 1 the runs go one after
 /// another, so their trees are counted once; with more, min(jobs, runs) runs' trees and (with replicates)
 /// workloads are counted. Replicates add nothing else: only the first seed keeps per-request results. Built from the structures' own costs

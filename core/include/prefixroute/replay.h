@@ -75,6 +75,7 @@ class SpilledTrace final : public ReplayedTrace {
   TraceReadResult read_;
   ReplayFigures figures_;
   std::unique_ptr<RequestSpill> spill_;
+  bool has_sessions_ = false;  ///< a Bailian or openai trace
 };
 
 /// Reads `file` to its end, 1 MiB at a time, with `options`, into a spill in

@@ -36,6 +36,7 @@ struct ReplaySize {
   double pieces = 0;             ///< prompt pieces, summed over the requests
   double output_tokens = 0;      ///< summed over the requests
   double max_output_tokens = 0;  ///< of the longest output
+  bool sessions = false;         ///< requests share sessions (a Bailian or openai trace): runs tally them
 };
 
 /// The size of `trace`. O(requests + prompt pieces).

@@ -58,7 +58,7 @@ struct TraceSettings {
   double start_s = 0;                ///< replay from this second of the trace's clock (before time_scale)
   double end_s = 0;                  ///< replay up to this second of the trace's clock; 0 = to the end
   std::string on_error = "stop";     ///< "stop" at a bad line, or "skip" it (counted)
-  std::string format = "auto";       ///< "auto" (from the first JSON line), "mooncake" or "bailian"
+  std::string format = "auto";       ///< "auto" (from the first JSON line), "mooncake", "bailian" or "openai"
   std::string name;                  ///< file name of the replayed trace
   std::uint64_t lines = 0;           ///< lines read from it
   std::uint64_t skipped_lines = 0;   ///< bad lines skipped (on_error = "skip")

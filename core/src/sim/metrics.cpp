@@ -94,6 +94,17 @@ RunSummary summarize(const SimulationRun& run) {
     s.output_tokens_per_s = s.span_s > 0 ? static_cast<double>(s.output_tokens) / s.span_s : 0.0;
     s.mean_batch = total_busy > 0 ? batch_ticks / static_cast<double>(total_busy) : 0.0;
   }
+  if (run.sessions.present()) {
+    const SessionFigures& f = run.sessions;
+    s.has_sessions = true;
+    s.sessions = f.sessions;
+    s.multi_call_sessions = f.multi_call_sessions;
+    s.later_call_hit_rate = f.later_prompt_tokens == 0 ? 0.0
+                                                       : static_cast<double>(f.later_cached_tokens) /
+                                                             static_cast<double>(f.later_prompt_tokens);
+    s.one_replica_session_share =
+        static_cast<double>(f.one_replica_sessions) / static_cast<double>(f.multi_call_sessions);
+  }
   if (!run.end_to_end.empty() && !run.cancelled) {
     std::vector<Tick> sorted(run.end_to_end);
     std::sort(sorted.begin(), sorted.end());

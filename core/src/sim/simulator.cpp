@@ -4,6 +4,7 @@
 #include <deque>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "prefixroute/cache/prefix_index.h"
 #include "prefixroute/base/tournament_tree.h"
@@ -72,6 +73,7 @@ class Simulation final : public EngineEvents {
     run_.end_to_end.assign(n, 0);
     run_.replica_of.assign(n, 0);
     run_.cached_of.assign(n, 0);
+    if (source.has_sessions()) sessions_.emplace();
     if (batched_) predicted_.assign(n, 0);
     run_.replicas.resize(cluster.replicas);
     view_ = std::make_unique<ClusterView>(replicas_, index_.get(), view, view == CacheView::Engine || lag_ == 0,
@@ -112,6 +114,7 @@ class Simulation final : public EngineEvents {
       t.busy_ticks = replicas_[r].busy_ticks();
     }
     engine_->finish(run_);
+    if (sessions_) run_.sessions = sessions_->figures(run_.cached_of);
     if (batched_) {
       for (std::size_t r = 0; r < replicas_.size(); ++r) {
         ReplicaTotals& t = run_.replicas[r];
@@ -255,6 +258,7 @@ class Simulation final : public EngineEvents {
     ReplicaTotals& totals = run_.replicas[chosen];
     totals.peak_in_flight = std::max(totals.peak_in_flight, routers_->total(chosen));
     run_.replica_of[i] = r;
+    if (sessions_) sessions_->routed(i, request.session, r, prompt.size());
   }
 
   // Processes everything that happens up to `now`, in the documented order:
@@ -376,6 +380,7 @@ class Simulation final : public EngineEvents {
   std::unique_ptr<Engine> engine_;
   TournamentTree<Tick> busy_until_tree_;  // per replica: busy_until(), for the policy
   std::vector<std::uint8_t> predicted_;   // batched: whether the policy predicted request i's hit
+  std::optional<SessionTally> sessions_;  // when the source has sessions (per-session figures)
   bool batched_ = false;
   Tick scrape_period_ = 1;
   Tick next_scrape_ = 0;

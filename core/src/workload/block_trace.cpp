@@ -39,7 +39,7 @@ void BlockTrace::prompt_of(std::span<const std::uint32_t> blocks, std::uint32_t 
   std::uint64_t pos = 0;
   for (const std::uint32_t id : blocks) {
     const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(block_size, input_tokens - pos));
-    const bool own = kind == Kind::Bailian && n < block_size;
+    const bool own = kind == Kind::Sessions && n < block_size;
     out.push(Piece{own ? kPartialRun | id : RunId{id}, 0, n});
     pos += n;
   }
@@ -75,7 +75,7 @@ std::uint64_t BlockTrace::fingerprint() const {
   BlockTraceFingerprint f(block_size_);
   for (std::size_t i = 0; i < entries_.size(); ++i) {
     f.add(entries_[i].arrival, entries_[i].input_tokens, entries_[i].output_tokens, blocks_of(i));
-    if (kind_ == Kind::Bailian) f.add_session(entries_[i].session, entries_[i].turn);
+    if (kind_ == Kind::Sessions) f.add_session(entries_[i].session, entries_[i].turn);
   }
   return f.value();
 }

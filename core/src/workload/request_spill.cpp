@@ -31,10 +31,13 @@ constexpr std::size_t kBufferBytes = 1 << 20;
 // (pread: readers on other threads never move it).
 class SpillReader final : public RequestSource {
  public:
-  SpillReader(int fd, std::uint64_t bytes, std::uint64_t size, Tick last_arrival, const Content& content)
-      : fd_(fd), bytes_(bytes), size_(size), last_arrival_(last_arrival), content_(content), buffer_(kBufferBytes) {}
+  SpillReader(int fd, std::uint64_t bytes, std::uint64_t size, Tick last_arrival, const Content& content,
+              bool has_sessions)
+      : fd_(fd), bytes_(bytes), size_(size), last_arrival_(last_arrival), content_(content),
+        has_sessions_(has_sessions), buffer_(kBufferBytes) {}
 
   std::uint64_t size() const override { return size_; }
+  bool has_sessions() const override { return has_sessions_; }
   Tick last_arrival() const override { return last_arrival_; }
   const Content& content() const override { return content_; }
 
@@ -90,6 +93,7 @@ class SpillReader final : public RequestSource {
   std::uint64_t size_;
   Tick last_arrival_;
   const Content& content_;
+  bool has_sessions_;
   std::vector<char> buffer_;
   std::size_t begin_ = 0, end_ = 0;  // unread bytes of buffer_
   std::uint64_t offset_ = 0;         // of the file, after buffer_'s bytes
@@ -159,9 +163,9 @@ bool RequestSpill::finish() {
   return !failed_;
 }
 
-std::unique_ptr<RequestSource> RequestSpill::open(const Content& content) const {
+std::unique_ptr<RequestSource> RequestSpill::open(const Content& content, bool has_sessions) const {
   if (failed_ || writer_ != nullptr) return nullptr;  // not finished, or broken
-  return std::make_unique<SpillReader>(fd_, bytes_, requests_, last_arrival_, content);
+  return std::make_unique<SpillReader>(fd_, bytes_, requests_, last_arrival_, content, has_sessions);
 }
 
 }  // namespace prefixroute

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "openai_request.h"
+#include "prefixroute/base/hashing.h"
 #include "prefixroute/scenario.h"
 
 namespace prefixroute {
@@ -72,6 +74,7 @@ const char* trace_format_name(TraceReadOptions::Format format) {
   switch (format) {
     case TraceReadOptions::Format::Mooncake: return "mooncake";
     case TraceReadOptions::Format::Bailian: return "bailian";
+    case TraceReadOptions::Format::OpenAI: return "openai";
     case TraceReadOptions::Format::Auto: break;
   }
   return "auto";
@@ -130,7 +133,16 @@ bool TraceReader::feed(std::string_view chunk) {
 }
 
 std::uint32_t TraceReader::block_size() const {
-  return format_ == TraceReadOptions::Format::Bailian ? TraceReadOptions::kBailianBlockSize : options_.block_size;
+  switch (format_) {
+    case TraceReadOptions::Format::Bailian: return TraceReadOptions::kBailianBlockSize;
+    case TraceReadOptions::Format::OpenAI: return TraceReadOptions::kOpenAiBlockSize;
+    default: return options_.block_size;
+  }
+}
+
+BlockTrace::Kind TraceReader::kind() const {
+  const bool sessions = format_ == TraceReadOptions::Format::Bailian || format_ == TraceReadOptions::Format::OpenAI;
+  return sessions ? BlockTrace::Kind::Sessions : BlockTrace::Kind::Mooncake;
 }
 
 void TraceReader::process_line(std::string_view line) {
@@ -143,10 +155,18 @@ void TraceReader::process_line(std::string_view line) {
   // overflow the stack when a message dumps it: refuse it before parsing.
   const bool too_deep = nesting_depth(line) > kMaxNesting;
   const Json doc = too_deep ? Json(nullptr) : Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (format_ == Format::Auto && !too_deep && !doc.is_discarded() && doc.is_object())
-    format_ = doc.contains("chat_id") ? Format::Bailian : Format::Mooncake;
+  const bool object = !too_deep && !doc.is_discarded() && doc.is_object();
+  if (format_ == Format::Auto && object)
+    format_ = doc.contains("chat_id")                              ? Format::Bailian
+              : doc.contains("messages") || doc.contains("prompt") ? Format::OpenAI
+                                                                   : Format::Mooncake;
   const bool bailian = format_ == Format::Bailian;
-  current_format_ = bailian ? "bailian" : "";
+  const bool openai = format_ == Format::OpenAI;
+  current_format_ = bailian ? "bailian" : openai ? "openai" : "";
+  if (openai && object) {
+    if (!accept_openai(doc)) count_bad_line();
+    return;
+  }
   double seconds = 0, timestamp = 0;
   std::uint64_t input = 0, output = 0, chat_id = 0, session = 0;
   std::uint32_t turn = 0;
@@ -173,6 +193,9 @@ void TraceReader::process_line(std::string_view line) {
     seconds = timestamp * options_.time_scale / 1000.0;
     if (doc.contains("chat_id"))
       problem("chat_id", "is a Bailian field: this is a Mooncake trace (a line of another format; see trace.format)");
+    if (!doc.contains("input_length") && (doc.contains("messages") || doc.contains("prompt")))
+      problem(doc.contains("messages") ? "messages" : "prompt",
+              "is an openai field: this is a Mooncake trace (a line of another format; see trace.format)");
   } else {
     auto id = doc.find("chat_id");
     if (id == doc.end()) problem("chat_id", "missing (the request's id, an integer >= 0; a line of another format?)");
@@ -299,30 +322,125 @@ void TraceReader::process_line(std::string_view line) {
         e.turn = turn;
         roots_.emplace(chat_id, session);
       }
-      total_tokens_ += input;
       last_timestamp_ = timestamp;
-      ++requests_;
-      if (sink_) {
-        const std::span<const std::uint32_t> blocks(block_ids_.data() + first_block, e.blocks);
-        e.first_block = 0;
-        if (!sink_(e, blocks)) {
-          problem("", "the request could not be stored");
-          fatal_ = true;
-          stopped_ = true;
-        }
-        block_ids_.clear();
-      } else {
-        entries_.push_back(e);
-      }
-      if (options_.limit > 0 && requests_ >= options_.limit) done_ = stopped_ = true;
+      store(e);
       return;
     }
   }
+  count_bad_line();
+}
+
+void TraceReader::count_bad_line() {
   ++bad_lines_;
   if (options_.on_error == TraceReadOptions::OnError::Stop || fatal_) {
     fatal_ = true;
     stopped_ = true;
   }
+}
+
+void TraceReader::store(BlockTrace::Entry e) {
+  total_tokens_ += e.input_tokens;
+  ++requests_;
+  if (sink_) {
+    const std::span<const std::uint32_t> blocks(block_ids_.data() + e.first_block, e.blocks);
+    e.first_block = 0;
+    if (!sink_(e, blocks)) {
+      problem("", "the request could not be stored");
+      fatal_ = true;
+      stopped_ = true;
+    }
+    block_ids_.clear();
+  } else {
+    entries_.push_back(e);
+  }
+  if (options_.limit > 0 && requests_ >= options_.limit) done_ = stopped_ = true;
+}
+
+bool TraceReader::accept_openai(const nlohmann::ordered_json& doc) {
+  openai_trace::Request request;
+  request.tokens = std::move(openai_tokens_);  // reuse the buffer
+  const bool read = openai_trace::read_request(doc, kMaxLength, request,
+                                               [&](const std::string& field, const std::string& message) {
+                                                 problem(field, message);
+                                               });
+  openai_tokens_ = std::move(request.tokens);
+  if (!read) return false;
+  const bool first = requests_ + earlier_ == 0;
+  const std::int64_t first_ns = first ? request.timestamp_ns : openai_first_ns_;
+  if (!first && request.timestamp_ns < openai_last_ns_) {
+    problem("timestamp", "is earlier than the previous request's; timestamps must not decrease");
+    return false;
+  }
+  const double seconds = static_cast<double>(request.timestamp_ns - first_ns) / 1e9 * options_.time_scale;
+  if (seconds > kMaxArrivalSpanSeconds) {
+    problem("timestamp", "is more than 1e9 s after the first request's at this time_scale (simulated time stops at 1e9 s)");
+    return false;
+  }
+  // The window (options_.start_s, end_s) on the trace's own clock: seconds since the first request.
+  const double clock_s = static_cast<double>(request.timestamp_ns - first_ns) / 1e9;
+  if (options_.end_s > 0 && clock_s >= options_.end_s) {
+    done_ = stopped_ = true;
+    return true;
+  }
+  if (clock_s < options_.start_s) {
+    // Read and checked, not kept; its session still counts the turn.
+    if (request.has_session) {
+      auto [it, fresh] = openai_sessions_.try_emplace(request.session_key, openai_next_session_, 0);
+      if (fresh) ++openai_next_session_;
+      if (it->second.second < 0xFFFFFFFFu) ++it->second.second;
+    }
+    openai_first_ns_ = first_ns;
+    openai_last_ns_ = request.timestamp_ns;
+    ++earlier_;
+    return true;
+  }
+  const std::size_t input = openai_tokens_.size();
+  if (static_cast<double>(total_tokens_ + input) > kMaxTotalPromptTokens) {
+    problem(doc.contains("prompt") ? "prompt" : "messages", "the trace exceeds the limit of 2e10 prompt tokens in all");
+    fatal_ = true;
+    return false;
+  }
+  // Blocks: each id interned from the chain hash of every token up to the
+  // block's end (and the block's length, so a partial block is its own).
+  const std::uint32_t block = TraceReadOptions::kOpenAiBlockSize;
+  const std::size_t first_block = block_ids_.size();
+  std::uint64_t chain = hashing::kFnvOffset;
+  for (std::size_t from = 0; from < input; from += block) {
+    const std::size_t to = std::min(input, from + block);
+    hashing::Fnv1a64 h{chain};
+    for (std::size_t k = from; k < to; ++k) h.feed(openai_tokens_[k]);
+    h.feed(to - from);
+    chain = hashing::fmix64(h.value);
+    const auto found = openai_blocks_.try_emplace(chain, static_cast<std::uint32_t>(openai_blocks_.size()));
+    if (openai_blocks_.size() > kMaxBailianBlockId + 1) {
+      problem("", "the trace has more than 2^31 distinct 16-token blocks");
+      fatal_ = true;
+      block_ids_.resize(first_block);
+      return false;
+    }
+    block_ids_.push_back(found.first->second);
+  }
+  BlockTrace::Entry e;
+  // std::max: the product's rounding must not put the window's first request before 0.
+  e.arrival = seconds_to_ticks(std::max(0.0, seconds - options_.start_s * options_.time_scale));
+  e.input_tokens = static_cast<std::uint32_t>(input);
+  e.output_tokens = static_cast<std::uint32_t>(request.output_tokens);
+  e.first_block = first_block;
+  e.blocks = static_cast<std::uint32_t>(block_ids_.size() - first_block);
+  if (request.has_session) {
+    auto [it, fresh] = openai_sessions_.try_emplace(request.session_key, openai_next_session_, 0);
+    if (fresh) ++openai_next_session_;
+    e.session = it->second.first;
+    e.turn = it->second.second;
+    if (it->second.second < 0xFFFFFFFFu) ++it->second.second;
+  } else {
+    e.session = openai_next_session_++;
+    e.turn = 0;
+  }
+  openai_first_ns_ = first_ns;
+  openai_last_ns_ = request.timestamp_ns;
+  store(e);
+  return true;
 }
 
 TraceReadResult TraceReader::finish() {
@@ -350,8 +468,7 @@ TraceReadResult TraceReader::finish() {
   result.read = !fatal_ && requests_ > 0;
   if (result.read && !sink_)
     result.trace = std::make_unique<BlockTrace>(block_size(), std::move(entries_), std::move(block_ids_),
-                                                format_ == TraceReadOptions::Format::Bailian ? BlockTrace::Kind::Bailian
-                                                                                             : BlockTrace::Kind::Mooncake);
+                                                kind());
   return result;
 }
 

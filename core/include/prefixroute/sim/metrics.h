@@ -16,6 +16,10 @@
 //   TPOT (batched engine): per request that generated more than one token,
 //     (completion - first token) / (tokens generated after the first); mean
 //     and nearest-rank percentiles over those requests.
+//   later-call hit rate (workloads with sessions): the hit rate of the calls
+//     after the first of their session; one-replica session share: of the
+//     sessions of more than one call, the share served by one replica
+//     throughout (sim/session_tally.h).
 //   output tokens/s: tokens generated (first tokens included) / the run's
 //     span, from the first arrival to the last completion; per replica with
 //     the same span, so the replicas' rates add up to the cluster's.
@@ -59,6 +63,12 @@ struct RunSummary {
   std::uint64_t preemptions = 0;
   std::uint64_t recomputed_tokens = 0;
   double mean_batch = 0;          ///< over replicas, weighted by their busy time
+  // Workloads with sessions only (SessionFigures::present()).
+  bool has_sessions = false;
+  std::uint64_t sessions = 0;
+  std::uint64_t multi_call_sessions = 0;
+  double later_call_hit_rate = 0;        ///< 0 when no call came after its session's first
+  double one_replica_session_share = 0;  ///< of the multi-call sessions
 };
 
 /// Nearest-rank percentile of `sorted` (ascending, non-empty), percent in [1, 100].

@@ -53,6 +53,7 @@
 #include "prefixroute/sim/cluster_config.h"
 #include "prefixroute/sim/engine.h"
 #include "prefixroute/sim/prefill_model.h"
+#include "prefixroute/sim/session_tally.h"
 #include "prefixroute/workload/request_source.h"
 #include "prefixroute/workload/request_trace.h"
 #include "prefixroute/policies/routing_policy.h"
@@ -117,6 +118,8 @@ struct SimulationRun {
   Tick first_arrival = 0;
   Tick last_completion = 0;
   bool cancelled = false;
+  /// Per-session figures (tallied when the source has sessions).
+  SessionFigures sessions;
 };
 
 /// Called every `progress_every` requests with the number done so far;

@@ -1,7 +1,8 @@
 // BlockTrace: a replayed trace whose prompts are given as chains of block ids,
 // as in the Mooncake traces (512-token blocks; equal ids mean an equal,
-// reusable prefix block) and the Qwen-Bailian ones (16-token blocks, with
-// sessions).
+// reusable prefix block), the Qwen-Bailian ones (16-token blocks, with
+// sessions) and openai-format logs once tokenized (16-token blocks of
+// interned ids, with sessions; trace_reader.h).
 //
 // Each block id becomes a deterministic run of `block_size` token ids, so
 // equal ids give equal tokens and the prefix structure is kept exactly: the
@@ -12,13 +13,14 @@
 // input_length is not a multiple of the block size ends with the first tokens
 // of its last block's run (Kind::Mooncake).
 //
-// Kind::Bailian: a partial last block's hash covers only its own tokens, so
+// Kind::Sessions (Bailian and openai traces): a partial last block's hash
+// covers only its own tokens, so
 // it is its own content: its piece is of the run id + 2^32 (bit 32 set),
-// whose first token is id + 2^31 (Bailian ids are < 2^31, checked by the
+// whose first token is id + 2^31 (the ids are < 2^31, checked by the
 // reader, so no full block's first token is ever one) and whose other tokens
 // are the full run's. A partial block thus shares no token with a full block
 // of the same id, and shares its tokens with an equal partial block. A
-// Bailian trace's requests also carry their session and turn.
+// Sessions trace's requests also carry their session and turn.
 //
 // Cost: memory O(requests + block ids); prompt() is O(blocks), materialize
 // O(prompt tokens).
@@ -51,7 +53,7 @@ class BlockTraceFingerprint {
   explicit BlockTraceFingerprint(std::uint32_t block_size);
   void add(Tick arrival, std::uint32_t input_tokens, std::uint32_t output_tokens,
            std::span<const std::uint32_t> blocks);
-  /// A Bailian request's session and turn, after its add() (Mooncake's
+  /// A Sessions-kind request's session and turn, after its add() (Mooncake's
   /// fingerprint never feeds them, so it is unchanged).
   void add_session(std::uint64_t session, std::uint32_t turn);
   std::uint64_t value() const { return hash_.value; }
@@ -64,15 +66,15 @@ class BlockTraceFingerprint {
 /// pieces of BlockContent's runs.
 class BlockTrace final : public RequestTrace {
  public:
-  enum class Kind { Mooncake, Bailian };
+  enum class Kind { Mooncake, Sessions };
   struct Entry {
     Tick arrival = 0;
     std::uint32_t input_tokens = 0;
     std::uint32_t output_tokens = 0;
     std::uint64_t first_block = 0;  ///< index into the flat block-id list
     std::uint32_t blocks = 0;
-    std::uint32_t turn = 0;         ///< Bailian: turn - 1
-    std::uint64_t session = 0;      ///< Bailian: the root chat_id
+    std::uint32_t turn = 0;         ///< Sessions: the request's index in its session
+    std::uint64_t session = 0;      ///< Sessions: its session (Bailian: the root chat_id)
   };
 
   BlockTrace(std::uint32_t block_size, std::vector<Entry> entries, std::vector<std::uint32_t> block_ids,
@@ -83,16 +85,17 @@ class BlockTrace final : public RequestTrace {
   std::uint64_t prompt_tokens(std::size_t i) const override { return entries_[i].input_tokens; }
   std::uint64_t output_tokens(std::size_t i) const override { return entries_[i].output_tokens; }
   std::uint64_t session(std::size_t i) const override {
-    return kind_ == Kind::Bailian ? entries_[i].session : RequestTrace::session(i);
+    return kind_ == Kind::Sessions ? entries_[i].session : RequestTrace::session(i);
   }
-  std::uint32_t turn(std::size_t i) const override { return kind_ == Kind::Bailian ? entries_[i].turn : 0; }
+  std::uint32_t turn(std::size_t i) const override { return kind_ == Kind::Sessions ? entries_[i].turn : 0; }
+  bool has_sessions() const override { return kind_ == Kind::Sessions; }
   const Content& content() const override { return BlockContent::instance(); }
   /// Request i's prompt: one piece per block (the last one cut to input_length).
   void prompt(std::size_t i, PromptPieces& out) const override;
   /// The prompt of a request of `input_tokens` tokens over `blocks`, as prompt() makes it.
   static void prompt_of(std::span<const std::uint32_t> blocks, std::uint32_t block_size, std::uint64_t input_tokens,
                         PromptPieces& out, Kind kind = Kind::Mooncake);
-  /// A Bailian partial last block's run (see above).
+  /// A Sessions-kind partial last block's run (see above).
   static constexpr RunId kPartialRun = RunId{1} << 32;
   /// FNV-1a over block size and every entry's arrival, lengths and block ids
   /// (which determine its tokens): O(block ids), not O(tokens).

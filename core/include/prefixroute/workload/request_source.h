@@ -43,6 +43,9 @@ class RequestSource {
   virtual const Content& content() const = 0;
   /// The next request into `out`; false at the end (out untouched).
   virtual bool next(SourcedRequest& out) = 0;
+  /// Whether requests share sessions (RequestTrace::has_sessions): the
+  /// simulator then tallies per-session figures (sim/session_tally.h).
+  virtual bool has_sessions() const { return false; }
 };
 
 /// A RequestTrace read front to back. Cost: O(prompt pieces) per next().
@@ -53,6 +56,7 @@ class TraceSource final : public RequestSource {
   Tick last_arrival() const override { return trace_.size() == 0 ? 0 : trace_.arrival(trace_.size() - 1); }
   const Content& content() const override { return trace_.content(); }
   bool next(SourcedRequest& out) override;
+  bool has_sessions() const override { return trace_.has_sessions(); }
 
  private:
   const RequestTrace& trace_;

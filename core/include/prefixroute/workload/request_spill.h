@@ -50,11 +50,12 @@ class RequestSpill {
   std::uint64_t bytes() const { return bytes_; }
 
   /// A fresh reader of every request, in order, whose prompts are pieces of
-  /// `content` (which must outlive it); null when the spill is not finished
+  /// `content` (which must outlive it) and whose has_sessions() says
+  /// `has_sessions`; null when the spill is not finished
   /// or writing it failed. The reader's next() throws std::runtime_error
   /// when the file cannot be read (an I/O error, a file cut short), so a
   /// stream never ends early without saying so.
-  std::unique_ptr<RequestSource> open(const Content& content) const;
+  std::unique_ptr<RequestSource> open(const Content& content, bool has_sessions = false) const;
 
  private:
   RequestSpill(int fd, std::FILE* writer) : fd_(fd), writer_(writer) {}

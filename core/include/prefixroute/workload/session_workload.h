@@ -122,6 +122,7 @@ class SessionWorkload final : public RequestTrace, public Content {
   /// length and pieces: O(pieces + prefix tokens), and the tokens follow from
   /// the seeds.
   std::uint64_t fingerprint() const override;
+  bool has_sessions() const override { return true; }
 
   // ---- Content: run t < tenants is tenant t's prefix, kMessageRun + m message m ----
   const Token* stored(RunId run) const override;

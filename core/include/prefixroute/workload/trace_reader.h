@@ -1,4 +1,4 @@
-// TraceReader: reads a Mooncake- or Bailian-format JSONL trace incrementally,
+// TraceReader: reads a Mooncake-, Bailian- or openai-format JSONL trace incrementally,
 // validating every line, so a browser can stream a file in chunks with
 // progress and the command line can read it whole through the same code.
 //
@@ -18,9 +18,25 @@
 // a full block of the same id. A chat_id seen before, or a line without
 // chat_id (e.g. a Mooncake line), is a bad line whose problem names "bailian".
 //
+// openai line (a log of chat-completion requests): {"timestamp": seconds or
+// an ISO 8601 string, "messages": [{"role", "content"}...] or "prompt": text,
+// "output_tokens": m or "usage": {"completion_tokens": m}, optionally
+// "session_id" (string or integer) or "user" (string)}; the fields in detail
+// in openai_request.h. The prompt is tokenized (text_tokenizer.h: a fixed
+// rule, identical text gives identical tokens), then cut into 16-token blocks
+// whose ids are interned: a block's id is the first number given to its
+// (previous block's chain hash, its tokens) 64-bit chain hash, so two prompts
+// share exactly the full blocks of their common token prefix (as vLLM's
+// block hashes do; a shared part of a block is not shared) and ids are dense
+// from 0 in order of first appearance. Arrival = (timestamp - the first
+// request's timestamp) x time_scale. A session is a distinct session_id
+// (else user) value; a request with neither is a session of its own; a
+// request's turn is the number of earlier requests of its session. A line
+// with hash_ids, chat_id or input_length is of another format: a bad line.
+//
 // Format::Auto tells the format from the first line that is a JSON object:
-// one with a chat_id key is Bailian, any other Mooncake; every later line is
-// read as that format.
+// one with a chat_id key is Bailian, one with messages or prompt openai, any
+// other Mooncake; every later line is read as that format.
 // Every problem names its line and field: a malformed line, a missing field, a
 // negative or non-integral length, an id outside [0, 2^32), a timestamp earlier
 // than the previous request's, a hash list whose length disagrees with
@@ -43,15 +59,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "prefixroute/workload/block_trace.h"
 
 namespace prefixroute {
 
 struct TraceReadOptions {
   enum class OnError { Stop, Skip };
-  enum class Format { Auto, Mooncake, Bailian };
+  enum class Format { Auto, Mooncake, Bailian, OpenAI };
   static constexpr std::uint32_t kBailianBlockSize = 16;
-  std::uint32_t block_size = 512;  ///< Mooncake's; a Bailian trace's is kBailianBlockSize
+  static constexpr std::uint32_t kOpenAiBlockSize = 16;
+  std::uint32_t block_size = 512;  ///< Mooncake's; Bailian's and openai's are fixed (16)
   double time_scale = 1.0;   ///< arrival = timestamp_ms x time_scale
   std::uint64_t limit = 0;   ///< keep the first `limit` requests; 0 keeps all
   /// The window of the trace's own clock replayed, in seconds (Mooncake's ms
@@ -64,14 +83,14 @@ struct TraceReadOptions {
   Format format = Format::Auto;
 };
 
-/// "auto", "mooncake" or "bailian".
+/// "auto", "mooncake", "bailian" or "openai".
 const char* trace_format_name(TraceReadOptions::Format format);
 
 struct TraceProblem {
   std::uint64_t line = 0;  ///< 1-based; 0 for problems of the whole trace
   std::string field;       ///< "" when the line is not a JSON object at all
   std::string message;
-  std::string format;      ///< "bailian" for a Bailian line's problem ("" for Mooncake's, whose text is unchanged)
+  std::string format;      ///< "bailian" / "openai" for those formats' problems ("" for Mooncake's, whose text is unchanged)
   std::string text() const;
 };
 
@@ -119,14 +138,31 @@ class TraceReader {
   TraceReadOptions::Format format() const { return format_; }
   /// Tokens per block of the format read (Mooncake's while still Auto).
   std::uint32_t block_size() const;
+  /// The kind of BlockTrace the format read makes (Bailian's and openai's
+  /// requests carry sessions).
+  BlockTrace::Kind kind() const;
 
  private:
   void process_line(std::string_view line);
   void problem(std::string field, std::string message);
+  /// Counts the current line as bad; stops reading under OnError::Stop.
+  void count_bad_line();
+  /// An openai line, parsed: true when it was stored.
+  bool accept_openai(const nlohmann::ordered_json& doc);
+  /// Keeps (or hands to the sink) a request whose block ids are
+  /// block_ids_[e.first_block..]; stops at options' limit.
+  void store(BlockTrace::Entry e);
 
   TraceReadOptions options_;
   TraceReadOptions::Format format_;
   std::unordered_map<std::uint64_t, std::uint64_t> roots_;  ///< Bailian chat_id -> its session (lookups only)
+  /// openai: a block's chain hash -> its id; a session key -> (session, requests so far) (lookups only).
+  std::unordered_map<std::uint64_t, std::uint32_t> openai_blocks_;
+  std::unordered_map<std::string, std::pair<std::uint64_t, std::uint32_t>> openai_sessions_;
+  std::uint64_t openai_next_session_ = 0;
+  std::int64_t openai_first_ns_ = 0;   ///< the first request's timestamp
+  std::int64_t openai_last_ns_ = 0;    ///< the previous request's
+  std::vector<std::uint64_t> openai_tokens_;
   std::string pending_;
   Sink sink_;
   std::vector<BlockTrace::Entry> entries_;
