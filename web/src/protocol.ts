@@ -2,7 +2,7 @@
 // the page's side, worker.ts inside). Only plain data crosses: JSON texts,
 // small arrays and numbers (and a picked trace's File handle).
 
-import type { PolicyInfo } from './prefixroute-module';
+import type { PolicyInfo, PolicyTimeline } from './prefixroute-module';
 import type { OnError, TraceSource } from './trace-source';
 import type { Pair } from './schema';
 
@@ -62,6 +62,9 @@ export type RunProgress =
   | { kind: 'read'; name: string; bytes: number; totalBytes: number; lines: number; requests: number }
   | { kind: 'policy'; policyIndex: number; policyCount: number; policy: string; done: number; total: number };
 
+/** One policy's run over time, the module's typed arrays as they are (timeline-chart.ts draws them). */
+export type PolicyTimelineData = PolicyTimeline & { policy: string };
+
 /** A finished run: the core's results JSON and what the page draws beside it. */
 export interface RunResult {
   resultsJson: string;
@@ -70,6 +73,8 @@ export interface RunResult {
   accepted: Pair[];
   rejected: Rejection[];
   cdf: CdfSeries[];
+  /** Per policy, in the results' order. */
+  timelines: PolicyTimelineData[];
   elapsedMs: number;
   /** The worker's wasm heap and malloc'd bytes after the run (leak checks). */
   memory: { heapBytes: number; inUseBytes: number };

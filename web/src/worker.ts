@@ -134,6 +134,7 @@ async function run(mod: PrefixrouteModule, id: number, { overrides, trace }: Run
       accepted: resolved.accepted,
       rejected: resolved.rejected,
       cdf: outcome.series.map((s) => ({ policy: s.policy, ...cdfPoints(s.ttftMs) })),
+      timelines: outcome.series.flatMap((s) => (s.timeline ? [{ policy: s.policy, ...s.timeline }] : [])),
       elapsedMs: performance.now() - started,
       memory: mod.memoryStats(),
       ...(summary ? { trace: summary } : {}),
