@@ -54,7 +54,7 @@ interface Metric {
 }
 
 const METRICS: Metric[] = [
-  { id: 'wait', title: 'Queue wait per replica', unit: 'ms', values: (t) => (t.batched ? undefined : t.meanWaitMs), scale: 1, format: formatMs },
+  { id: 'wait', title: 'Queue wait per replica', unit: 'ms', values: (t) => (t.batched ? undefined : t.meanWaitMs), scale: 1, format: (v) => `${formatMs(v)} ms` },
   { id: 'batch', title: 'Batch size per replica', unit: 'sequences running', values: (t) => t.meanBatch, scale: 1, format: (v) => v.toFixed(1) },
   { id: 'kv', title: 'KV use per replica', unit: '% of KV capacity', values: (t) => t.kvUse, scale: 100, format: (v) => formatPercent(v / 100) },
   { id: 'hits', title: 'Hit rate per replica', unit: '% of prompt tokens', values: (t) => t.hitRate, scale: 100, format: (v) => formatPercent(v / 100) },
@@ -135,7 +135,7 @@ export class TimelineView {
     const rows = t.rows;
     const rowName = (r: number) => (t.other && r === rows - 1 ? `R${t.shown + 1}–R${t.replicas}` : `R${r + 1}`);
     this.note.textContent =
-      `${this.label(t.policy)}: the run's arrivals in ${t.windows} windows of ${formatMs(t.windowMs)}. ` +
+      `${this.label(t.policy)}: the run's arrivals in ${t.windows} windows of ${formatMs(t.windowMs)} ms. ` +
       (t.other
         ? `Showing R1–R${t.shown} and one line pooling the other ${formatCount(t.replicas - t.shown)} replicas (R${t.shown + 1}–R${t.replicas}). `
         : '') +
