@@ -160,6 +160,9 @@ export class TimelineView {
         const colour = replicaColour(r, rows, t.other);
         return { label: rowName(r), data, borderColor: colour, backgroundColor: colour, spanGaps: true };
       });
+      // A legend of many replicas would crowd out the plot: the tooltip names them.
+      const legend = entry.chart.options.plugins?.legend;
+      if (legend) legend.display = rows <= 10;
       entry.chart.update('none');
       entry.chart.canvas.setAttribute('aria-label',
         `${m.title} for ${this.label(t.policy)} over ${t.windows} windows` +
