@@ -176,7 +176,7 @@ export class TimelineView {
     const rows = t.rows;
     const rowPx = rows > 16 ? 8 : 16;
     const labelPx = 64;
-    const width = Math.max(320, this.strip.parentElement?.clientWidth ?? 640);
+    const width = Math.max(200, this.strip.parentElement?.clientWidth ?? 640);
     const cellPx = (width - labelPx) / t.windows;
     const ratio = window.devicePixelRatio || 1;
     this.strip.width = Math.round(width * ratio);
