@@ -89,6 +89,15 @@ describe('runScenario timelines equal the native --timeline document', () => {
     });
   }
 
+  test('runShard series carry the same timelines as runScenario (the page\'s pool of workers)', () => {
+    const pairs = [['workload.requests', '1500']];
+    const whole = pr.runScenario('', overridesJson(pairs), null);
+    const sharded = [1, 2, 3].flatMap((k) => pr.runShard('', overridesJson(pairs), k, 3, null).series).sort((a, b) => a.run - b.run);
+    const text = (series) => JSON.stringify(series.map((x) => [x.policy, Object.entries(x.timeline).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v) : v])]));
+    assert.equal(sharded.length, whole.series.length);
+    assert.equal(text(sharded), text(whole.series));
+  });
+
   test('--timeline refuses a sweep', () => {
     assert.throws(
       () => execFileSync(BENCH, ['--sweep', 'cluster.replicas=2,4', '--timeline', '/tmp/x.json'], { stdio: 'pipe' }),
