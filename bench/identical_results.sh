@@ -8,7 +8,7 @@
 # else with bench/same_results.mjs, which lets AFTER's scenario echo hold
 # fields added since (with their defaults) and AFTER's results hold rows of
 # policies added to the catalogue since (every case runs policies=all), and
-# requires everything else to be identical: each of BEFORE's rows equal to
+# lets AFTER add the top-level "recommended" key, and requires everything else to be identical: each of BEFORE's rows equal to
 # AFTER's row of the same policy, in the same order. Performance work and new options must keep every existing
 # result (docs/PERFORMANCE.md); this is the check behind that claim.
 #

@@ -3,8 +3,9 @@
 // the default scenario re-runs in under 100 ms and the main thread is never
 // blocked over 50 ms).
 //
-//   node bench/page_perf.mjs [--runs N] [--dist DIR] [--each]     (after `npm run build`;
-//                                                   --each also prints every re-run on stderr)
+//   node bench/page_perf.mjs [--runs N] [--dist DIR] [--query '?v=1&replicates=1'] [--each]
+//                                (after `npm run build`; --query opens the page with that link
+//                                 instead of the default page; --each also prints every re-run on stderr)
 //
 // Serves the built page (web/dist), opens it in Debian's Chromium, waits for
 // the first result, then re-runs the default scenario N times by committing
@@ -33,6 +34,7 @@ const option = (name, fallback) => {
 };
 const runs = Number(option('--runs', '20'));
 const dist = path.resolve(root, option('--dist', 'web/dist'));
+const query = option('--query', '');
 
 /** The renderer main thread's tasks over 50 ms in a Chromium trace: wall, thread CPU, top events. */
 function mainThreadLongTasks(trace) {
@@ -72,7 +74,7 @@ try {
       for (const e of list.getEntries()) window.__longtasks.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask', buffered: true });
   });
-  await page.goto(server.url);
+  await page.goto(`${server.url}${query}`);
   await page.waitForFunction(() => Number(document.querySelector('#status')?.dataset.runs ?? '0') >= 1, null, { timeout: 120_000 });
   // Let the first run's charts draw before re-running, and keep the page
   // load's long tasks apart from the re-runs'.
@@ -101,7 +103,7 @@ try {
   const worst = (xs) => Math.max(...xs);
   const col = (k) => samples.map((s) => s[k]);
   const ms = (v) => `${v.toFixed(1)} ms`;
-  console.log(`\n### The page in Chromium: default scenario re-runs (${runs} re-runs)\n`);
+  console.log(`\n### The page in Chromium: ${query ? `the page at ${query}` : 'default scenario'} re-runs (${runs} re-runs)\n`);
   console.log('| Measure | Median | Worst | Target |');
   console.log('|---|---|---|---|');
   console.log(`| Re-run: run start to result on the main thread | ${ms(median(col('rerun')))} | ${ms(worst(col('rerun')))} | under 100 ms |`);

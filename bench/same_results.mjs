@@ -15,6 +15,8 @@
 //     BEFORE's order (so BEFORE's rows are compared with AFTER's rows of the
 //     same policy, in order). A policy BEFORE ran that AFTER lacks, or whose
 //     row moved relative to the others, is a difference.
+//   - the top-level "recommended" (the policy the catalogue recommends), when
+//     BEFORE has no such key.
 // Every other key of the document (workload, bounds, ...) must be equal.
 // Exits 0 when the same, printing one line that names what AFTER added (if
 // anything); 1 with the differences otherwise.
@@ -57,6 +59,8 @@ function comparable(key) {
 
 const problems = [];
 const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+const addsRecommended = !('recommended' in before) && typeof after.recommended === 'string';
+if (addsRecommended) keys.delete('recommended');
 for (const key of keys) {
   const ta = JSON.stringify(before[key]);
   const tb = JSON.stringify(comparable(key));
@@ -70,4 +74,7 @@ if (problems.length) {
   console.log(problems.join('\n'));
   process.exit(1);
 }
-if (added.length) console.log(`AFTER adds policies: ${added.join(', ')}`);
+const notes = [];
+if (added.length) notes.push(`AFTER adds policies: ${added.join(', ')}`);
+if (addsRecommended) notes.push(`AFTER names the recommended policy (${after.recommended})`);
+if (notes.length) console.log(notes.join('; '));

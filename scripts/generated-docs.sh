@@ -65,6 +65,41 @@ for (const [i, row] of runs[0].results.entries()) {
 process.stdout.write(out);
 JS
 
+# The failure-mode presets: each preset's policies, and the fix's setting (bench/failure_modes.json).
+node - "$ROOT" "$bench" "$tmp" >"$tmp/failure-modes.md" <<'JS'
+const fs = require("fs");
+const { execFileSync } = require("child_process");
+const [root, bench, tmp] = process.argv.slice(2);
+const manifest = JSON.parse(fs.readFileSync(`${root}/bench/failure_modes.json`, "utf8"));
+const run = (args) => {
+  execFileSync(bench, [...args, "--json", `${tmp}/failure-mode.json`], { cwd: root, stdio: "ignore" });
+  return JSON.parse(fs.readFileSync(`${tmp}/failure-mode.json`, "utf8"));
+};
+const metricName = { p99_ttft_ms: "p99 TTFT", mean_ttft_ms: "mean TTFT" };
+const setText = (set) => Object.entries(set).map(([k, v]) => `\`${k}=${v}\``).join(", ");
+let out = "| Preset | Metric | Failing policy | Fix | Other policies in the preset |\n|---|---|---|---|---|\n";
+for (const mode of manifest.modes) {
+  const file = `scenarios/${mode.preset}`;
+  const preset = run(["--scenario", file]);
+  const fixSet = Object.entries(mode.fix.set).flatMap(([k, v]) => ["--set", `${k}=${v}`]);
+  const fixDoc = Object.keys(mode.fix.set).length ? run(["--scenario", file, ...fixSet, "--set", `policies=${mode.fix.policy}`]) : preset;
+  const row = (doc, policy) => doc.results.find((r) => r.policy === policy);
+  const failing = row(preset, mode.failing.policy);
+  const fix = row(fixDoc, mode.fix.policy);
+  const m = mode.metric;
+  const others = preset.results.filter((r) => r.policy !== mode.failing.policy && r.policy !== mode.fix.policy)
+    .map((r) => `${r.label} ${r[m].toFixed(1)} ms`).join("; ");
+  const fixName = Object.keys(mode.fix.set).length ? `${fix.label}, ${setText(mode.fix.set)}` : fix.label;
+  out += `| \`${mode.preset.replace(/\.json$/, "")}\` | ${metricName[m]} | ${failing.label}: ${failing[m].toFixed(1)} ms | ` +
+    `${fixName}: ${fix[m].toFixed(1)} ms (${(failing[m] / fix[m]).toFixed(2)}x better; stated: ${mode.margin}x) | ${others} |\n`;
+}
+process.stdout.write(out);
+JS
+
+# The recommended policy against every policy over the grid: rendered from the
+# committed docs/grid.json, which `npm run grid` (bench/grid.mjs) writes.
+node "$ROOT/bench/grid_table.mjs" "$ROOT/docs/grid.json" >"$tmp/grid.md"
+
 # The other workload kinds, every policy, on 32,000-token caches.
 for kind in sessions agentic gsp; do   # npm run bench -- --set workload.kind=KIND --set cluster.cache_tokens=32000 --set policies=all --markdown
   "$bench" --json '' --markdown --set workload.kind=$kind --set cluster.cache_tokens=32000 --set policies=all |

@@ -1,6 +1,7 @@
 // Experiments: every policy of a scenario on one trace, the results JSON, and
 // cancellation.
 #include "prefixroute/experiment.h"
+#include "prefixroute/policies/catalogue.h"
 
 #include <gtest/gtest.h>
 
@@ -111,6 +112,7 @@ TEST_F(Experiment, ResultsJsonEchoesTheScenarioAndTheWorkload) {
   const ExperimentReport report = run_experiment(scenario_);
   const Json doc = Json::parse(results_to_json(scenario_, report));
   EXPECT_EQ(doc.at("schema"), "prefixroute.results/1");
+  EXPECT_EQ(doc.at("recommended"), std::string(recommended_policy()));
   EXPECT_EQ(doc.at("scenario"), Json::parse(scenario_to_json(scenario_)));
   const Json& workload = doc.at("workload");
   EXPECT_EQ(workload.at("requests"), report.requests);

@@ -155,7 +155,7 @@ TEST(Replicates, RowsHoldTheMeanAndTheIntervalOfTheSeeds) {
   std::vector<std::string> keys_one, keys_five;
   for (const auto& [k, v] : one.items()) keys_one.push_back(k);
   for (const auto& [k, v] : five.items()) keys_five.push_back(k);
-  EXPECT_EQ(keys_five, (std::vector<std::string>{"schema", "scenario", "workload", "bounds", "results", "replicates"}));
+  EXPECT_EQ(keys_five, (std::vector<std::string>{"schema", "recommended", "scenario", "workload", "bounds", "results", "replicates"}));
   EXPECT_EQ(std::vector<std::string>(keys_five.begin(), keys_five.end() - 1), keys_one);
 }
 

@@ -295,6 +295,22 @@ TEST(ScenarioErrors, WrongSchemaVersionIsRejected) {
                         {"must be 1", "got \"1\" (a string)"}));
 }
 
+TEST(ScenarioDescription, IsReadCheckedAndNotEchoed) {
+  const ScenarioParse p = parse(R"({"description": ["What it shows.", "By how much."], "seed": 7})");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p.scenario.seed, 7u);
+  EXPECT_EQ(scenario_to_json(p.scenario), scenario_to_json(parse(R"({"seed": 7})").scenario));
+}
+
+TEST(ScenarioErrors, ADescriptionMustBeAFewLinesOfText) {
+  EXPECT_TRUE(has_error(parse(R"({"description": "one string"})"), "description",
+                        {"must be a list of at most 8 lines of text", "got \"one string\""}));
+  EXPECT_TRUE(has_error(parse(R"({"description": ["a", "b", "c", "d", "e", "f", "g", "h", "i"]})"), "description",
+                        {"at most 8 lines"}));
+  EXPECT_TRUE(has_error(parse(R"({"description": ["fine", 3]})"), "description[1]", {"must be a string; got 3"}));
+  EXPECT_TRUE(has_error(parse(R"({"description": ["tab\there"]})"), "description[0]", {"control characters"}));
+}
+
 TEST(ScenarioErrors, MalformedJsonReportsThePosition) {
   const ScenarioParse p = parse(R"({"seed": 1,)");
   EXPECT_TRUE(has_error(p, "(document)", {"line 1, column"}));

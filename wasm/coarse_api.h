@@ -77,6 +77,12 @@ emscripten::val policy_series(prefixroute::PolicyOutcome& outcome);
 bool read_shard(const emscripten::val& index, const emscripten::val& count, prefixroute::Shard& out,
                 std::vector<prefixroute::FieldError>& errors);
 
+/// runShard's and runTraceShard's value once the shard has run: a failure for
+/// a throwing callback or a cancel (as run_outcome), else {ok: true,
+/// shardJson, series} (series: replicate 0's policy runs, each with `run`).
+emscripten::val shard_outcome(const prefixroute::Scenario& scenario, prefixroute::ShardReport& report,
+                              const std::string& callback_error);
+
 /// mergeShards' documents (an array of strings), named "documents[i]" in
 /// errors; else false with a "(shards)" error (shard_bindings.cpp).
 bool read_documents(const emscripten::val& documents, std::vector<prefixroute::ShardInput>& out,

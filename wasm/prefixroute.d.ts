@@ -207,6 +207,13 @@ export interface ShardSuccess {
 
 export type ShardResult = ShardSuccess | RunFailure;
 
+/** runTraceShard's success: as runShard's, plus the scenario as run (scenario.trace filled in, as runTrace's). */
+export interface TraceShardSuccess extends ShardSuccess {
+  scenarioJson: string;
+}
+
+export type TraceShardResult = TraceShardSuccess | RunFailure;
+
 export interface MergeSuccess {
   ok: true;
   /** runScenario's resultsJson for the shards' scenario, byte for byte. */
@@ -247,6 +254,8 @@ export interface PolicyInfo {
   colours: { light: string; dark: string };
   /** The scenario keys of its parameters ("affinity_balanced.load_slack_s"), in the schema. */
   params: string[];
+  /** Whether this is the policy prefixroute recommends (exactly one entry is). */
+  recommended: boolean;
 }
 
 /** expandSweep's answer: the values a sweep spec runs, in order. */
@@ -523,12 +532,29 @@ export interface PrefixrouteModule {
     onProgress: ProgressCallback | null,
   ): ShardResult;
   /**
-   * Merges the shardJson of all shards 1..N of one runShard split (any order)
-   * into runScenario's resultsJson, byte for byte. A wrong set is refused,
+   * One shard of runTrace's work on a finished TraceLoader's trace: the
+   * page's pool gives each worker the trace once and a share of the runs.
+   * Checks and refusals as runTrace, plus "(shard)"; the document is
+   * `prefixroute-bench --trace FILE --shard K/N --json`'s for the same file
+   * and scenario; mergeShards of all N gives runTrace's resultsJson. Never
+   * throws; blocks its thread.
+   */
+  runTraceShard(
+    loader: TraceLoader,
+    scenarioJson: string,
+    overridesJson: string,
+    shardIndex: number,
+    shardCount: number,
+    onProgress: ProgressCallback | null,
+  ): TraceShardResult;
+  /**
+   * Merges the shardJson of all shards 1..N of one runShard (or
+   * runTraceShard) split (any order) into runScenario's (runTrace's)
+   * resultsJson, byte for byte. A wrong set is refused,
    * never merged: a shard missing or twice, shards of another scenario (the
    * first differing field named) or of another N, a run missing or in the
-   * wrong shard, documents that are not shard documents. The merged scenario
-   * gets runScenario's refusals too (a trace, the memory bound). Never throws.
+   * wrong shard, documents that are not shard documents. A merged synthetic
+   * scenario gets runScenario's refusals too (the memory bound). Never throws.
    */
   mergeShards(documents: readonly string[]): MergeResult;
   /**

@@ -84,6 +84,30 @@ bool read_documents(const val& documents, std::vector<prefixroute::ShardInput>& 
   return true;
 }
 
+// What runShard / runTraceShard return once the shard has run.
+val shard_outcome(const prefixroute::Scenario& scenario, prefixroute::ShardReport& report,
+                  const std::string& callback_error) {
+  if (!callback_error.empty()) return failure({{"(onProgress)", callback_error}});
+  if (report.cancelled) {
+    val result = failure({{"(run)", "cancelled"}});
+    result.set("cancelled", true);
+    return result;
+  }
+  val result = val::object();
+  result.set("ok", true);
+  result.set("shardJson", prefixroute::experiment_shard_to_json(scenario, report));
+  val series = val::array();
+  std::size_t k = 0;
+  for (prefixroute::ShardRun& run : report.runs) {
+    if (run.key.replicate != 0 || run.key.phase >= scenario.policies.size()) continue;
+    val s = policy_series(run.outcome);
+    s.set("run", static_cast<double>(run.run));
+    series.set(k++, s);
+  }
+  result.set("series", series);
+  return result;
+}
+
 }  // namespace prefixroute_wasm
 
 namespace {
@@ -107,25 +131,7 @@ val run_shard(const val& scenario_json, const val& overrides_json, const val& sh
   prefixroute::ShardReport report = prefixroute::run_experiment_shard(
       parse.scenario, shard, prefixroute_wasm::progress_callback(on_progress, callback_error), nullptr, 1,
       /*keep_series=*/true);
-  if (!callback_error.empty()) return failure({{"(onProgress)", callback_error}});
-  if (report.cancelled) {
-    val result = failure({{"(run)", "cancelled"}});
-    result.set("cancelled", true);
-    return result;
-  }
-  val result = val::object();
-  result.set("ok", true);
-  result.set("shardJson", prefixroute::experiment_shard_to_json(parse.scenario, report));
-  val series = val::array();
-  std::size_t k = 0;
-  for (prefixroute::ShardRun& run : report.runs) {
-    if (run.key.replicate != 0 || run.key.phase >= parse.scenario.policies.size()) continue;
-    val s = prefixroute_wasm::policy_series(run.outcome);
-    s.set("run", static_cast<double>(run.run));
-    series.set(k++, s);
-  }
-  result.set("series", series);
-  return result;
+  return prefixroute_wasm::shard_outcome(parse.scenario, report, callback_error);
 }
 
 val merge_shards(const val& documents) {
@@ -136,10 +142,13 @@ val merge_shards(const val& documents) {
   if (!merged.ok()) return failure(merged.errors);
   if (merged.kind != prefixroute::MergedShards::Kind::Experiment)
     return failure({{"(shards)", "these are a sweep's shards (runSweepShard): merge them with mergeSweepShards"}});
-  // What runScenario would refuse for this scenario, refused here too.
-  const prefixroute::ScenarioParse checked =
-      prefixroute_wasm::parse_checked(prefixroute::scenario_to_json(merged.scenario), {});
-  if (!checked.ok()) return failure(checked.errors);
+  // What runScenario would refuse for this scenario, refused here too; a
+  // replayed trace's shards (runTraceShard) merge into runTrace's results.
+  if (!merged.scenario.replays_trace()) {
+    const prefixroute::ScenarioParse checked =
+        prefixroute_wasm::parse_checked(prefixroute::scenario_to_json(merged.scenario), {});
+    if (!checked.ok()) return failure(checked.errors);
+  }
   val result = val::object();
   result.set("ok", true);
   result.set("resultsJson", prefixroute::results_to_json(merged.scenario, merged.report));

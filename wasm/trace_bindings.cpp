@@ -45,6 +45,7 @@
 #include "prefixroute/replayed_trace.h"
 #include "prefixroute/base/hashing.h"
 #include "prefixroute/scenario.h"
+#include "prefixroute/shard.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "coarse_api.h"
 
@@ -241,7 +242,12 @@ val loader_feed(TraceLoader& loader, const val& chunk) { return loader.feed(chun
 val loader_finish(TraceLoader& loader) { return loader.finish(); }
 
 
-val run_trace(TraceLoader& loader, const val& scenario_json, const val& overrides_json, const val& on_progress) {
+// runTrace's and runTraceShard's checks: the callback, the loader's state,
+// the scenario, its reading settings against the loader's, the replay record
+// and the memory bound. Fills `scenario` (trace recorded) and returns
+// undefined when the run may go ahead, else the failure value.
+val check_trace_run(TraceLoader& loader, const val& scenario_json, const val& overrides_json, const val& on_progress,
+                    Scenario& scenario) {
   const bool has_progress = !on_progress.isNull() && !on_progress.isUndefined();
   if (has_progress && on_progress.typeOf().as<std::string>() != "function")
     return failure({{"(onProgress)", "must be a function (policyIndex, done, total) => boolean, or null"}});
@@ -252,7 +258,7 @@ val run_trace(TraceLoader& loader, const val& scenario_json, const val& override
 
   ScenarioParse parsed = parse(scenario_json, overrides_json);
   if (!parsed.ok()) return failure(parsed.errors);
-  Scenario& scenario = parsed.scenario;
+  scenario = std::move(parsed.scenario);
 
   // The trace was read with the loader's settings; other settings would need
   // another read.
@@ -265,12 +271,39 @@ val run_trace(TraceLoader& loader, const val& scenario_json, const val& override
       "Lower cluster.cache_tokens, replay fewer requests (trace.limit), "
       "or run the native benchmark (prefixroute-bench --trace)");
   if (!errors.empty()) return failure(errors);
+  return val::undefined();
+}
 
+val run_trace(TraceLoader& loader, const val& scenario_json, const val& overrides_json, const val& on_progress) {
+  Scenario scenario;
+  val refused = check_trace_run(loader, scenario_json, overrides_json, on_progress, scenario);
+  if (!refused.isUndefined()) return refused;
   std::string callback_error;
   prefixroute::ExperimentReport report =
       prefixroute::run_experiment(scenario, progress_callback(on_progress, callback_error), loader.replay(), 1,
                                   /*record_timeline=*/true);
   val result = run_outcome(scenario, report, callback_error);
+  if (result["ok"].as<bool>()) result.set("scenarioJson", prefixroute::scenario_to_json(scenario));
+  return result;
+}
+
+// One shard of runTrace's work on the loaded trace (the page's pool of
+// workers: each worker holds the trace once and runs its share of the
+// policies). Checks as runTrace plus "(shard)"; the document is
+// `prefixroute-bench --trace FILE --shard K/N --json`'s; mergeShards of all N
+// gives runTrace's resultsJson.
+val run_trace_shard(TraceLoader& loader, const val& scenario_json, const val& overrides_json, const val& shard_index,
+                    const val& shard_count, const val& on_progress) {
+  std::vector<FieldError> errors;
+  prefixroute::Shard shard;
+  if (!prefixroute_wasm::read_shard(shard_index, shard_count, shard, errors)) return failure(errors);
+  Scenario scenario;
+  val refused = check_trace_run(loader, scenario_json, overrides_json, on_progress, scenario);
+  if (!refused.isUndefined()) return refused;
+  std::string callback_error;
+  prefixroute::ShardReport report = prefixroute::run_experiment_shard(
+      scenario, shard, progress_callback(on_progress, callback_error), loader.replay(), 1, /*keep_series=*/true);
+  val result = prefixroute_wasm::shard_outcome(scenario, report, callback_error);
   if (result["ok"].as<bool>()) result.set("scenarioJson", prefixroute::scenario_to_json(scenario));
   return result;
 }
@@ -284,4 +317,5 @@ EMSCRIPTEN_BINDINGS(prefixroute_trace) {
       .function("feed", &loader_feed)
       .function("finish", &loader_finish);
   function("runTrace", &run_trace);
+  function("runTraceShard", &run_trace_shard);
 }

@@ -22,6 +22,7 @@ import type {
   RoutingPolicy,
   RunResult,
   ShardResult,
+  TraceShardResult,
   ShardSeries,
   SweepProgressCallback,
   SweepShardResult,
@@ -54,6 +55,7 @@ export async function load(wasm: ArrayBuffer): Promise<PrefixrouteModule> {
 export function coarse(pr: PrefixrouteModule): number {
   const catalogue: PolicyInfo[] = pr.policyCatalogue();
   const names: string[] = catalogue.map((p) => `${p.name}: ${p.label}`);
+  const recommended: PolicyInfo | undefined = catalogue.find((p) => p.recommended);
   const schema: unknown = JSON.parse(pr.scenarioSchema());
   const version: string = pr.version();
   const memory: MemoryStats = pr.memoryStats();
@@ -102,7 +104,7 @@ export function coarse(pr: PrefixrouteModule): number {
       sum += timeline.requests[0] + timeline.hitRate[timeline.rows] + top[0] + (kv ? kv[0] : 0) + timeline.groupKeys.length;
     }
   }
-  void names, void schema, void version, void doc, void inUse;
+  void names, void recommended, void schema, void version, void doc, void inUse;
   return sum;
 }
 
@@ -201,6 +203,8 @@ export function trace(pr: PrefixrouteModule, chunks: TraceChunk[]): string[] {
   const onProgress: ProgressCallback = (policyIndex, done, total) => policyIndex >= 0 && done <= total;
   const run: TraceRunResult = pr.runTrace(loader, '', JSON.stringify([['trace.on_error', 'skip']]), onProgress);
   pr.runTrace(loader, '{}', '', null);
+  const shard: TraceShardResult = pr.runTraceShard(loader, '', '', 1, 2, onProgress);
+  if (shard.ok) lines.push(shard.shardJson, shard.scenarioJson, String(shard.series[0]?.run));
   if (run.ok) {
     const scenario: unknown = JSON.parse(run.scenarioJson);
     const series: PolicySeries[] = run.series;

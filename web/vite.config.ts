@@ -1,11 +1,14 @@
 // Vite configuration of the playground. The root is web/; the build is
 // relocatable (base './') so web/dist works from any sub-path or a plain file
 // server. The Content-Security-Policy meta tag is added only to the build:
-// Vite's dev server injects styles through JS, which the policy forbids.
+// Vite's dev server injects styles through JS, which the policy forbids. The
+// build also writes embed.html, the same page under the embed's policy.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 
-import { CONTENT_SECURITY_POLICY } from './content-security-policy.mjs';
+import { CONTENT_SECURITY_POLICY, EMBED_CONTENT_SECURITY_POLICY } from './content-security-policy.mjs';
 
 function contentSecurityPolicy(): Plugin {
   return {
@@ -21,13 +24,36 @@ function contentSecurityPolicy(): Plugin {
         },
       ],
     },
+    // embed.html: the built index.html under the embed's policy (hosted traces: web/src/hosted-trace.ts).
+    writeBundle(options) {
+      const dir = options.dir ?? 'dist';
+      const html = readFileSync(join(dir, 'index.html'), 'utf8');
+      const escaped = (policy: string) => `content="${policy.replace(/'/g, '&#39;')}"`;
+      const embed = html.replace(escaped(CONTENT_SECURITY_POLICY), escaped(EMBED_CONTENT_SECURITY_POLICY));
+      if (embed === html) throw new Error('prefixroute-csp: the policy meta tag was not found in index.html');
+      writeFileSync(join(dir, 'embed.html'), embed);
+    },
+  };
+}
+
+/** The dev server answers embed.html with the page (the build writes it as a file; the dev server sets no policy). */
+function embedDocumentInDev(): Plugin {
+  return {
+    name: 'prefixroute-embed-dev',
+    apply: 'serve',
+    configureServer(server) {
+      server.middlewares.use((req, _res, next) => {
+        if (req.url && /^\/embed\.html(\?|$)/.test(req.url)) req.url = req.url.replace('/embed.html', '/index.html');
+        next();
+      });
+    },
   };
 }
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: './',
-  plugins: [contentSecurityPolicy()],
+  plugins: [contentSecurityPolicy(), embedDocumentInDev()],
   worker: { format: 'es' },
   build: {
     outDir: 'dist',

@@ -442,6 +442,7 @@ ReplicateStats replicate_stats(const ExperimentReport& report) {
 std::string results_to_json(const Scenario& scenario, const ExperimentReport& report) {
   Json doc = Json::object();
   doc["schema"] = "prefixroute.results/1";
+  doc["recommended"] = recommended_policy();
   doc["scenario"] = Json::parse(scenario_to_json(scenario));
   const bool with_replicates = !report.seeds.empty() && !report.cancelled;
   // The batched engine's or the hardware's figures for one replica.

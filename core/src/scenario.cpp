@@ -165,6 +165,12 @@ std::vector<std::string> keys_of_group(std::string_view group) {
   return keys;
 }
 
+// A scenario document's "description": lines of text for people (what a
+// preset shows). It is read, checked and dropped: no run depends on it and the
+// canonical document does not echo it.
+constexpr std::string_view kDescriptionKey = "description";
+constexpr std::size_t kMaxDescriptionLines = 8;
+
 std::vector<std::string> top_level_keys() {
   std::vector<std::string> keys{"schema_version"};
   for (const FieldSpec& f : scenario_fields()) {
@@ -173,6 +179,7 @@ std::vector<std::string> top_level_keys() {
     for (const auto& k : keys) seen = seen || k == top;
     if (!seen) keys.push_back(top);
   }
+  keys.emplace_back(kDescriptionKey);
   return keys;
 }
 
@@ -206,6 +213,25 @@ void check_unknown_keys(const Json& doc, std::vector<FieldError>& errors) {
         errors.push_back({key + "." + sub, "unknown key; allowed keys in " + key + ": " +
                                                join(group_keys)});
     }
+  }
+}
+
+void check_description(const Json& description, std::vector<FieldError>& errors) {
+  const std::string allowed = "must be a list of at most " + std::to_string(kMaxDescriptionLines) +
+                              " lines of text (strings)";
+  if (!description.is_array() || description.size() > kMaxDescriptionLines) {
+    errors.push_back({std::string(kDescriptionKey), allowed + "; got " + describe(description)});
+    return;
+  }
+  const FieldSpec line_spec{};  // a plain text: no choices
+  for (std::size_t i = 0; i < description.size(); ++i) {
+    const std::string key = std::string(kDescriptionKey) + "[" + std::to_string(i) + "]";
+    if (!description[i].is_string()) {
+      errors.push_back({key, "must be a string; got " + describe(description[i])});
+      continue;
+    }
+    const std::string problem = check_text(line_spec, description[i].get<std::string>());
+    if (!problem.empty()) errors.push_back({key, problem});
   }
 }
 
@@ -592,6 +618,7 @@ ScenarioParse parse_scenario(std::string_view json_text, const std::vector<Overr
       errors.push_back({"schema_version", "must be " + std::to_string(kScenarioVersion) +
                                               " (the only version so far); got " + describe(*version)});
   }
+  if (const Json* description = find_dotted(doc, kDescriptionKey)) check_description(*description, errors);
   check_unknown_keys(doc, errors);
   for (const Field& f : fields()) {
     const Json* value = find_dotted(doc, f.spec.key);
@@ -667,6 +694,10 @@ std::string scenario_json_schema() {
   schema["additionalProperties"] = false;
   Json& props = schema["properties"];
   props["schema_version"] = Json{{"const", kScenarioVersion}};
+  props[kDescriptionKey] = Json{{"type", "array"},
+                                {"items", Json{{"type", "string"}, {"maxLength", kMaxTextLength}}},
+                                {"maxItems", kMaxDescriptionLines},
+                                {"description", "Lines of text for people: what the scenario shows (not echoed in results)."}};
   for (const Field& f : fields()) {
     Json prop = Json::object();
     if (f.spec.kind == FieldKind::Text) {

@@ -15,6 +15,16 @@ let context;
 /** The numbers of prefixroute-bench for a scenario, as its results JSON. */
 const bench = (sets = []) => benchOutput(session.bench, [], sets);
 
+/**
+ * What the page opened bare runs (web/src/page-scenario.ts: page-defaults.json's
+ * scenario; the recommended policy is the catalogue's fallback until the
+ * module marks one): a link runs what it says, so links without these keys
+ * run the core's defaults.
+ */
+const PAGE_DEFAULTS = JSON.parse(readFileSync(new URL('../../web/src/page-defaults.json', import.meta.url), 'utf8'));
+const PAGE_SETS = Object.entries(PAGE_DEFAULTS.scenario);
+const bare = (sets = []) => bench([...PAGE_SETS, ...sets]);
+
 // The table's rounding (web/src/format.ts), restated so the test checks it independently.
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const ms = (v) => (Math.abs(v) >= 100 ? grouped.format(Math.round(v)) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
@@ -28,14 +38,16 @@ const DISPLAY = {
   imbalance: (v) => v.toFixed(2),
 };
 
-async function openPage(query = '', { width = 1280, height = 900, rows = DEFAULT_ROWS } = {}) {
+async function openPage(query = '', { width = 1280, height = 900, rows = query ? LINK_ROWS : DEFAULT_ROWS } = {}) {
   const opened = await openIn(context, `${server.url}${query}`, { width, height });
   await waitForRows(opened.page, rows);
   return opened;
 }
 
-/** Rows of the default table: one per default policy (four when written). */
-let DEFAULT_ROWS = 4;
+/** Rows of the bare page's table: one per policy of the page's scenario. */
+let DEFAULT_ROWS = 6;
+/** Rows of a link that names no policies: the core's default policies. */
+let LINK_ROWS = 4;
 
 async function waitForRows(page, n = DEFAULT_ROWS) {
   await page.waitForFunction((count) => document.querySelectorAll('#results-table tbody tr').length === count, n, { timeout: 120_000 });
@@ -53,6 +65,28 @@ function readTable(page) {
   );
 }
 
+/**
+ * The verdict line agrees with the table: each metric's named winner is the
+ * row with the best value in that column, and the winner's cell carries the
+ * tag its standing implies ("best", "≈ best", or none when untested).
+ */
+async function assertVerdictMatchesTable(page) {
+  const parts = await page.$$eval('#verdict .verdict-part', (spans) => spans.map((x) => ({ ...x.dataset, text: x.textContent })));
+  assert.deepEqual(parts.map((p) => p.metric), ['p99_ttft_ms', 'prefill_tokens']);
+  for (const part of parts) {
+    const cells = await page.$$eval(`#results-table tbody td[data-col="${part.metric}"]`, (tds) => tds.map((td) => ({
+      policy: td.closest('tr').dataset.policy,
+      label: td.closest('tr').querySelector('th').childNodes[1].textContent,
+      value: Number(td.dataset.value),
+      tag: td.querySelector('.best-tag') ? 'best' : td.querySelector('.tie-tag') ? 'tied' : 'untested',
+    })));
+    const lowest = cells.reduce((a, b) => (b.value < a.value ? b : a));
+    assert.equal(part.winner, lowest.policy, `${part.metric}: the verdict names the table's lowest`);
+    assert.ok(part.text.includes(lowest.label), part.text);
+    assert.equal(lowest.tag, part.standing, `${part.metric}: the winner's cell is tagged as the verdict says`);
+  }
+}
+
 function expectedTable(resultsJson) {
   const doc = JSON.parse(resultsJson);
   return Object.fromEntries(doc.results.map((r) => [r.policy, Object.fromEntries(Object.entries(DISPLAY).map(([k, f]) => [k, f(r[k])]))]));
@@ -61,7 +95,8 @@ function expectedTable(resultsJson) {
 before(async () => {
   session = await startSession({ acceptDownloads: true });
   ({ server, context } = session);
-  DEFAULT_ROWS = JSON.parse(bench()).results.length;
+  DEFAULT_ROWS = JSON.parse(bare()).results.length;
+  LINK_ROWS = JSON.parse(bench()).results.length;
   // Long tasks on the main thread, recorded from the very start of each page.
   await context.addInitScript(() => {
     window.__longtasks = [];
@@ -81,14 +116,17 @@ describe('playground', () => {
   test('opens with the reference scenario: one row per policy, equal to the native benchmark', async () => {
     const { page, problems } = await openPage();
     const shown = await readTable(page);
-    assert.deepEqual(shown, expectedTable(bench()));
-    assert.equal(new URL(page.url()).search, '?v=1');
+    assert.deepEqual(shown, expectedTable(bare()));
+    assert.equal(new URL(page.url()).search, `?v=1&policies=${PAGE_DEFAULTS.scenario.policies}`);
     const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
     assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
     assert.doesNotMatch(csp, /unsafe-inline|'unsafe-eval'/);
     assert.deepEqual(await page.evaluate(() => window.__csp), []);
-    // Best values are marked in text, not only by colour.
-    assert.ok((await page.$$('#results-table td.best .best-tag')).length >= 4);
+    // One seed: no cell is marked best, and the notes and the verdict say why.
+    assert.equal((await page.$$('#results-table .best-tag, #results-table .tie-tag')).length, 0);
+    assert.match(await page.textContent('#table-notes'), /One seed: no intervals, so no policy is marked best/);
+    assert.match(await page.textContent('#verdict'), /One seed: these differences are not tested for chance/);
+    await assertVerdictMatchesTable(page);
     // Text alternatives of the four charts.
     for (const id of ['ttft', 'hits', 'cdf', 'load']) {
       const label = await page.getAttribute(`#chart-${id} canvas`, 'aria-label');
@@ -108,15 +146,15 @@ describe('playground', () => {
     await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('1,500 requests'));
     const changed = await readTable(page);
     assert.notDeepEqual(changed, before);
-    assert.deepEqual(changed, expectedTable(bench([['workload.requests', '1500']])));
+    assert.deepEqual(changed, expectedTable(bare([['workload.requests', '1500']])));
     const link = page.url();
-    assert.equal(new URL(link).search, '?v=1&workload.requests=1500');
+    assert.equal(new URL(link).search, `?v=1&workload.requests=1500&policies=${PAGE_DEFAULTS.scenario.policies}`);
 
-    await page.uncheck('#field-policies-least_loaded');
+    await page.uncheck('#field-policies-dynamo_kv');
     await waitForRows(page, DEFAULT_ROWS - 1);
     const threeLink = page.url();
     assert.match(threeLink, /[?&]policies=[a-z_,]+/);
-    assert.doesNotMatch(threeLink, /least_loaded/);
+    assert.doesNotMatch(threeLink, /dynamo_kv/);
 
     const shared = await context.newPage();
     await shared.goto(threeLink);
@@ -181,7 +219,59 @@ describe('playground', () => {
     await page.fill('#field-workload-requests', '800');
     await page.locator('#field-workload-requests').press('Enter');
     await page.waitForFunction(() => document.querySelector('#status')?.textContent?.startsWith('800 requests'), null, { timeout: 120_000 });
-    assert.deepEqual(await readTable(page), expectedTable(bench([['workload.requests', '800']])));
+    assert.deepEqual(await readTable(page), expectedTable(bare([['workload.requests', '800']])));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('replicates: means with 95% intervals, "best" only where distinguishable, the verdict agrees; a pinned run is compared', async () => {
+    const sets = [['workload.requests', '1500'], ['replicates', '3'], ['policies', 'round_robin,least_loaded,expected_ttft']];
+    const query = `?v=1&${sets.map(([k, v]) => `${k}=${v}`).join('&')}`;
+    const { page, problems } = await openPage(query, { rows: 3 });
+    const doc = JSON.parse(bench(sets));
+    assert.deepEqual(await readTable(page), expectedTable(JSON.stringify(doc)));
+    // Each cell's interval is the core's half-width; each tag follows the core's intervals.
+    const cells = await page.$$eval('#results-table tbody td', (tds) => tds.map((td) => ({
+      policy: td.closest('tr').dataset.policy, col: td.dataset.col, ci: td.querySelector('.ci')?.textContent,
+      best: !!td.querySelector('.best-tag'), tied: !!td.querySelector('.tie-tag'),
+    })));
+    const row = (p) => doc.results.find((r) => r.policy === p);
+    const overlap = (a, b) => a.low <= b.high && b.low <= a.high;
+    let bests = 0;
+    let ties = 0;
+    for (const c of cells) {
+      const iv = row(c.policy).interval[c.col];
+      assert.ok(c.ci?.startsWith('± '), `${c.policy} ${c.col} shows its interval`);
+      const others = doc.results.filter((r) => r.policy !== c.policy).map((r) => r.interval[c.col]);
+      if (c.best) {
+        bests++;
+        assert.ok(others.every((o) => !overlap(iv, o)), `${c.policy} ${c.col}: "best" although an interval overlaps`);
+      }
+      if (c.tied) {
+        ties++;
+        assert.ok(others.some((o) => overlap(iv, o)), `${c.policy} ${c.col}: "≈ best" although no interval overlaps`);
+      }
+    }
+    assert.ok(bests > 0 && ties > 0, `both tags occur (${bests} best, ${ties} ≈ best)`);
+    for (const [metric, pairs] of Object.entries(doc.replicates.not_distinguishable)) {
+      for (const [a, b] of pairs) assert.match(await page.textContent('#table-notes'), new RegExp(`${row(a).label.replace(/[()]/g, '\\$&')} ~ ${row(b).label.replace(/[()]/g, '\\$&')}`), metric);
+    }
+    await assertVerdictMatchesTable(page);
+
+    // Pin, change the seed: every cell shows the pinned figure beside the new one.
+    const pinned = Object.fromEntries(doc.results.map((r) => [r.policy, r]));
+    await page.click('#pin-results');
+    await page.fill('#field-seed', '7');
+    await page.locator('#field-seed').press('Enter');
+    await page.waitForFunction(() => document.querySelector('#results-table .pinned-figure'), null, { timeout: 120_000 });
+    const compared = await page.$$eval('#results-table tbody td', (tds) => tds.map((td) => ({
+      policy: td.closest('tr').dataset.policy, col: td.dataset.col, pinned: Number(td.querySelector('.pinned-figure')?.dataset.pinnedValue),
+    })));
+    for (const c of compared) assert.equal(c.pinned, pinned[c.policy][c.col], `${c.policy} ${c.col}: the pinned value`);
+    assert.match(await page.textContent('#table-notes'), /the pinned run \(differs in seed 42 → 7/);
+    assert.deepEqual(await readTable(page), expectedTable(bench([...sets, ['seed', '7']])));
+    await page.click('#unpin-results');
+    assert.equal(await page.$('#results-table .pinned-figure'), null);
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -193,7 +283,7 @@ describe('playground', () => {
     const doc = JSON.parse(text);
     assert.equal(doc.schema, 'prefixroute.results/1');
     assert.equal(doc.scenario.seed, 7);
-    assert.equal(doc.results.length, DEFAULT_ROWS);
+    assert.equal(doc.results.length, LINK_ROWS);
     assert.deepEqual(doc, JSON.parse(bench([['seed', '7']])));
     console.log(`exported JSON ${text === bench([['seed', '7']]) ? 'is byte-identical to' : 'parses equal to'} the native benchmark's`);
 
@@ -212,7 +302,7 @@ describe('playground', () => {
     assert.deepEqual(rows.filter((l) => l.startsWith('#')), []);
     const header = rows[0].split(',');
     assert.equal(header[0], 'policy');
-    assert.equal(rows.length, 1 + DEFAULT_ROWS);
+    assert.equal(rows.length, 1 + LINK_ROWS);
     // Where the numbers come from, in columns: the command and the page's link.
     assert.deepEqual(header.slice(-3), ['workload_fingerprint', 'command', 'link']);
     assert.ok(rows[1].endsWith(',prefixroute-bench --set seed=7,' + page.url()), rows[1]);

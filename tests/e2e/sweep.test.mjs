@@ -11,6 +11,29 @@ import { SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
 
 let session;
 
+/**
+ * The sweep table's rows as the page shows them: per policy, equal outcomes
+ * at consecutive values merged into one row (web/src/sweep-view.ts), in
+ * order of first value, then policy.
+ */
+function shownRows(doc) {
+  const open = new Map();
+  const rows = [];
+  for (const p of doc.points) {
+    for (const r of p.results) {
+      const last = open.get(r.policy);
+      if (last && JSON.stringify(last.r) === JSON.stringify(r)) {
+        last.values.push(p.value);
+        continue;
+      }
+      const row = { values: [p.value], r };
+      open.set(r.policy, row);
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
 /** `prefixroute-bench --sweep SPEC --set ... --json FILE`: the file's bytes. */
 const benchSweep = (spec, sets) => benchOutput(session.bench, ['--sweep', spec], sets);
 
@@ -30,36 +53,47 @@ after(async () => {
 
 describe('sweep panel', () => {
   test('a sweep from the link: chart, table and export equal the native command line', async () => {
+    // The slack moves affinity balanced only: the other policies' unchanged
+    // outcomes are one row (and one point) each, not one per value.
     const sets = [['workload.requests', '1500']];
-    const query = '?v=1&workload.requests=1500&sweep.param=workload.arrival_rate_per_s&sweep.from=50&sweep.to=150&sweep.steps=3';
+    const query = '?v=1&workload.requests=1500&sweep.param=affinity_balanced.load_slack_s&sweep.from=0&sweep.to=0.2&sweep.steps=3';
     const { page, problems } = await openPage(query);
-    const native = benchSweep('workload.arrival_rate_per_s=50:150:3', sets);
+    const native = benchSweep('affinity_balanced.load_slack_s=0:0.2:3', sets);
     const doc = JSON.parse(native);
-    const rows = doc.points.length * doc.points[0].results.length;
-    await page.waitForFunction((n) => document.querySelectorAll('#sweep-table tbody tr').length === n, rows);
+    const expected = shownRows(doc);
+    assert.ok(expected.some((r) => r.values.length === 3), 'no policy kept its outcome over the sweep');
+    await page.waitForFunction((n) => document.querySelectorAll('#sweep-table tbody tr').length === n, expected.length);
 
     // The chart is shown, drawn (a sized canvas, Chart.js attached) and described.
     assert.equal(await page.isVisible('#chart-sweep canvas'), true);
     const box = await page.$eval('#chart-sweep canvas', (c) => ({ w: c.width, h: c.height }));
     assert.ok(box.w > 100 && box.h > 100, JSON.stringify(box));
     const label = await page.getAttribute('#chart-sweep canvas', 'aria-label');
-    assert.match(label, /^Hit rate against p99 time to first token, one series per policy, over 3 values of workload\.arrival_rate_per_s\. On the Pareto front: /);
-    // The front the page names is the core's: one entry per flagged point.
+    assert.match(label, /^Hit rate against p99 time to first token, one series per policy, over 3 values of affinity_balanced\.load_slack_s\. Better is down and to the right\. On the Pareto front: /);
+    assert.match(await page.textContent('#chart-sweep figcaption'), /Better: ↘ down and to the right/);
+    // The front the page names is the core's: one entry per flagged row.
     const named = label.replace(/^.*On the Pareto front: /, '').replace(/\. The table below lists every point\.$/, '').split('; ');
-    assert.equal(named.length, doc.points.flatMap((p) => p.results).filter((r) => r.pareto).length, label);
+    assert.equal(named.length, expected.filter((r) => r.r.pareto).length, label);
 
-    // The table holds the native numbers, the Pareto points tagged.
+    // The table holds the native numbers, the Pareto rows tagged; an unchanged outcome names every value once.
     const shown = await page.$$eval('#sweep-table tbody tr', (trs) =>
-      trs.map((tr) => ({ value: tr.dataset.value, policy: tr.dataset.policy, cells: [...tr.querySelectorAll('td')].map((td) => td.textContent) })));
-    const expected = doc.points.flatMap((p) => p.results.map((r) => ({ value: p.value, policy: r.policy, hit: `${(r.hit_rate * 100).toFixed(1)}%`, pareto: r.pareto })));
-    assert.deepEqual(shown.map((r) => [r.value, r.policy, r.cells[1], r.cells[6] === 'front']), expected.map((r) => [r.value, r.policy, r.hit, r.pareto]));
+      trs.map((tr) => ({ values: tr.dataset.values, policy: tr.dataset.policy, head: tr.querySelector('th').textContent, cells: [...tr.querySelectorAll('td')].map((td) => td.textContent) })));
+    assert.deepEqual(shown.map((r) => [r.values, r.policy, r.cells[1], r.cells[6] === 'front']),
+      expected.map((r) => [r.values.join(' '), r.r.policy, `${(r.r.hit_rate * 100).toFixed(1)}%`, r.r.pareto]));
+    assert.ok(shown.some((r) => r.head === 'every value (0 – 0.2)'), JSON.stringify(shown.map((r) => r.head)));
+
+    // The policy filter: a ticked box per policy, the chart's legend.
+    const filter = await page.$$eval('#chart-sweep .sweep-filter input', (inputs) => inputs.map((i) => [i.dataset.policy, i.checked]));
+    assert.deepEqual(filter, doc.points[0].results.map((r) => [r.policy, true]));
+    await page.click('#chart-sweep .sweep-filter input[data-policy="round_robin"]');
+    assert.equal(await page.isChecked('#chart-sweep .sweep-filter input[data-policy="round_robin"]'), false);
 
     // The link keeps the sweep; the export is the command line's file, byte for byte.
-    assert.match(new URL(page.url()).search, /sweep\.param=workload\.arrival_rate_per_s&sweep\.from=50&sweep\.to=150&sweep\.steps=3$/);
+    assert.match(new URL(page.url()).search, /sweep\.param=affinity_balanced\.load_slack_s&sweep\.from=0&sweep\.to=0\.2&sweep\.steps=3$/);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#sweep-export')]);
-    assert.equal(download.suggestedFilename(), 'prefixroute-sweep-workload.arrival_rate_per_s.json');
+    assert.equal(download.suggestedFilename(), 'prefixroute-sweep-affinity_balanced.load_slack_s.json');
     assert.equal(readFileSync(await download.path(), 'utf8'), native);
-    assert.match(await page.textContent('#sweep-command'), /prefixroute-bench --sweep workload\.arrival_rate_per_s=50:150:3 --set workload\.requests=1500/);
+    assert.match(await page.textContent('#sweep-command'), /prefixroute-bench --sweep affinity_balanced\.load_slack_s=0:0\.2:3 --set workload\.requests=1500/);
 
     await page.$eval('#sweep', (el) => el.scrollIntoView());
     await (await page.$('#sweep')).screenshot({ path: join(SHOTS, 'screenshot-sweep.png') });
@@ -69,26 +103,26 @@ describe('sweep panel', () => {
 
   test('the default sweep runs from the button; bad inputs name the input and the range', async () => {
     const { page, problems } = await openPage('?v=1&workload.requests=1000');
-    assert.equal(await page.inputValue('#sweep-param'), 'affinity_balanced.load_slack_s');
+    assert.equal(await page.inputValue('#sweep-param'), 'workload.arrival_rate_per_s');
     assert.equal(await page.inputValue('#sweep-steps'), '5');
     assert.equal(await page.isHidden('#chart-sweep'), true); // nothing runs until asked
     // The equivalent command line follows the scenario on screen.
     assert.equal(await page.textContent('#sweep-command'),
-      'Same as: prefixroute-bench --sweep affinity_balanced.load_slack_s=0:0.2:5 --set workload.requests=1000');
+      'Same as: prefixroute-bench --sweep workload.arrival_rate_per_s=50:150:5 --set workload.requests=1000');
 
     await page.fill('#sweep-steps', '1');
     assert.equal(await page.textContent('#sweep-steps-error'), 'Steps must be an integer in [2, 200].');
     assert.equal(await page.getAttribute('#sweep-steps', 'aria-invalid'), 'true');
     assert.equal(await page.isDisabled('#sweep-run'), true);
     await page.fill('#sweep-from', '-1');
-    assert.match(await page.textContent('#sweep-from-error'), /^From must be a number in \[0, 3600\] s \(affinity_balanced\.load_slack_s\)\.$/);
-    await page.fill('#sweep-from', '0');
+    assert.match(await page.textContent('#sweep-from-error'), /^From must be a number in \[0\.001, [\d,.e+]+\] requests\/s \(workload\.arrival_rate_per_s\)\.$/);
+    await page.fill('#sweep-from', '50');
     await page.fill('#sweep-steps', '5');
     assert.equal(await page.isHidden('#sweep-steps-error'), true);
 
     await page.click('#sweep-run');
     await page.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 20);
-    assert.match(await page.textContent('#sweep-status'), /^5 values of affinity_balanced\.load_slack_s × 4 policies, simulated in [\d,]+ ms; \d+ points? on the Pareto front\.$/);
+    assert.match(await page.textContent('#sweep-status'), /^5 values of workload\.arrival_rate_per_s × 4 policies, simulated in [\d,]+ ms; \d+ points? on the Pareto front\.$/);
     // The default sweep writes nothing into the link.
     assert.equal(new URL(page.url()).search, '?v=1&workload.requests=1000');
 
@@ -106,7 +140,7 @@ describe('sweep panel', () => {
     assert.deepEqual(native.points.map((p) => p.value), ['2', '3', '4']);
     await page.click('#sweep-run');
     await page.waitForFunction(() => /^3 values of cluster\.replicas/.test(document.querySelector('#sweep-status').textContent));
-    const values = await page.$$eval('#sweep-table tbody tr', (trs) => [...new Set(trs.map((tr) => tr.dataset.value))]);
+    const values = await page.$$eval('#sweep-table tbody tr', (trs) => [...new Set(trs.flatMap((tr) => tr.dataset.values.split(' ')))]);
     assert.deepEqual(values, ['2', '3', '4']);
     assert.deepEqual(problems, []);
     await page.close();
@@ -120,7 +154,7 @@ describe('sweep panel', () => {
     assert.equal(messages.length, 5, messages.join('\n'));
     assert.equal(await page.$('#sweep img'), null);
     // Every bad key fell back to the default sweep's value: a valid sweep, ready to run.
-    assert.equal(await page.inputValue('#sweep-param'), 'affinity_balanced.load_slack_s');
+    assert.equal(await page.inputValue('#sweep-param'), 'workload.arrival_rate_per_s');
     assert.equal(await page.isDisabled('#sweep-run'), false);
     assert.deepEqual(problems, []);
     await page.close();

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ROOT, SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
+import { ROOT, SHOTS, benchOutput, openIn, policyCatalogue, startSession } from './harness.mjs';
 
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
 /** The excerpt preset's cluster (web/src/trace-source.ts, EXCERPT_PRESET). */
@@ -67,7 +67,9 @@ describe('trace replay', () => {
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
     await page.click('#trace-excerpt');
     await statusStarts(page, 'Replayed mooncake-conversation-first-1000.jsonl: 1,000 requests');
-    const native = benchTrace(EXCERPT, EXCERPT_SETS);
+    // The page's policies (the bare page's scenario, web/src/page-scenario.ts), as its link names them.
+    const policies = new URL(page.url()).searchParams.get('policies');
+    const native = benchTrace(EXCERPT, [...EXCERPT_SETS, ...(policies ? [['policies', policies]] : [])]);
     assert.deepEqual(await readTable(page), expectedTable(native));
     // Once the run is over, nothing says it is still replaying.
     assert.match(await page.textContent('#trace-status'), /^Replayed mooncake-conversation-first-1000\.jsonl: 1,000 requests from 1,000 lines/);
@@ -85,6 +87,35 @@ describe('trace replay', () => {
     assert.deepEqual(await readTable(again.page), expectedTable(native));
     assert.deepEqual([...problems, ...again.problems], []);
     await again.page.close();
+    await page.close();
+  });
+
+  test('the excerpt’s TTFT chart draws every policy’s bar above zero height: log axis by default, cut and marked bars on a linear one', async () => {
+    // Every policy: naive affinity's TTFT is some 500 times the others' on this trace.
+    const all = (await policyCatalogue()).map((p) => p.name).join(',');
+    const { page, problems } = await newPage(`?v=1&trace=mooncake-excerpt&cluster.replicas=8&cluster.cache_tokens=1000000&policies=${all}`);
+    await statusStarts(page, 'Replayed mooncake-conversation-first-1000.jsonl');
+    const bars = async () => {
+      await page.waitForFunction(() => document.querySelector('#chart-ttft canvas')?.dataset.barPx);
+      return JSON.parse(await page.getAttribute('#chart-ttft canvas', 'data-bar-px'));
+    };
+    const count = all.split(',').length;
+    const logBars = await bars();
+    assert.equal(await page.textContent('#chart-ttft select.axis-mode option[value="auto"]'), 'Auto (log)');
+    assert.deepEqual(logBars.map((d) => d.length), [count, count]);
+    assert.ok(logBars.flat().every((h) => h >= 3), `every bar at least 3 px high on the log axis: ${JSON.stringify(logBars)}`);
+    // A linear axis cuts the outliers at its top (marked, with their values) instead of flattening the rest.
+    await page.evaluate(() => document.querySelector('#chart-ttft canvas').removeAttribute('data-bar-px'));
+    await page.selectOption('#chart-ttft select.axis-mode', 'linear');
+    const linearBars = await bars();
+    assert.ok(linearBars.flat().every((h) => h > 0), `every bar above zero height on the linear axis: ${JSON.stringify(linearBars)}`);
+    assert.match(await page.getAttribute('#chart-ttft canvas', 'aria-label'), /Bars above [\d,]+ ms are cut at the top of the axis and marked with their values/);
+    // A trace has one replicate: no policy is marked best, and the page says so.
+    assert.match(await page.textContent('#table-notes'), /A trace has one replicate/);
+    assert.match(await page.textContent('#verdict'), /One replay of the trace \(a trace has one replicate\)/);
+    assert.equal((await page.$$('#results-table .best-tag')).length, 0);
+    await page.screenshot({ path: join(SHOTS, 'trace-excerpt-all-policies.png'), fullPage: true });
+    assert.deepEqual(problems, []);
     await page.close();
   });
 
@@ -110,7 +141,7 @@ describe('trace replay', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prefixroute-trace-'));
     const file = join(dir, 'bad.jsonl');
     writeFileSync(file, text);
-    const native = benchTrace(file, [...EXCERPT_SETS, ['trace.on_error', 'skip']]);
+    const native = benchTrace(file, [...EXCERPT_SETS, ['trace.on_error', 'skip'], ['policies', new URL(page.url()).searchParams.get('policies')]]);
     rmSync(dir, { recursive: true });
     assert.deepEqual(await readTable(page), expectedTable(native));
 

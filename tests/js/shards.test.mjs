@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import { BENCH, loadModule, overridesJson, runNativeBench, setArgs } from './helpers.mjs';
+import { BENCH, ROOT, loadModule, overridesJson, runNativeBench, setArgs } from './helpers.mjs';
 
 let pr;
 before(async () => {
@@ -189,5 +189,47 @@ describe('sweep shards', () => {
     assert.deepEqual(pr.runSweepShard('', '', 'cluster.replicas=4,0', 1, 2, null).errors.map((e) => e.field),
       ['cluster.replicas']);
     assert.deepEqual(pr.runSweepShard('', '', 'seed=1', 3, 2, null).errors.map((e) => e.field), ['(shard)']);
+  });
+});
+
+describe('trace shards (the page\'s pool replays a trace read once per worker)', () => {
+  const EXCERPT = path.join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
+  const pairs = [['cluster.replicas', '8'], ['cluster.cache_tokens', '1000000'], ['trace.limit', '300'],
+    ['policies', 'round_robin,affinity,expected_ttft,dynamo_kv']];
+  const loaderOf = (bytes) => {
+    const loader = new pr.TraceLoader(path.basename(EXCERPT), '', overridesJson(pairs));
+    loader.feed(bytes);
+    assert.equal(loader.finish().ok, true);
+    return loader;
+  };
+
+  test('runTraceShard on 3 loaders, merged, is runTrace\'s results JSON and the command line\'s shard', () => {
+    const bytes = fs.readFileSync(EXCERPT);
+    const whole = loaderOf(bytes);
+    const want = pr.runTrace(whole, '', overridesJson(pairs), null);
+    assert.equal(want.ok, true, JSON.stringify(want.errors));
+    whole.delete();
+    const docs = [1, 2, 3].map((k) => {
+      const loader = loaderOf(bytes);
+      const r = pr.runTraceShard(loader, '', overridesJson(pairs), k, 3, null);
+      loader.delete();
+      assert.equal(r.ok, true, JSON.stringify(r.errors));
+      return r;
+    });
+    assert.equal(docs[1].shardJson, nativeShard(pairs, 2, 3, ['--trace', EXCERPT]));
+    const merged = pr.mergeShards(docs.map((d) => d.shardJson).reverse());
+    assert.equal(merged.ok, true, JSON.stringify(merged.errors));
+    assert.equal(merged.resultsJson, want.resultsJson);
+    const series = docs.flatMap((d) => d.series).sort((a, b) => a.run - b.run);
+    assert.deepEqual(series.map((s) => s.policy), want.series.map((s) => s.policy));
+    assert.deepEqual(series[2].ttftMs, want.series[2].ttftMs);
+    for (const d of docs) assert.equal(d.scenarioJson, want.scenarioJson);
+  });
+
+  test('runTraceShard refuses bad shard indices and an unfinished loader', () => {
+    const loader = new pr.TraceLoader('x.jsonl', '', '');
+    assert.deepEqual(pr.runTraceShard(loader, '', '', 1, 2, null).errors.map((e) => e.field), ['(trace)']);
+    assert.deepEqual(pr.runTraceShard(loader, '', '', 3, 2, null).errors.map((e) => e.field), ['(shard)']);
+    loader.delete();
   });
 });

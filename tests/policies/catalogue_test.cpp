@@ -201,5 +201,19 @@ TEST(PolicyParameters, ValuesEqualToTheDefaultsCompareEqualToNeverSet) {
   EXPECT_EQ(b.of(spec)[0], 0.05);
 }
 
+TEST(RecommendedPolicy, ExactlyOneBuiltInEntryIsMarkedAndItIsTheRecommendedPolicy) {
+  ASSERT_TRUE(is_known_policy(recommended_policy()));
+  const Json catalogue = Json::parse(policy_catalogue_json());
+  int marked = 0;
+  for (const Json& entry : catalogue) {
+    ASSERT_TRUE(entry.at("recommended").is_boolean()) << entry.at("name");
+    if (entry.at("recommended") == true) {
+      ++marked;
+      EXPECT_EQ(entry.at("name"), std::string(recommended_policy()));
+    }
+  }
+  EXPECT_EQ(marked, 1);
+}
+
 }  // namespace
 }  // namespace prefixroute

@@ -1,6 +1,8 @@
 // The page's state in its link (page-state.ts on url-state.ts's format):
 // round trips, migration of old links, the trace's and the sweep's keys, and
 // hostile input, which must be reported with notices and never throw.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   decodeSweepKeys,
@@ -123,6 +125,19 @@ describe('round trip', () => {
 
   it('every preset is a valid scenario', () => {
     for (const p of PRESETS) expect(validate(presetOverrides(p.document)).errors).toEqual([]);
+  });
+
+  it('lists every failure-mode preset of scenarios/, its description as its blurb', () => {
+    const dir = fileURLToPath(new URL('../../scenarios/', import.meta.url));
+    const shipped = fs.readdirSync(dir).filter((f) => f.startsWith('failure-') && f.endsWith('.json'));
+    expect(shipped.length).toBeGreaterThan(0);
+    for (const file of shipped) {
+      const preset = PRESETS.find((p) => p.id === file.replace(/\.json$/, ''));
+      expect(preset, file).toBeDefined();
+      const doc = JSON.parse(fs.readFileSync(`${dir}/${file}`, 'utf8')) as { description: string[] };
+      expect(preset!.blurb).toBe(doc.description.join(' '));
+      expect(presetOverrides(preset!.document).some(([key]) => key === 'description')).toBe(false);
+    }
   });
 });
 
@@ -381,9 +396,9 @@ describe('trace keys', () => {
 describe('sweep keys', () => {
   it('round trip; the default sweep writes nothing and runs nothing', () => {
     expect(sweepLinkPairs(DEFAULT_SWEEP)).toEqual([]);
-    const sweep = { param: 'workload.arrival_rate_per_s', from: '50', to: '150', steps: '5' };
+    const sweep = { param: 'workload.arrival_rate_per_s', from: '50', to: '150', steps: '3' };
     const query = link([['seed', '7']], { sweep });
-    expect(query).toBe('?v=1&seed=7&sweep.param=workload.arrival_rate_per_s&sweep.from=50&sweep.to=150&sweep.steps=5');
+    expect(query).toBe('?v=1&seed=7&sweep.param=workload.arrival_rate_per_s&sweep.from=50&sweep.to=150&sweep.steps=3');
     expect(decodeSweepKeys(query)).toEqual({ state: sweep, present: true, messages: [] });
     // The scenario's keys and the sweep's keys do not disturb each other.
     const d = pageStateFromUrl(query, fields);

@@ -4,7 +4,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PrefixrouteModule } from '../../web/src/prefixroute-module';
 import type { FieldInfo } from '../../web/src/schema';
-import { paretoFront, parseSweepResults, type SweepOutcome, type SweepResults } from '../../web/src/sweep-results';
+import { paretoFront, parseSweepResults, type SweepOutcome, type SweepResults, sweepPolicies } from '../../web/src/sweep-results';
+import { policyRows, sweepRows, valuesText } from '../../web/src/sweep-view';
 import { checkSweep, DEFAULT_SWEEP, isDefaultSweep, suggestedRange, sweepableFields, withParam } from '../../web/src/sweep-state';
 import { loadCore, loadFields } from './core';
 
@@ -66,10 +67,19 @@ describe('Pareto front', () => {
 });
 
 describe('sweep inputs', () => {
-  it('the default sweep is AffinityBalanced’s slack, 0 to 0.2 s in 5 steps, as the CLI writes it', () => {
+  it('the default sweep is the arrival rate, 50 to 150 requests/s in 5 steps, as the CLI writes it', () => {
     const c = checkSweep(DEFAULT_SWEEP, fields);
-    expect(c).toMatchObject({ ok: true, spec: 'affinity_balanced.load_slack_s=0:0.2:5' });
-    expect(isDefaultSweep({ ...DEFAULT_SWEEP, to: '2e-1' })).toBe(true);
+    expect(c).toMatchObject({ ok: true, spec: 'workload.arrival_rate_per_s=50:150:5' });
+    expect(isDefaultSweep({ ...DEFAULT_SWEEP, to: '1.5e2' })).toBe(true);
+  });
+
+  it('the default sweep moves every default policy: none keeps one outcome over its values', () => {
+    const run = core.runSweep('', JSON.stringify([['workload.requests', '400']]), 'workload.arrival_rate_per_s=50:150:5', null);
+    expect(run.ok).toBe(true);
+    if (!run.ok) return;
+    const results = parseSweepResults(run.sweepJson);
+    const rows = sweepRows(results);
+    for (const policy of sweepPolicies(results)) expect(policyRows(rows, policy).length, policy).toBeGreaterThan(1);
   });
 
   it('offers every numeric page field and no trace field', () => {
@@ -114,5 +124,48 @@ describe('sweep inputs', () => {
       expect(expanded.ok, c.spec).toBe(true);
       if (expanded.ok) expect(expanded.values.length, c.spec).toBeGreaterThanOrEqual(2);
     }
+  });
+});
+
+describe('unchanged points are drawn and listed once', () => {
+  // Affinity ignores the swept slack: the same outcome, flagged on the front, at every value.
+  const sweep: SweepResults = {
+    schema: 'prefixroute.sweep/1',
+    key: 'affinity_balanced.load_slack_s',
+    points: ['0', '0.05', '0.1', '0.15'].map((value, i) => ({
+      value,
+      results: [
+        outcome('affinity', 0.85, 88, true),
+        // Balanced: moves at first, then settles (its last two points equal).
+        outcome('affinity_balanced', 0.8 + Math.min(i, 2) / 100, 90 + Math.min(i, 2), false),
+      ],
+    })),
+  };
+
+  it('merges a policy’s equal outcomes at consecutive values into one row, in sweep order', () => {
+    const rows = sweepRows(sweep);
+    expect(rows.map((r) => [r.outcome.policy, r.values])).toEqual([
+      ['affinity', ['0', '0.05', '0.1', '0.15']],
+      ['affinity_balanced', ['0']],
+      ['affinity_balanced', ['0.05']],
+      ['affinity_balanced', ['0.1', '0.15']],
+    ]);
+    expect(rows.map((r) => r.firstPoint)).toEqual([0, 0, 1, 2]);
+    expect(rows.filter((r) => r.outcome.pareto)).toHaveLength(1);
+    expect(policyRows(rows, 'affinity_balanced').map((r) => r.values[0])).toEqual(['0', '0.05', '0.1']);
+  });
+
+  it('never merges equal outcomes that are not consecutive', () => {
+    const back: SweepResults = {
+      ...sweep,
+      points: [0.8, 0.9, 0.8].map((hit, i) => ({ value: String(i), results: [outcome('a', hit, 90, false)] })),
+    };
+    expect(sweepRows(back).map((r) => r.values)).toEqual([['0'], ['1'], ['2']]);
+  });
+
+  it('names the values a row stands for', () => {
+    expect(valuesText(['0.05'], 4)).toBe('0.05');
+    expect(valuesText(['0.1', '0.15'], 4)).toBe('0.1 – 0.15');
+    expect(valuesText(['0', '0.05', '0.1', '0.15'], 4)).toBe('every value (0 – 0.15)');
   });
 });

@@ -22,11 +22,14 @@ import {
   PointElement,
   Tooltip,
 } from 'chart.js';
+import { type BarExtras, errorBarsPlugin, offScalePlugin } from './bar-marks';
+import { type AxisMode, chooseAxis } from './chart-axis';
 import { h } from './dom';
 import { formatCount, formatMs, formatPercent, warmUpNumberFormats } from './format';
 import { readPalette } from './palette';
 import type { CdfSeries } from './protocol';
-import type { Results } from './results';
+import { intervalOf } from './intervals';
+import type { PolicyResult, Results } from './results';
 import { measureLatest } from './timing';
 import { afterNextPaint } from './yield';
 
@@ -63,6 +66,15 @@ function logTick(v: number): string {
   if (!(v > 0)) return '';
   const mantissa = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
   return [1, 2, 5].some((m) => Math.abs(mantissa - m) < 1e-6) ? (v >= 1 ? formatCount(v) : String(Number(v.toPrecision(1)))) : '';
+}
+
+/** A bar's tooltip line: its true value (a cut bar's data is the axis top) and, with replicates, its interval. */
+function barTooltip(item: { dataset: object; dataIndex: number; formattedValue: string }): string {
+  const ds = item.dataset as { label?: string; trueValues?: number[] } & BarExtras;
+  const value = ds.trueValues?.[item.dataIndex];
+  const iv = ds.errorBars?.[item.dataIndex];
+  const shown = value !== undefined ? formatMs(value) : item.formattedValue;
+  return `${ds.label ?? ''}: ${shown}${iv ? ` (95% interval ${formatMs(iv.low)} – ${formatMs(iv.high)})` : ''}${ds.offScale?.[item.dataIndex] ? ', off the scale' : ''}`;
 }
 
 /** Most replicas drawn in the load chart; beyond that the hidden table still lists all. */
@@ -130,6 +142,11 @@ export class ChartsView {
     Chart.defaults.animation = false;
     Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
     Chart.defaults.maintainAspectRatio = false;
+    for (const figure of Object.values(figures)) {
+      figure?.querySelector('select.axis-mode')?.addEventListener('change', () => {
+        if (this.last) this.update(this.last.results, this.last.cdf);
+      });
+    }
   }
 
   /**
@@ -209,16 +226,43 @@ export class ChartsView {
 
     const steps: [ChartId, () => void][] = [];
     steps.push(['ttft', () => {
+      const metrics = [
+        { key: 'mean_ttft_ms', label: 'Mean TTFT (ms)', colour: p.accent, value: (r: PolicyResult) => r.mean_ttft_ms },
+        { key: 'p99_ttft_ms', label: 'p99 TTFT (ms)', colour: p.accent2, value: (r: PolicyResult) => r.p99_ttft_ms },
+      ];
+      const mode = this.axisMode('ttft');
+      const axis = chooseAxis(metrics.flatMap((m) => rows.map(m.value)), mode);
+      this.showAxisChoice('ttft', axis.log);
       this.draw('ttft', (chart) => {
         chart.data.labels = labels;
-        syncDatasets(chart as Chart<'bar'>, [
-          { label: 'Mean TTFT (ms)', data: rows.map((r) => r.mean_ttft_ms), backgroundColor: p.accent, borderRadius: 3 },
-          { label: 'p99 TTFT (ms)', data: rows.map((r) => r.p99_ttft_ms), backgroundColor: p.accent2, borderRadius: 3 },
-        ]);
+        const y = (chart.options.scales as Record<string, Record<string, unknown>>).y;
+        if (axis.log) {
+          Object.assign(y, { type: 'logarithmic', min: axis.min, beginAtZero: false });
+          Object.assign(y.ticks as object, { callback: (v: number | string) => logTick(Number(v)) });
+          Object.assign(y.title as object, { text: 'ms, log scale' });
+        } else if (axis.max !== undefined) {
+          Object.assign(y, { max: axis.max });
+        }
+        syncDatasets(chart as Chart<'bar'>, metrics.map((m) => ({
+          label: m.label,
+          data: rows.map((r) => (axis.cap !== null && m.value(r) > axis.cap ? axis.max! : m.value(r))),
+          offScale: rows.map((r) => (axis.cap !== null && m.value(r) > axis.cap ? `${formatMs(m.value(r))} ms` : null)),
+          errorBars: rows.map((r) => intervalOf(r, m.key)),
+          trueValues: rows.map(m.value),
+          backgroundColor: m.colour,
+          borderRadius: 3,
+        }) as ChartDataset<'bar'> & BarExtras));
       });
+      this.recordBarHeights('ttft');
       if (this.figures.ttft) {
-        describe(this.figures.ttft, `Mean and p99 time to first token per policy. ${rows.map((r) => `${r.label}: mean ${formatMs(r.mean_ttft_ms)} ms, p99 ${formatMs(r.p99_ttft_ms)} ms`).join('; ')}.`,
-          ['Policy', 'Mean TTFT (ms)', 'p99 TTFT (ms)'], rows.map((r) => [r.label, formatMs(r.mean_ttft_ms), formatMs(r.p99_ttft_ms)]));
+        // With replicates, each figure with the half-width of its 95% interval, as the table shows it.
+        const shown = (r: PolicyResult, key: string, v: number) => {
+          const iv = intervalOf(r, key);
+          return iv ? `${formatMs(v)} ± ${formatMs(iv.half_width)}` : formatMs(v);
+        };
+        const scale = axis.log ? ' Log axis.' : axis.cap !== null ? ` Bars above ${formatMs(axis.cap)} ms are cut at the top of the axis and marked with their values.` : '';
+        describe(this.figures.ttft, `Mean and p99 time to first token per policy.${scale} ${rows.map((r) => `${r.label}: mean ${shown(r, 'mean_ttft_ms', r.mean_ttft_ms)} ms, p99 ${shown(r, 'p99_ttft_ms', r.p99_ttft_ms)} ms`).join('; ')}.`,
+          ['Policy', 'Mean TTFT (ms)', 'p99 TTFT (ms)'], rows.map((r) => [r.label, shown(r, 'mean_ttft_ms', r.mean_ttft_ms), shown(r, 'p99_ttft_ms', r.p99_ttft_ms)]));
       }
     }]);
     steps.push(['hits', () => {
@@ -233,9 +277,11 @@ export class ChartsView {
           {
             label: 'Hit rate (%)',
             data: [...rows.map((r) => r.hit_rate * 100), ...bounds.map((b) => b.bound.hit_rate * 100)],
+            errorBars: [...rows.map((r) => intervalOf(r, 'hit_rate')), ...bounds.map((b) => b.bound.interval?.hit_rate ?? null)]
+              .map((iv) => (iv ? { low: iv.low * 100, high: iv.high * 100 } : null)),
             backgroundColor: [...rows.map((r) => p.policy(r.policy)), ...bounds.map(() => p.bound)],
             borderRadius: 3,
-          },
+          } as ChartDataset<'bar'> & BarExtras,
         ]);
       });
       if (this.figures.hits) {
@@ -298,6 +344,31 @@ export class ChartsView {
     return steps;
   }
 
+  /** The reader's axis choice for a chart (its figure's axis menu), "auto" without one. */
+  private axisMode(id: ChartId): AxisMode {
+    const value = this.figures[id]?.querySelector<HTMLSelectElement>('select.axis-mode')?.value;
+    return value === 'linear' || value === 'log' ? value : 'auto';
+  }
+
+  /** Says in the axis menu what "auto" chose. */
+  private showAxisChoice(id: ChartId, log: boolean): void {
+    const auto = this.figures[id]?.querySelector<HTMLOptionElement>('select.axis-mode option[value="auto"]');
+    if (auto) auto.textContent = `Auto (${log ? 'log' : 'linear'})`;
+  }
+
+  /**
+   * Writes each bar's drawn height in pixels on the canvas (data-bar-px, one
+   * list per dataset): what a reader sees of each policy, machine-readable for
+   * the end-to-end test that no bar is flattened to nothing.
+   */
+  private recordBarHeights(id: ChartId): void {
+    const chart = this.charts.get(id);
+    if (!chart) return;
+    const heights = chart.data.datasets.map((_, di) =>
+      (chart.getDatasetMeta(di).data as unknown as { y: number; base: number }[]).map((b) => Math.round(Math.abs(b.base - b.y) * 10) / 10));
+    chart.canvas.dataset.barPx = JSON.stringify(heights);
+  }
+
   /** The chart's scales in the current colours. */
   private themedScales(id: ChartId): Record<string, unknown> {
     const p = this.palette;
@@ -333,12 +404,16 @@ export class ChartsView {
         interaction: { mode: type === 'line' ? 'nearest' : 'index', intersect: false },
         plugins: {
           legend: { display: legend, labels: { color: p.fg, boxWidth: 12, boxHeight: 12 } },
-          tooltip: { enabled: true },
+          tooltip: { enabled: true, callbacks: { label: barTooltip } },
         },
         scales: this.themedScales(id),
       },
       // Cancelled draws leave the canvas cleared: blank, as before the chart existed.
-      plugins: [{ id: 'prefixroute-hold', beforeDraw: () => this.filled.has(id) }],
+      plugins: [
+        { id: 'prefixroute-hold', beforeDraw: () => this.filled.has(id) },
+        errorBarsPlugin(() => this.palette.fg),
+        offScalePlugin(() => ({ fg: this.palette.fg, bg: getComputedStyle(canvas.closest('figure') ?? canvas).backgroundColor })),
+      ],
     } as never) as Chart;
     this.charts.set(id, chart);
     return chart;

@@ -22,19 +22,24 @@ import { formatCount, formatCountOf, warmUpNumberFormats } from './format';
 import { applyPolicyColours } from './palette';
 import { PRESETS, presetOverrides } from './presets';
 import { parseResults, type Results } from './results';
+import { linkOverrides, opensPageScenario, pageScenario, withPageScenario } from './page-scenario';
 import { defaultPageState, type PageState, pageStateFromUrl, pageStateToUrl, type TraceLink, type UrlNotice } from './page-state';
 import { type FieldInfo, fieldsFromSchema, isDefault, isPageField, labelKeys, nonDefaultOverrides, type Pair, scenarioValues } from './schema';
-import { copyText, embedSnippet, shareLink } from './share';
+import { EmbedBox } from './embed-box';
+import { EmbedFrame } from './embed-frame';
+import { fetchHostedTrace, HostedTraceError, hostedName } from './hosted-trace';
+import { copyText, shareLink } from './share';
 import type { PolicyInfo } from './prefixroute-module';
 import type { RunProgress, RunResult, TraceRequest } from './protocol';
 import { markLatest, measureLatest } from './timing';
 import type { SweepPanel, SweepStart } from './sweep-panel';
-import { renderTable } from './table';
+import { ResultsView } from './results-view';
 import { Theme } from './theme';
 import { TracePanel } from './trace-panel';
 import { EXCERPT_PRESET, excerptSource, fileSource, formatBytes, overridesAfterReplay } from './trace-source';
 import { isEmbedQuery, preview } from './url-state';
-import { RunAborted, WorkerClient } from './worker-client';
+import { RunAborted } from './worker-client';
+import { RunPool } from './worker-pool';
 import { nextTask } from './yield';
 
 /** Typing pauses this long before a re-run; checkboxes and presets run at once. */
@@ -82,7 +87,13 @@ class Playground {
    */
   private state: PageState = { ...defaultPageState(), embed: isEmbedQuery(this.opened) };
   private readonly embed = this.state.embed;
-  private readonly sim = new WorkerClient('run');
+  /** In embed mode: the link's embed options and the frame's behaviour (embed-frame.ts). */
+  private readonly embedFrame = this.embed ? new EmbedFrame(this.opened) : null;
+  /** On the full page: the Embed box (embed-box.ts). */
+  private readonly embedBox = this.embed ? null : new EmbedBox((text) => {
+    byId('action-status').textContent = text;
+  });
+  private readonly sim = new RunPool();
   private readonly theme = new Theme(!this.embed);
   private readonly charts: LazyCharts;
   /** The run over time (full page only). */
@@ -94,7 +105,7 @@ class Playground {
   /** The Sweep section (absent in embed mode, and until built: see startSweep). */
   private sweep: SweepPanel | null = null;
   /** The Sweep panel's code: fetched from the start, while the worker loads, to be in before the first results. */
-  private readonly sweepCode = this.embed ? null : loadSweepCode();
+  private readonly sweepCode = this.embed && !this.embedFrame?.wantsSweep ? null : loadSweepCode();
   /** Resolves once the Sweep panel is built or has failed to load (at once in embed mode). */
   private sweepReady: Promise<void> = Promise.resolve();
   private shown: Shown | null = null;
@@ -112,15 +123,12 @@ class Playground {
   /** A link that replays a file the user must load again: its settings, kept until then. */
   private fileLink: { name: string; contentHash: string; overrides: Pair[] } | null = null;
   private readonly tracePanel: TracePanel;
+  private readonly resultsView = new ResultsView();
 
   constructor() {
     document.body.classList.toggle('embed', this.embed);
-    const figures: Partial<Record<ChartId, HTMLElement>> = { ttft: byId('chart-ttft') };
-    if (!this.embed) {
-      figures.hits = byId('chart-hits');
-      figures.cdf = byId('chart-cdf');
-      figures.load = byId('chart-load');
-    }
+    const chartIds: ChartId[] = this.embedFrame ? this.embedFrame.charts() : ['ttft', 'hits', 'cdf', 'load'];
+    const figures: Partial<Record<ChartId, HTMLElement>> = Object.fromEntries(chartIds.map((id) => [id, byId(`chart-${id}`)]));
     this.charts = new LazyCharts(figures, (error) =>
       showProblem(`The charts could not be loaded: ${error instanceof Error ? error.message : String(error)}`));
     if (!this.embed)
@@ -134,6 +142,7 @@ class Playground {
       this.sweep?.retheme();
     });
     this.updateThemeButton();
+    this.embedFrame?.apply(this.theme);
     this.sim.onCrash = (message) => showProblem(`The simulation worker stopped (${message}); a fresh one was started.`);
     this.tracePanel = new TracePanel({
       onExcerpt: () => {
@@ -234,17 +243,40 @@ class Playground {
       onCommit: () => this.scheduleEdit(0),
       onPreset: (id) => this.applyPreset(id),
     });
+    this.embedFrame?.controlsReady(byId('controls'));
+    this.embedBox?.setFields(this.fields);
     const link = pageStateFromUrl(this.opened, allFields);
     this.state = link.state;
     const notices = link.notices.filter((n) => n.section === 'scenario');
+    for (const text of this.embedFrame?.linkMessages(this.fields) ?? []) notices.push({ section: 'scenario', key: null, text });
     if (this.sweepCode) {
-      const start: SweepStart = { sweep: link.state.sweep, notices: link.notices.filter((n) => n.section === 'sweep').map((n) => n.text), run: link.runSweep };
+      const start: SweepStart = {
+        sweep: link.state.sweep,
+        notices: link.notices.filter((n) => n.section === 'sweep').map((n) => n.text),
+        run: link.runSweep || Boolean(this.embedFrame?.wantsSweep),
+      };
       this.sweepReady = this.startSweep(this.sweepCode, allFields, ready.catalogue, start);
     }
     // Build the charts before the results come, now that the controls are in and the charts' boxes keep their size.
     this.charts.prepare();
-    const { overrides, trace } = link.state;
-    if (trace.kind === 'excerpt') {
+    const { trace } = link.state;
+    // The page opened bare runs the page's scenario (page-scenario.ts); a link runs what it says.
+    const overrides = opensPageScenario(this.opened) ? pageScenario(this.catalogue) : link.state.overrides;
+    const hosted = this.embedFrame?.options.hosted;
+    if (hosted) {
+      // An embed of a trace its author hosts: fetched here, replayed only if unchanged (hosted-trace.ts).
+      this.setStatus(`Fetching ${hostedName(hosted.url)}…`);
+      try {
+        const file = await fetchHostedTrace(hosted.url, hosted.sha256, (bytes) => this.setStatus(`Fetching ${hostedName(hosted.url)}: ${formatBytes(bytes)}…`));
+        this.trace = { source: fileSource(file), onError: 'stop', contentHash: '' };
+      } catch (error) {
+        const text = error instanceof HostedTraceError ? error.message : `The hosted trace could not be read: ${String(error)}`;
+        this.embedFrame!.addNote(text);
+        this.setLinkNotes(notices.map((m) => (m.key ? `${this.label(m.key)}: ${this.labelled(m.text)}` : this.labelled(m.text))));
+        this.setStatus('The trace this embed replays could not be used.');
+        return;
+      }
+    } else if (trace.kind === 'excerpt') {
       this.tracePanel.onError = trace.onError;
       this.trace = { source: excerptSource(), onError: trace.onError, contentHash: '' };
     } else if (trace.kind === 'file') {
@@ -255,6 +287,12 @@ class Playground {
       this.tracePanel.showLinkNeedsFile(name, contentHash);
       this.controls.setValues(new Map(overrides));
       this.setLinkNotes(notices.map((m) => (m.key ? `${this.label(m.key)}: ${this.labelled(m.text)}` : this.labelled(m.text))));
+      if (this.embedFrame) {
+        // An embed has no trace panel: its reader cannot load the file, so say what the author can do.
+        this.embedFrame.addNote(`This embed replays “${name}”, a file on its author’s computer, which a link cannot carry. The author can embed the shipped excerpt or a copy hosted at an https address instead (the Embed box offers both).`);
+        this.setStatus('Nothing to show: the trace this embed replays is not available.');
+        return;
+      }
       this.setStatus(`Waiting for the trace file “${name}”: this link replays it, and a link cannot carry a file. Load it again under Trace replay.`);
       return;
     }
@@ -336,7 +374,7 @@ class Playground {
     this.fileLink = null;
     this.beforeReplay = null;
     this.tracePanel.reset();
-    void this.run(presetOverrides(preset.document), 'preset');
+    void this.run(withPageScenario(this.catalogue, presetOverrides(preset.document)), 'preset');
   }
 
   private async run(overrides: Pair[], origin: Origin, linkMessages: UrlNotice[] = [], unreadable = new Set<string>()): Promise<void> {
@@ -406,7 +444,8 @@ class Playground {
         : { kind: 'file', name: result.trace.name, contentHash: result.trace.contentHash, onError: trace.onError };
     }
     this.shown = { values, overrides, results, resultsJson: result.resultsJson, trace };
-    this.state = { ...this.state, overrides, trace: link };
+    const policiesDefault = this.fields.find((f) => f.key === 'policies')?.defaultText ?? '';
+    this.state = { ...this.state, overrides: linkOverrides(overrides, link.kind !== 'none', policiesDefault), trace: link };
     clearProblems();
 
     controls.clearMessages();
@@ -438,7 +477,7 @@ class Playground {
     if (workload) workload.disabled = trace !== null;
     if (trace && result.trace) this.tracePanel.showReplayed(result.trace);
 
-    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, (name) => this.policyLabel(name));
+    this.resultsView.show(results, (name) => this.policyLabel(name));
     // Many policies need the full width for the per-policy bar charts too.
     document.querySelector('.charts')?.classList.toggle('many', results.results.length > 5);
     this.charts.update(results, result.cdf);
@@ -448,8 +487,8 @@ class Playground {
       // The address bar always holds the scenario on screen; replaceState keeps history clean.
       this.writeUrl();
       this.sweep?.scenarioChanged();
-      byId<HTMLTextAreaElement>('embed-snippet').value = embedSnippet(this.state);
     }
+    this.embedBox?.update(this.state, trace?.source.kind === 'file' ? trace.source.file : null);
     // The full page, on the scenario shown here (the embed layout has no sweep to pass on).
     byId<HTMLAnchorElement>('open-full').href = shareLink({ ...this.state, sweep: defaultPageState().sweep, embed: false });
     const w = results.workload;
@@ -465,7 +504,7 @@ class Playground {
   /** The preset whose non-default values are exactly the scenario's, else "custom". */
   private matchPreset(values: Map<string, string>): string {
     for (const p of PRESETS) {
-      const want = new Map(presetOverrides(p.document));
+      const want = new Map(withPageScenario(this.catalogue, presetOverrides(p.document)));
       const same = this.fields.every((f) => {
         const v = values.get(f.key) ?? f.defaultText;
         const w = want.get(f.key);
@@ -552,12 +591,6 @@ class Playground {
       const file = this.state.trace.kind === 'file' ? this.state.trace.name : null;
       const extra = file ? ` It names the trace file “${file}” and its content hash, not its contents: whoever opens it must load the file again.` : '';
       note((ok ? 'Link copied.' : 'Copy the selected link.') + extra);
-    });
-    byId('copy-embed').addEventListener('click', async () => {
-      if (!this.shown) return;
-      const field = byId<HTMLTextAreaElement>('embed-snippet');
-      const ok = await copyText(embedSnippet(this.state), field);
-      note(ok ? 'Embed snippet copied.' : 'Copy the selected snippet.');
     });
     byId('export-json').addEventListener('click', () => {
       if (!this.shown) return;

@@ -4,6 +4,11 @@
 // and the tests; the page imports them at build time.
 
 import cacheFits from '../../scenarios/cache-fits.json';
+import agentBurst from '../../scenarios/failure-agent-burst.json';
+import fleetGate from '../../scenarios/failure-fleet-gate.json';
+import hashThrash from '../../scenarios/failure-hash-thrash.json';
+import sharedPrompt from '../../scenarios/failure-shared-prompt.json';
+import slowPoll from '../../scenarios/failure-slow-poll.json';
 import oneHotTenant from '../../scenarios/one-hot-tenant.json';
 import overloaded from '../../scenarios/overloaded.json';
 import reference from '../../scenarios/reference.json';
@@ -17,7 +22,16 @@ export interface Preset {
   document: unknown;
 }
 
-/** The reference scenario first: the page opens with it. */
+/**
+ * A failure-mode preset: its blurb is the document's own two-line description
+ * (what operators reported; the setting that shows it, and by how much the
+ * failing policy loses), so the page, the command line and the README say the same.
+ */
+function failureMode(id: string, label: string, document: { description: string[] }): Preset {
+  return { id, label: `Failure: ${label}`, blurb: document.description.join(' '), document };
+}
+
+/** The reference scenario first: the page opens with it; the failure modes last. */
 export const PRESETS: readonly Preset[] = [
   {
     id: 'reference',
@@ -43,9 +57,14 @@ export const PRESETS: readonly Preset[] = [
     blurb: 'Arrivals outpace cache-blind prefill: queues grow unless the cache does the work.',
     document: overloaded,
   },
+  failureMode('failure-fleet-gate', 'fleet-wide imbalance gate', fleetGate),
+  failureMode('failure-hash-thrash', 'consistent-hash thrash', hashThrash),
+  failureMode('failure-agent-burst', 'agent burst before KV events', agentBurst),
+  failureMode('failure-slow-poll', '15 s metrics poll', slowPoll),
+  failureMode('failure-shared-prompt', 'one shared system prompt', sharedPrompt),
 ];
 
-/** Flattens a partial scenario document into --set style pairs (dotted keys, value texts). */
+/** Flattens a partial scenario document into --set style pairs (dotted keys, value texts); its description is for people, not a setting. */
 export function presetOverrides(document: unknown, prefix = ''): Pair[] {
   const out: Pair[] = [];
   if (typeof document !== 'object' || document === null || Array.isArray(document)) return out;
@@ -53,7 +72,7 @@ export function presetOverrides(document: unknown, prefix = ''): Pair[] {
     const dotted = prefix ? `${prefix}.${key}` : key;
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
       out.push(...presetOverrides(value, dotted));
-    } else if (key !== 'schema_version') {
+    } else if (key !== 'schema_version' && key !== 'description') {
       const text = valueText(value);
       if (text !== null) out.push([dotted, text]);
     }

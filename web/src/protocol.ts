@@ -108,10 +108,70 @@ export interface SweepResult {
   elapsedMs: number;
 }
 
+/**
+ * How many independent runs a scenario run or a sweep is (the core's run
+ * list: replicates x (policies + 2) per point), so the page's pool starts no
+ * more workers than there are runs. 0: the request does not validate (the
+ * pool then runs it whole, for the ordinary error).
+ */
+export interface PlanRequest {
+  run?: RunRequest;
+  sweep?: SweepRequest;
+}
+
+export interface Plan {
+  runs: number;
+  /**
+   * Requests simulated by the policy runs in all (workload.requests x
+   * replicates x policies, x points for a sweep); Infinity for a replay,
+   * whose size is the file's.
+   */
+  work: number;
+}
+
+/** Shard shardIndex (1-based) of shardCount of a scenario run (the core's runShard / runTraceShard). */
+export interface ShardRequest {
+  run: RunRequest;
+  shardIndex: number;
+  shardCount: number;
+}
+
+/** One shard's part of a RunResult: its shard document and what the page draws of its own policy runs. */
+export interface ShardOutput {
+  shardJson: string;
+  scenarioJson: string;
+  accepted: Pair[];
+  rejected: Rejection[];
+  /** The CDFs of this shard's policy runs, each with its run index (policy order = run order). */
+  cdf: (CdfSeries & { run: number })[];
+  /** The timelines of this shard's policy runs, each with its run index. */
+  timelines: (PolicyTimelineData & { run: number })[];
+  memory: { heapBytes: number; inUseBytes: number };
+  trace?: TraceSummary;
+}
+
+/** Shard shardIndex of shardCount of a sweep (the core's runSweepShard). */
+export interface SweepShardRequest {
+  sweep: SweepRequest;
+  shardIndex: number;
+  shardCount: number;
+}
+
+/** All shard documents of one split, to merge into the document one worker would have written. */
+export interface MergeRequest {
+  kind: 'run' | 'sweep';
+  documents: string[];
+}
+
 /** What each kind of job takes, reports while it runs, and gives back. */
 export interface Jobs {
   run: { request: RunRequest; progress: RunProgress; result: RunResult };
   sweep: { request: SweepRequest; progress: SweepProgress; result: SweepResult };
+  plan: { request: PlanRequest; progress: never; result: Plan };
+  shard: { request: ShardRequest; progress: RunProgress; result: ShardOutput };
+  sweepShard: { request: SweepShardRequest; progress: SweepProgress; result: { shardJson: string } };
+  /** The merged results JSON (kind 'run') or sweep JSON (kind 'sweep'). */
+  merge: { request: MergeRequest; progress: never; result: { json: string } };
 }
 
 export type JobKind = keyof Jobs;

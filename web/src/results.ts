@@ -25,6 +25,30 @@ export interface PolicyResult {
   /** hit_rate over the ideal bound's hit rate (when the core reports bounds). */
   hit_share_of_ideal?: number;
   replicas: ReplicaResult[];
+  /**
+   * With replicates > 1: each metric's 95 % Student-t interval over the
+   * seeds (the row's metric values are then the means).
+   */
+  interval?: Partial<Record<string, MetricInterval>>;
+}
+
+/** A metric's 95 % confidence interval over the replicates: mean ± half_width = [low, high]. */
+export interface MetricInterval {
+  half_width: number;
+  low: number;
+  high: number;
+}
+
+/** The replicates section of a run with replicates > 1 (core: ReplicateStats). */
+export interface ReplicatesInfo {
+  count: number;
+  seeds: number[];
+  confidence: number;
+  /** Student-t quantile the half-widths were made with. */
+  t: number;
+  headline_metrics: string[];
+  /** Per headline metric, the pairs of policies whose intervals overlap. */
+  not_distinguishable: Record<string, [string, string][]>;
 }
 
 /** A cache that no routing can beat (ideal: unbounded; pooled: the cluster's caches as one). */
@@ -33,14 +57,21 @@ export interface CacheBound {
   hit_rate: number;
   cached_tokens: number;
   prefill_tokens: number;
+  /** With replicates > 1: the bound's metrics' 95 % intervals over the seeds. */
+  interval?: Partial<Record<string, MetricInterval>>;
 }
 
 export interface Results {
   schema: string;
+  /** The policy prefixroute recommends (the catalogue's recommended entry). */
+  recommended: string;
   scenario: Record<string, unknown>;
   workload: { requests: number; prompt_tokens: number; fingerprint: string };
   bounds?: { ideal?: CacheBound; pooled?: CacheBound };
   results: PolicyResult[];
+  replicates?: ReplicatesInfo;
+  /** The catalogue's recommended policy, when the core marks one. */
+  recommended?: string;
 }
 
 export function parseResults(json: string): Results {

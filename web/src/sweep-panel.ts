@@ -14,7 +14,9 @@ import { SweepChart } from './sweep-chart';
 import { parseSweepResults, sweepPolicies } from './sweep-results';
 import { checkSweep, DEFAULT_SWEEP, type SweepInput, type SweepState, sweepableFields, withParam } from './sweep-state';
 import { renderSweepTable } from './sweep-table';
-import { RunAborted, WorkerClient } from './worker-client';
+import { sweepRows } from './sweep-view';
+import { RunAborted } from './worker-client';
+import { SweepPool } from './worker-pool';
 
 /** What the panel needs from the page. */
 export interface SweepHost {
@@ -44,7 +46,7 @@ export class SweepPanel {
   private state: SweepState;
   /** The last state that passed checkSweep: what the link carries. */
   private linked: SweepState;
-  private readonly client = new WorkerClient('sweep');
+  private readonly client = new SweepPool();
   private readonly chart: SweepChart;
   private readonly fieldsByKey: Map<string, FieldInfo>;
   private shown: { json: string; key: string } | null = null;
@@ -194,11 +196,12 @@ export class SweepPanel {
       this.shown = { json: result.sweepJson, key: results.key };
       byId('chart-sweep').hidden = false;
       byId('sweep-table-details').hidden = false;
-      this.chart.update(results, this.host.labels);
+      this.chart.update(results, this.host.labels, this.fieldsByKey.get(results.key));
       renderSweepTable(byId<HTMLTableElement>('sweep-table'), results, this.host.labels);
       byId('sweep-table-summary').textContent = `Every point: value of ${results.key} × policy (table)`;
       byId<HTMLButtonElement>('sweep-export').disabled = false;
-      const front = results.points.reduce((n, p) => n + p.results.filter((r) => r.pareto).length, 0);
+      // A policy's unchanged outcome over several values is one point (sweep-view.ts).
+      const front = sweepRows(results).filter((row) => row.outcome.pareto).length;
       this.setStatus(
         `${results.points.length} values of ${results.key} × ${sweepPolicies(results).length} policies, ` +
           `simulated in ${formatCount(result.elapsedMs)} ms; ${front} point${front === 1 ? '' : 's'} on the Pareto front.`,

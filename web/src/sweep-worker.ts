@@ -1,23 +1,48 @@
 // The worker's side of a sweep: expands the spec with the core's expandSweep
 // (the values runSweep will run, integer fields rounded as the core rounds
-// them), runs the core's runSweep on the page's scenario and posts throttled
-// progress, then the sweep JSON. Runs inside a simulation worker
+// them), runs the core's runSweep (or one shard of it, runSweepShard, for the
+// page's pool of workers) on the page's scenario and posts throttled
+// progress, then the sweep (or shard) JSON. Runs inside a simulation worker
 // (worker.ts), never on the page's main thread.
 
 import type { PrefixrouteModule } from './prefixroute-module';
-import type { FromWorker, SweepProgress, SweepRequest } from './protocol';
+import type { FromWorker, Plan, SweepProgress, SweepRequest, SweepShardRequest } from './protocol';
 
 /** Progress messages at most this often. */
 const PROGRESS_INTERVAL_MS = 50;
 
-function policyCount(mod: PrefixrouteModule, overridesJson: string): number {
+/** The base scenario's policy, replicate and request counts (0 policies: it does not validate). */
+function shapeOf(mod: PrefixrouteModule, overridesJson: string): { policies: number; replicates: number; requests: number } {
   const checked = mod.validateScenario('{}', overridesJson);
   try {
-    const doc = JSON.parse(checked.ok ? checked.scenarioJson : '{}') as { policies?: unknown };
-    return Array.isArray(doc.policies) ? doc.policies.length : 0;
+    const doc = JSON.parse(checked.ok ? checked.scenarioJson : '{}') as { policies?: unknown; replicates?: unknown; workload?: { requests?: unknown } };
+    const requests = doc.workload?.requests;
+    return {
+      policies: Array.isArray(doc.policies) ? doc.policies.length : 0,
+      replicates: typeof doc.replicates === 'number' && doc.replicates >= 1 ? doc.replicates : 1,
+      requests: typeof requests === 'number' && requests >= 0 ? requests : 0,
+    };
   } catch {
-    return 0;
+    return { policies: 0, replicates: 1, requests: 0 };
   }
+}
+
+function policyCount(mod: PrefixrouteModule, overridesJson: string): number {
+  return shapeOf(mod, overridesJson).policies;
+}
+
+/**
+ * How many runs the sweep is, points x replicates x (policies + 2), and the
+ * requests its policy runs simulate, from the base scenario (a sweep of
+ * policies, replicates or requests makes these estimates, which only size
+ * the pool). 0 runs when the spec or the scenario does not read.
+ */
+export function sweepPlan(mod: PrefixrouteModule, request: SweepRequest): Plan {
+  const expansion = mod.expandSweep(request.spec);
+  if (!expansion.ok) return { runs: 0, work: 0 };
+  const { policies, replicates, requests } = shapeOf(mod, JSON.stringify(request.overrides));
+  const points = expansion.values.length;
+  return { runs: policies > 0 ? points * replicates * (policies + 2) : 0, work: points * replicates * policies * requests };
 }
 
 function errorText(errors: { field: string; message: string }[], fallback: string): string {
@@ -52,4 +77,27 @@ export function runSweep(mod: PrefixrouteModule, id: number, request: SweepReque
     return;
   }
   post({ type: 'done', id, result: { sweepJson: outcome.sweepJson, elapsedMs: performance.now() - started } });
+}
+
+/** Runs one shard of a sweep job (runSweepShard) and posts its progress, then its shard document. */
+export function runSweepShard(mod: PrefixrouteModule, id: number, request: SweepShardRequest, post: (m: FromWorker) => void): void {
+  const { sweep, shardIndex, shardCount } = request;
+  const expansion = mod.expandSweep(sweep.spec);
+  const pointCount = expansion.ok ? expansion.values.length : 0;
+  const overridesJson = JSON.stringify(sweep.overrides);
+  const policies = policyCount(mod, overridesJson);
+  let last = 0;
+  const outcome = mod.runSweepShard('{}', overridesJson, sweep.spec, shardIndex, shardCount, (point, phase, done, total) => {
+    const now = performance.now();
+    if (now - last >= PROGRESS_INTERVAL_MS) {
+      last = now;
+      post({ type: 'progress', id, progress: { point, pointCount, phase, policyCount: policies, done, total } });
+    }
+    return true;
+  });
+  if (!outcome.ok) {
+    post({ type: 'failed', id, message: errorText(outcome.errors, 'the sweep failed') });
+    return;
+  }
+  post({ type: 'done', id, result: { shardJson: outcome.shardJson } });
 }

@@ -1,68 +1,43 @@
-// The results table: one row per policy, the best value of each column
-// marked (highlight plus a visible "best" tag, so it does not rely on
-// colour), and the change against the baseline policy when it ran.
+// The results table: one row per policy. With replicates each figure is the
+// mean over the seeds with the half-width of its 95 % interval; a column's
+// leader is tagged "best" only when its interval is apart from every other
+// row's, and the rows it cannot be told from are tagged "≈ best" (intervals.ts).
+// With one seed nothing is tagged: the notes say why. The small figures are
+// the change against the baseline policy, or, when a run is pinned
+// (pinned-run.ts), the pinned figure and the change from it.
 
 import { h } from './dom';
-import { formatChange, formatCount, formatMs, formatPercent, formatPointChange, formatRatio } from './format';
+import { formatCount, formatPercent } from './format';
+import { columnStanding, intervalOf, intervalsOverlap, seedCount, type Standing } from './intervals';
 import pageDefaults from './page-defaults.json';
 import { policySwatch } from './palette';
 import type { PolicyResult, Results } from './results';
+import { BASELINE_POLICY, COLUMNS, type Column, formatHalfWidth } from './table-columns';
+import { replaysTrace } from './verdict';
 
-export interface Column {
-  id: string;
-  header: string;
-  unit: string;
-  value: (r: PolicyResult) => number;
-  format: (v: number) => string;
-  better: 'low' | 'high';
-  change: (v: number, baseline: number) => string;
-  /** Hidden first on narrow screens. */
-  optional?: boolean;
-}
-
-export const COLUMNS: readonly Column[] = [
-  { id: 'mean_ttft_ms', header: 'Mean TTFT', unit: 'ms', value: (r) => r.mean_ttft_ms, format: formatMs, better: 'low', change: formatChange },
-  { id: 'p50_ttft_ms', header: 'p50 TTFT', unit: 'ms', value: (r) => r.p50_ttft_ms, format: formatMs, better: 'low', change: formatChange, optional: true },
-  { id: 'p90_ttft_ms', header: 'p90 TTFT', unit: 'ms', value: (r) => r.p90_ttft_ms, format: formatMs, better: 'low', change: formatChange, optional: true },
-  { id: 'p99_ttft_ms', header: 'p99 TTFT', unit: 'ms', value: (r) => r.p99_ttft_ms, format: formatMs, better: 'low', change: formatChange },
-  { id: 'hit_rate', header: 'Hit rate', unit: '', value: (r) => r.hit_rate, format: formatPercent, better: 'high', change: formatPointChange },
-  { id: 'prefill_tokens', header: 'Prefill tokens', unit: '', value: (r) => r.prefill_tokens, format: formatCount, better: 'low', change: formatChange },
-  { id: 'imbalance', header: 'Imbalance', unit: '', value: (r) => r.imbalance, format: formatRatio, better: 'low', change: formatChange },
-];
-
-/**
- * The policy the small figures compare against: the cache-blind baseline,
- * named in page-defaults.json (the page's editorial choices are data, as the
- * presets are).
- */
-export const BASELINE_POLICY: string = pageDefaults.baselinePolicy;
-
-/** Row indices holding the best displayed value; empty when every row ties (nothing stands out). */
-export function bestRows(results: PolicyResult[], column: Column): Set<number> {
-  const shown = results.map((r) => column.format(column.value(r)));
-  const values = results.map((r) => column.value(r));
-  let best = -1;
-  values.forEach((v, i) => {
-    if (!Number.isFinite(v)) return;
-    if (best < 0 || (column.better === 'low' ? v < values[best] : v > values[best])) best = i;
-  });
-  const marked = new Set<number>();
-  if (best < 0) return marked;
-  shown.forEach((s, i) => {
-    if (s === shown[best]) marked.add(i);
-  });
-  return marked.size === results.length && results.length > 1 ? new Set() : marked;
+/** A run pinned for comparison, with a few words saying what it was. */
+export interface PinnedResults {
+  results: Results;
+  what: string;
 }
 
 /**
  * Replaces the table with the rows of these results; the notes (what the
- * small figures and marks mean, the cache bounds) go below it, outside the
+ * figures and marks mean, the cache bounds) go below it, outside the
  * sideways-scrolling box, so they stay readable on a phone. `labelOf` names
  * a policy that did not run (the catalogue's label).
  */
-export function renderTable(table: HTMLTableElement, notes: HTMLElement, results: Results, labelOf: (policy: string) => string = (p) => p): void {
+export function renderTable(
+  table: HTMLTableElement,
+  notes: HTMLElement,
+  results: Results,
+  labelOf: (policy: string) => string = (p) => p,
+  pinned: PinnedResults | null = null,
+): void {
   const rows = results.results;
   const baseline = rows.find((r) => r.policy === BASELINE_POLICY);
+  const n = seedCount(results);
+  const recommended = results.recommended ?? pageDefaults.recommendedFallback;
 
   const headRow = h('tr', {}, h('th', { scope: 'col' }, 'Policy'));
   for (const c of COLUMNS) {
@@ -76,43 +51,122 @@ export function renderTable(table: HTMLTableElement, notes: HTMLElement, results
     );
   }
   const caption = h('caption', { class: 'visually-hidden' }, 'Results per policy');
-  notes.replaceChildren(
-    `${formatCount(results.workload.requests)} requests, same trace for every policy. `,
-    baseline
-      ? `Small figures: change against ${baseline.label}. `
-      : `Add ${labelOf(BASELINE_POLICY)} to the policies to see changes against it. `,
-    'Best in each column is highlighted and tagged “best”. Imbalance: the busiest replica’s prefill work over the mean (1.00 = even).',
-    boundsText(results),
-  );
 
-  const best = COLUMNS.map((c) => bestRows(rows, c));
+  const pinnedRows = new Map((pinned?.results.results ?? []).map((r) => [r.policy, r]));
+  const standings = COLUMNS.map((c) => columnStanding(rows, c.id, c.value, c.better));
   const body = h('tbody');
   rows.forEach((r, i) => {
     const tr = h(
       'tr',
       { 'data-policy': r.policy },
       h('th', { scope: 'row' }, policySwatch(r.policy), r.label,
-        h('code', { class: 'policy-id' }, r.policy)),
+        h('code', { class: 'policy-id' }, r.policy),
+        r.policy === recommended ? h('span', { class: 'recommended-tag', title: 'the policy this project recommends (README: Which policy to recommend)' }, 'recommended') : null),
     );
     COLUMNS.forEach((c, ci) => {
       const v = c.value(r);
-      const isBest = best[ci].has(i);
-      const td = h('td', { class: `num${c.optional ? ' optional' : ''}${isBest ? ' best' : ''}`, 'data-col': c.id, 'data-value': v },
+      const mark = cellMark(standings[ci], i);
+      const td = h('td', { class: `num${c.optional ? ' optional' : ''}${mark === 'best' ? ' best' : ''}${mark === 'tied' ? ' tied' : ''}`, 'data-col': c.id, 'data-value': v },
         h('span', { class: 'value' }, c.format(v)));
-      if (isBest) td.append(h('span', { class: 'best-tag' }, 'best'));
-      if (baseline && r !== baseline) {
-        const base = c.value(baseline);
-        const change = c.change(v, base);
-        const good = c.better === 'low' ? v < base : v > base;
-        const tone = change.startsWith('±') ? '' : good ? ' good' : ' bad';
-        if (change) td.append(h('span', { class: `change${tone}`, title: `change against ${baseline.label}` }, change));
+      const interval = intervalOf(r, c.id);
+      if (interval) td.append(h('span', { class: 'ci', title: `95% interval ${c.format(interval.low)} – ${c.format(interval.high)} over ${n} seeds` }, `± ${formatHalfWidth(c, interval.half_width)}`));
+      if (mark === 'best') td.append(h('span', { class: 'best-tag', title: `apart from every other policy at N = ${n} (95% intervals)` }, 'best'));
+      if (mark === 'tied') td.append(h('span', { class: 'tie-tag', title: tieTitle(rows, standings[ci], i, n) }, '≈ best'));
+      const before = pinnedRows.get(r.policy);
+      if (pinned) {
+        if (before) td.append(pinnedFigure(c, r, before));
+      } else if (baseline && r !== baseline) {
+        td.append(...changeFigure(c, v, c.value(baseline), `change against ${baseline.label}`));
       }
       tr.append(td);
     });
     body.append(tr);
   });
 
+  notes.replaceChildren(
+    `${formatCount(results.workload.requests)} requests, same trace for every policy. `,
+    seedsText(results, n),
+    pinned
+      ? pinnedText(results, pinned)
+      : baseline
+        ? `Small figures: change against ${baseline.label}. `
+        : `Add ${labelOf(BASELINE_POLICY)} to the policies to see changes against it. `,
+    'Imbalance: the busiest replica’s prefill work over the mean (1.00 = even).',
+    boundsText(results),
+    overlapsText(results, n),
+  );
   table.replaceChildren(caption, h('thead', {}, headRow), body);
+}
+
+function cellMark(standing: Standing, row: number): 'best' | 'tied' | null {
+  if (standing.kind === 'best' && standing.leader === row) return 'best';
+  if (standing.kind === 'tied' && (standing.leader === row || standing.with.includes(row))) return 'tied';
+  return null;
+}
+
+function tieTitle(rows: readonly PolicyResult[], standing: Standing, row: number, n: number): string {
+  if (standing.kind !== 'tied') return '';
+  const group = [standing.leader, ...standing.with].filter((i) => i !== row).map((i) => rows[i].label);
+  return `not distinguishable at N = ${n} from ${group.join(', ')} (95% intervals overlap)`;
+}
+
+/** The small change figure against a reference value, toned good or bad. */
+function changeFigure(c: Column, v: number, reference: number, title: string): HTMLElement[] {
+  const change = c.change(v, reference);
+  if (!change) return [];
+  const good = c.better === 'low' ? v < reference : v > reference;
+  const tone = change.startsWith('±') ? '' : good ? ' good' : ' bad';
+  return [h('span', { class: `change${tone}`, title }, change)];
+}
+
+/**
+ * The pinned run's figure under the current one, with the change from it;
+ * "≈" when both have intervals and they overlap (the change may be chance).
+ */
+function pinnedFigure(c: Column, now: PolicyResult, before: PolicyResult): HTMLElement {
+  const v = c.value(now);
+  const b = c.value(before);
+  const x = intervalOf(now, c.id);
+  const y = intervalOf(before, c.id);
+  const same = x && y ? intervalsOverlap(x, y) : null;
+  const change = changeFigure(c, v, b, 'change from the pinned run');
+  return h('span', { class: 'pinned-figure', 'data-pinned-value': b },
+    `pinned ${c.format(b)}`,
+    ...change,
+    same === true ? h('span', { class: 'pin-same', title: 'the two runs’ 95% intervals overlap: not distinguishable' }, ' ≈') : null);
+}
+
+function seedsText(results: Results, n: number): string {
+  if (n > 1) {
+    const seeds = results.replicates?.seeds ?? [];
+    const range = seeds.length ? ` (seeds ${seeds[0]}–${seeds[seeds.length - 1]})` : '';
+    return `Figures are means over ${n} seeds${range} ± the half-width of their 95% interval (Student t). “best” marks a leader whose interval is apart from every other policy’s; “≈ best” marks leaders that cannot be told apart at N = ${n}. `;
+  }
+  if (replaysTrace(results)) {
+    return 'A trace has one replicate (one replay of its requests): no intervals, so no policy is marked best. ';
+  }
+  return 'One seed: no intervals, so no policy is marked best (a one-seed difference can be luck); set Replicates to 3 or more for 95% intervals. ';
+}
+
+function pinnedText(results: Results, pinned: PinnedResults): string {
+  const now = new Set(results.results.map((r) => r.policy));
+  const gone = pinned.results.results.filter((r) => !now.has(r.policy)).map((r) => r.label);
+  return `Small figures: the pinned run (${pinned.what}) and the change from it; “≈” where both have 95% intervals and they overlap. ${
+    gone.length ? `Only in the pinned run: ${gone.join(', ')}. ` : ''}`;
+}
+
+/** The core's list of headline metrics on which pairs of policies overlap (as the command line prints it). */
+function overlapsText(results: Results, n: number): string {
+  const pairs = results.replicates?.not_distinguishable;
+  if (!pairs) return '';
+  const label = (p: string) => results.results.find((r) => r.policy === p)?.label ?? p;
+  const parts = Object.entries(pairs)
+    .filter(([, list]) => list.length > 0)
+    .map(([metric, list]) => `${COLUMNS.find((c) => c.id === metric)?.header ?? metric}: ${list.map(([a, b]) => `${label(a)} ~ ${label(b)}`).join(', ')}`);
+  const metrics = (results.replicates?.headline_metrics ?? []).map((m) => COLUMNS.find((c) => c.id === m)?.header ?? m);
+  return parts.length
+    ? ` Not distinguishable at N = ${n} (their 95% intervals overlap): ${parts.join('; ')}.`
+    : ` At N = ${n} every pair of policies is distinguishable on ${metrics.join(', ')}.`;
 }
 
 /** The core's cache bounds in a sentence, when it reports them. */

@@ -33,6 +33,13 @@ export class Theme {
     return this.choice === 'dark' || (this.choice === 'auto' && this.media.matches);
   }
 
+  /** Sets the scheme without remembering it (an embed's choice, or the host page's colours). */
+  set(choice: ThemeChoice): void {
+    if (choice === this.choice) return;
+    this.choice = choice;
+    this.apply();
+  }
+
   next(): void {
     this.choice = ORDER[(ORDER.indexOf(this.choice) + 1) % ORDER.length];
     if (this.persist) {

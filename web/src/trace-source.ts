@@ -1,9 +1,10 @@
 // Where a replayed trace comes from: the excerpt shipped with the project
 // (the first 1,000 lines of the Mooncake conversation trace,
 // scenarios/traces/, bundled as a static asset and fetched only when asked
-// for) or a file the user picked or dropped. The file itself never travels:
-// the worker reads it from the File handle in chunks. How a link names a
-// trace is page-state.ts's (TraceLink).
+// for) or a file the user picked or dropped. The page's pool reads it once
+// into an in-memory copy that its workers stream in chunks (worker-pool.ts);
+// a file too large for that is streamed by one worker from its File handle.
+// How a link names a trace is page-state.ts's (TraceLink).
 
 import excerptUrl from '../../scenarios/traces/mooncake-conversation-first-1000.jsonl?url';
 import { formatCountOf } from './format';

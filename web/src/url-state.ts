@@ -8,13 +8,15 @@
 // Only values that differ from the defaults are written (`?v=1` alone is the
 // reference scenario). `v` versions the format; older links are migrated
 // step by step by MIGRATIONS, so they keep working. `embed=1` asks for the
-// compact iframe layout and is not part of the scenario.
+// compact iframe layout and is not part of the scenario; the `embed.` keys
+// (what the embed shows) are embed-options.ts's.
 //
 // Decoding is defensive and never throws: anything odd (unknown or repeated
 // keys, over-long text, bad percent-encoding, non-numbers, markup) is dropped
 // with a message. What survives is only lexically plausible; the core's
 // validateScenario has the last word on ranges and cross-field rules.
 
+import { EMBED_PREFIX, guessedEmbedKeyHint } from './embed-options';
 import type { FieldInfo, Pair } from './schema';
 
 export const URL_VERSION = 1;
@@ -176,8 +178,11 @@ export function decodeUrlState(search: string, fields: readonly FieldInfo[]): Ur
     for (const [key, value] of pairs) {
       const field = byKey.get(key);
       if (!field) {
-        // `sweep.` keys are the Sweep panel's (page-state.ts), which reports their problems.
-        if (!RESERVED.has(key) && !key.startsWith(SWEEP_PREFIX)) messages.push({ key: null, text: `Ignored unknown key ${preview(key)}.` });
+        // `sweep.` keys are the Sweep panel's (page-state.ts), `embed.` keys the embed's
+        // (embed-options.ts): each reports its own problems.
+        if (!RESERVED.has(key) && !key.startsWith(SWEEP_PREFIX) && !key.startsWith(EMBED_PREFIX)) {
+          messages.push({ key: null, text: guessedEmbedKeyHint(key) ?? `Ignored unknown key ${preview(key)}.` });
+        }
         continue;
       }
       counts.set(key, (counts.get(key) ?? 0) + 1);

@@ -6,9 +6,11 @@
 // job failed (the module may be broken after an abort), is replaced the same
 // way. One job at a time: a new one supersedes the one in progress.
 //
-// Every client drives the same worker entry (worker.ts serves both kinds);
+// Every client drives the same worker entry (worker.ts serves every kind);
 // each client has a worker of its own, so a sweep (seconds to minutes) never
-// holds up the page's runs and cancelling one never touches the other.
+// holds up the page's runs and cancelling one never touches the other. The
+// page's pools (worker-pool.ts) hold several clients and send them the other
+// kinds of job (plan, shard, merge) through runJob.
 
 import type { PolicyInfo } from './prefixroute-module';
 import type { FromWorker, JobKind, JobMessage, Jobs, ToWorker, TraceSummary } from './protocol';
@@ -34,17 +36,17 @@ export class RunAborted extends Error {
 /** Consecutive crashes (without a successful reply in between) after which no new worker is started. */
 const MAX_CRASHES = 3;
 
-interface Pending<K extends JobKind> {
+interface Pending {
   id: number;
-  resolve: (result: Jobs[K]['result']) => void;
+  resolve: (result: Jobs[JobKind]['result']) => void;
   reject: (error: RunAborted) => void;
-  onProgress: (progress: Jobs[K]['progress']) => void;
+  onProgress: (progress: Jobs[JobKind]['progress']) => void;
 }
 
 /** Runs jobs of one kind in a worker of its own. */
 export class WorkerClient<K extends JobKind> {
   private worker: Worker | null = null;
-  private pending: Pending<K> | null = null;
+  private pending: Pending | null = null;
   private readyWaiters: { resolve: (r: WorkerReady) => void; reject: (e: Error) => void }[] = [];
   private nextId = 1;
   private crashes = 0;
@@ -79,12 +81,22 @@ export class WorkerClient<K extends JobKind> {
    * progress is cancelled first (its promise rejects as 'superseded').
    */
   run(request: Jobs[K]['request'], onProgress: (progress: Jobs[K]['progress']) => void = () => {}): Promise<Jobs[K]['result']> {
+    return this.runJob(this.kind, request, onProgress);
+  }
+
+  /** As run, for a job of any kind (the pools' plans, shards and merges). */
+  runJob<J extends JobKind>(kind: J, request: Jobs[J]['request'], onProgress: (progress: Jobs[J]['progress']) => void = () => {}): Promise<Jobs[J]['result']> {
     if (this.pending) this.abort('superseded', 'replaced by a newer job');
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       try {
-        this.send({ type: 'job', kind: this.kind, id, request } as JobMessage);
-        this.pending = { id, resolve, reject, onProgress };
+        this.send({ type: 'job', kind, id, request } as JobMessage);
+        this.pending = {
+          id,
+          resolve: resolve as Pending['resolve'],
+          reject,
+          onProgress: onProgress as Pending['onProgress'],
+        };
       } catch (error) {
         reject(new RunAborted(error instanceof Error ? error.message : String(error), 'crashed'));
       }
@@ -145,14 +157,14 @@ export class WorkerClient<K extends JobKind> {
         return;
       case 'progress':
         // Replies carry the id of this client's own job, so they are of its kind.
-        if (this.pending?.id === message.id) this.pending.onProgress(message.progress as Jobs[K]['progress']);
+        if (this.pending?.id === message.id) this.pending.onProgress(message.progress);
         return;
       case 'done': {
         this.crashes = 0;
         const p = this.pending;
         if (p?.id !== message.id) return;
         this.pending = null;
-        p.resolve(message.result as Jobs[K]['result']);
+        p.resolve(message.result);
         return;
       }
       case 'failed':
@@ -172,7 +184,7 @@ export class WorkerClient<K extends JobKind> {
 
 function defaultWorker(kind: JobKind): Worker {
   // Literal options, as Vite's worker bundling wants them; the name tells the workers apart in the browser's tools.
-  return kind === 'run'
-    ? new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'prefixroute-sim' })
-    : new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'prefixroute-sweep' });
+  return kind === 'sweep'
+    ? new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'prefixroute-sweep' })
+    : new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'prefixroute-sim' });
 }

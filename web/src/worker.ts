@@ -1,128 +1,90 @@
 // The simulation worker: every call into the wasm core happens here, so the
-// page's main thread only draws. One run at a time; a run cannot be
+// page's main thread only draws. One job at a time; a job cannot be
 // interrupted from outside except by terminating the worker, which is how the
-// page cancels (see worker-client.ts). The page runs two of these workers, one
-// for its scenario runs and one for sweeps; each serves both kinds of job.
+// page cancels (see worker-client.ts). The page runs pools of these workers
+// (worker-pool.ts), one for its scenario runs and one for sweeps; every
+// worker serves every kind of job: a whole run or sweep, the plan of one (how
+// many runs it is), one shard of it, and the merge of the shards.
 //
-// Trace replay: the worker reads the trace itself (a File handle or the
-// excerpt's URL, streamed in chunks into the core's TraceLoader) and keeps the
-// last loaded trace, so changing a cluster or policy value replays it without
-// reading the file again. A terminated worker loses it; the next run reads
-// the source again.
+// Trace replay: the worker reads the trace itself (a File or Blob handle, or
+// the excerpt's URL, streamed in chunks into the core's TraceLoader) and
+// keeps the last loaded trace (worker-trace.ts).
 /// <reference lib="webworker" />
 
 import { cdfPoints } from './cdf';
 import { loadModule } from './load-module';
-import type { PolicySeries, PrefixrouteModule, TraceLoaderHandle } from './prefixroute-module';
-import type { FromWorker, RunProgress, RunRequest, ToWorker, TraceRequest, TraceSummary } from './protocol';
-import { resolveOverrides } from './resolve';
-import { feedStream } from './trace-feed';
-import { runSweep } from './sweep-worker';
+import type { FieldError, PolicySeries, PrefixrouteModule } from './prefixroute-module';
+import type { FromWorker, MergeRequest, Plan, PlanRequest, RunProgress, RunRequest, ShardRequest, ToWorker, TraceSummary } from './protocol';
+import { resolveOverrides, type Resolved } from './resolve';
+import { runSweep, runSweepShard, sweepPlan } from './sweep-worker';
 import type { Pair } from './schema';
+import { loadedSummary, loadTrace, PROGRESS_INTERVAL_MS } from './worker-trace';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const post = (message: FromWorker) => scope.postMessage(message);
 const progress = (id: number, p: RunProgress) => post({ type: 'progress', id, progress: p });
 
-/** Progress messages at most this often: enough for a smooth bar, cheap for the page. */
-const PROGRESS_INTERVAL_MS = 50;
-
-function policiesOf(scenarioJson: string): string[] {
+/** The scenario's policies, replicates (its run list is replicates x (policies + 2) runs) and requests. */
+function shapeOf(scenarioJson: string): { policies: string[]; replicates: number; requests: number } {
   try {
-    const doc = JSON.parse(scenarioJson) as { policies?: unknown };
-    return Array.isArray(doc.policies) ? doc.policies.map(String) : [];
+    const doc = JSON.parse(scenarioJson) as { policies?: unknown; replicates?: unknown; workload?: { requests?: unknown } };
+    const requests = doc.workload?.requests;
+    return {
+      policies: Array.isArray(doc.policies) ? doc.policies.map(String) : [],
+      replicates: typeof doc.replicates === 'number' && doc.replicates >= 1 ? doc.replicates : 1,
+      requests: typeof requests === 'number' && requests >= 0 ? requests : 0,
+    };
   } catch {
-    return [];
+    return { policies: [], replicates: 1, requests: 0 };
   }
 }
 
-/** The last trace read, by source key and bad-line mode. */
-let loaded: { key: string; loader: TraceLoaderHandle; summary: TraceSummary } | null = null;
-
-/** The bytes of a trace source, as a stream (never read whole). */
-async function openSource(request: TraceRequest): Promise<ReadableStream<Uint8Array>> {
-  const source = request.source;
-  if (source.kind === 'file') return source.file.stream() as ReadableStream<Uint8Array>;
-  const response = await fetch(source.url);
-  if (!response.ok || !response.body) throw new Error(`the trace excerpt could not be fetched (HTTP ${response.status})`);
-  return response.body;
+function resolve(mod: PrefixrouteModule, overrides: Pair[]): Resolved {
+  return resolveOverrides((o) => mod.validateScenario('{}', JSON.stringify(o)), overrides);
 }
 
-/**
- * Reads the requested trace (or reuses the loaded one). Returns the loader, or
- * null after posting a 'failed' message naming the bad line.
- */
-async function loadTrace(mod: PrefixrouteModule, id: number, request: TraceRequest): Promise<TraceLoaderHandle | null> {
-  const key = `${request.source.key}|${request.onError}`;
-  if (loaded?.key === key) return loaded.loader;
-  loaded?.loader.delete();
-  loaded = null;
-  const loader = new mod.TraceLoader(request.source.name, '{}', JSON.stringify([['trace.on_error', request.onError]]));
+function errorText(errors: FieldError[], fallback: string): string {
+  return errors.map((e) => `${e.field}: ${e.message}`).join('; ') || fallback;
+}
+
+/** The core's progress callback, throttled, as the page's RunProgress (policyIndex: the run's index in the run list). */
+function policyProgress(id: number, policies: string[]) {
   let last = 0;
-  const totalBytes = request.source.bytes;
-  const name = request.source.name;
-  try {
-    progress(id, { kind: 'read', name, bytes: 0, totalBytes, lines: 0, requests: 0 });
-    await feedStream(await openSource(request), loader, (s) => {
-      const now = performance.now();
-      if (now - last < PROGRESS_INTERVAL_MS) return;
-      last = now;
-      progress(id, { kind: 'read', name, bytes: s.bytes, totalBytes, lines: s.lines, requests: s.requests });
-    });
-  } catch (error) {
-    loader.delete();
-    throw error;
-  }
-  const r = loader.finish();
-  const summary: TraceSummary = {
-    name: r.name,
-    bytes: r.bytes,
-    lines: r.lines,
-    requests: r.requests,
-    skippedLines: r.skippedLines,
-    contentHash: r.contentHash,
-    problems: r.problems,
-    unlistedProblems: r.unlistedProblems,
-  };
-  if (!r.ok) {
-    loader.delete();
-    const first = r.problems[0];
-    const where = first ? `${first.line > 0 ? `line ${first.line}` : 'the trace'}${first.field ? `, ${first.field}` : ''}: ${first.message}` : 'no requests';
-    post({ type: 'failed', id, message: `${name} could not be read: ${where}`, trace: summary });
-    return null;
-  }
-  loaded = { key, loader, summary };
-  return loader;
-}
-
-async function run(mod: PrefixrouteModule, id: number, { overrides, trace }: RunRequest): Promise<void> {
-  const started = performance.now();
-  const resolved = resolveOverrides((o) => mod.validateScenario('{}', JSON.stringify(o)), overrides);
-  const policies = policiesOf(resolved.scenarioJson);
-  let last = 0;
-  const onProgress = (policyIndex: number, done: number, total: number) => {
+  return (run: number, done: number, total: number) => {
     const now = performance.now();
     if (now - last >= PROGRESS_INTERVAL_MS || done === total) {
       last = now;
-      progress(id, { kind: 'policy', policyIndex, policyCount: policies.length, policy: policies[policyIndex] ?? '', done, total });
+      progress(id, { kind: 'policy', policyIndex: run, policyCount: policies.length, policy: policies[run % (policies.length + 2)] ?? '', done, total });
     }
     return true;
   };
-  let outcome: { ok: true; resultsJson: string; series: PolicySeries[]; scenarioJson?: string } | { ok: false; errors: { field: string; message: string }[] };
+}
+
+/** The overrides a replay runs with: the accepted ones, the bad-line mode and the content hash a link asks for. */
+function traceOverrides(resolved: Resolved, trace: NonNullable<RunRequest['trace']>): string {
+  const pairs: Pair[] = [...resolved.accepted, ['trace.on_error', trace.onError]];
+  if (trace.contentHash) pairs.push(['trace.content_hash', trace.contentHash]);
+  return JSON.stringify(pairs);
+}
+
+type Outcome<T> = ({ ok: true } & T) | { ok: false; errors: FieldError[] };
+
+async function run(mod: PrefixrouteModule, id: number, { overrides, trace }: RunRequest): Promise<void> {
+  const started = performance.now();
+  const resolved = resolve(mod, overrides);
+  const onProgress = policyProgress(id, shapeOf(resolved.scenarioJson).policies);
+  let outcome: Outcome<{ resultsJson: string; series: PolicySeries[]; scenarioJson?: string }>;
   let summary: TraceSummary | undefined;
   if (trace) {
-    const loader = await loadTrace(mod, id, trace);
+    const loader = await loadTrace(mod, id, trace, post);
     if (!loader) return;
-    summary = loaded?.summary;
-    const traceOverrides: Pair[] = [...resolved.accepted, ['trace.on_error', trace.onError]];
-    if (trace.contentHash) traceOverrides.push(['trace.content_hash', trace.contentHash]);
-    outcome = mod.runTrace(loader, '{}', JSON.stringify(traceOverrides), onProgress);
+    summary = loadedSummary();
+    outcome = mod.runTrace(loader, '{}', traceOverrides(resolved, trace), onProgress);
   } else {
     outcome = mod.runScenario('{}', JSON.stringify(resolved.accepted), onProgress);
   }
   if (!outcome.ok) {
-    const text = outcome.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-    post({ type: 'failed', id, message: text || 'the run failed' });
+    post({ type: 'failed', id, message: errorText(outcome.errors, 'the run failed') });
     return;
   }
   post({
@@ -142,6 +104,63 @@ async function run(mod: PrefixrouteModule, id: number, { overrides, trace }: Run
   });
 }
 
+/** Runs the plan of a run or a sweep: how many runs it is (0 when it does not validate). */
+function plan(mod: PrefixrouteModule, request: PlanRequest): Plan {
+  if (request.sweep) return sweepPlan(mod, request.sweep);
+  if (!request.run) return { runs: 0, work: 0 };
+  const resolved = resolve(mod, request.run.overrides);
+  const { policies, replicates, requests } = shapeOf(resolved.scenarioJson);
+  return {
+    runs: policies.length > 0 ? replicates * (policies.length + 2) : 0,
+    work: request.run.trace ? Infinity : requests * replicates * policies.length,
+  };
+}
+
+/** Runs one shard of a scenario run (runShard, or runTraceShard on the trace this worker holds). */
+async function shard(mod: PrefixrouteModule, id: number, { run: request, shardIndex, shardCount }: ShardRequest): Promise<void> {
+  const resolved = resolve(mod, request.overrides);
+  const onProgress = policyProgress(id, shapeOf(resolved.scenarioJson).policies);
+  const trace = request.trace;
+  let outcome: Outcome<{ shardJson: string; series: (PolicySeries & { run: number })[]; scenarioJson?: string }>;
+  let summary: TraceSummary | undefined;
+  if (trace) {
+    const loader = await loadTrace(mod, id, trace, post);
+    if (!loader) return;
+    summary = loadedSummary();
+    outcome = mod.runTraceShard(loader, '{}', traceOverrides(resolved, trace), shardIndex, shardCount, onProgress);
+  } else {
+    outcome = mod.runShard('{}', JSON.stringify(resolved.accepted), shardIndex, shardCount, onProgress);
+  }
+  if (!outcome.ok) {
+    post({ type: 'failed', id, message: errorText(outcome.errors, 'the run failed') });
+    return;
+  }
+  post({
+    type: 'done',
+    id,
+    result: {
+      shardJson: outcome.shardJson,
+      scenarioJson: outcome.scenarioJson ?? resolved.scenarioJson,
+      accepted: resolved.accepted,
+      rejected: resolved.rejected,
+      cdf: outcome.series.map((s) => ({ policy: s.policy, run: s.run, ...cdfPoints(s.ttftMs) })),
+      timelines: outcome.series.flatMap((s) => (s.timeline ? [{ policy: s.policy, run: s.run, ...s.timeline }] : [])),
+      memory: mod.memoryStats(),
+      ...(summary ? { trace: summary } : {}),
+    },
+  });
+}
+
+/** Merges a split's shard documents into the results (or sweep) JSON one worker would have written. */
+function merge(mod: PrefixrouteModule, id: number, { kind, documents }: MergeRequest): void {
+  const merged = kind === 'run' ? mod.mergeShards(documents) : mod.mergeSweepShards(documents);
+  if (!merged.ok) {
+    post({ type: 'failed', id, message: errorText(merged.errors, 'the shards could not be merged') });
+    return;
+  }
+  post({ type: 'done', id, result: { json: 'resultsJson' in merged ? merged.resultsJson : merged.sweepJson } });
+}
+
 // Registered synchronously: awaiting the module first could lose the first message.
 scope.onmessage = async (event: MessageEvent<ToWorker>) => {
   const message = event.data;
@@ -150,10 +169,21 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
     const mod = await loadModule();
     if (message.type === 'init') {
       post({ type: 'ready', schema: mod.scenarioSchema(), catalogue: mod.policyCatalogue() });
-    } else if (message.kind === 'run') {
-      await run(mod, message.id, message.request);
-    } else if (message.kind === 'sweep') {
-      runSweep(mod, message.id, message.request, post);
+      return;
+    }
+    switch (message.kind) {
+      case 'run':
+        return await run(mod, message.id, message.request);
+      case 'sweep':
+        return runSweep(mod, message.id, message.request, post);
+      case 'plan':
+        return post({ type: 'done', id: message.id, result: plan(mod, message.request) });
+      case 'shard':
+        return await shard(mod, message.id, message.request);
+      case 'sweepShard':
+        return runSweepShard(mod, message.id, message.request, post);
+      case 'merge':
+        return merge(mod, message.id, message.request);
     }
   } catch (error) {
     post({ type: 'failed', id, message: error instanceof Error ? error.message : String(error) });

@@ -29,6 +29,11 @@ namespace prefixroute {
   X(prodstack_prefix)                   \
   X(session_sticky)
 
+// The recommended policy (catalogue.h): the built-in policy the grid finds
+// closest to the best policy over the most cells (README, "The recommended
+// policy", which lists the cells it loses and why).
+constexpr std::string_view kRecommendedPolicy = "expected_ttft";
+
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();
 PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_DECLARE)
 #undef PREFIXROUTE_DECLARE
@@ -66,6 +71,8 @@ constexpr std::string_view kReservedSections[] = {"schema_version", "seed",  "wo
 }  // namespace
 
 const std::vector<const PolicySpec*>& policy_catalogue() { return catalogue().specs; }
+
+std::string_view recommended_policy() { return kRecommendedPolicy; }
 
 const PolicySpec* find_policy(std::string_view name) {
   for (const PolicySpec* spec : catalogue().specs)
@@ -118,6 +125,7 @@ std::string policy_catalogue_json() {
     Json params = Json::array();
     for (const ParamSpec& p : spec->params) params.push_back(std::string(spec->name()) + "." + std::string(p.key));
     entry["params"] = std::move(params);
+    entry["recommended"] = spec->name() == kRecommendedPolicy;
     list.push_back(std::move(entry));
   }
   return list.dump();

@@ -49,9 +49,15 @@ std::uint64_t catalogue_generation();
 std::unique_ptr<RoutingPolicy> make_policy(const PolicySpec& spec, std::span<const double> values,
                                            const PolicyContext& context);
 
+/// The policy prefixroute recommends: the one the grid (bench/grid.mjs,
+/// README "The recommended policy") compares every other policy against.
+/// Always a built-in policy's name.
+std::string_view recommended_policy();
+
 /// The catalogue as JSON: [{ "name", "label", "description",
-/// "colours": {"light", "dark"}, "params": ["<name>.<key>", ...] }, ...],
-/// what the module's policyCatalogue() returns.
+/// "colours": {"light", "dark"}, "params": ["<name>.<key>", ...],
+/// "recommended": true|false }, ...], what the module's policyCatalogue()
+/// returns; exactly one entry is recommended.
 std::string policy_catalogue_json();
 
 }  // namespace prefixroute

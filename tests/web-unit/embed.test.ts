@@ -1,0 +1,137 @@
+// The embed's link options (embed-options.ts), its snippet (share.ts) and
+// the hosted-trace check (hosted-trace.ts): every option round-trips through
+// the link, bad keys and values are named with what is allowed, and a
+// hosted trace is replayed only while its bytes have the linked SHA-256.
+import { createHash } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  decodeEmbedOptions,
+  defaultEmbedOptions,
+  EMBED_CHARTS,
+  EMBED_THEMES,
+  EMBED_VIEWS,
+  type EmbedOptions,
+  embedOptionPairs,
+  MAX_READER_CONTROLS,
+} from '../../web/src/embed-options';
+import { fetchHostedTrace, HostedTraceError, sha256Hex } from '../../web/src/hosted-trace';
+import { defaultPageState, pageStateFromUrl } from '../../web/src/page-state';
+import type { FieldInfo } from '../../web/src/schema';
+import { embedLink, embedSnippet } from '../../web/src/share';
+import { loadFields } from './core';
+
+let fields: FieldInfo[];
+beforeAll(async () => {
+  fields = await loadFields();
+});
+
+const BASE = 'https://example.org/play/';
+const SHA = 'ab'.repeat(32);
+
+/** The options an embed link made from these options reads back. */
+function roundTrip(options: EmbedOptions): ReturnType<typeof decodeEmbedOptions> {
+  const link = embedLink(defaultPageState(), options, BASE);
+  return decodeEmbedOptions(new URL(link).search, fields);
+}
+
+describe('embed options in the link', () => {
+  it('round-trip every view, chart, theme, up to three controls and a hosted trace', () => {
+    const cases: EmbedOptions[] = [defaultEmbedOptions()];
+    for (const view of EMBED_VIEWS) cases.push({ ...defaultEmbedOptions(), view });
+    for (const chart of EMBED_CHARTS) cases.push({ ...defaultEmbedOptions(), view: 'chart', chart });
+    for (const theme of EMBED_THEMES) cases.push({ ...defaultEmbedOptions(), theme });
+    cases.push({ ...defaultEmbedOptions(), controls: ['cluster.replicas', 'workload.requests', 'policies'] });
+    cases.push({ ...defaultEmbedOptions(), hosted: { url: 'https://traces.example.org/a b/c.jsonl?x=1&y=2', sha256: SHA } });
+    for (const options of cases) {
+      const back = roundTrip(options);
+      expect(back.messages).toEqual([]);
+      expect(back.options).toEqual(options);
+    }
+  });
+
+  it('write only what differs from the defaults, and the embed flag for the page', () => {
+    expect(embedOptionPairs(defaultEmbedOptions())).toEqual([]);
+    const link = embedLink({ ...defaultPageState(), overrides: [['seed', '7']] }, { ...defaultEmbedOptions(), view: 'table', chart: 'cdf' }, BASE);
+    expect(link).toBe(`${BASE}?v=1&seed=7&embed=1&embed.view=table`);
+    // The scenario part of the link is still the page's: no message about the embed keys.
+    const page = pageStateFromUrl(new URL(link).search, fields);
+    expect(page.notices).toEqual([]);
+    expect(page.state.embed).toBe(true);
+  });
+
+  it('name an unknown key, a bad value and what is allowed; keep the rest', () => {
+    const { options, messages } = decodeEmbedOptions('?embed=1&embed.view=grid&embed.chart=cdf&embed.colour=red&embed.theme=DARK', fields);
+    expect(options).toEqual({ ...defaultEmbedOptions(), chart: 'cdf' });
+    expect(messages).toEqual([
+      'Ignored "embed.colour": not an embed option; the options are embed.view, embed.chart, embed.theme, embed.controls, embed.trace_url or embed.trace_sha256.',
+      'embed.view: "grid" is not allowed; use table-chart, table, chart, sweep or timeline. Using table-chart.',
+      'embed.theme: "DARK" is not allowed; use host, light or dark. Using host.',
+    ]);
+  });
+
+  it('a bare guess at an embed key (`&chart=cdf`) names the real key', () => {
+    const page = pageStateFromUrl('?v=1&embed=1&chart=cdf', fields);
+    expect(page.notices.map((n) => n.text)).toEqual(['Ignored "chart": an embed\'s chart is chosen with embed.chart.']);
+  });
+
+  it('offer at most three controls, all scenario fields', () => {
+    const { options, messages } = decodeEmbedOptions('?embed.controls=seed,nope,cluster.replicas,seed,workload.requests,policies', fields);
+    expect(options.controls).toEqual(['seed', 'cluster.replicas', 'workload.requests']);
+    expect(options.controls.length).toBe(MAX_READER_CONTROLS);
+    expect(messages[0]).toMatch(/^embed\.controls: "nope" is not a scenario field/);
+    expect(messages[1]).toBe('embed.controls: at most 3 fields; "policies" and any after it are not offered.');
+  });
+
+  it('a hosted trace needs an https URL and a 64-digit SHA-256', () => {
+    for (const [query, pattern] of [
+      [`?embed.trace_url=http%3A%2F%2Fx.org%2Ft.jsonl&embed.trace_sha256=${SHA}`, /embed\.trace_url "http:\/\/x\.org\/t\.jsonl" is not an https URL/],
+      [`?embed.trace_url=javascript%3Aalert(1)&embed.trace_sha256=${SHA}`, /is not an https URL/],
+      ['?embed.trace_url=https%3A%2F%2Fx.org%2Ft.jsonl&embed.trace_sha256=abc', /embed\.trace_sha256 "abc" is not 64 lowercase hex digits/],
+      ['?embed.trace_url=https%3A%2F%2Fx.org%2Ft.jsonl', /embed\.trace_sha256 is missing/],
+    ] as const) {
+      const { options, messages } = decodeEmbedOptions(query, fields);
+      expect(options.hosted).toBeNull();
+      expect(messages.join(' ')).toMatch(pattern);
+    }
+  });
+
+  it('the snippet: the frame at a fallback height, then the host script that checks origin and source', () => {
+    const snippet = embedSnippet(defaultPageState(), { ...defaultEmbedOptions(), view: 'table' }, BASE);
+    const [frame, ...script] = snippet.split('\n');
+    expect(frame).toBe(`<iframe src="${BASE}?v=1&amp;embed=1&amp;embed.view=table" title="prefixroute: prefix-cache-aware routing" width="100%" height="560" style="border:0;width:100%;display:block" loading="lazy"></iframe>`);
+    const js = script.join('\n');
+    expect(js).toMatch(/e\.origin !== o \|\| e\.source !== f\.contentWindow/);
+    expect(js).toMatch(/'prefixroute:height'/);
+    // A hosted trace's embed is served as embed.html (the policy that allows the fetch).
+    expect(embedLink(defaultPageState(), { ...defaultEmbedOptions(), hosted: { url: 'https://x.org/t.jsonl', sha256: SHA } }, `${BASE}index.html`))
+      .toMatch(/^https:\/\/example\.org\/play\/embed\.html\?v=1&embed=1&embed\.trace_url=/);
+  });
+});
+
+describe('hosted trace', () => {
+  const text = '{"timestamp":0,"input_length":10,"output_length":1,"hash_ids":[1]}\n';
+  const sha = createHash('sha256').update(text).digest('hex');
+  const serve = (body: string, status = 200) => (async () => new Response(body, { status, headers: { 'content-length': String(body.length) } })) as unknown as typeof fetch;
+
+  it('hashes like sha256sum', async () => {
+    expect(await sha256Hex(new Blob([text]))).toBe(sha);
+  });
+
+  it('is returned as a File when unchanged, with progress', async () => {
+    const seen: number[] = [];
+    const file = await fetchHostedTrace('https://x.org/dir/t.jsonl', sha, (b) => seen.push(b), serve(text));
+    expect(file.name).toBe('t.jsonl');
+    expect(await file.text()).toBe(text);
+    expect(seen.at(-1)).toBe(text.length);
+  });
+
+  it('is refused when changed, unreachable or answered with an error', async () => {
+    await expect(fetchHostedTrace('https://x.org/t.jsonl', sha, undefined, serve(`${text}x`))).rejects.toThrow(/has changed since this embed was made/);
+    await expect(fetchHostedTrace('https://x.org/t.jsonl', sha, undefined, serve('', 404))).rejects.toThrow(/the server answered 404/);
+    const down = (async () => {
+      throw new TypeError('Failed to fetch');
+    }) as unknown as typeof fetch;
+    await expect(fetchHostedTrace('https://x.org/t.jsonl', sha, undefined, down)).rejects.toThrow(HostedTraceError);
+    await expect(fetchHostedTrace('https://x.org/t.jsonl', sha, undefined, down)).rejects.toThrow(/could not be fetched \(Failed to fetch\).*Access-Control-Allow-Origin/);
+  });
+});

@@ -1,0 +1,41 @@
+// What the bare page runs, and how its link stays unambiguous.
+import { describe, expect, it } from 'vitest';
+import { linkOverrides, opensPageScenario, pageScenario, recommendedPolicy, withPageScenario } from '../../web/src/page-scenario';
+import type { PolicyInfo } from '../../web/src/prefixroute-module';
+import { loadCore } from './core';
+
+const info = (name: string, recommended?: boolean) => ({ name, label: name, description: '', colours: { light: '', dark: '' }, params: [], ...(recommended ? { recommended } : {}) }) as PolicyInfo;
+
+describe('the page scenario', () => {
+  it('runs the recommended policy and the production routers, every one in the module’s catalogue', async () => {
+    const catalogue = (await loadCore()).policyCatalogue();
+    const [[key, policies], [rkey, replicates]] = pageScenario(catalogue);
+    expect([key, rkey, replicates]).toEqual(['policies', 'replicates', '1']);
+    const names = policies.split(',');
+    expect(names).toContain(recommendedPolicy(catalogue));
+    for (const p of ['round_robin', 'sglang_cache_aware', 'dynamo_kv', 'llmd_epp']) expect(names).toContain(p);
+    for (const p of names) expect(catalogue.map((c) => c.name)).toContain(p);
+  });
+
+  it('takes the catalogue’s recommended mark when there is one, else Expected TTFT', () => {
+    expect(recommendedPolicy([info('a'), info('expected_ttft')])).toBe('expected_ttft');
+    expect(recommendedPolicy([info('a'), info('b', true)])).toBe('b');
+    expect(pageScenario([info('b', true)])[0][1].split(',')).toContain('b');
+    expect(pageScenario([info('b', true)])[0][1].split(',')).not.toContain('expected_ttft');
+  });
+
+  it('applies to a bare address and the presets, never under a link’s keys', () => {
+    expect(opensPageScenario('')).toBe(true);
+    expect(opensPageScenario('?v=1')).toBe(true);
+    expect(opensPageScenario('?v=1&embed=1')).toBe(true);
+    expect(opensPageScenario('?v=1&seed=7')).toBe(false);
+    expect(opensPageScenario('?v=1&sweep.param=seed')).toBe(false);
+    expect(withPageScenario([], [['policies', 'affinity'], ['seed', '3']])).toEqual([['policies', 'affinity'], ['replicates', '1'], ['seed', '3']]);
+  });
+
+  it('writes the core’s default policies out when a scenario has no override, since a bare link means the page’s', () => {
+    expect(linkOverrides([], false, 'round_robin,least_loaded')).toEqual([['policies', 'round_robin,least_loaded']]);
+    expect(linkOverrides([], true, 'round_robin,least_loaded')).toEqual([]);
+    expect(linkOverrides([['seed', '7']], false, 'x')).toEqual([['seed', '7']]);
+  });
+});

@@ -1,0 +1,142 @@
+// The page's statistics presentation: which differences the table and the
+// verdict may call distinguishable (the core's interval-overlap rule), the
+// verdict's winner and margin, the outlier-proof axis, the pinned-run diff.
+import { describe, expect, it } from 'vitest';
+import { chooseAxis, niceCeil } from '../../web/src/chart-axis';
+import { columnStanding, distinguishable, intervalsOverlap, seedCount } from '../../web/src/intervals';
+import { scenarioDifferences } from '../../web/src/pinned-run';
+import { parseResults, type PolicyResult, type Results } from '../../web/src/results';
+import { COLUMNS } from '../../web/src/table-columns';
+import { formatMargin, metricVerdict, untestedNote, verdicts, verdictSentence } from '../../web/src/verdict';
+import { loadCore } from './core';
+
+const column = (id: string) => COLUMNS.find((c) => c.id === id)!;
+
+/** A row with a p99 mean and interval (half-width h); other metrics fixed. */
+function row(policy: string, p99: number, h: number | null, prefill = 1000): PolicyResult {
+  const base = { policy, label: policy.toUpperCase(), mean_ttft_ms: p99 / 4, p50_ttft_ms: 0, p90_ttft_ms: 0, p99_ttft_ms: p99, max_ttft_ms: 0,
+    hit_rate: 0.5, prompt_tokens: 0, prefill_tokens: prefill, cached_tokens: 0, imbalance: 1, replicas: [] };
+  return h === null ? base : { ...base, interval: { p99_ttft_ms: { half_width: h, low: p99 - h, high: p99 + h }, prefill_tokens: { half_width: 1, low: prefill - 1, high: prefill + 1 } } };
+}
+
+function results(rows: PolicyResult[], n: number, scenario: Record<string, unknown> = {}): Results {
+  return {
+    schema: 'prefixroute.results/1', scenario, workload: { requests: 10, prompt_tokens: 0, fingerprint: '' }, results: rows,
+    ...(n > 1 ? { replicates: { count: n, seeds: [1, 2, 3], confidence: 0.95, t: 4.3, headline_metrics: [], not_distinguishable: {} } } : {}),
+  };
+}
+
+describe('distinguishable (the core rule: closed intervals sharing a point overlap)', () => {
+  it('touching intervals overlap; disjoint ones do not; one seed is untested', () => {
+    expect(intervalsOverlap({ low: 1, high: 2, half_width: 0.5 }, { low: 2, high: 3, half_width: 0.5 })).toBe(true);
+    expect(intervalsOverlap({ low: 1, high: 2, half_width: 0.5 }, { low: 2.001, high: 3, half_width: 0.5 })).toBe(false);
+    expect(distinguishable(row('a', 100, 5), row('b', 111, 5), 'p99_ttft_ms')).toBe(true);
+    expect(distinguishable(row('a', 100, 5), row('b', 110, 5), 'p99_ttft_ms')).toBe(false);
+    expect(distinguishable(row('a', 100, null), row('b', 500, null), 'p99_ttft_ms')).toBe(null);
+  });
+
+  it('agrees with the core’s not_distinguishable list on a real replicates run', async () => {
+    const core = await loadCore();
+    const run = core.runScenario('{}', JSON.stringify([['workload.requests', '400'], ['replicates', '3'],
+      ['policies', 'round_robin,least_loaded,affinity,affinity_balanced,expected_ttft']]), null);
+    if (!run.ok) throw new Error(run.message);
+    const doc = parseResults(run.resultsJson);
+    expect(seedCount(doc)).toBe(3);
+    const info = doc.replicates!;
+    // Both answers occur, so the comparison is not vacuous.
+    const listed = Object.values(info.not_distinguishable).reduce((n, l) => n + l.length, 0);
+    expect(listed).toBeGreaterThan(0);
+    expect(listed).toBeLessThan(info.headline_metrics.length * 10);
+    for (const metric of info.headline_metrics) {
+      const ours: [string, string][] = [];
+      doc.results.forEach((a, i) => doc.results.slice(i + 1).forEach((b) => {
+        if (distinguishable(a, b, metric) === false) ours.push([a.policy, b.policy]);
+      }));
+      expect(ours, metric).toEqual(info.not_distinguishable[metric] ?? []);
+    }
+  });
+});
+
+describe('a column’s standing (the table’s “best” / “≈ best” and the verdict share it)', () => {
+  it('best only when the leader is apart from every other row', () => {
+    const c = column('p99_ttft_ms');
+    expect(columnStanding([row('a', 100, 5), row('b', 120, 5), row('c', 300, 5)], c.id, c.value, c.better)).toEqual({ kind: 'best', leader: 0 });
+    expect(columnStanding([row('a', 120, 5), row('b', 100, 5), row('c', 108, 5)], c.id, c.value, c.better)).toEqual({ kind: 'tied', leader: 1, with: [2] });
+    expect(columnStanding([row('a', 120, null), row('b', 100, null)], c.id, c.value, c.better)).toEqual({ kind: 'untested', leader: 1 });
+    expect(columnStanding([row('a', 120, 5)], c.id, c.value, c.better)).toEqual({ kind: 'none' });
+  });
+});
+
+describe('the verdict', () => {
+  it('names the winner, its margin over the runner-up and that the difference is distinguishable', () => {
+    const doc = results([row('rr', 700, 50), row('ex', 86.9, 2), row('ab', 95, 2)], 3);
+    const v = metricVerdict(doc, column('p99_ttft_ms'), 'Lowest p99 TTFT')!;
+    expect(v.winner.policy).toBe('ex');
+    expect(v.runnerUp!.policy).toBe('ab');
+    expect(formatMargin(v.margin)).toBe('9%'); // (95 - 86.9) / 95
+    expect(verdictSentence(doc, v)).toBe('Lowest p99 TTFT: EX (86.9 ms), 9% below AB (95.0 ms): distinguishable from every other policy at N = 3 seeds (95% intervals apart).');
+  });
+
+  it('says when the winner cannot be told from the runner-up at this N', () => {
+    const doc = results([row('ab', 88.7, 3), row('ex', 86.9, 3)], 3);
+    const v = metricVerdict(doc, column('p99_ttft_ms'), 'Lowest p99 TTFT')!;
+    expect(verdictSentence(doc, v)).toBe('Lowest p99 TTFT: EX (86.9 ms), 2% below AB (88.7 ms): not distinguishable from AB at N = 3 seeds (95% intervals overlap).');
+  });
+
+  it('with one seed or a trace, says the differences are not tested', () => {
+    const one = results([row('ab', 88.7, null), row('ex', 86.9, null)], 1);
+    const all = verdicts(one, COLUMNS);
+    expect(all.map((v) => [v.column.id, v.winner.policy, v.standing.kind])).toEqual([['p99_ttft_ms', 'ex', 'untested'], ['prefill_tokens', 'ab', 'untested']]);
+    expect(verdictSentence(one, all[0])).toBe('Lowest p99 TTFT: EX (86.9 ms), 2% below AB (88.7 ms).');
+    expect(untestedNote(one, all)).toMatch(/^One seed: these differences are not tested for chance/);
+    const trace = results(one.results, 1, { trace: { name: 'x.jsonl', lines: 10 } });
+    expect(untestedNote(trace, verdicts(trace, COLUMNS))).toMatch(/^One replay of the trace \(a trace has one replicate\)/);
+    expect(untestedNote(results([row('a', 100, 5), row('b', 200, 5)], 3), verdicts(results([row('a', 100, 5), row('b', 200, 5)], 3), COLUMNS))).toBe('');
+  });
+
+  it('calls a winner level with the runner-up when they show the same figure', () => {
+    const doc = results([row('ex', 7878.2, null), row('dy', 7878.4, null)], 1);
+    expect(verdictSentence(doc, metricVerdict(doc, column('p99_ttft_ms'), 'Lowest p99 TTFT')!)).toBe('Lowest p99 TTFT: EX, level with DY (7,878 ms).');
+  });
+
+  it('margins below one percent read "<1%"', () => {
+    expect(formatMargin(0.004)).toBe('<1%');
+    expect(formatMargin(0)).toBe('0%');
+    expect(formatMargin(0.355)).toBe('36%');
+  });
+});
+
+describe('chooseAxis', () => {
+  it('stays linear within two decades and cuts nothing when no bar towers over the rest', () => {
+    expect(chooseAxis([15, 20, 90, 700], 'auto')).toEqual({ log: false, cap: null });
+  });
+
+  it('goes log beyond two decades, from a power of ten at least three times below the smallest value', () => {
+    expect(chooseAxis([15, 87, 4.6e6], 'auto')).toEqual({ log: true, min: 1, cap: null });
+    expect(chooseAxis([1050, 7878, 6e5], 'auto')).toEqual({ log: true, min: 100, cap: null });
+    expect(chooseAxis([300, 2e5], 'auto')).toEqual({ log: true, min: 100, cap: null });
+    expect(chooseAxis([299, 2e5], 'auto')).toEqual({ log: true, min: 10, cap: null });
+    expect(chooseAxis([15, 20], 'log')).toEqual({ log: true, min: 1, cap: null });
+  });
+
+  it('on a linear axis cuts a bar more than ten times the next one, keeping half the bars whole', () => {
+    expect(chooseAxis([15, 20, 90, 4.6e6], 'linear')).toEqual({ log: false, max: 100, cap: 100 });
+    expect(chooseAxis([10, 12, 15, 200], 'auto')).toEqual({ log: false, max: 20, cap: 20 });
+    expect(chooseAxis([1, 1000], 'linear')).toEqual({ log: false, max: 1.5, cap: 1.5 });
+    // Two outliers alike: both cut (the lowest big gap), the rest drawn whole.
+    expect(chooseAxis([4.6e6, 4.5e6, 20, 15], 'linear')).toEqual({ log: false, max: 25, cap: 25 });
+    expect([0.7, 1, 1.01, 27202.7, 99, 101].map(niceCeil)).toEqual([0.8, 1, 1.5, 30000, 100, 150]);
+    // Never more than half the bars: two of three are not cut.
+    expect(chooseAxis([4.6e6, 4.5e6, 20], 'linear')).toEqual({ log: false, cap: null });
+    expect(chooseAxis([0, 0], 'auto')).toEqual({ log: false, cap: null });
+  });
+});
+
+describe('the pinned run', () => {
+  it('names the scenario keys that differ', () => {
+    const a = results([], 1, { seed: 42, cluster: { replicas: 4, engine: 'fifo' }, policies: ['a', 'b'] });
+    const b = results([], 1, { seed: 42, cluster: { replicas: 8, engine: 'fifo' }, policies: ['a'] });
+    expect(scenarioDifferences(a, b)).toEqual(['cluster.replicas 4 → 8', 'policies a,b → a']);
+    expect(scenarioDifferences(a, a)).toEqual([]);
+  });
+});

@@ -1,0 +1,42 @@
+// The results table's columns: which metric of a row each shows, its unit,
+// format and which direction is better. Shared by the table, the verdict and
+// the pinned-run comparison.
+
+import { formatChange, formatCount, formatMs, formatPercent, formatPointChange, formatRatio } from './format';
+import pageDefaults from './page-defaults.json';
+import type { PolicyResult } from './results';
+
+export interface Column {
+  /** The metric's key in the results JSON (and in a row's `interval`). */
+  id: string;
+  header: string;
+  unit: string;
+  value: (r: PolicyResult) => number;
+  format: (v: number) => string;
+  better: 'low' | 'high';
+  change: (v: number, baseline: number) => string;
+  /** Hidden first on narrow screens. */
+  optional?: boolean;
+}
+
+export const COLUMNS: readonly Column[] = [
+  { id: 'mean_ttft_ms', header: 'Mean TTFT', unit: 'ms', value: (r) => r.mean_ttft_ms, format: formatMs, better: 'low', change: formatChange },
+  { id: 'p50_ttft_ms', header: 'p50 TTFT', unit: 'ms', value: (r) => r.p50_ttft_ms, format: formatMs, better: 'low', change: formatChange, optional: true },
+  { id: 'p90_ttft_ms', header: 'p90 TTFT', unit: 'ms', value: (r) => r.p90_ttft_ms, format: formatMs, better: 'low', change: formatChange, optional: true },
+  { id: 'p99_ttft_ms', header: 'p99 TTFT', unit: 'ms', value: (r) => r.p99_ttft_ms, format: formatMs, better: 'low', change: formatChange },
+  { id: 'hit_rate', header: 'Hit rate', unit: '', value: (r) => r.hit_rate, format: formatPercent, better: 'high', change: formatPointChange },
+  { id: 'prefill_tokens', header: 'Prefill tokens', unit: '', value: (r) => r.prefill_tokens, format: formatCount, better: 'low', change: formatChange },
+  { id: 'imbalance', header: 'Imbalance', unit: '', value: (r) => r.imbalance, format: formatRatio, better: 'low', change: formatChange },
+];
+
+/**
+ * The policy the small figures compare against: the cache-blind baseline,
+ * named in page-defaults.json (the page's editorial choices are data, as the
+ * presets are).
+ */
+export const BASELINE_POLICY: string = pageDefaults.baselinePolicy;
+
+/** A half-width in the column's format: hit rates in points ("1.8 pp" reads as ± 1.8%), the rest as the value. */
+export function formatHalfWidth(column: Column, half: number): string {
+  return column.id === 'hit_rate' ? `${(half * 100).toFixed(1)}%` : column.format(half);
+}
