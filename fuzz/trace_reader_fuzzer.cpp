@@ -2,7 +2,7 @@
 // bailian or auto) fed in random-sized chunks.
 //
 // The last few input bytes choose the options (format, Mooncake block size,
-// time scale, limit) and the chunking; the rest is the trace text. For both OnError modes
+// time scale, limit, time window) and the chunking; the rest is the trace text. For both OnError modes
 // the text is read whole (read_trace) and fed to a TraceReader in chunks of
 // random sizes (empty chunks included), and:
 //   - both readings agree exactly: success, lines, bad lines, content hash,
@@ -11,7 +11,8 @@
 //   - the content hash is the FNV-1a 64 of every byte;
 //   - a trace that was read holds what the reader promises: arrivals in
 //     order, 1 <= input_length, ceil(input / block size) block ids (16 for a
-//     Bailian trace), at most `limit` requests, prompts that materialise to
+//     Bailian trace), at most `limit` requests, arrivals within the time
+//     window's length x time_scale, prompts that materialise to
 //     their length and start each full block with its id and a partial last
 //     block of a Bailian trace with its id + 2^31;
 //   - a small trace is replayed through every policy and both cache bounds
@@ -74,6 +75,9 @@ void check_trace(const prefixroute::BlockTrace& trace, const TraceReadOptions& o
   const std::uint32_t block_size = bailian ? TraceReadOptions::kBailianBlockSize : options.block_size;
   if (trace.block_size() != block_size) fail("wrong block size for the format");
   if (options.limit > 0 && trace.size() > options.limit) fail("more requests than the limit");
+  if (options.end_s > 0 &&
+      prefixroute::ticks_to_ms(trace.arrival(trace.size() - 1)) / 1000.0 > (options.end_s - options.start_s) * options.time_scale * (1 + 1e-9))
+    fail("an arrival past the window's end");
   std::uint64_t total = 0;
   std::vector<prefixroute::Token> prompt;
   for (std::size_t i = 0; i < trace.size(); ++i) {
@@ -122,6 +126,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.block_size = kBlockSizes[in.ConsumeIntegralInRange<std::size_t>(0, 5)];
   options.time_scale = kTimeScales[in.ConsumeIntegralInRange<std::size_t>(0, 4)];
   options.limit = in.ConsumeIntegralInRange<std::uint64_t>(0, 4);
+  // Windows of the trace's clock in seconds (Mooncake timestamps are ms): none, from 0.5 s, to 1 s, 1-2 ms.
+  static constexpr double kWindows[][2] = {{0, 0}, {0.5, 0}, {0, 1}, {0.001, 0.002}};
+  const std::size_t window = in.ConsumeIntegralInRange<std::size_t>(0, 3);
+  options.start_s = kWindows[window][0];
+  options.end_s = kWindows[window][1];
   std::uint64_t chunk_state = in.ConsumeIntegral<std::uint64_t>() | 1;
   const std::string text = in.ConsumeRemainingBytesAsString();
 

@@ -4,6 +4,8 @@
 // kind ignores, and every kind running every policy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -255,6 +257,60 @@ TEST(WorkloadKind, AKindsTraceDependsOnlyOnTheFieldsItReads) {
   ASSERT_TRUE(agent_a.ok() && agent_b.ok());
   EXPECT_EQ(generate_synthetic(agent_a.scenario.workload, 42)->fingerprint(),
             generate_synthetic(agent_b.scenario.workload, 42)->fingerprint());
+}
+
+// The schema's x-kinds (FieldSpec::kinds) lists exactly the kinds whose
+// trace a workload field changes: the page shows only the chosen kind's
+// fields, so a field read but not listed would be hidden from its users.
+// What a kind's trace is: its fingerprint (arrivals, prompts) and its
+// output lengths, which the fingerprint leaves out.
+std::vector<std::uint64_t> trace_identity(const std::vector<Override>& overrides) {
+  const ScenarioParse p = parse(overrides);
+  EXPECT_TRUE(p.ok()) << p.error_text();
+  if (!p.ok()) return {};
+  const std::unique_ptr<RequestTrace> trace = generate_synthetic(p.scenario.workload, 42);
+  std::vector<std::uint64_t> identity = {trace->fingerprint()};
+  for (std::size_t i = 0; i < trace->size(); ++i) identity.push_back(trace->output_tokens(i));
+  return identity;
+}
+
+TEST(WorkloadKind, EachFieldsKindsAreExactlyTheKindsWhoseTraceItChanges) {
+  std::vector<const FieldSpec*> numbers;
+  for (const FieldSpec& f : scenario_fields())
+    if (f.key.rfind("workload.", 0) == 0 && f.kind != FieldKind::Text) numbers.push_back(&f);
+  ASSERT_GT(numbers.size(), 20u);
+  const auto ends_with = [](const std::string& key, const char* tail) {
+    const std::size_t n = std::string(tail).size();
+    return key.size() > n && key.compare(key.size() - n, n, tail) == 0;
+  };
+  for (const std::string kind : {"tenants", "sessions", "agentic", "gsp"}) {
+    for (const FieldSpec* f : numbers) {
+      if (f->key == "workload.requests") continue;  // set below (gsp's count is groups x prompts per group)
+      std::vector<Override> base = {{"workload.kind", kind}, {"workload.requests", "300"}};
+      // A summary is only written once a history outgrows the context window.
+      if (f->key == "workload.summary_tokens") base.emplace_back("workload.context_tokens_max", "1500");
+      // A changed value every kind accepts: a min raised with its max to
+      // 1000, a max set to 2000, anything else to 3 (or a value near it).
+      std::vector<Override> changed = base;
+      if (ends_with(f->key, "_min")) {
+        changed.emplace_back(f->key.substr(0, f->key.size() - 4) + "_max", "1000");
+        changed.emplace_back(f->key, "1000");
+      } else if (ends_with(f->key, "_max")) {
+        changed.emplace_back(f->key, "2000");
+      } else {
+        changed.emplace_back(f->key, f->key == "workload.zipf_s" ? "0.5" : f->key == "workload.vocab_size" ? "1000" : "3");
+      }
+      const bool differs = trace_identity(changed) != trace_identity(base);
+      const std::string kinds(f->kinds);
+      bool listed = kinds.empty();
+      for (std::size_t at = 0; !listed && at <= kinds.size();) {
+        const std::size_t comma = std::min(kinds.find(',', at), kinds.size());
+        listed = kinds.substr(at, comma - at) == kind;
+        at = comma + 1;
+      }
+      EXPECT_EQ(differs, listed) << "workload.kind " << kind << ", " << f->key << " (x-kinds \"" << kinds << "\")";
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------

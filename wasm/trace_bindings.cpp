@@ -156,9 +156,10 @@ class TraceLoader {
           if (!text.empty()) pr_trace_chunk_copy(chunk.as_handle(), text.data());
         }
         bytes_ += static_cast<double>(text.size());
-        // After trace.limit requests the reader only hashes: keep reading, so
-        // the content hash is the whole file's, as the command line's.
-        going_ = reader_->feed(text) || (options_.limit > 0 && reader_->requests() >= options_.limit);
+        // After trace.limit requests (or past trace.end_s) the reader only
+        // hashes: keep reading, so the content hash is the whole file's, as
+        // the command line's.
+        going_ = reader_->feed(text) || reader_->done();
       }
     }
     val status = val::object();
@@ -173,6 +174,7 @@ class TraceLoader {
   val finish() {
     if (!finished_) {
       finished_ = true;
+      format_ = reader_->format();
       result_ = reader_->finish();
       reader_.reset();
       // The figures (size, prompt tokens, fingerprint) once, for every runTrace.
@@ -202,6 +204,9 @@ class TraceLoader {
     out.set("requests", result_.trace ? static_cast<double>(result_.trace->size()) : 0.0);
     out.set("skippedLines", static_cast<double>(result_.bad_lines));
     out.set("promptTokens", size_.prompt_tokens);
+    // The format the lines were read as: trace.format, or the one told from
+    // the first JSON line when it is "auto" ("auto" while none was told).
+    out.set("format", std::string(prefixroute::trace_format_name(format_)));
     out.set("contentHash", finished_ && setup_problems_.empty() ? prefixroute::hashing::to_hex16(result_.content_hash) : std::string());
     val problems = val::array();
     const auto& list = setup_problems_.empty() ? result_.problems : setup_problems_;
@@ -226,6 +231,7 @@ class TraceLoader {
   prefixroute::TraceReadResult result_;
   std::vector<prefixroute::TraceProblem> setup_problems_;
   double bytes_ = 0;
+  TraceReadOptions::Format format_ = TraceReadOptions::Format::Auto;
   std::unique_ptr<prefixroute::InMemoryReplay> replay_;  // of result_.trace
   prefixroute::ReplaySize size_;
   bool going_ = true;

@@ -18,6 +18,8 @@ TraceReadOptions trace_read_options(const TraceSettings& settings) {
   o.block_size = settings.block_size;
   o.time_scale = settings.time_scale;
   o.limit = settings.limit;
+  o.start_s = settings.start_s;
+  o.end_s = settings.end_s;
   o.on_error = settings.on_error == "skip" ? TraceReadOptions::OnError::Skip : TraceReadOptions::OnError::Stop;
   o.format = settings.format == "mooncake"  ? TraceReadOptions::Format::Mooncake
              : settings.format == "bailian" ? TraceReadOptions::Format::Bailian
@@ -39,6 +41,13 @@ std::vector<FieldError> differing_read_settings(const TraceSettings& want_settin
     differs("trace.time_scale", text);
   }
   if (want.limit != have.limit) differs("trace.limit", std::to_string(have.limit));
+  const auto seconds = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    return std::string(text);
+  };
+  if (want.start_s != have.start_s) differs("trace.start_s", seconds(have.start_s));
+  if (want.end_s != have.end_s) differs("trace.end_s", seconds(have.end_s));
   if (want.on_error != have.on_error)
     differs("trace.on_error", have.on_error == TraceReadOptions::OnError::Skip ? "skip" : "stop");
   if (want.format != have.format) differs("trace.format", trace_format_name(have.format));
@@ -118,8 +127,8 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
   for (;;) {
     const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), file);
     if (n == 0) break;
-    // After trace.limit requests the reader only hashes: keep reading, so
-    // the content hash is the whole file's.
+    // After trace.limit requests (or past trace.end_s) the reader only
+    // hashes: keep reading, so the content hash is the whole file's.
     reader.feed(std::string_view(chunk.data(), n));
   }
   const bool file_failed = std::ferror(file) != 0;

@@ -457,6 +457,9 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
     errors.push_back({"workload.tool_tokens_min",
                       "must be <= workload.tool_tokens_max (" + std::to_string(sp.tool_tokens_max) + "); got " +
                           std::to_string(sp.tool_tokens_min)});
+  if (s.trace.end_s > 0 && s.trace.end_s <= s.trace.start_s)
+    errors.push_back({"trace.end_s", "must be 0 (to the end) or > trace.start_s (" + format_number(s.trace.start_s) +
+                                         "); got " + format_number(s.trace.end_s)});
   if (is_session_kind(w.kind)) check_session_limits(s, errors);
   else if (w.kind == "gsp") check_gsp_limits(s, errors);
   else check_tenant_limits(s, errors);
@@ -685,6 +688,20 @@ std::string scenario_to_json(const Scenario& scenario, int indent) {
   return scenario_json(scenario).dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
+namespace {
+// "a,b,c" as a JSON array of strings.
+Json split_choices(std::string_view list) {
+  Json out = Json::array();
+  while (true) {
+    const auto comma = list.find(',');
+    out.push_back(std::string(list.substr(0, comma)));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return out;
+}
+}  // namespace
+
 std::string scenario_json_schema() {
   const Scenario defaults = Scenario::reference();
   Json schema = Json::object();
@@ -703,17 +720,7 @@ std::string scenario_json_schema() {
     if (f.spec.kind == FieldKind::Text) {
       prop["type"] = "string";
       prop["maxLength"] = kMaxTextLength;
-      if (!f.spec.choices.empty()) {
-        Json choices = Json::array();
-        std::string_view rest = f.spec.choices;
-        while (true) {
-          const auto comma = rest.find(',');
-          choices.push_back(std::string(rest.substr(0, comma)));
-          if (comma == std::string_view::npos) break;
-          rest.remove_prefix(comma + 1);
-        }
-        prop["enum"] = choices;
-      }
+      if (!f.spec.choices.empty()) prop["enum"] = split_choices(f.spec.choices);
       prop["default"] = f.get_text(defaults);
     } else {
       prop["type"] = f.spec.kind == FieldKind::Integer ? "integer" : "number";
@@ -729,6 +736,7 @@ std::string scenario_json_schema() {
     }
     prop["x-label"] = f.spec.label;
     if (!f.spec.policy.empty()) prop["x-policy"] = f.spec.policy;
+    if (!f.spec.kinds.empty()) prop["x-kinds"] = split_choices(f.spec.kinds);
     prop["description"] = f.spec.description;
     const auto dot = f.spec.key.find('.');
     if (dot == std::string::npos) {

@@ -1,6 +1,8 @@
 #include "scenario_fields.h"
 
 #include <mutex>
+#include <string_view>
+#include <utility>
 
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/sim/hardware.h"
@@ -31,6 +33,45 @@ Field derivable(Field f) {
   for (std::size_t i = 0; i < kDerivableCount; ++i)
     if (kDerivableFields[i] == f.spec.key) f.derived = static_cast<int>(i);
   return f;
+}
+
+// The workload kinds that read each workload field, as its help says (the
+// schema's x-kinds: the page shows only the chosen kind's fields). A workload
+// field not listed is read by every kind.
+constexpr std::pair<std::string_view, std::string_view> kWorkloadKinds[] = {
+    {"workload.requests", "tenants,sessions,agentic"},
+    {"workload.tenants", "tenants,sessions,agentic"},
+    {"workload.zipf_s", "tenants,sessions,agentic"},
+    {"workload.arrival_rate_per_s", "tenants,gsp"},
+    {"workload.prefix_tokens_min", "tenants,sessions,agentic"},
+    {"workload.prefix_tokens_max", "tenants,sessions,agentic"},
+    {"workload.turn_tokens_min", "tenants,sessions,agentic"},
+    {"workload.turn_tokens_max", "tenants,sessions,agentic"},
+    {"workload.output_tokens_min", "tenants"},
+    {"workload.output_tokens_max", "tenants"},
+    {"workload.session_rate_per_s", "sessions,agentic"},
+    {"workload.turns_mean", "sessions,agentic"},
+    {"workload.think_s_mean", "sessions,agentic"},
+    {"workload.calls_per_turn", "agentic"},
+    {"workload.tool_s_mean", "agentic"},
+    {"workload.tool_tokens_min", "agentic"},
+    {"workload.tool_tokens_max", "agentic"},
+    {"workload.reply_tokens_min", "sessions,agentic"},
+    {"workload.reply_tokens_max", "sessions,agentic"},
+    {"workload.context_tokens_max", "sessions,agentic"},
+    {"workload.summary_tokens", "sessions,agentic"},
+    {"workload.nominal_tpot_ms", "sessions,agentic"},
+    {"workload.gsp_num_groups", "gsp"},
+    {"workload.gsp_prompts_per_group", "gsp"},
+    {"workload.gsp_system_prompt_len", "gsp"},
+    {"workload.gsp_question_len", "gsp"},
+    {"workload.gsp_output_len", "gsp"},
+};
+
+void set_workload_kinds(std::vector<Field>& fields) {
+  for (Field& f : fields)
+    for (const auto& [key, kinds] : kWorkloadKinds)
+      if (f.spec.key == key) f.spec.kinds = kinds;
 }
 
 // The fixed sections before the policies' (seed, workload, cluster, router).
@@ -232,6 +273,13 @@ std::vector<Field> trace_fields() {
                double),
       PR_FIELD("trace.limit", "Request limit", Integer, 0, 1e9, "requests",
                "Replay only the first this many requests (0 = all).", trace.limit, std::uint64_t),
+      PR_FIELD("trace.start_s", "Window start", Number, 0, 1e9, "s",
+               "Replay only requests at or after this second of the trace's own clock (before time_scale); "
+               "arrivals then count from it.",
+               trace.start_s, double),
+      PR_FIELD("trace.end_s", "Window end", Number, 0, 1e9, "s",
+               "Replay only requests before this second of the trace's own clock (0 = to the end).", trace.end_s,
+               double),
       PR_FIELD("trace.lines", "Lines read", Integer, 0, 1e12, "lines", "Lines read from the trace file (recorded).",
                trace.lines, std::uint64_t),
       PR_FIELD("trace.skipped_lines", "Lines skipped", Integer, 0, 1e12, "lines",
@@ -311,6 +359,7 @@ Table& table() {
   const std::lock_guard<std::mutex> lock(building);  // runs may parse scenarios on several threads
   if (t.generation != catalogue_generation()) {
     t.fields = leading_fields();
+    set_workload_kinds(t.fields);
     for (const PolicySpec* spec : policy_catalogue()) add_policy_fields(*spec, t.fields);
     for (Field& f : trace_fields()) t.fields.push_back(std::move(f));
     std::vector<std::string> tops;  // top-level keys in field order, each once

@@ -72,7 +72,7 @@ describe('trace replay', () => {
     const native = benchTrace(EXCERPT, [...EXCERPT_SETS, ...(policies ? [['policies', policies]] : [])]);
     assert.deepEqual(await readTable(page), expectedTable(native));
     // Once the run is over, nothing says it is still replaying.
-    assert.match(await page.textContent('#trace-status'), /^Replayed mooncake-conversation-first-1000\.jsonl: 1,000 requests from 1,000 lines/);
+    assert.match(await page.textContent('#trace-status'), /^Replayed mooncake-conversation-first-1000\.jsonl \(mooncake format\): 1,000 requests from 1,000 lines/);
     assert.doesNotMatch(`${await page.textContent('#status')} ${await page.textContent('#trace-status')}`, /Replaying/);
     assert.match(await page.textContent('#table-notes'), /Hit-rate bounds no routing can beat/);
     const search = new URL(page.url()).search;
@@ -173,7 +173,7 @@ describe('trace replay', () => {
     assert.equal(await page.textContent('#trace-problem-text'), 'first.jsonl has a bad line, so reading stopped after 1 line:');
     await page.click('#trace-skip');
     await statusStarts(page, 'Replayed first.jsonl: 4 requests');
-    assert.match(await page.textContent('#trace-status'), /^Replayed first\.jsonl: 4 requests from 5 lines \(\d+ B\)\. Skipped 1 bad line; first: line 1,/);
+    assert.match(await page.textContent('#trace-status'), /^Replayed first\.jsonl \(mooncake format\): 4 requests from 5 lines \(\d+ B\)\. Skipped 1 bad line; first: line 1,/);
     assert.deepEqual(problems, []);
     await page.close();
   });

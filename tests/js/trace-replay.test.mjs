@@ -126,6 +126,14 @@ describe('runTrace equals prefixroute-bench --trace byte for byte', () => {
       max: 200,
     },
     {
+      title: 'a time window of the trace\'s clock (arrivals from its start), and its first requests',
+      pairs: [['trace.start_s', '60'], ['trace.end_s', '240'], ['trace.limit', '400'], ['policies', 'round_robin,affinity']],
+      bytes: true,
+      seed: 6,
+      max: 3000,
+      // Reading ends at the 400th request of the window, after the lines before 60 s.
+    },
+    {
       title: 'the batched engine (the trace\'s output lengths decode) on Llama-3.1-70B, 4 H100s per replica',
       pairs: [['cluster.engine', 'batched'], ['hardware.model', 'llama-3.1-70b'], ['hardware.tp', '4'], ['cluster.replicas', '8'],
         ['policies', 'all']],
@@ -146,7 +154,10 @@ describe('runTrace equals prefixroute-bench --trace byte for byte', () => {
         assert.equal(run.resultsJson, native.json);
         const scenario = JSON.parse(run.scenarioJson);
         assert.equal(scenario.trace.name, NAME);
-        assert.equal(scenario.trace.lines, c.pairs.some(([k]) => k === 'trace.limit') ? 600 : 1000);
+        const windowed = c.pairs.some(([k]) => k === 'trace.start_s');
+        const before = windowed ? fs.readFileSync(EXCERPT, 'utf8').split('\n').filter((l) => l && JSON.parse(l).timestamp < 60_000).length : 0;
+        assert.equal(scenario.trace.lines, before + (c.pairs.some(([k]) => k === 'trace.limit') ? Number(new Map(c.pairs).get('trace.limit')) : 1000));
+        if (windowed) assert.equal(JSON.parse(run.resultsJson).workload.requests, 400);
         assert.equal(scenario.trace.content_hash, loaded.contentHash);
         assert.equal(run.series.length, JSON.parse(native.json).results.length);
       } finally {

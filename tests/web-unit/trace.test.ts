@@ -14,7 +14,7 @@ describe('texts', () => {
   });
 
   const summary = (over: Partial<TraceSummary>): TraceSummary => ({
-    name: 't.jsonl', bytes: 300, lines: 1, requests: 1, skippedLines: 0, contentHash: '', problems: [], unlistedProblems: 0, ...over,
+    name: 't.jsonl', bytes: 300, lines: 1, requests: 1, skippedLines: 0, format: '', contentHash: '', problems: [], unlistedProblems: 0, ...over,
   });
 
   test('counts take the singular for one: "stopped after 1 line", "1 request from 1 line", "1 bad line"', () => {
@@ -116,6 +116,11 @@ describe('back to the synthetic workload', () => {
       { key: 'cluster.cache_tokens', from: '1000000', to: null },
     ]);
     expect(keys).toEqual(['cluster.replicas', 'cluster.cache_tokens']);
+  });
+
+  test('the trace slicing fields are dropped with the trace', () => {
+    const { overrides } = overridesAfterReplay([['trace.limit', '100'], ['seed', '3'], ['trace.time_scale', '2']], [['seed', '3']]);
+    expect(overrides).toEqual([['seed', '3']]);
   });
 
   test('with no scenario before the replay (opened on a replay link), to the defaults', () => {

@@ -6,6 +6,8 @@
 
 #include "prefixroute/cache/cache_bounds.h"
 #include "prefixroute/experiment.h"
+#include "prefixroute/replay.h"
+#include "prefixroute/scenario.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "files.h"
 
@@ -112,6 +114,75 @@ TEST(TraceReader, LimitKeepsTheFirstRequests) {
   const auto r = read_trace(read_file(kMooncakeExcerpt).value_or(""), o);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.trace->size(), 10u);
+}
+
+// Four Mooncake requests at 0, 1, 2 and 3 s (timestamps in ms).
+const char* const kFourSeconds =
+    "{\"timestamp\": 0, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [1]}\n"
+    "{\"timestamp\": 1000, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [2]}\n"
+    "{\"timestamp\": 2000, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [3]}\n"
+    "{\"timestamp\": 3000, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [4]}\n";
+
+TEST(TraceReader, AWindowKeepsItsRequestsWithArrivalsFromItsStart) {
+  TraceReadOptions o = with_block(4);
+  o.start_s = 1;
+  o.end_s = 3;
+  o.time_scale = 2;
+  TraceReader reader(o);
+  reader.feed(kFourSeconds);
+  EXPECT_TRUE(reader.done());  // the request at 3 s ended the window
+  const auto r = reader.finish();
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  ASSERT_EQ(r.trace->size(), 2u);  // 1 s and 2 s; 3 s is the window's end, excluded
+  EXPECT_EQ(r.trace->arrival(0), 0);  // (1 - 1) s x 2
+  EXPECT_EQ(r.trace->arrival(1), 2000 * kTicksPerMillisecond);  // (2 - 1) s x 2
+  std::vector<Token> first;
+  r.trace->materialize(0, first);
+  EXPECT_EQ(first[0], 2u);  // the request at 1 s (block id 2)
+  EXPECT_EQ(r.lines, 4u);
+}
+
+TEST(TraceReader, AWindowWithoutEndAndTheLimitCountFromTheWindowsStart) {
+  TraceReadOptions o = with_block(4);
+  o.start_s = 1.5;
+  o.limit = 1;
+  const auto r = read_trace(kFourSeconds, o);
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  ASSERT_EQ(r.trace->size(), 1u);
+  EXPECT_EQ(r.trace->arrival(0), 500 * kTicksPerMillisecond);  // 2 s - 1.5 s
+}
+
+TEST(TraceReader, AnEmptyWindowSaysSo) {
+  TraceReadOptions o = with_block(4);
+  o.start_s = 10;
+  const auto r = read_trace(kFourSeconds, o);
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].message, "no request is in the window trace.start_s = 10.0 s to trace.end_s = the end (4 requests before it)");
+}
+
+TEST(TraceReader, LinesBeforeTheWindowAreStillChecked) {
+  TraceReadOptions o = with_block(4);
+  o.start_s = 2;
+  const auto r = read_trace(
+      "{\"timestamp\": 1000, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [1]}\n"
+      "{\"timestamp\": 500, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [2]}\n",
+      o);
+  ASSERT_FALSE(r.ok());
+  ASSERT_FALSE(r.problems.empty());
+  EXPECT_EQ(r.problems[0].line, 2u);
+  EXPECT_EQ(r.problems[0].field, "timestamp");
+}
+
+TEST(TraceWindow, TheScenarioRefusesAnEndNotAfterTheStart) {
+  const ScenarioParse p = parse_scenario("", {{"trace.start_s", "5"}, {"trace.end_s", "5"}});
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.errors[0].field, "trace.end_s");
+  EXPECT_NE(p.errors[0].message.find("must be 0 (to the end) or > trace.start_s (5)"), std::string::npos) << p.errors[0].message;
+  EXPECT_TRUE(parse_scenario("", {{"trace.start_s", "5"}, {"trace.end_s", "0"}}).ok());
+  const TraceReadOptions o = trace_read_options(parse_scenario("", {{"trace.start_s", "5"}, {"trace.end_s", "9"}}).scenario.trace);
+  EXPECT_EQ(o.start_s, 5);
+  EXPECT_EQ(o.end_s, 9);
 }
 
 struct BadLineCase {

@@ -1,14 +1,21 @@
 // The scenario form, built from the core's schema: one labelled number input
-// per field (range, default, unit and help text from the schema), policy
-// checkboxes from the policy catalogue, and the preset picker. The form only
-// reports values; main.ts decides when to run.
+// per field (range, default, unit and help text from the schema), a picker
+// per choice field (the schema's enum), policy checkboxes from the policy
+// catalogue, and the preset picker. The deployment pickers (model, GPU, TP,
+// engine) come first with the "what this means" line; the workload kind
+// shows only the fields it reads; the trace fields go to the Trace replay
+// panel. The form only reports values; main.ts decides when to run.
 
+import { DEPLOYMENT_KEYS, deploymentLine, derivedNotes, type HardwareSummary, readByKind } from './deployment';
 import { h } from './dom';
 import { formatCount } from './format';
 import type { PolicyInfo } from './prefixroute-module';
 import type { Preset } from './presets';
 import { policySwatch } from './palette';
 import type { FieldInfo } from './schema';
+
+/** The workload kind's key: its picker decides which workload fields show. */
+const KIND_KEY = 'workload.kind';
 
 /** Groups shown open, in this order, before the policies; every other group is a collapsed section after them. */
 const MAIN_GROUPS = ['workload', 'cluster'];
@@ -33,7 +40,10 @@ interface FieldView {
   root: HTMLElement;
   error: HTMLElement;
   input?: HTMLInputElement;
+  select?: HTMLSelectElement;
   boxes?: HTMLInputElement[];
+  /** Derivable fields: the value in force and where it comes from. */
+  note?: HTMLElement;
   /** Last policies text set from outside: keeps its order while the set is unchanged. */
   lastPolicies?: string;
 }
@@ -43,6 +53,8 @@ export interface ControlsOptions {
   onEdit: () => void;
   onCommit: () => void;
   onPreset: (id: string) => void;
+  /** Where the trace group's fields go (the Trace replay panel); without it they are not shown. */
+  traceHost?: HTMLElement;
 }
 
 /** The scenario form (#controls): one view per field, in schema order, grouped as above. */
@@ -74,16 +86,32 @@ export class Controls {
     // then every other group collapsed, then the run (seed). A policy's
     // parameter group is titled with its catalogue label.
     const byGroup = new Map<string, FieldInfo[]>();
+    const deployment: FieldInfo[] = [];
     for (const field of fields) {
+      if (DEPLOYMENT_KEYS.includes(field.key)) {
+        deployment.push(field);
+        continue;
+      }
       const group = field.kind === 'policies' ? 'policies' : field.group;
       byGroup.set(group, [...(byGroup.get(group) ?? []), field]);
     }
+    deployment.sort((a, b) => DEPLOYMENT_KEYS.indexOf(a.key) - DEPLOYMENT_KEYS.indexOf(b.key));
+    // The kind picker first in its group: the fields below it are the kind's.
+    const workload = byGroup.get('workload');
+    if (workload) byGroup.set('workload', [...workload.filter((f) => f.key === KIND_KEY), ...workload.filter((f) => f.key !== KIND_KEY)]);
+    const trace = byGroup.get('trace') ?? [];
+    byGroup.delete('trace');
     const policyLabels = new Map(catalogue.map((p) => [p.name, p.label]));
     const defaultPolicies = fields.find((f) => f.kind === 'policies')?.defaultText.split(',') ?? [];
     const openPolicyGroups = new Set(defaultPolicies.filter((name) => byGroup.has(name)));
     const fieldset = (cls: string, title: string, list: FieldInfo[]) =>
       h('fieldset', { class: `group ${cls}` }, h('legend', {}, title), ...list.map((f) => this.view(f, catalogue).root));
     const sections: HTMLElement[] = [];
+    if (deployment.length) {
+      this.deploymentText = h('p', { class: 'deployment-line', id: 'deployment-line', role: 'status', 'aria-live': 'polite' });
+      const pickers = deployment.map((f) => this.view(f, catalogue).root);
+      sections.push(h('fieldset', { class: 'group group-deployment' }, h('legend', {}, 'Deployment'), ...pickers, this.deploymentText));
+    }
     for (const g of MAIN_GROUPS) {
       const list = byGroup.get(g);
       if (list) sections.push(fieldset(`group-${g}`, humanise(g), list));
@@ -108,6 +136,8 @@ export class Controls {
     const run = byGroup.get('');
     if (run) sections.push(fieldset('group-run', 'Run', run));
     form.replaceChildren(presetBlock, ...sections);
+    if (options.traceHost) options.traceHost.replaceChildren(...trace.map((f) => this.view(f, catalogue).root));
+    this.showKind(this.kindView()?.select?.value ?? '');
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       options.onCommit();
@@ -116,9 +146,14 @@ export class Controls {
 
   private readonly presetHelp: HTMLElement;
   private readonly presetBlurbs: Map<string, string>;
+  /** Each number input's text when the form was last read or set: a different text was typed since. */
+  private readonly synced = new Map<string, string>();
+  /** The "what this means" line under the deployment pickers. */
+  private deploymentText: HTMLElement | null = null;
 
   private view(field: FieldInfo, catalogue: PolicyInfo[]): FieldView {
-    const view = field.kind === 'policies' ? this.policiesView(field, catalogue) : this.numberView(field);
+    const view =
+      field.kind === 'policies' ? this.policiesView(field, catalogue) : field.kind === 'choice' ? this.choiceView(field) : this.numberView(field);
     this.views.set(field.key, view);
     return view;
   }
@@ -144,8 +179,63 @@ export class Controls {
     const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
     // The unit is read out with the label and shown in the range line, keeping labels to one line.
     const label = h('label', { for: id }, field.label, field.unit ? h('span', { class: 'visually-hidden' }, ` (${field.unit})`) : null);
-    const root = h('div', { class: 'field', 'data-key': field.key }, label, input, help, error);
-    return { field, root, error, input };
+    // A derivable field: empty means "derive from the hardware"; the note says which value is in force.
+    const note = field.derived ? h('p', { class: 'derived-note', id: `${id}-note` }) : undefined;
+    if (note) input.setAttribute('aria-describedby', `${id}-note ${id}-help ${id}-error`);
+    const root = h('div', { class: 'field', 'data-key': field.key }, label, input, note ?? null, help, error);
+    return { field, root, error, input, note };
+  }
+
+  private choiceView(field: FieldInfo): FieldView {
+    const id = domId(field.key);
+    const select = h('select', { id, name: field.key, 'aria-describedby': `${id}-help ${id}-error` });
+    for (const option of field.options) select.append(h('option', { value: option }, option));
+    select.value = field.defaultText;
+    select.addEventListener('change', () => {
+      if (field.key === KIND_KEY) this.showKind(select.value);
+      this.options.onCommit();
+    });
+    const help = h('p', { class: 'help', id: `${id}-help` }, field.description);
+    const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
+    const root = h('div', { class: 'field field-choice', 'data-key': field.key }, h('label', { for: id }, field.label), select, help, error);
+    return { field, root, error, select };
+  }
+
+  private kindView(): FieldView | undefined {
+    return this.views.get(KIND_KEY);
+  }
+
+  /** Shows only the workload fields this kind reads (the others keep their values, and their link keys). */
+  private showKind(kind: string): void {
+    if (!kind) return;
+    for (const view of this.views.values()) {
+      if (view.field.group === 'workload') view.root.hidden = !readByKind(view.field, kind);
+    }
+  }
+
+  /**
+   * The deployment's "what this means" line and, beside each derivable field,
+   * the value in force and its source, from the core's hardware summary of
+   * the results shown (null: no model, the raw fields are in force).
+   */
+  setDeployment(summary: HardwareSummary | null, values: ReadonlyMap<string, string>): void {
+    if (this.deploymentText) this.deploymentText.textContent = deploymentLine(summary, values);
+    const notes = derivedNotes(summary);
+    for (const view of this.views.values()) {
+      if (!view.note || !view.input) continue;
+      const note = notes.get(view.field.key);
+      const inForce = note ? formatBound(view.field, Number(note.inForce.toPrecision(6))) : '';
+      if (note?.source === 'derived') {
+        view.input.placeholder = `${inForce} (derived)`;
+        view.note.textContent = `In force: ${inForce}${view.field.unit ? ` ${view.field.unit}` : ''}, derived from the hardware; type a value to override it.`;
+        view.note.title = note.formula;
+      } else {
+        view.input.placeholder = '';
+        view.note.textContent = note?.source === 'given' && summary ? 'In force: the value given here (not derived); empty it to derive it from the hardware.' : '';
+        view.note.title = note?.formula ?? '';
+      }
+      view.note.hidden = view.note.textContent === '';
+    }
   }
 
   private policiesView(field: FieldInfo, catalogue: PolicyInfo[]): FieldView {
@@ -170,8 +260,16 @@ export class Controls {
   read(): Map<string, string> {
     const values = new Map<string, string>();
     for (const [key, view] of this.views) {
-      if (view.input) {
+      if (view.input) this.synced.set(key, view.input.value);
+      if (view.select) {
+        values.set(key, view.select.value);
+      } else if (view.input) {
         const text = view.input.value.trim();
+        // An empty derivable field is left to the hardware (FieldInfo.derived).
+        if (text === '' && view.field.derived && !view.input.validity.badInput) {
+          values.set(key, '');
+          continue;
+        }
         if (text === '' || view.input.validity.badInput) {
           this.setMessage(key, 'Enter a number.');
           continue;
@@ -187,14 +285,23 @@ export class Controls {
     return values;
   }
 
-  /** Shows values (e.g. the scenario a run used); `keep` lists fields whose typed text stays. */
-  setValues(values: Map<string, string>, keep: ReadonlySet<string> = new Set()): void {
+  /**
+   * Shows values (e.g. the scenario a run used); `keep` lists fields whose
+   * typed text stays. With `keepTyped`, a field typed in since the form was
+   * last read (the run shown was asked for before it) keeps its text too: its
+   * own run is on its way.
+   */
+  setValues(values: Map<string, string>, keep: ReadonlySet<string> = new Set(), keepTyped = false): void {
     for (const [key, view] of this.views) {
       const text = values.get(key);
       if (text === undefined || keep.has(key)) continue;
-      if (view.input) {
-        if (document.activeElement === view.input && Number(view.input.value) === Number(text)) continue;
-        view.input.value = text;
+      if (keepTyped && view.input && this.synced.has(key) && view.input.value !== this.synced.get(key)) continue;
+      if (view.select) {
+        view.select.value = text;
+        if (key === KIND_KEY) this.showKind(text);
+      } else if (view.input) {
+        if (!(document.activeElement === view.input && Number(view.input.value) === Number(text))) view.input.value = text;
+        this.synced.set(key, view.input.value);
       } else if (view.boxes) {
         const names = new Set(text.split(','));
         for (const b of view.boxes) b.checked = names.has(b.value);
@@ -211,7 +318,7 @@ export class Controls {
     view.error.hidden = !text;
     const details = view.root.closest('details');
     if (text && details) details.open = true;
-    const targets = view.input ? [view.input] : view.boxes ?? [];
+    const targets = view.input ? [view.input] : view.select ? [view.select] : view.boxes ?? [];
     for (const t of targets) {
       if (text) t.setAttribute('aria-invalid', 'true');
       else t.removeAttribute('aria-invalid');

@@ -15,6 +15,7 @@ import type { ChartId } from './charts';
 import { LazyCharts } from './charts-loader';
 import { LazyTimeline } from './timeline-loader';
 import { Controls } from './controls';
+import { summaryOf } from './deployment';
 import { byId, h } from './dom';
 import { clearProblems, guard, installErrorBoundary, showProblem } from './error-boundary';
 import { download, exportName, resultsToCsv } from './export';
@@ -236,12 +237,14 @@ class Playground {
     applyPolicyColours(this.catalogue, this.theme.dark);
     const allFields = fieldsFromSchema(ready.schema);
     this.fields = allFields.filter(isPageField);
+    this.tracePanel.setFormats(allFields.find((f) => f.key === 'trace.format')?.options ?? []);
     const details = byId<HTMLDetailsElement>('controls-details');
     details.open = !window.matchMedia('(max-width: 760px)').matches;
     this.controls = new Controls(byId<HTMLFormElement>('controls'), this.fields, ready.catalogue, PRESETS, {
       onEdit: () => this.scheduleEdit(EDIT_DEBOUNCE_MS),
       onCommit: () => this.scheduleEdit(0),
       onPreset: (id) => this.applyPreset(id),
+      traceHost: byId('trace-settings'),
     });
     this.embedFrame?.controlsReady(byId('controls'));
     this.embedBox?.setFields(this.fields);
@@ -469,7 +472,10 @@ class Playground {
       controls.setMessage(k, `Enter a number. Using ${values.get(k) ?? ''}.`);
       keep.add(k);
     }
-    controls.setValues(values, keep);
+    // An edit's results never undo what was typed while they ran.
+    controls.setValues(values, keep, origin === 'edit');
+    controls.setDeployment(summaryOf(results), values);
+    this.tracePanel.showSlicing(overrides);
     this.setLinkNotes(notes);
     controls.setPreset(trace ? 'custom' : this.matchPreset(values));
     // A replayed trace replaces the synthetic workload: its fields do not apply.
@@ -508,7 +514,7 @@ class Playground {
       const same = this.fields.every((f) => {
         const v = values.get(f.key) ?? f.defaultText;
         const w = want.get(f.key);
-        return w === undefined ? isDefault(f, v) : f.kind === 'policies' ? v === w : Number(v) === Number(w);
+        return w === undefined ? isDefault(f, v) : f.kind === 'policies' || f.kind === 'choice' ? v === w : Number(v) === Number(w);
       });
       if (same) return p.id;
     }

@@ -5,8 +5,8 @@
 //     baseline the table's small figures compare with);
 //   - affinity balanced: the write-up's policy the reference scenario was
 //     calibrated on;
-//   - the recommended policy (the catalogue's mark, when the module carries
-//     one; else page-defaults.json's recommendedFallback, Expected TTFT);
+//   - the recommended policy (the catalogue's mark; `@recommended` in
+//     page-defaults.json);
 //   - the three production routers a team is most likely to run: SGLang's
 //     cache-aware router (sgl-router / SGLang model gateway), NVIDIA Dynamo's
 //     KV router, and llm-d's endpoint picker (the Gateway API Inference
@@ -21,17 +21,16 @@ import pageDefaults from './page-defaults.json';
 import type { PolicyInfo } from './prefixroute-module';
 import type { Pair } from './schema';
 
-/** The recommended policy: the catalogue's mark when it carries one, else the page's fallback. */
-export function recommendedPolicy(catalogue: readonly PolicyInfo[]): string {
-  const marked = catalogue.find((p) => (p as PolicyInfo & { recommended?: unknown }).recommended === true);
-  return marked?.name ?? pageDefaults.recommendedFallback;
+/** The catalogue's recommended policy (the core marks exactly one; a catalogue without a mark has none). */
+export function recommendedPolicy(catalogue: readonly PolicyInfo[]): string | undefined {
+  return catalogue.find((p) => p.recommended)?.name;
 }
 
-/** The page's scenario as overrides, with the recommended policy in place of the fallback when they differ. */
+/** The page's scenario as overrides: page-defaults.json's policies, `@recommended` standing for the catalogue's mark. */
 export function pageScenario(catalogue: readonly PolicyInfo[]): Pair[] {
   const recommended = recommendedPolicy(catalogue);
   const names = pageDefaults.scenario.policies.split(',')
-    .map((p) => (p === pageDefaults.recommendedFallback ? recommended : p))
+    .flatMap((p) => (p === '@recommended' ? (recommended ? [recommended] : []) : [p]))
     .filter((p, i, all) => all.indexOf(p) === i);
   return [['policies', names.join(',')], ['replicates', pageDefaults.scenario.replicates]];
 }

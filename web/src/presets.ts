@@ -3,7 +3,10 @@
 // command line (`prefixroute-bench --scenario scenarios/overloaded.json`)
 // and the tests; the page imports them at build time.
 
+import agentic from '../../scenarios/agentic.json';
 import cacheFits from '../../scenarios/cache-fits.json';
+import chatSessions from '../../scenarios/chat-sessions.json';
+import gsp from '../../scenarios/gsp.json';
 import agentBurst from '../../scenarios/failure-agent-burst.json';
 import fleetGate from '../../scenarios/failure-fleet-gate.json';
 import hashThrash from '../../scenarios/failure-hash-thrash.json';
@@ -56,6 +59,24 @@ export const PRESETS: readonly Preset[] = [
     label: 'Overloaded',
     blurb: 'Arrivals outpace cache-blind prefill: queues grow unless the cache does the work.',
     document: overloaded,
+  },
+  {
+    id: 'chat-sessions',
+    label: 'Chat sessions',
+    blurb: 'Multi-turn chats: each turn re-sends the whole history, so most reuse is within a session and a router that moves a session loses it.',
+    document: chatSessions,
+  },
+  {
+    id: 'agentic',
+    label: 'Agent loops',
+    blurb: 'Coding-agent traffic: several LLM calls per turn, each extending the last by its reply and a tool result (defaults from GitHub’s Copilot agent figures).',
+    document: agentic,
+  },
+  {
+    id: 'gsp',
+    label: 'Shared-prefix benchmark',
+    blurb: 'SGLang’s generated-shared-prefix benchmark: 64 groups of 16 questions behind a 2,048-token system prompt each, shuffled.',
+    document: gsp,
   },
   failureMode('failure-fleet-gate', 'fleet-wide imbalance gate', fleetGate),
   failureMode('failure-hash-thrash', 'consistent-hash thrash', hashThrash),

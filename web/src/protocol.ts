@@ -42,6 +42,8 @@ export interface TraceSummary {
   lines: number;
   requests: number;
   skippedLines: number;
+  /** The format the lines were read as, as the core reports it ("mooncake", "bailian", ...). */
+  format: string;
   contentHash: string;
   problems: TraceProblemInfo[];
   unlistedProblems: number;

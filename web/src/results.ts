@@ -24,6 +24,10 @@ export interface PolicyResult {
   imbalance: number;
   /** hit_rate over the ideal bound's hit rate (when the core reports bounds). */
   hit_share_of_ideal?: number;
+  /** Time per output token (ms) and output tokens/s of the cluster: with the batched engine (decode on). */
+  mean_tpot_ms?: number;
+  p99_tpot_ms?: number;
+  output_tokens_per_s?: number;
   replicas: ReplicaResult[];
   /**
    * With replicates > 1: each metric's 95 % Student-t interval over the
@@ -70,8 +74,6 @@ export interface Results {
   bounds?: { ideal?: CacheBound; pooled?: CacheBound };
   results: PolicyResult[];
   replicates?: ReplicatesInfo;
-  /** The catalogue's recommended policy, when the core marks one. */
-  recommended?: string;
 }
 
 export function parseResults(json: string): Results {

@@ -3,7 +3,7 @@
 // there, so the page, the command line and the URL can never disagree about
 // a field.
 
-export type FieldKind = 'integer' | 'number' | 'policies';
+export type FieldKind = 'integer' | 'number' | 'policies' | 'choice';
 
 /** An override: a field's dotted key and its value text, as the CLI's `--set key=value` and the link carry it. */
 export type Pair = [key: string, value: string];
@@ -23,8 +23,15 @@ export interface FieldInfo {
   defaultText: string;
   unit: string;
   description: string;
-  /** Allowed policy names (policies field only). */
+  /** Allowed policy names (policies field), allowed values (choice field). */
   options: string[];
+  /**
+   * A raw field hardware.* derives unless given (the schema's x-derived-from):
+   * its value text is "" while derived (the canonical scenario's null).
+   */
+  derived?: boolean;
+  /** Workload fields: the workload kinds that read it (the schema's x-kinds); absent = every kind. */
+  kinds?: string[];
 }
 
 type JsonObject = Record<string, unknown>;
@@ -44,6 +51,8 @@ function readField(key: string, group: string, prop: JsonObject): FieldInfo | nu
     group,
     unit: typeof prop['x-unit'] === 'string' ? prop['x-unit'] : '',
     description: typeof prop.description === 'string' ? prop.description : '',
+    ...(prop['x-derived-from'] !== undefined ? { derived: true } : {}),
+    ...(Array.isArray(prop['x-kinds']) ? { kinds: prop['x-kinds'].filter((x): x is string => typeof x === 'string') } : {}),
   };
   if (prop.type === 'integer' || prop.type === 'number') {
     return {
@@ -60,7 +69,12 @@ function readField(key: string, group: string, prop: JsonObject): FieldInfo | nu
     const def = Array.isArray(prop.default) ? prop.default.filter((x): x is string => typeof x === 'string') : options;
     return { ...common, kind: 'policies', min: 0, max: 0, defaultText: def.join(','), options };
   }
-  return null; // constants such as schema_version are not controls
+  if (prop.type === 'string' && Array.isArray(prop.enum)) {
+    const options = prop.enum.filter((x): x is string => typeof x === 'string');
+    const def = typeof prop.default === 'string' ? prop.default : options[0] ?? '';
+    return { ...common, kind: 'choice', min: 0, max: 0, defaultText: def, options };
+  }
+  return null; // constants such as schema_version, free texts such as trace.name are not controls
 }
 
 /** Flattens the schema's properties (one level of nesting) into fields, in schema order. */
@@ -87,6 +101,7 @@ export function fieldsFromSchema(schemaText: string): FieldInfo[] {
 /** Override text of a value from the canonical scenario JSON. */
 export function valueText(value: unknown): string | null {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'string') return value;
   if (Array.isArray(value) && value.every((x) => typeof x === 'string')) return value.join(',');
   return null;
 }
@@ -98,7 +113,8 @@ export function scenarioValues(scenarioJson: string, fields: FieldInfo[]): Map<s
   for (const f of fields) {
     let node: unknown = doc;
     for (const part of f.key.split('.')) node = isObject(node) ? node[part] : undefined;
-    const text = valueText(node);
+    // A derivable field left to hardware.* is null: "" (derived), not its default.
+    const text = f.derived && node === null ? '' : valueText(node);
     values.set(f.key, text ?? f.defaultText);
   }
   return values;
@@ -106,7 +122,9 @@ export function scenarioValues(scenarioJson: string, fields: FieldInfo[]): Map<s
 
 /** Whether an override text means the field's default (4000 and 4e3 both do). */
 export function isDefault(field: FieldInfo, text: string): boolean {
-  if (field.kind === 'policies') return text === field.defaultText;
+  if (field.kind === 'policies' || field.kind === 'choice') return text === field.defaultText;
+  // "" is a derivable field left to hardware.* (see FieldInfo.derived); Number("") would read it as 0.
+  if (text === '') return field.derived === true;
   return Number(text) === Number(field.defaultText);
 }
 
@@ -123,17 +141,26 @@ export function nonDefaultOverrides(values: Map<string, string>, fields: FieldIn
 /**
  * Groups of the schema the page does not offer as controls, and why. A trace
  * is chosen in the Trace replay panel (trace-panel.ts; its link keys are read
- * by trace-source.ts); its other reading settings are the command line's for
- * now. Everything else the core adds later shows up as a control automatically.
+ * by trace-source.ts), which also holds the trace fields of TRACE_PAGE_FIELDS;
+ * the trace's other reading settings are the command line's. Everything else
+ * the core adds later shows up as a control automatically.
  */
 export const UNSUPPORTED_GROUPS: Record<string, string> = {
   trace:
-    'the page replays traces with their default reading settings (choose one under Trace replay); ' +
+    'the page sets only a replay’s time window, request limit and time scale (under Trace replay); ' +
     'for other trace settings use prefixroute-bench --trace',
 };
 
+/**
+ * The trace reading settings the page offers, in the Trace replay panel: they
+ * slice a replayed trace (a window of its clock; its first N requests; its
+ * clock stretched or squeezed). The bad-line mode has a control and link key of its own there.
+ */
+export const TRACE_PAGE_FIELDS: readonly string[] = ['trace.start_s', 'trace.end_s', 'trace.limit', 'trace.time_scale'];
+
 /** Whether the page offers a control (and a link key) for this field. */
 export function isPageField(field: FieldInfo): boolean {
+  if (TRACE_PAGE_FIELDS.includes(field.key)) return true;
   return !Object.prototype.hasOwnProperty.call(UNSUPPORTED_GROUPS, field.group);
 }
 

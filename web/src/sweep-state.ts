@@ -36,7 +36,8 @@ const SUGGESTED: Readonly<Record<string, readonly string[]>> = pageDefaults.sugg
 
 /** Fields a sweep can vary: the numeric fields the page offers. */
 export function sweepableFields(fields: readonly FieldInfo[]): FieldInfo[] {
-  return fields.filter((f) => (f.kind === 'integer' || f.kind === 'number') && isPageField(f));
+  // Trace fields slice a replayed trace; a sweep runs the synthetic workload.
+  return fields.filter((f) => (f.kind === 'integer' || f.kind === 'number') && isPageField(f) && f.group !== 'trace');
 }
 
 /** A starting range for a field: half to one and a half times its default, within its bounds. */

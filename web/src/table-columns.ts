@@ -30,6 +30,22 @@ export const COLUMNS: readonly Column[] = [
 ];
 
 /**
+ * Columns shown when the results have them: decode figures of the batched
+ * engine (time per output token, output throughput of the whole cluster).
+ */
+export const DECODE_COLUMNS: readonly Column[] = [
+  { id: 'mean_tpot_ms', header: 'Mean TPOT', unit: 'ms', value: (r) => r.mean_tpot_ms ?? NaN, format: formatMs, better: 'low', change: formatChange },
+  { id: 'p99_tpot_ms', header: 'p99 TPOT', unit: 'ms', value: (r) => r.p99_tpot_ms ?? NaN, format: formatMs, better: 'low', change: formatChange, optional: true },
+  { id: 'output_tokens_per_s', header: 'Output', unit: 'tokens/s', value: (r) => r.output_tokens_per_s ?? NaN, format: formatCount, better: 'high', change: formatChange },
+];
+
+/** The table's columns for these rows: COLUMNS, then each decode column every row has a value for. */
+export function columnsFor(rows: readonly PolicyResult[]): Column[] {
+  const decode = DECODE_COLUMNS.filter((c) => rows.length > 0 && rows.every((r) => Number.isFinite(c.value(r))));
+  return [...COLUMNS, ...decode];
+}
+
+/**
  * The policy the small figures compare against: the cache-blind baseline,
  * named in page-defaults.json (the page's editorial choices are data, as the
  * presets are).

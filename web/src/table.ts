@@ -9,10 +9,9 @@
 import { h } from './dom';
 import { formatCount, formatPercent } from './format';
 import { columnStanding, intervalOf, intervalsOverlap, seedCount, type Standing } from './intervals';
-import pageDefaults from './page-defaults.json';
 import { policySwatch } from './palette';
 import type { PolicyResult, Results } from './results';
-import { BASELINE_POLICY, COLUMNS, type Column, formatHalfWidth } from './table-columns';
+import { BASELINE_POLICY, COLUMNS, type Column, columnsFor, formatHalfWidth } from './table-columns';
 import { replaysTrace } from './verdict';
 
 /** A run pinned for comparison, with a few words saying what it was. */
@@ -37,10 +36,11 @@ export function renderTable(
   const rows = results.results;
   const baseline = rows.find((r) => r.policy === BASELINE_POLICY);
   const n = seedCount(results);
-  const recommended = results.recommended ?? pageDefaults.recommendedFallback;
+  const recommended = results.recommended;
 
+  const columns = columnsFor(rows);
   const headRow = h('tr', {}, h('th', { scope: 'col' }, 'Policy'));
-  for (const c of COLUMNS) {
+  for (const c of columns) {
     headRow.append(
       h(
         'th',
@@ -53,7 +53,7 @@ export function renderTable(
   const caption = h('caption', { class: 'visually-hidden' }, 'Results per policy');
 
   const pinnedRows = new Map((pinned?.results.results ?? []).map((r) => [r.policy, r]));
-  const standings = COLUMNS.map((c) => columnStanding(rows, c.id, c.value, c.better));
+  const standings = columns.map((c) => columnStanding(rows, c.id, c.value, c.better));
   const body = h('tbody');
   rows.forEach((r, i) => {
     const tr = h(
@@ -63,7 +63,7 @@ export function renderTable(
         h('code', { class: 'policy-id' }, r.policy),
         r.policy === recommended ? h('span', { class: 'recommended-tag', title: 'the policy this project recommends (README: Which policy to recommend)' }, 'recommended') : null),
     );
-    COLUMNS.forEach((c, ci) => {
+    columns.forEach((c, ci) => {
       const v = c.value(r);
       const mark = cellMark(standings[ci], i);
       const td = h('td', { class: `num${c.optional ? ' optional' : ''}${mark === 'best' ? ' best' : ''}${mark === 'tied' ? ' tied' : ''}`, 'data-col': c.id, 'data-value': v },

@@ -6,7 +6,7 @@
 
 import { byId, h } from './dom';
 import type { TraceSummary } from './protocol';
-import { type OnError, problemHeadline, problemText, replayedText } from './trace-source';
+import { formatText, type OnError, problemHeadline, problemText, replayedText } from './trace-source';
 
 /** How many of a trace's problems the panel lists (the core keeps 100). */
 const LISTED_PROBLEMS = 5;
@@ -34,6 +34,7 @@ export class TracePanel {
   private readonly linkNote = byId('trace-link-note');
   private readonly clear = byId<HTMLButtonElement>('trace-clear');
   private readonly fileInput = byId<HTMLInputElement>('trace-file');
+  private readonly format = byId('trace-format');
 
   constructor(options: TracePanelOptions) {
     byId('trace-excerpt').addEventListener('click', () => options.onExcerpt());
@@ -78,6 +79,19 @@ export class TracePanel {
     this.linkNote.hidden = true;
     this.clear.hidden = false;
     this.status.textContent = replayedText(summary);
+    this.format.textContent = formatText(summary);
+    this.format.hidden = this.format.textContent === '';
+  }
+
+  /** Opens the trace slicing fields when the scenario sets any (e.g. from a link); never closes them. */
+  showSlicing(overrides: readonly (readonly [string, string])[]): void {
+    if (overrides.some(([key]) => key.startsWith('trace.'))) byId<HTMLDetailsElement>('trace-slice').open = true;
+  }
+
+  /** The formats the core reads (the schema's trace.format choices), named in the panel's help. */
+  setFormats(formats: readonly string[]): void {
+    const named = formats.filter((f) => f !== 'auto');
+    if (named.length) byId('trace-formats').textContent = `formats: ${named.join(', ')}`;
   }
 
   /** The trace could not be read: the problem(s), and the choice to skip bad lines or stop. */
@@ -109,6 +123,7 @@ export class TracePanel {
 
   /** Back to the synthetic workload. */
   reset(): void {
+    this.format.hidden = true;
     this.hideProblem();
     this.linkNote.hidden = true;
     this.clear.hidden = true;

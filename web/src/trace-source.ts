@@ -53,8 +53,9 @@ export interface RestoredField {
  * replay's), with the fields the excerpt preset sets (EXCERPT_PRESET: a
  * trace-sized cluster) put back to their values in `before` (the synthetic
  * scenario shown before the replay), or to their defaults when there was
- * none (a replay opened from a link). Also lists what changed, for the page
- * to say so.
+ * none (a replay opened from a link), and without the trace's own fields
+ * (trace.start_s, end_s, limit, time_scale). Also lists what changed, for the page to
+ * say so.
  */
 export function overridesAfterReplay(current: readonly Pair[], before: readonly Pair[] | null): { overrides: Pair[]; restored: RestoredField[] } {
   const values = new Map<string, string>(current);
@@ -68,6 +69,8 @@ export function overridesAfterReplay(current: readonly Pair[], before: readonly 
     else values.set(key, to);
     restored.push({ key, from, to });
   }
+  // The trace slicing fields (request limit, time scale) belong to the replay.
+  for (const key of [...values.keys()]) if (key.startsWith('trace.')) values.delete(key);
   return { overrides: [...values], restored };
 }
 
@@ -101,12 +104,20 @@ export function problemText(p: { line: number; field: string; message: string })
  * the skipped lines if any. Past tense: the run is over when it is shown.
  */
 export function replayedText(summary: TraceSummary): string {
-  let text = `Replayed ${summary.name}: ${formatCountOf(summary.requests, 'request')} from ${formatCountOf(summary.lines, 'line')} (${formatBytes(summary.bytes)}).`;
+  // The format is the core's reading (trace.format, or told from the first line), not a guess of the page's.
+  const format = summary.format && summary.format !== 'auto' ? ` (${summary.format} format)` : '';
+  let text = `Replayed ${summary.name}${format}: ${formatCountOf(summary.requests, 'request')} from ${formatCountOf(summary.lines, 'line')} (${formatBytes(summary.bytes)}).`;
   if (summary.skippedLines > 0) {
     const first = summary.problems[0];
     text += ` Skipped ${formatCountOf(summary.skippedLines, 'bad line')}${first ? `; first: ${problemText(first)}` : ''}.`;
   }
   return text;
+}
+
+/** The drop zone's line on the file replayed: the format the core read it as. */
+export function formatText(summary: TraceSummary): string {
+  if (!summary.format || summary.format === 'auto') return '';
+  return `${summary.name}: read as ${summary.format} format.`;
 }
 
 /** The headline over a trace's problems when it could not be replayed. */

@@ -95,6 +95,9 @@ function lexicalProblem(field: FieldInfo, value: string): string | null {
   if (field.kind === 'policies') {
     return POLICIES_RE.test(value) ? null : `${preview(value)} is not a comma-separated list of policy names`;
   }
+  if (field.kind === 'choice') {
+    return field.options.includes(value) ? null : `${preview(value)} is not one of ${field.options.join(', ')}`;
+  }
   if (!NUMBER_RE.test(value)) return `${preview(value)} is not a number`;
   if (!Number.isFinite(Number(value))) return `${preview(value)} is too large to be a number`;
   return null;

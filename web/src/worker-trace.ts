@@ -1,6 +1,7 @@
 // The trace a simulation worker holds: read from its source (a File or
 // Blob handle, or the excerpt's URL), streamed in chunks into the core's
-// TraceLoader, and kept by source key and bad-line mode, so changing a
+// TraceLoader, and kept by source key, bad-line mode and reading settings
+// (trace.start_s, end_s, limit, time_scale: a change reads it again), so changing a
 // cluster or policy value replays it without reading it again. A terminated
 // worker loses it; the next run reads the source again (the page's pool hands
 // its workers an in-memory copy, so that is never the file: worker-pool.ts).
@@ -8,6 +9,7 @@
 
 import type { PrefixrouteModule, TraceLoaderHandle } from './prefixroute-module';
 import type { FromWorker, RunProgress, TraceRequest, TraceSummary } from './protocol';
+import type { Pair } from './schema';
 import { feedStream } from './trace-feed';
 
 /** Progress messages at most this often: enough for a smooth bar, cheap for the page. */
@@ -26,20 +28,22 @@ async function openSource(request: TraceRequest): Promise<ReadableStream<Uint8Ar
 }
 
 /**
- * Reads the requested trace (or reuses the loaded one). Returns the loader, or
- * null after posting a 'failed' message naming the bad line.
+ * Reads the requested trace (or reuses the loaded one) with the scenario's
+ * trace reading settings (`settings`: its trace.* pairs). Returns the loader,
+ * or null after posting a 'failed' message naming the bad line.
  */
 export async function loadTrace(
   mod: PrefixrouteModule,
   id: number,
   request: TraceRequest,
   post: (message: FromWorker) => void,
+  settings: Pair[] = [],
 ): Promise<TraceLoaderHandle | null> {
-  const key = `${request.source.key}|${request.onError}`;
+  const key = `${request.source.key}|${request.onError}|${JSON.stringify(settings)}`;
   if (loaded?.key === key) return loaded.loader;
   loaded?.loader.delete();
   loaded = null;
-  const loader = new mod.TraceLoader(request.source.name, '{}', JSON.stringify([['trace.on_error', request.onError]]));
+  const loader = new mod.TraceLoader(request.source.name, '{}', JSON.stringify([...settings, ['trace.on_error', request.onError]]));
   const progress = (p: RunProgress) => post({ type: 'progress', id, progress: p });
   let last = 0;
   const totalBytes = request.source.bytes;
@@ -63,6 +67,7 @@ export async function loadTrace(
     lines: r.lines,
     requests: r.requests,
     skippedLines: r.skippedLines,
+    format: r.format,
     contentHash: r.contentHash,
     problems: r.problems,
     unlistedProblems: r.unlistedProblems,

@@ -61,6 +61,11 @@ function policyProgress(id: number, policies: string[]) {
 }
 
 /** The overrides a replay runs with: the accepted ones, the bad-line mode and the content hash a link asks for. */
+/** The scenario's trace reading settings (window, limit, time scale): the loader's, a change reads the trace again. */
+function readSettings(resolved: Resolved): Pair[] {
+  return resolved.accepted.filter(([key]) => key.startsWith('trace.'));
+}
+
 function traceOverrides(resolved: Resolved, trace: NonNullable<RunRequest['trace']>): string {
   const pairs: Pair[] = [...resolved.accepted, ['trace.on_error', trace.onError]];
   if (trace.contentHash) pairs.push(['trace.content_hash', trace.contentHash]);
@@ -76,7 +81,7 @@ async function run(mod: PrefixrouteModule, id: number, { overrides, trace }: Run
   let outcome: Outcome<{ resultsJson: string; series: PolicySeries[]; scenarioJson?: string }>;
   let summary: TraceSummary | undefined;
   if (trace) {
-    const loader = await loadTrace(mod, id, trace, post);
+    const loader = await loadTrace(mod, id, trace, post, readSettings(resolved));
     if (!loader) return;
     summary = loadedSummary();
     outcome = mod.runTrace(loader, '{}', traceOverrides(resolved, trace), onProgress);
@@ -124,7 +129,7 @@ async function shard(mod: PrefixrouteModule, id: number, { run: request, shardIn
   let outcome: Outcome<{ shardJson: string; series: (PolicySeries & { run: number })[]; scenarioJson?: string }>;
   let summary: TraceSummary | undefined;
   if (trace) {
-    const loader = await loadTrace(mod, id, trace, post);
+    const loader = await loadTrace(mod, id, trace, post, readSettings(resolved));
     if (!loader) return;
     summary = loadedSummary();
     outcome = mod.runTraceShard(loader, '{}', traceOverrides(resolved, trace), shardIndex, shardCount, onProgress);

@@ -55,6 +55,8 @@ struct TraceSettings {
   std::uint32_t block_size = 512;    ///< tokens per hash id (Mooncake: 512)
   double time_scale = 1.0;           ///< arrival = timestamp x time_scale
   std::uint64_t limit = 0;           ///< replay the first `limit` requests; 0 = all
+  double start_s = 0;                ///< replay from this second of the trace's clock (before time_scale)
+  double end_s = 0;                  ///< replay up to this second of the trace's clock; 0 = to the end
   std::string on_error = "stop";     ///< "stop" at a bad line, or "skip" it (counted)
   std::string format = "auto";       ///< "auto" (from the first JSON line), "mooncake" or "bailian"
   std::string name;                  ///< file name of the replayed trace
@@ -170,6 +172,9 @@ struct FieldSpec {
   std::string_view choices = {};  ///< Text fields: allowed values, comma-separated ("" = free text)
   std::string_view policy = {};   ///< the policy whose parameter this is ("" = none)
   bool derivable = false;         ///< hardware.* derives it unless given (null = derive)
+  /// Workload fields: the workload kinds that read it, comma-separated ("" =
+  /// every kind, and every field outside `workload`).
+  std::string_view kinds = {};
 };
 
 /// Every field, sections in order (seed, workload, cluster, hardware, router,

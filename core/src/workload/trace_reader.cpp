@@ -167,7 +167,7 @@ void TraceReader::process_line(std::string_view line) {
         std::snprintf(limit, sizeof limit, "%g", kMaxArrivalSpanSeconds * 1000.0 / options_.time_scale);
         problem("timestamp", "must be at most " + std::string(limit) +
                                  " ms at this time_scale (simulated time stops at 1e9 s); got " + describe(*ts));
-      } else if (requests_ > 0 && timestamp < last_timestamp_)
+      } else if (requests_ + earlier_ > 0 && timestamp < last_timestamp_)
         problem("timestamp", "is " + describe(*ts) + ", earlier than the previous request's; timestamps must not decrease");
     }
     seconds = timestamp * options_.time_scale / 1000.0;
@@ -204,7 +204,7 @@ void TraceReader::process_line(std::string_view line) {
         std::snprintf(limit, sizeof limit, "%g", kMaxArrivalSpanSeconds / options_.time_scale);
         problem("timestamp", "must be at most " + std::string(limit) +
                                  " s at this time_scale (simulated time stops at 1e9 s); got " + describe(*ts));
-      } else if (requests_ > 0 && timestamp < last_timestamp_)
+      } else if (requests_ + earlier_ > 0 && timestamp < last_timestamp_)
         problem("timestamp", "is " + describe(*ts) + ", earlier than the previous request's; timestamps must not decrease");
     }
     seconds = timestamp * options_.time_scale;
@@ -267,11 +267,29 @@ void TraceReader::process_line(std::string_view line) {
       problem("input_length", "the trace exceeds the limit of 2e10 prompt tokens in all");
       fatal_ = true;
     }
+    // The window (options_.start_s, end_s) on the trace's own clock.
+    const double clock_s = bailian ? timestamp : timestamp / 1000.0;
+    if (!line_failed_ && options_.end_s > 0 && clock_s >= options_.end_s) {
+      block_ids_.resize(first_block);
+      done_ = true;
+      stopped_ = true;
+      return;
+    }
+    if (!line_failed_ && clock_s < options_.start_s) {
+      // Read and checked, not kept: a later request may continue its chat.
+      block_ids_.resize(first_block);
+      if (bailian) roots_.emplace(chat_id, session);
+      last_timestamp_ = timestamp;
+      ++earlier_;
+      return;
+    }
     if (line_failed_) {
       block_ids_.resize(first_block);
     } else {
       BlockTrace::Entry e;
-      e.arrival = seconds_to_ticks(seconds);
+      // std::max: the product's rounding must not put the window's first request before 0.
+      e.arrival = options_.start_s > 0 ? seconds_to_ticks(std::max(0.0, seconds - options_.start_s * options_.time_scale))
+                                       : seconds_to_ticks(seconds);
       e.input_tokens = static_cast<std::uint32_t>(input);
       e.output_tokens = static_cast<std::uint32_t>(output);
       e.first_block = first_block;
@@ -296,7 +314,7 @@ void TraceReader::process_line(std::string_view line) {
       } else {
         entries_.push_back(e);
       }
-      if (options_.limit > 0 && requests_ >= options_.limit) stopped_ = true;
+      if (options_.limit > 0 && requests_ >= options_.limit) done_ = stopped_ = true;
       return;
     }
   }
@@ -318,8 +336,16 @@ TraceReadResult TraceReader::finish() {
   result.bad_lines = bad_lines_;
   result.content_hash = hash_;
   result.requests = requests_;
-  if (!fatal_ && requests_ == 0 && problems_.empty())
-    problems_.push_back({0, "", "the trace has no requests", ""});
+  if (!fatal_ && requests_ == 0 && problems_.empty()) {
+    if (options_.start_s > 0 || options_.end_s > 0) {
+      const std::string end = options_.end_s > 0 ? describe(Json(options_.end_s)) + " s" : "the end";
+      problems_.push_back({0, "", "no request is in the window trace.start_s = " + describe(Json(options_.start_s)) +
+                                      " s to trace.end_s = " + end + " (" + std::to_string(earlier_) +
+                                      " requests before it)", ""});
+    } else {
+      problems_.push_back({0, "", "the trace has no requests", ""});
+    }
+  }
   result.problems = std::move(problems_);
   result.read = !fatal_ && requests_ > 0;
   if (result.read && !sink_)

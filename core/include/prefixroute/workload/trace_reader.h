@@ -54,6 +54,12 @@ struct TraceReadOptions {
   std::uint32_t block_size = 512;  ///< Mooncake's; a Bailian trace's is kBailianBlockSize
   double time_scale = 1.0;   ///< arrival = timestamp_ms x time_scale
   std::uint64_t limit = 0;   ///< keep the first `limit` requests; 0 keeps all
+  /// The window of the trace's own clock replayed, in seconds (Mooncake's ms
+  /// / 1000, Bailian's s): requests before start_s are read (and checked) but
+  /// not kept, reading stops at the first at or after end_s (0 = no end), and
+  /// a kept request arrives at (its second - start_s) x time_scale.
+  double start_s = 0;
+  double end_s = 0;
   OnError on_error = OnError::Stop;
   Format format = Format::Auto;
 };
@@ -97,8 +103,8 @@ class TraceReader {
   explicit TraceReader(TraceReadOptions options, Sink sink = {});
 
   /// Feeds the next chunk (split anywhere). Returns false once reading has
-  /// stopped (a fatal problem, or `limit` reached); further input is ignored
-  /// except by the content hash.
+  /// stopped (a fatal problem, `limit` reached, or a request at or after
+  /// end_s); further input is ignored except by the content hash.
   bool feed(std::string_view chunk);
 
   /// Ends the input and builds the trace.
@@ -106,6 +112,9 @@ class TraceReader {
 
   std::uint64_t lines() const { return line_number_; }
   std::uint64_t requests() const { return requests_; }
+  /// Whether reading ended as asked (`limit` requests kept, or end_s
+  /// passed): the rest of the input only goes into the content hash.
+  bool done() const { return done_; }
   /// The format read: options' format, or once told (Auto) the detected one.
   TraceReadOptions::Format format() const { return format_; }
   /// Tokens per block of the format read (Mooncake's while still Auto).
@@ -130,6 +139,8 @@ class TraceReader {
   std::uint64_t hash_ = 0xCBF29CE484222325ULL;
   double last_timestamp_ = 0;  ///< in the format's unit (Mooncake ms, Bailian s)
   bool stopped_ = false;
+  bool done_ = false;      ///< stopped by limit or end_s (not by a problem)
+  std::uint64_t earlier_ = 0;  ///< good requests before start_s (read, not kept)
   bool fatal_ = false;
   bool line_failed_ = false;
   std::string current_format_;  ///< names the format in the current line's problems ("" = Mooncake)

@@ -1,0 +1,169 @@
+// The Scenario panel's deployment and workload-kind logic, on the real core:
+// choice and derivable fields read from the schema, the fields each workload
+// kind shows, the "what this means" line from the core's hardware summary
+// (which value is in force and why), the decode columns of the results table,
+// the shipped presets, and the trace format named as the core read it.
+import { describe, expect, it } from 'vitest';
+import { DEPLOYMENT_KEYS, deploymentLine, formatKiB, readByKind, summaryOf } from '../../web/src/deployment';
+import { PRESETS, presetOverrides } from '../../web/src/presets';
+import { parseResults } from '../../web/src/results';
+import { isDefault, isPageField, nonDefaultOverrides, scenarioValues } from '../../web/src/schema';
+import { columnsFor } from '../../web/src/table-columns';
+import { decodeUrlState } from '../../web/src/url-state';
+import { formatText, replayedText } from '../../web/src/trace-source';
+import type { TraceSummary } from '../../web/src/protocol';
+import { loadCore, loadFields } from './core';
+
+async function run(overrides: [string, string][]) {
+  const core = await loadCore();
+  const r = core.runScenario('{}', JSON.stringify(overrides), null);
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return parseResults(r.resultsJson);
+}
+
+describe('choice and derivable fields from the schema', () => {
+  it('the deployment pickers and the workload kind are choice fields listing the core’s values', async () => {
+    const fields = (await loadFields()).filter(isPageField);
+    for (const key of DEPLOYMENT_KEYS) expect(fields.map((f) => f.key), key).toContain(key);
+    const model = fields.find((f) => f.key === 'hardware.model')!;
+    expect(model.kind).toBe('choice');
+    expect(model.options).toContain('llama-3.1-8b');
+    expect(model.defaultText).toBe('none');
+    const kind = fields.find((f) => f.key === 'workload.kind')!;
+    expect(kind.options).toEqual(['tenants', 'sessions', 'agentic', 'gsp']);
+    expect(fields.find((f) => f.key === 'cluster.engine')!.options).toEqual(['fifo', 'batched']);
+  });
+
+  it('a derived field reads as "" (not its default) and "" is its default; a given value is kept', async () => {
+    const core = await loadCore();
+    const fields = (await loadFields()).filter(isPageField);
+    const cache = fields.find((f) => f.key === 'cluster.cache_tokens')!;
+    expect(cache.derived).toBe(true);
+    const v = core.validateScenario('{}', JSON.stringify([['hardware.model', 'llama-3.1-8b']]));
+    if (!v.ok) throw new Error('invalid');
+    const values = scenarioValues(v.scenarioJson, fields);
+    expect(values.get('cluster.cache_tokens')).toBe('');
+    expect(isDefault(cache, '')).toBe(true);
+    // The link carries the model only: the derived fields stay derived when it is opened.
+    expect(nonDefaultOverrides(values, fields)).toEqual([['hardware.model', 'llama-3.1-8b']]);
+    const given = core.validateScenario('{}', JSON.stringify([['hardware.model', 'llama-3.1-8b'], ['cluster.cache_tokens', '9000']]));
+    if (!given.ok) throw new Error('invalid');
+    expect(scenarioValues(given.scenarioJson, fields).get('cluster.cache_tokens')).toBe('9000');
+    // A field that is not derivable: "" is no value at all.
+    expect(isDefault(fields.find((f) => f.key === 'cluster.replicas')!, '')).toBe(false);
+  });
+
+  it('a link’s choice value must be one of the schema’s; a good one travels as it is', async () => {
+    const fields = (await loadFields()).filter(isPageField);
+    const bad = decodeUrlState('?v=1&hardware.model=gpt-5&cluster.engine=batched', fields);
+    expect(bad.overrides).toEqual([['cluster.engine', 'batched']]);
+    expect(bad.messages).toEqual([{ key: 'hardware.model', text: expect.stringMatching(/^Link value "gpt-5" is not one of none, llama-3\.1-8b, .*; the default is used\.$/) }]);
+  });
+
+  it('the trace slicing fields are page fields; the trace’s other settings are not', async () => {
+    const shown = (await loadFields()).filter(isPageField).map((f) => f.key).filter((k) => k.startsWith('trace.'));
+    expect(shown.sort()).toEqual(['trace.end_s', 'trace.limit', 'trace.start_s', 'trace.time_scale']);
+  });
+});
+
+describe('workload kinds', () => {
+  it('each kind shows its own fields (the schema’s x-kinds), and every kind shows the kind picker', async () => {
+    const workload = (await loadFields()).filter((f) => f.group === 'workload');
+    const shown = (kind: string) => workload.filter((f) => readByKind(f, kind)).map((f) => f.key);
+    expect(shown('gsp')).toContain('workload.gsp_num_groups');
+    expect(shown('gsp')).not.toContain('workload.tenants');
+    expect(shown('tenants')).not.toContain('workload.gsp_num_groups');
+    expect(shown('sessions')).toContain('workload.think_s_mean');
+    expect(shown('sessions')).not.toContain('workload.calls_per_turn');
+    expect(shown('agentic')).toContain('workload.calls_per_turn');
+    for (const kind of ['tenants', 'sessions', 'agentic', 'gsp']) expect(shown(kind)).toContain('workload.kind');
+  });
+
+  it('the shipped presets include a chat-sessions, an agentic and a gsp scenario, each valid for the core', async () => {
+    const core = await loadCore();
+    const kinds = new Map<string, string>();
+    for (const p of PRESETS) {
+      const overrides = presetOverrides(p.document);
+      const v = core.validateScenario('{}', JSON.stringify(overrides));
+      expect(v.ok, `${p.id}: ${JSON.stringify(v.errors)}`).toBe(true);
+      kinds.set(p.id, new Map(overrides).get('workload.kind') ?? 'tenants');
+    }
+    expect(kinds.get('chat-sessions')).toBe('sessions');
+    expect(kinds.get('agentic')).toBe('agentic');
+    expect(kinds.get('gsp')).toBe('gsp');
+  });
+});
+
+describe('the “what this means” line', () => {
+  it('names the model and GPU and the core’s figures, each with its source', async () => {
+    const results = await run([['hardware.model', 'llama-3.1-8b'], ['hardware.gpu', 'h100'], ['workload.requests', '20'], ['policies', 'round_robin']]);
+    const summary = summaryOf(results)!;
+    expect(summary).not.toBeNull();
+    const cache = summary.fields.find((f) => f.key === 'cluster.cache_tokens')!;
+    const line = deploymentLine(summary, new Map());
+    // Llama-3.1-8B's KV: 2 x 32 layers x 8 KV heads x 128 x 2 B = 128 KiB a token.
+    expect(line).toContain('128 KiB of KV per token');
+    expect(line).toContain(`${cache.in_force.toLocaleString('en-US')} cache tokens per replica (derived)`);
+    expect(line).toMatch(/^Llama-3\.1-8B on 1 × H100/);
+    expect(line).toMatch(/prefill [\d,]+ tokens\/s \(derived\)/);
+  });
+
+  it('a raw field given beside a model is in force, and the line says what the hardware would derive', async () => {
+    const results = await run([['hardware.model', 'llama-3.1-8b'], ['cluster.cache_tokens', '50000'], ['workload.requests', '20'], ['policies', 'round_robin']]);
+    const summary = summaryOf(results)!;
+    const derived = summary.fields.find((f) => f.key === 'cluster.cache_tokens')!.derived!;
+    expect(deploymentLine(summary, new Map())).toContain(`50,000 cache tokens per replica (given; derived would be ${derived.toLocaleString('en-US')})`);
+  });
+
+  it('without a model the raw settings are in force', async () => {
+    const results = await run([['workload.requests', '20'], ['policies', 'round_robin']]);
+    expect(summaryOf(results)).toBeNull();
+    const values = new Map([['cluster.cache_tokens', '4000'], ['cluster.prefill_tokens_per_s', '11000']]);
+    expect(deploymentLine(null, values)).toBe('No model chosen: the raw settings are in force (4,000 cache tokens per replica, prefill 11,000 tokens/s). Pick a model and GPU to derive them.');
+  });
+
+  it('formats KV sizes in KiB', () => {
+    expect(formatKiB(131072)).toBe('128 KiB');
+    expect(formatKiB(327680)).toBe('320 KiB');
+    expect(formatKiB(1536)).toBe('1.50 KiB');
+  });
+});
+
+describe('decode columns', () => {
+  it('TPOT and output throughput columns appear with the batched engine, not with the default engine', async () => {
+    const base: [string, string][] = [['workload.requests', '40'], ['policies', 'round_robin,affinity'], ['workload.output_tokens_max', '20']];
+    const fifo = await run(base);
+    expect(columnsFor(fifo.results).map((c) => c.id)).not.toContain('mean_tpot_ms');
+    const batched = await run([...base, ['hardware.model', 'llama-3.1-8b'], ['cluster.engine', 'batched']]);
+    const ids = columnsFor(batched.results).map((c) => c.id);
+    expect(ids).toEqual(expect.arrayContaining(['mean_tpot_ms', 'p99_tpot_ms', 'output_tokens_per_s']));
+    const tpot = columnsFor(batched.results).find((c) => c.id === 'mean_tpot_ms')!;
+    expect(tpot.value(batched.results[0])).toBe(batched.results[0].mean_tpot_ms);
+  });
+});
+
+describe('the trace format', () => {
+  const summary = (format: string): TraceSummary => ({
+    name: 't.jsonl', bytes: 300, lines: 1, requests: 1, skippedLines: 0, format, contentHash: '', problems: [], unlistedProblems: 0,
+  });
+
+  it('is named as the core reports it, in the drop zone and the status', () => {
+    expect(formatText(summary('bailian'))).toBe('t.jsonl: read as bailian format.');
+    expect(replayedText(summary('mooncake'))).toBe('Replayed t.jsonl (mooncake format): 1 request from 1 line (300 B).');
+    expect(formatText(summary('auto'))).toBe('');
+  });
+
+  it('the core reports the format it told from the first line', async () => {
+    const core = await loadCore();
+    const bailian = '{"chat_id": 1, "parent_chat_id": -1, "timestamp": 0.5, "input_length": 20, "output_length": 3, "type": "text", "turn": 1, "hash_ids": [1, 2]}\n';
+    const mooncake = '{"timestamp": 0, "input_length": 600, "output_length": 3, "hash_ids": [1, 2]}\n';
+    for (const [text, format] of [[bailian, 'bailian'], [mooncake, 'mooncake']]) {
+      const loader = new core.TraceLoader('t.jsonl', '{}', '');
+      loader.feed(text);
+      const r = loader.finish();
+      loader.delete();
+      expect(r.ok, JSON.stringify(r.problems)).toBe(true);
+      expect(r.format).toBe(format);
+    }
+  });
+});
