@@ -2,6 +2,7 @@
 // listed policy on one trace, prints the table and writes the results JSON.
 //
 //   prefixroute-bench [--scenario FILE.json] [--set key=value]... [--json PATH] [--jobs N]
+//                     [--timeline PATH]   (also each policy's run over time: timeline_json.h)
 //   prefixroute-bench ... [--sweep SPEC] --shard K/N --json SHARD.json   (one shard of the runs)
 //   prefixroute-bench --merge SHARD.json... --json OUT.json             (the shards, merged)
 //
@@ -28,6 +29,7 @@
 #include "prefixroute/run_list.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/shard.h"
+#include "prefixroute/timeline_json.h"
 #include "prefixroute/sweep.h"
 #include "prefixroute/workload/trace_reader.h"
 #include <nlohmann/json.hpp>
@@ -173,8 +175,9 @@ int merge_command(const std::vector<std::string>& paths, const std::string& json
 // Runs the experiment (on `replay` when given), prints its table and writes
 // its results JSON to `json_path` ('' writes none). Returns the exit status.
 int run_and_write(const prefixroute::Scenario& scenario, const prefixroute::ReplayedTrace* replay, unsigned jobs,
-                  bool markdown, const std::string& json_path) {
-  const prefixroute::ExperimentReport report = prefixroute::run_experiment(scenario, {}, replay, jobs);
+                  bool markdown, const std::string& json_path, const std::string& timeline_path) {
+  const prefixroute::ExperimentReport report =
+      prefixroute::run_experiment(scenario, {}, replay, jobs, !timeline_path.empty());
   std::cout << prefixroute::format_text_table(scenario, report);
   if (markdown) std::cout << "\n" << prefixroute::format_markdown_table(scenario, report);
 
@@ -190,6 +193,8 @@ int run_and_write(const prefixroute::Scenario& scenario, const prefixroute::Repl
     }
     std::cout << "wrote " << json_path << "\n";
   }
+  if (!timeline_path.empty() && !write_reported(timeline_path, prefixroute::timelines_to_json(scenario, report)))
+    return 1;
   return 0;
 }
 
@@ -211,6 +216,7 @@ int main(int argc, char** argv) {
   unsigned jobs = prefixroute::hardware_jobs();
   std::string shard_text_arg;
   std::vector<std::string> merge_paths;
+  std::string timeline_path;
   app.add_option("--scenario", scenario_path, "Scenario JSON file (missing keys take defaults)");
   app.add_option("--trace", trace_path,
                  "Replay a Mooncake- or Bailian-format JSONL trace (trace.format) instead of the synthetic workload");
@@ -220,6 +226,9 @@ int main(int argc, char** argv) {
   app.add_option("--set", sets, "Override one scenario key: dotted.key=value (repeatable)")
       ->take_all();
   app.add_option("--json", json_path, "Where to write the results JSON ('' to skip)");
+  app.add_option("--timeline", timeline_path,
+                 "Also write each policy's run over time (windows x replicas: queue wait or batch and KV use, hit "
+                 "rate, dominant prefix group) to this JSON file");
   app.add_flag("--markdown", markdown, "Also print the table as Markdown");
   app.add_option("--jobs", jobs, "Runs at once (threads); the results are the same for any number (default: all cores)")
       ->check(CLI::Range(1u, 4096u));
@@ -261,6 +270,10 @@ int main(int argc, char** argv) {
   // A shard or merge writes a document of its own: never over docs/results.json by default.
   const bool json_given = app.count("--json") > 0 && !json_path.empty();
   if (!merge_paths.empty()) {
+    if (!timeline_path.empty()) {
+      std::cerr << "error: --timeline needs a single run of the scenario (a merge holds no per-request results)\n";
+      return 2;
+    }
     if (!json_given) {
       std::cerr << "error: --merge needs --json OUT (where to write the merged document)\n";
       return 2;
@@ -293,6 +306,10 @@ int main(int argc, char** argv) {
       std::cerr << "error: --set " << error << "\n";
       return 2;
     }
+  }
+  if (!timeline_path.empty() && (!sweep_text.empty() || sharded != nullptr)) {
+    std::cerr << "error: --timeline needs a single run of the scenario (not --sweep or --shard)\n";
+    return 2;
   }
   if (!sweep_text.empty()) return run_sweep_command(text, overrides, sweep_text, json_path, jobs, sharded);
   prefixroute::ScenarioParse parsed = prefixroute::parse_scenario(text, overrides);
@@ -340,7 +357,7 @@ int main(int argc, char** argv) {
       std::printf("shard %s: ran %zu of %zu runs\n", shard_text(shard).c_str(), report.runs.size(), report.total_runs);
       return write_reported(json_path, prefixroute::experiment_shard_to_json(scenario, report)) ? 0 : 1;
     }
-    return run_and_write(scenario, trace.get(), jobs, markdown, json_path);
+    return run_and_write(scenario, trace.get(), jobs, markdown, json_path, timeline_path);
   } catch (const std::runtime_error& e) {
     std::cerr << "error: " << (trace_path.empty() ? "" : "cannot replay trace " + trace_path + ": ") << e.what()
               << "\n";

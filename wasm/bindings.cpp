@@ -114,6 +114,9 @@ EM_JS(EM_VAL, pr_copy_f64, (const double* data, std::size_t n), {
 EM_JS(EM_VAL, pr_copy_u32, (const std::uint32_t* data, std::size_t n), {
   return Emval.toHandle(HEAPU32.slice(data >>> 2, (data >>> 2) + n));
 });
+EM_JS(EM_VAL, pr_copy_i32, (const std::int32_t* data, std::size_t n), {
+  return Emval.toHandle(HEAP32.slice(data >>> 2, (data >>> 2) + n));
+});
 
 // Records the error that post.js throws when the current library call returns.
 EM_JS(void, pr_reject, (const char* type, const char* message), {
@@ -201,7 +204,8 @@ using prefixroute_wasm::heap_budget_errors;
 // The core's estimate of a run's heap, plus the copy of one policy's TTFTs
 // that run_outcome stages while it copies the series out.
 double estimated_heap_bytes(const prefixroute::Scenario& s) {
-  return prefixroute::estimated_peak_bytes(s) + prefixroute::synthetic_bounds(s.workload).requests * sizeof(double);
+  return prefixroute::estimated_peak_bytes(s) + prefixroute::synthetic_bounds(s.workload).requests * sizeof(double) +
+         prefixroute_wasm::timeline_bytes(s, prefixroute::synthetic_bounds(s.workload).requests);
 }
 
 prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
@@ -271,8 +275,38 @@ prefixroute::ExperimentProgress progress_callback(const val& on_progress, std::s
   };
 }
 
+// A run's timeline (sim/timeline.h) as plain JS: counts and the shape as
+// numbers, every per-cell vector a copied typed array indexed
+// window x rows + row (the same values as timeline_json.h's document).
+val timeline_object(const prefixroute::Timeline& t) {
+  val o = val::object();
+  o.set("windows", t.windows);
+  o.set("windowMs", prefixroute::ticks_to_ms(t.window_ticks));
+  o.set("replicas", t.replicas);
+  o.set("shown", t.shown);
+  o.set("other", t.other);
+  o.set("rows", t.rows());
+  o.set("batched", t.batched);
+  o.set("requests", copy_out(t.requests.data(), t.requests.size()));
+  o.set("meanWaitMs", copy_out(t.mean_wait_ms.data(), t.mean_wait_ms.size()));
+  o.set("meanTtftMs", copy_out(t.mean_ttft_ms.data(), t.mean_ttft_ms.size()));
+  o.set("hitRate", copy_out(t.hit_rate.data(), t.hit_rate.size()));
+  o.set("meanInFlight", copy_out(t.mean_in_flight.data(), t.mean_in_flight.size()));
+  if (t.batched) {
+    o.set("meanBatch", copy_out(t.mean_batch.data(), t.mean_batch.size()));
+    o.set("kvUse", copy_out(t.kv_use.data(), t.kv_use.size()));
+  }
+  o.set("groups", copy_out(t.groups.data(), t.groups.size()));
+  o.set("topGroup", val::take_ownership(pr_copy_i32(t.top_group.data(), t.top_group.size())));
+  o.set("topShare", copy_out(t.top_share.data(), t.top_share.size()));
+  // Group keys are content run ids: exact as doubles below 2^53.
+  const std::vector<double> keys(t.group_keys.begin(), t.group_keys.end());
+  o.set("groupKeys", copy_out(keys.data(), keys.size()));
+  return o;
+}
+
 // One policy's per-request series as JS copies: {policy, ttftMs, replicaOf,
-// cachedTokens}. Releases the run's TTFT ticks once converted.
+// cachedTokens, timeline (when recorded)}. Releases the run's TTFT ticks once converted.
 val policy_series(prefixroute::PolicyOutcome& outcome) {
   std::vector<double> ttft_ms(outcome.run.ttft.size());
   for (std::size_t i = 0; i < ttft_ms.size(); ++i) ttft_ms[i] = prefixroute::ticks_to_ms(outcome.run.ttft[i]);
@@ -282,6 +316,7 @@ val policy_series(prefixroute::PolicyOutcome& outcome) {
   s.set("ttftMs", copy_out(ttft_ms.data(), ttft_ms.size()));
   s.set("replicaOf", copy_out(outcome.run.replica_of.data(), outcome.run.replica_of.size()));
   s.set("cachedTokens", copy_out(outcome.run.cached_of.data(), outcome.run.cached_of.size()));
+  if (outcome.run.timeline.windows > 0) s.set("timeline", timeline_object(outcome.run.timeline));
   return s;
 }
 
@@ -315,7 +350,8 @@ val run_scenario(const val& scenario_json, const val& overrides_json, const val&
 
   std::string callback_error;
   prefixroute::ExperimentReport report =
-      prefixroute::run_experiment(parse.scenario, progress_callback(on_progress, callback_error));
+      prefixroute::run_experiment(parse.scenario, progress_callback(on_progress, callback_error), nullptr, 1,
+                                  /*record_timeline=*/true);
   return run_outcome(parse.scenario, report, callback_error);
 }
 

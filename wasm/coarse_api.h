@@ -10,6 +10,7 @@
 
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,14 @@ namespace prefixroute_wasm {
 // caches. Revisit it when a policy keeps more state than a copy of the
 // prefixes it has routed.
 inline constexpr double kHeapBudgetBytes = 1.9e9;
+
+/// The timelines runScenario and runTrace record (sim/timeline.h), in bytes:
+/// each request's window (2 bytes) and its (window, row, group) until the
+/// run ends (16), plus every policy's cells (80 bytes each, all vectors).
+inline double timeline_bytes(const prefixroute::Scenario& s, double requests) {
+  const double rows = std::min<double>(s.cluster.replicas, prefixroute::kTimelineMaxReplicas) + 1;
+  return requests * 18 + static_cast<double>(s.policies.size()) * prefixroute::kTimelineWindows * rows * 80;
+}
 
 /// The "(memory)" error of a run estimated to need `need` bytes, or none
 /// when that fits the budget: "<what> could need up to N MB of memory; the
@@ -58,8 +67,8 @@ emscripten::val run_outcome(const prefixroute::Scenario& scenario, prefixroute::
                             const std::string& callback_error);
 
 /// One policy's per-request series, as runScenario's `series` entries hold
-/// it: {policy, ttftMs, replicaOf, cachedTokens} (copies; the run's TTFT
-/// ticks are released).
+/// it: {policy, ttftMs, replicaOf, cachedTokens, timeline (when the run
+/// recorded one)} (copies; the run's TTFT ticks are released).
 emscripten::val policy_series(prefixroute::PolicyOutcome& outcome);
 
 /// runShard's shardIndex / shardCount (1 <= index <= count <= kMaxShards,

@@ -54,6 +54,44 @@ export interface PolicySeries {
   replicaOf: Uint32Array;
   /** Cached prompt tokens of each request. */
   cachedTokens: Uint32Array;
+  /** The run over time (runScenario and runTrace record it; core/include/prefixroute/sim/timeline.h). */
+  timeline?: PolicyTimeline;
+}
+
+/**
+ * One policy's run in `windows` equal windows of its arrival span, per shown
+ * replica: every per-cell array is indexed window * rows + row, rows = shown
+ * (+ 1 when `other`: a last row pooling replicas shown .. replicas-1).
+ */
+export interface PolicyTimeline {
+  windows: number;
+  windowMs: number;
+  replicas: number;
+  shown: number;
+  other: boolean;
+  rows: number;
+  batched: boolean;
+  /** Arrivals routed to the row's replica in the window. */
+  requests: Uint32Array;
+  /** Fifo engine: their mean queue wait (0 under the batched engine). */
+  meanWaitMs: Float64Array;
+  meanTtftMs: Float64Array;
+  /** Their cached prompt tokens / prompt tokens. */
+  hitRate: Float64Array;
+  /** The router's in-flight count, mean of the window's samples. */
+  meanInFlight: Float64Array;
+  /** Batched engine only: sequences running, mean of the window's samples. */
+  meanBatch?: Float64Array;
+  /** Batched engine only: KV held / capacity, mean of the window's samples. */
+  kvUse?: Float64Array;
+  /** Distinct prefix groups (first content run of the prompt) among the cell's requests. */
+  groups: Uint32Array;
+  /** Index in groupKeys of the cell's most frequent group; -1 for an empty cell. */
+  topGroup: Int32Array;
+  /** That group's share of the cell's requests. */
+  topShare: Float64Array;
+  /** The groups that top a cell, most dominant first (content run ids). */
+  groupKeys: Float64Array;
 }
 
 export interface RunSuccess {

@@ -108,7 +108,8 @@ ScenarioParse parse(const val& scenario_arg, const val& overrides_arg) {
 // (kHeapBudgetBytes, coarse_api.h): the core's estimate for the trace's size,
 // plus the copy of one policy's TTFTs that run_outcome stages.
 double estimated_heap_bytes(const Scenario& s, const prefixroute::ReplaySize& size) {
-  return prefixroute::estimated_peak_bytes(s, &size) + size.requests * sizeof(double);
+  return prefixroute::estimated_peak_bytes(s, &size) + size.requests * sizeof(double) +
+         prefixroute_wasm::timeline_bytes(s, size.requests);
 }
 
 // A trace read in chunks. States: reading (feed) -> finished (finish; the
@@ -288,7 +289,8 @@ val run_trace(TraceLoader& loader, const val& scenario_json, const val& override
   if (!refused.isUndefined()) return refused;
   std::string callback_error;
   prefixroute::ExperimentReport report =
-      prefixroute::run_experiment(scenario, progress_callback(on_progress, callback_error), loader.replay());
+      prefixroute::run_experiment(scenario, progress_callback(on_progress, callback_error), loader.replay(), 1,
+                                  /*record_timeline=*/true);
   val result = run_outcome(scenario, report, callback_error);
   if (result["ok"].as<bool>()) result.set("scenarioJson", prefixroute::scenario_to_json(scenario));
   return result;

@@ -13,6 +13,7 @@ import type {
   MemoryStats,
   PolicyInfo,
   PolicySeries,
+  PolicyTimeline,
   PrefixrouteModule,
   PrefixrouteOptions,
   ProgressCallback,
@@ -96,6 +97,12 @@ export function coarse(pr: PrefixrouteModule): number {
     const where: Uint32Array = series.replicaOf;
     const cached: Uint32Array = series.cachedTokens;
     sum += ttft[0] + where[0] + cached[0] + series.policy.length;
+    const timeline: PolicyTimeline | undefined = series.timeline;
+    if (timeline) {
+      const top: Int32Array = timeline.topGroup;
+      const kv: Float64Array | undefined = timeline.kvUse;
+      sum += timeline.requests[0] + timeline.hitRate[timeline.rows] + top[0] + (kv ? kv[0] : 0) + timeline.groupKeys.length;
+    }
   }
   void names, void recommended, void schema, void version, void doc, void inUse;
   return sum;

@@ -131,10 +131,11 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
 }
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,
-                                const ReplayedTrace* replay, unsigned jobs) {
+                                const ReplayedTrace* replay, unsigned jobs, bool record_timeline) {
   engine::EngineOptions options;
   options.jobs = jobs;
   options.keep_series = true;
+  options.timeline = record_timeline;
   if (progress)
     options.progress = [&](std::size_t, std::size_t run, std::uint64_t done, std::uint64_t total) {
       return progress(run, done, total);

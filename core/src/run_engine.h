@@ -33,6 +33,7 @@ struct EngineOptions {
   unsigned jobs = 1;
   Shard shard;                ///< over the runs of all points, numbered point after point
   bool keep_series = false;   ///< keep the per-request series of replicate 0's policy runs
+  bool timeline = false;      ///< record replicate 0's policy runs' timelines (sim/timeline.h)
   EngineProgress progress;    ///< serialised: never called by two threads at once
 };
 

@@ -215,7 +215,8 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
         per_run = [&](std::uint64_t done) { return report(f.point, f.run, done, record.requests); };
       record.outcome.policy = scenario.policies[key.phase];
       record.outcome.run = simulate(*source, scenario.cluster, std::span<RoutingPolicy* const>(routers), per_run, 4096,
-                                    scenario.router);
+                                    scenario.router,
+                                    options.timeline && key.replicate == 0);
       if (record.outcome.run.cancelled) {
         record.outcome = PolicyOutcome{};
         return release();

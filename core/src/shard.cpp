@@ -414,6 +414,7 @@ ShardReport run_experiment_shard(const Scenario& scenario, const Shard& shard, c
   options.jobs = jobs;
   options.shard = shard;
   options.keep_series = keep_series;
+  options.timeline = keep_series;
   if (progress)
     options.progress = [&](std::size_t, std::size_t run, std::uint64_t done, std::uint64_t total) {
       return progress(run, done, total);

@@ -1,7 +1,7 @@
 // The module in a real browser, the way the playground uses it: served with
 // the page's Content-Security-Policy (no eval: the glue is built with
 // DYNAMIC_EXECUTION=0), loaded by URL (no wasmBinary) in a module Web Worker
-// and on the main thread. Results must be the bytes Node computes.
+// and on the main thread. Results (and the timelines) must be the bytes Node computes.
 // Skipped when Chromium or playwright-core is not installed.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,6 +11,12 @@ import { after, before, test } from 'node:test';
 import { ROOT, launchChromium, loadModule, serveWithModule } from './helpers.mjs';
 
 const OVERRIDES = JSON.stringify([['workload.requests', '6000'], ['policies', 'round_robin,affinity_balanced']]);
+
+// Every policy's timeline (runScenario's series[i].timeline, typed arrays)
+// as one text: what the page's timeline view draws, compared across engines.
+function timelineText(series) {
+  return JSON.stringify(series.map((x) => [x.policy, Object.entries(x.timeline).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v) : v])]));
+}
 
 const PAGES = {
   '/index.html': ['text/html', '<!doctype html><meta charset="utf-8"><title>t</title><script type="module" src="./main.mjs"></script>'],
@@ -33,6 +39,7 @@ const PAGES = {
     worker.postMessage(${JSON.stringify(OVERRIDES)});
   `],
   '/worker.mjs': ['text/javascript', `
+    ${timelineText.toString()}
     // Registered synchronously; the module is awaited inside the handler.
     let modulePromise = null;
     self.onmessage = async (e) => {
@@ -47,7 +54,8 @@ const PAGES = {
         try { cache.match('nope'); } catch (err) { misuse = err.constructor.name; }
         cache.delete();
         self.postMessage({ ok: run.ok, resultsJson: run.resultsJson, ttft0: run.series[0].ttftMs[0],
-                           length: run.series[0].ttftMs.length, matched, misuse, version: pr.version() });
+                           length: run.series[0].ttftMs.length, matched, misuse, version: pr.version(),
+                           timeline: timelineText(run.series) });
       } catch (err) {
         self.postMessage({ error: String(err && err.stack || err) });
       }
@@ -90,8 +98,12 @@ test('runs under the page CSP in a module worker and on the main thread, same by
   assert.deepEqual(done.violations, [], 'CSP violations');
   assert.equal(done.worker.error, undefined, `${done.worker.error}\n${console.join('\n')}`);
   assert.equal(done.worker.ok, true);
-  const node = (await loadModule()).runScenario('', OVERRIDES, null).resultsJson;
+  const nodeRun = (await loadModule()).runScenario('', OVERRIDES, null);
+  const node = nodeRun.resultsJson;
   assert.equal(done.worker.resultsJson, node, 'worker results differ from Node');
+  // The timeline view's series: the same numbers in Chromium's worker as in Node.
+  assert.ok(nodeRun.series.every((x) => x.timeline && x.timeline.windows === 64));
+  assert.equal(done.worker.timeline, timelineText(nodeRun.series), 'worker timeline differs from Node');
   assert.equal(done.mainThread, node, 'main-thread results differ from Node');
   assert.equal(done.worker.length, 6000);
   assert.equal(done.worker.matched, 2);

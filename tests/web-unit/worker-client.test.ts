@@ -46,6 +46,7 @@ const result = (id: number): FromWorker => ({
     accepted: [],
     rejected: [],
     cdf: [],
+    timelines: [],
     elapsedMs: 1,
     memory: { heapBytes: 0, inUseBytes: 0 },
   },

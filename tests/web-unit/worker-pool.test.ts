@@ -38,6 +38,8 @@ const shardOutput = (shardJson: string, runs: number[]): ShardOutput => ({
   accepted: [],
   rejected: [],
   cdf: runs.map((run) => ({ policy: `p${run}`, run, x: [run], y: [1] })),
+  // Only the fields the pool reads; the arrays pass through untouched.
+  timelines: runs.map((run) => ({ policy: `p${run}`, run }) as ShardOutput['timelines'][number]),
   memory: { heapBytes: 10, inUseBytes: 1 },
 });
 
@@ -61,7 +63,7 @@ function scripted(runs: number, hang = false) {
         return {
           type: 'done',
           id: m.id,
-          result: { resultsJson: 'whole', scenarioJson: '{}', accepted: [], rejected: [], cdf: [], elapsedMs: 1, memory: { heapBytes: 0, inUseBytes: 0 } },
+          result: { resultsJson: 'whole', scenarioJson: '{}', accepted: [], rejected: [], cdf: [], timelines: [], elapsedMs: 1, memory: { heapBytes: 0, inUseBytes: 0 } },
         };
       case 'sweep':
         return { type: 'done', id: m.id, result: { sweepJson: 'whole sweep', elapsedMs: 1 } };
@@ -100,6 +102,7 @@ describe('RunPool', () => {
     expect(result.resultsJson).toBe('merged run: 1/4 2/4 3/4 4/4');
     // The charts' series in run order, as one worker gives them.
     expect(result.cdf.map((c) => c.policy)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
+    expect(result.timelines.map((t) => t.policy)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
     expect(result.memory).toEqual({ heapBytes: 40, inUseBytes: 4 });
     expect(result.scenarioJson).toBe('{"seed":1}');
   });

@@ -13,6 +13,7 @@
 import './styles.css';
 import type { ChartId } from './charts';
 import { LazyCharts } from './charts-loader';
+import { LazyTimeline } from './timeline-loader';
 import { Controls } from './controls';
 import { summaryOf } from './deployment';
 import { byId, h } from './dom';
@@ -96,6 +97,8 @@ class Playground {
   private readonly sim = new RunPool();
   private readonly theme = new Theme(!this.embed);
   private readonly charts: LazyCharts;
+  /** The run over time (full page only). */
+  private readonly timeline: LazyTimeline | null = null;
   private fields: FieldInfo[] = [];
   /** The module's policy catalogue (labels, colours), once the worker has loaded. */
   private catalogue: PolicyInfo[] = [];
@@ -129,10 +132,14 @@ class Playground {
     const figures: Partial<Record<ChartId, HTMLElement>> = Object.fromEntries(chartIds.map((id) => [id, byId(`chart-${id}`)]));
     this.charts = new LazyCharts(figures, (error) =>
       showProblem(`The charts could not be loaded: ${error instanceof Error ? error.message : String(error)}`));
+    if (!this.embed)
+      this.timeline = new LazyTimeline(byId('timeline'), (error) =>
+        showProblem(`The timeline could not be drawn: ${error instanceof Error ? error.message : String(error)}`));
     this.theme.onChange(() => {
       applyPolicyColours(this.catalogue, this.theme.dark);
       this.updateThemeButton();
       this.charts.retheme();
+      this.timeline?.retheme();
       this.sweep?.retheme();
     });
     this.updateThemeButton();
@@ -480,6 +487,7 @@ class Playground {
     // Many policies need the full width for the per-policy bar charts too.
     document.querySelector('.charts')?.classList.toggle('many', results.results.length > 5);
     this.charts.update(results, result.cdf);
+    this.timeline?.update(result.timelines, (name) => this.policyLabel(name));
 
     if (!this.state.embed) {
       // The address bar always holds the scenario on screen; replaceState keeps history clean.

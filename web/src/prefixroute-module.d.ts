@@ -6,6 +6,7 @@ export type {
   FieldError,
   PolicyInfo,
   PolicySeries,
+  PolicyTimeline,
   PrefixrouteModule,
   RunResult as RunOutcome,
   SweepResult as SweepOutcome,

@@ -2,7 +2,7 @@
 // the page's side, worker.ts inside). Only plain data crosses: JSON texts,
 // small arrays and numbers (and a picked trace's File handle).
 
-import type { PolicyInfo } from './prefixroute-module';
+import type { PolicyInfo, PolicyTimeline } from './prefixroute-module';
 import type { OnError, TraceSource } from './trace-source';
 import type { Pair } from './schema';
 
@@ -64,6 +64,9 @@ export type RunProgress =
   | { kind: 'read'; name: string; bytes: number; totalBytes: number; lines: number; requests: number }
   | { kind: 'policy'; policyIndex: number; policyCount: number; policy: string; done: number; total: number };
 
+/** One policy's run over time, the module's typed arrays as they are (timeline-chart.ts draws them). */
+export type PolicyTimelineData = PolicyTimeline & { policy: string };
+
 /** A finished run: the core's results JSON and what the page draws beside it. */
 export interface RunResult {
   resultsJson: string;
@@ -72,6 +75,8 @@ export interface RunResult {
   accepted: Pair[];
   rejected: Rejection[];
   cdf: CdfSeries[];
+  /** Per policy, in the results' order. */
+  timelines: PolicyTimelineData[];
   elapsedMs: number;
   /** The worker's wasm heap and malloc'd bytes after the run (leak checks). */
   memory: { heapBytes: number; inUseBytes: number };
@@ -141,6 +146,8 @@ export interface ShardOutput {
   rejected: Rejection[];
   /** The CDFs of this shard's policy runs, each with its run index (policy order = run order). */
   cdf: (CdfSeries & { run: number })[];
+  /** The timelines of this shard's policy runs, each with its run index. */
+  timelines: (PolicyTimelineData & { run: number })[];
   memory: { heapBytes: number; inUseBytes: number };
   trace?: TraceSummary;
 }

@@ -199,6 +199,7 @@ export class RunPool extends Pool<'run'> {
         accepted: head.accepted,
         rejected: head.rejected,
         cdf: outputs.flatMap((o) => o.cdf).sort((a, b) => a.run - b.run).map(({ policy, x, y }) => ({ policy, x, y })),
+        timelines: outputs.flatMap((o) => o.timelines).sort((a, b) => a.run - b.run),
         elapsedMs: performance.now() - started,
         memory: {
           heapBytes: outputs.reduce((sum, o) => sum + o.memory.heapBytes, 0),

@@ -134,8 +134,11 @@ using ExperimentProgress =
 /// grows with jobs: up to `jobs` runs' caches and workloads at once.
 /// A cancelled report holds replicate 0's policies that finished before the
 /// first that did not, and no seeds.
+/// `record_timeline`: each outcome's run also holds its timeline
+/// (sim/timeline.h; timeline_json.h writes them), replicate 0's only.
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress = {},
-                                const ReplayedTrace* replay = nullptr, unsigned jobs = 1);
+                                const ReplayedTrace* replay = nullptr, unsigned jobs = 1,
+                                bool record_timeline = false);
 
 /// Replicate statistics of a report with replicates > 1, as the results
 /// JSON and the command line's table show them.

@@ -81,7 +81,8 @@ struct ShardReport {
 /// Runs the shard's runs of a valid scenario (`replay`: as for
 /// run_experiment). `progress` gets the run index in the scenario's list.
 /// `keep_series`: keep the per-request series of replicate 0's policy runs
-/// (the module hands them to the page's charts); the document never holds them.
+/// and record their timelines (sim/timeline.h) (the module hands them to the
+/// page's charts); the document never holds them.
 ShardReport run_experiment_shard(const Scenario& scenario, const Shard& shard, const ExperimentProgress& progress = {},
                                  const ReplayedTrace* replay = nullptr, unsigned jobs = 1, bool keep_series = false);
 

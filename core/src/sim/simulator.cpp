@@ -32,7 +32,7 @@ struct MirrorOp {
 class Simulation final : public EngineEvents {
  public:
   Simulation(RequestSource& source, const ClusterConfig& cluster, std::span<RoutingPolicy* const> policies,
-             const RouterConfig& router)
+             const RouterConfig& router, bool record_timeline)
       : source_(source),
         cluster_(cluster),
         busy_until_tree_(cluster.replicas, kNever) {
@@ -76,6 +76,8 @@ class Simulation final : public EngineEvents {
     if (source.has_sessions()) sessions_.emplace();
     if (batched_) predicted_.assign(n, 0);
     run_.replicas.resize(cluster.replicas);
+    if (record_timeline)
+      timeline_ = std::make_unique<TimelineRecorder>(cluster.replicas, run_.in_flight_period, n, batched_);
     view_ = std::make_unique<ClusterView>(replicas_, index_.get(), view, view == CacheView::Engine || lag_ == 0,
                                           &busy_until_tree_);
   }
@@ -121,6 +123,11 @@ class Simulation final : public EngineEvents {
         const double capacity = static_cast<double>(replicas_[r].cache().capacity());
         t.peak_kv_usage = capacity > 0 ? static_cast<double>(t.peak_held_tokens) / capacity : 0.0;
       }
+    }
+    if (timeline_ && !run_.cancelled) {
+      std::vector<std::uint64_t> capacity(replicas_.size());
+      for (std::size_t r = 0; r < replicas_.size(); ++r) capacity[r] = replicas_[r].cache().capacity();
+      run_.timeline = timeline_->finish(run_, capacity, cluster_.kv_block_tokens);
     }
     return std::move(run_);
   }
@@ -246,6 +253,9 @@ class Simulation final : public EngineEvents {
     // need not re-read those tokens. Never the policy's prediction, which
     // may be wrong.
     const std::size_t known_cached = view_->known_engine_match(prompt, chosen).value_or(0);
+    // Fifo: the prefill starts when the replica's queue drains
+    // (Replica::Admission::start), so this is the request's exact queue wait.
+    const Tick wait = timeline_ && !batched_ ? std::max<Tick>(0, replica.busy_until() - now) : 0;
     EngineRequest admitted_request;
     admitted_request.id = i;
     admitted_request.arrival = request.arrival;
@@ -259,6 +269,8 @@ class Simulation final : public EngineEvents {
     totals.peak_in_flight = std::max(totals.peak_in_flight, routers_->total(chosen));
     run_.replica_of[i] = r;
     if (sessions_) sessions_->routed(i, request.session, r, prompt.size());
+    if (timeline_)
+      timeline_->routed(i, request.arrival, r, pieces.pieces.empty() ? 0 : pieces.pieces.front().run, prompt.size(), wait);
   }
 
   // Processes everything that happens up to `now`, in the documented order:
@@ -390,6 +402,7 @@ class Simulation final : public EngineEvents {
   bool final_scrape_taken_ = false;  // the one scrape after that (see scrape_through)
   std::unique_ptr<PrefixIndex> index_;  // of the caches policy_ matches against, if any
   std::unique_ptr<ClusterView> view_;   // what policy_ sees: replicas_, index_, busy_until_tree_
+  std::unique_ptr<TimelineRecorder> timeline_;  // when asked to record one
   SimulationRun run_;
 };
 
@@ -397,23 +410,23 @@ class Simulation final : public EngineEvents {
 
 SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, std::span<RoutingPolicy* const> routers,
                        const ProgressCallback& progress, std::uint64_t progress_every,
-                       const RouterConfig& router) {
-  Simulation simulation(source, cluster, routers, router);
+                       const RouterConfig& router, bool record_timeline) {
+  Simulation simulation(source, cluster, routers, router, record_timeline);
   return simulation.run(progress, progress_every);
 }
 
 SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, RoutingPolicy& policy,
                        const ProgressCallback& progress, std::uint64_t progress_every,
-                       const RouterConfig& router) {
+                       const RouterConfig& router, bool record_timeline) {
   RoutingPolicy* const one[] = {&policy};
-  return simulate(source, cluster, std::span<RoutingPolicy* const>(one), progress, progress_every, router);
+  return simulate(source, cluster, std::span<RoutingPolicy* const>(one), progress, progress_every, router, record_timeline);
 }
 
 SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster, RoutingPolicy& policy,
                        const ProgressCallback& progress, std::uint64_t progress_every,
-                       const RouterConfig& router) {
+                       const RouterConfig& router, bool record_timeline) {
   TraceSource source(trace);
-  return simulate(source, cluster, policy, progress, progress_every, router);
+  return simulate(source, cluster, policy, progress, progress_every, router, record_timeline);
 }
 
 }  // namespace prefixroute

@@ -54,6 +54,7 @@
 #include "prefixroute/sim/engine.h"
 #include "prefixroute/sim/prefill_model.h"
 #include "prefixroute/sim/session_tally.h"
+#include "prefixroute/sim/timeline.h"
 #include "prefixroute/workload/request_source.h"
 #include "prefixroute/workload/request_trace.h"
 #include "prefixroute/policies/routing_policy.h"
@@ -120,6 +121,9 @@ struct SimulationRun {
   bool cancelled = false;
   /// Per-session figures (tallied when the source has sessions).
   SessionFigures sessions;
+  /// The run over time (sim/timeline.h); windows == 0 unless simulate() was
+  /// asked to record it.
+  Timeline timeline;
 };
 
 /// Called every `progress_every` requests with the number done so far;
@@ -130,20 +134,23 @@ using ProgressCallback = std::function<bool(std::uint64_t done)>;
 inline constexpr std::uint32_t kInFlightSamples = 256;
 
 /// Runs `policy` on the requests of `source`, read once front to back.
+/// `record_timeline`: also fill SimulationRun::timeline (timeline.h), at
+/// 18 bytes per request and O(windows x replicas) more.
 SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, RoutingPolicy& policy,
                        const ProgressCallback& progress = {}, std::uint64_t progress_every = 4096,
-                       const RouterConfig& router = {});
+                       const RouterConfig& router = {}, bool record_timeline = false);
 
 /// As above, with one router instance per policy of `routers` (at least one,
 /// all of the same policy): request i is routed by routers[i mod size].
 /// (router.instances is read from `routers`' size, not from `router`.)
 SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, std::span<RoutingPolicy* const> routers,
                        const ProgressCallback& progress = {}, std::uint64_t progress_every = 4096,
-                       const RouterConfig& router = {});
+                       const RouterConfig& router = {}, bool record_timeline = false);
 
 /// simulate() on the requests of `trace`, in order.
 SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster,
                        RoutingPolicy& policy, const ProgressCallback& progress = {},
-                       std::uint64_t progress_every = 4096, const RouterConfig& router = {});
+                       std::uint64_t progress_every = 4096, const RouterConfig& router = {},
+                       bool record_timeline = false);
 
 }  // namespace prefixroute

@@ -1,0 +1,27 @@
+// The page's handle on the timeline view: its code (and Chart.js's) is a
+// chunk loaded after the first results, so the page's first load pays
+// nothing for it.
+
+import type { PolicyTimelineData } from './protocol';
+import type { TimelineView } from './timeline-chart';
+
+export class LazyTimeline {
+  private view: Promise<TimelineView> | null = null;
+  private latest = 0;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Shows the latest run's timelines (the chunk is loaded on the first call). */
+  update(timelines: PolicyTimelineData[], label: (policy: string) => string): void {
+    const call = ++this.latest;
+    this.view ??= import('./timeline-chart').then(({ TimelineView }) => new TimelineView(this.root));
+    this.view.then((v) => { if (call === this.latest) v.update(timelines, label); }).catch(this.onError);
+  }
+
+  retheme(): void {
+    this.view?.then((v) => v.retheme()).catch(this.onError);
+  }
+}
