@@ -49,7 +49,7 @@ double metric_of(const RunSummary& summary, const std::string& metric) {
 
 TEST(FailureModes, TheManifestListsEveryFailurePresetOnce) {
   const Json modes = manifest().value("modes", Json::array());
-  ASSERT_EQ(modes.size(), 5u);
+  ASSERT_EQ(modes.size(), 6u);
   for (const char* preset : {"failure-fleet-gate.json", "failure-hash-thrash.json", "failure-agent-burst.json",
                              "failure-slow-poll.json", "failure-shared-prompt.json"}) {
     int seen = 0;
@@ -83,7 +83,7 @@ TEST_P(FailureMode, TheFailingPolicyIsWorseThanTheFixByTheStatedMargin) {
   EXPECT_GE(failing / fix, margin) << preset << ": " << metric << " failing " << failing << " fix " << fix;
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, FailureMode, ::testing::Range(0, 5));
+INSTANTIATE_TEST_SUITE_P(Presets, FailureMode, ::testing::Range(0, 6));
 
 }  // namespace
 }  // namespace prefixroute

@@ -10,6 +10,7 @@ import gsp from '../../scenarios/gsp.json';
 import agentBurst from '../../scenarios/failure-agent-burst.json';
 import fleetGate from '../../scenarios/failure-fleet-gate.json';
 import hashThrash from '../../scenarios/failure-hash-thrash.json';
+import manyRouters from '../../scenarios/failure-many-routers.json';
 import sharedPrompt from '../../scenarios/failure-shared-prompt.json';
 import slowPoll from '../../scenarios/failure-slow-poll.json';
 import oneHotTenant from '../../scenarios/one-hot-tenant.json';
@@ -82,6 +83,7 @@ export const PRESETS: readonly Preset[] = [
   failureMode('failure-hash-thrash', 'consistent-hash thrash', hashThrash),
   failureMode('failure-agent-burst', 'agent burst before KV events', agentBurst),
   failureMode('failure-slow-poll', '15 s metrics poll', slowPoll),
+  failureMode('failure-many-routers', 'N routers, 1/N of the load each', manyRouters),
   failureMode('failure-shared-prompt', 'one shared system prompt', sharedPrompt),
 ];
 
