@@ -436,12 +436,6 @@ export interface TraceLoadResult {
   format: string;
   /** Sum of the requests' input_length. */
   promptTokens: number;
-  /**
-   * The format the lines were read as (trace.format, or when that is "auto"
-   * the format told from the first JSON line), e.g. "mooncake", "bailian";
-   * "auto" when no line told it.
-   */
-  format: string;
   /** FNV-1a 64 of every byte fed, 16 hex digits ("" when the loader never started). */
   contentHash: string;
   /** The first 100 problems, in line order. */

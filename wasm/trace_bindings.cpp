@@ -174,8 +174,8 @@ class TraceLoader {
   val finish() {
     if (!finished_) {
       finished_ = true;
-      format_ = reader_->format();
       result_ = reader_->finish();
+      // After finish(): a last line without a newline may be the first to tell the format.
       format_ = reader_->format();
       reader_.reset();
       // The figures (size, prompt tokens, fingerprint) once, for every runTrace.
@@ -206,9 +206,6 @@ class TraceLoader {
     out.set("skippedLines", static_cast<double>(result_.bad_lines));
     out.set("format", std::string(prefixroute::trace_format_name(format_)));
     out.set("promptTokens", size_.prompt_tokens);
-    // The format the lines were read as: trace.format, or the one told from
-    // the first JSON line when it is "auto" ("auto" while none was told).
-    out.set("format", std::string(prefixroute::trace_format_name(format_)));
     out.set("contentHash", finished_ && setup_problems_.empty() ? prefixroute::hashing::to_hex16(result_.content_hash) : std::string());
     val problems = val::array();
     const auto& list = setup_problems_.empty() ? result_.problems : setup_problems_;
@@ -234,7 +231,6 @@ class TraceLoader {
   std::vector<prefixroute::TraceProblem> setup_problems_;
   TraceReadOptions::Format format_ = TraceReadOptions::Format::Auto;  ///< the format read (auto: none told yet)
   double bytes_ = 0;
-  TraceReadOptions::Format format_ = TraceReadOptions::Format::Auto;
   std::unique_ptr<prefixroute::InMemoryReplay> replay_;  // of result_.trace
   prefixroute::ReplaySize size_;
   bool going_ = true;
