@@ -181,7 +181,7 @@ describe('trace replay', () => {
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
     await page.setInputFiles('#trace-file', { name: 'chat.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
     await statusStarts(page, 'Replayed chat.jsonl: 24 requests');
-    assert.match(await page.textContent('#trace-status'), /^Replayed chat\.jsonl: 24 requests from 24 lines \(\d[\d.]* K?B, openai format\)\.$/);
+    assert.match(await page.textContent('#trace-status'), /^Replayed chat\.jsonl \(openai format\): 24 requests from 24 lines \(\d[\d.]* K?B\)\.$/);
     const dir = mkdtempSync(join(tmpdir(), 'prefixroute-trace-'));
     const file = join(dir, 'chat.jsonl');
     writeFileSync(file, text);

@@ -2,7 +2,7 @@
 // core reports per-session figures (workloads with sessions).
 import { describe, expect, test } from 'vitest';
 import type { PolicyResult } from '../../web/src/results';
-import { COLUMNS, columnsFor, SESSION_COLUMNS } from '../../web/src/table';
+import { COLUMNS, columnsFor, SESSION_COLUMNS } from '../../web/src/table-columns';
 
 const row = (over: Partial<PolicyResult>): PolicyResult => ({
   policy: 'round_robin', label: 'Round robin', mean_ttft_ms: 1, p50_ttft_ms: 1, p90_ttft_ms: 1, p99_ttft_ms: 1, max_ttft_ms: 1,

@@ -29,7 +29,7 @@ describe('texts', () => {
   });
 
   test('the trace status names the format the module read', () => {
-    expect(replayedText(summary({ format: 'openai' }))).toBe('Replayed t.jsonl: 1 request from 1 line (300 B, openai format).');
+    expect(replayedText(summary({ format: 'openai' }))).toBe('Replayed t.jsonl (openai format): 1 request from 1 line (300 B).');
   });
 
   test('the trace status once the replay has finished says it was replayed, not that it is replaying', () => {
