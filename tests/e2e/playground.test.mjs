@@ -17,13 +17,14 @@ const bench = (sets = []) => benchOutput(session.bench, [], sets);
 
 /**
  * What the page opened bare runs (web/src/page-scenario.ts: page-defaults.json's
- * scenario; the recommended policy is the catalogue's fallback until the
- * module marks one): a link runs what it says, so links without these keys
- * run the core's defaults.
+ * scenario, `@recommended` standing for the catalogue's recommended policy,
+ * which the core's results JSON names): a link runs what it says, so links
+ * without these keys run the core's defaults.
  */
 const PAGE_DEFAULTS = JSON.parse(readFileSync(new URL('../../web/src/page-defaults.json', import.meta.url), 'utf8'));
-const PAGE_SETS = Object.entries(PAGE_DEFAULTS.scenario);
-const bare = (sets = []) => bench([...PAGE_SETS, ...sets]);
+let pagePolicies = '';
+const pageSets = () => Object.entries({ ...PAGE_DEFAULTS.scenario, policies: pagePolicies });
+const bare = (sets = []) => bench([...pageSets(), ...sets]);
 
 // The table's rounding (web/src/format.ts), restated so the test checks it independently.
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -95,6 +96,7 @@ function expectedTable(resultsJson) {
 before(async () => {
   session = await startSession({ acceptDownloads: true });
   ({ server, context } = session);
+  pagePolicies = PAGE_DEFAULTS.scenario.policies.replace('@recommended', JSON.parse(bench()).recommended);
   DEFAULT_ROWS = JSON.parse(bare()).results.length;
   LINK_ROWS = JSON.parse(bench()).results.length;
   // Long tasks on the main thread, recorded from the very start of each page.
@@ -117,7 +119,7 @@ describe('playground', () => {
     const { page, problems } = await openPage();
     const shown = await readTable(page);
     assert.deepEqual(shown, expectedTable(bare()));
-    assert.equal(new URL(page.url()).search, `?v=1&policies=${PAGE_DEFAULTS.scenario.policies}`);
+    assert.equal(new URL(page.url()).search, `?v=1&policies=${pagePolicies}`);
     const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
     assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
     assert.doesNotMatch(csp, /unsafe-inline|'unsafe-eval'/);
@@ -148,7 +150,7 @@ describe('playground', () => {
     assert.notDeepEqual(changed, before);
     assert.deepEqual(changed, expectedTable(bare([['workload.requests', '1500']])));
     const link = page.url();
-    assert.equal(new URL(link).search, `?v=1&workload.requests=1500&policies=${PAGE_DEFAULTS.scenario.policies}`);
+    assert.equal(new URL(link).search, `?v=1&workload.requests=1500&policies=${pagePolicies}`);
 
     await page.uncheck('#field-policies-dynamo_kv');
     await waitForRows(page, DEFAULT_ROWS - 1);

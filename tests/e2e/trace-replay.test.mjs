@@ -185,7 +185,7 @@ describe('trace replay', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prefixroute-trace-'));
     const file = join(dir, 'chat.jsonl');
     writeFileSync(file, text);
-    const native = benchTrace(file, EXCERPT_SETS);
+    const native = benchTrace(file, [...EXCERPT_SETS, ['policies', new URL(page.url()).searchParams.get('policies')]]);
     rmSync(dir, { recursive: true });
     assert.deepEqual(await readTable(page), expectedTable(native));
     const shown = await page.$$eval('#results-table tbody tr', (rows) =>

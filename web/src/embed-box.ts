@@ -11,7 +11,6 @@
 
 import { byId, h } from './dom';
 import { defaultEmbedOptions, EMBED_CHARTS, EMBED_THEMES, EMBED_VIEWS, type EmbedOptions, hostedUrlProblem, MAX_READER_CONTROLS } from './embed-options';
-import { timelineElement } from './embed-frame';
 import { sha256Hex } from './hosted-trace';
 import type { PageState } from './page-state';
 import type { FieldInfo } from './schema';
@@ -55,7 +54,7 @@ export class EmbedBox {
   private choice: FileChoice = { kind: 'refused' };
 
   constructor(private readonly note: (text: string) => void) {
-    const views = EMBED_VIEWS.filter((v) => v !== 'timeline' || timelineElement());
+    const views = [...EMBED_VIEWS];
     this.view.replaceChildren(...views.map((v) => h('option', { value: v }, VIEW_LABELS[v])));
     this.chart.replaceChildren(...EMBED_CHARTS.map((c) => h('option', { value: c }, CHART_LABELS[c])));
     this.theme.replaceChildren(...EMBED_THEMES.map((t) => h('option', { value: t }, THEME_LABELS[t])));

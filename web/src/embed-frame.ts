@@ -20,36 +20,20 @@ import { EMBED_MESSAGES } from './share';
 import { COLUMNS } from './table-columns';
 import type { Theme } from './theme';
 
-/** Ids the timeline view looks for (web/src/timeline-chart.ts's section or figure, when the build has it). */
-const TIMELINE_ELEMENT_IDS = ['timeline', 'chart-timeline'];
-
-/** The timeline's element on the page, or null when this build has no timeline. */
-export function timelineElement(): HTMLElement | null {
-  for (const id of TIMELINE_ELEMENT_IDS) {
-    const el = document.getElementById(id);
-    if (el) return el;
-  }
-  return null;
-}
 /** The table's metric in the narrow layout until the reader picks another. */
 const NARROW_DEFAULT_METRIC = 'p99_ttft_ms';
 
 /** The embed's options and what it does with them; one per page, in embed mode only. */
 export class EmbedFrame {
   readonly options: EmbedOptions;
-  /** The view shown: the link's, or table-chart when the link's view is not in this build. */
+  /** The view shown: the link's. */
   readonly view: EmbedView;
   private readonly notes: string[] = [];
   private lastHeight = -1;
 
   constructor(private readonly search: string) {
     this.options = decodeEmbedOptions(search).options;
-    let view = this.options.view;
-    if (view === 'timeline' && !timelineElement()) {
-      view = 'table-chart';
-      this.notes.push('The timeline view is not available in this version of the playground: the table and a chart are shown instead.');
-    }
-    this.view = view;
+    this.view = this.options.view;
   }
 
   /** The charts the page builds: the view's one chart, if it has one. */
@@ -76,7 +60,7 @@ export class EmbedFrame {
     body.classList.add(`embed-view-${this.view}`);
     for (const id of this.charts()) byId(`chart-${id}`).classList.add('embed-shown');
     if (this.view === 'sweep') byId('sweep').classList.add('embed-shown');
-    if (this.view === 'timeline') timelineElement()?.classList.add('embed-shown');
+    if (this.view === 'timeline') byId('timeline').classList.add('embed-shown');
     if (this.options.theme !== 'host') theme.set(this.options.theme);
     // The link's messages are for the author: say so, quietly, to the reader.
     const head = document.querySelector('#link-messages .notice-head strong');

@@ -132,7 +132,7 @@ class Playground {
     const figures: Partial<Record<ChartId, HTMLElement>> = Object.fromEntries(chartIds.map((id) => [id, byId(`chart-${id}`)]));
     this.charts = new LazyCharts(figures, (error) =>
       showProblem(`The charts could not be loaded: ${error instanceof Error ? error.message : String(error)}`));
-    if (!this.embed)
+    if (!this.embed || this.embedFrame?.view === 'timeline')
       this.timeline = new LazyTimeline(byId('timeline'), (error) =>
         showProblem(`The timeline could not be drawn: ${error instanceof Error ? error.message : String(error)}`));
     this.theme.onChange(() => {
