@@ -9,19 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_FLAGS } from '../tests/e2e/harness.mjs';
 import { serveStatic } from '../tests/e2e/server.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const OUT = join(ROOT, 'docs/screenshots');
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** The views, as a person opens the page: a desktop window and a phone. */
 const VIEWS = [
@@ -32,7 +24,7 @@ const VIEWS = [
 mkdirSync(OUT, { recursive: true });
 const profile = mkdtempSync(join(tmpdir(), 'prefixroute-shots-'));
 const server = await serveStatic(join(ROOT, 'web/dist'), '/');
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
 try {
   for (const view of VIEWS) {
     const context = await browser.newContext({

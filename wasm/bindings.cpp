@@ -324,12 +324,8 @@ val policy_series(prefixroute::PolicyOutcome& outcome) {
 // for a throwing callback or a cancel, else {ok, resultsJson, series}.
 val run_outcome(const prefixroute::Scenario& scenario, prefixroute::ExperimentReport& report,
                 const std::string& callback_error) {
-  if (!callback_error.empty()) return failure({{"(onProgress)", callback_error}});
-  if (report.cancelled) {
-    val result = failure({{"(run)", "cancelled"}});
-    result.set("cancelled", true);
-    return result;
-  }
+  if (val stopped = prefixroute_wasm::unfinished_outcome(callback_error, report.cancelled); !stopped.isUndefined())
+    return stopped;
 
   val result = val::object();
   result.set("ok", true);
@@ -556,6 +552,13 @@ std::vector<prefixroute::FieldError> heap_budget_errors(double need, const char*
   return {{"(memory)", text}};
 }
 val failure(const std::vector<prefixroute::FieldError>& errors) { return ::failure(errors); }
+val unfinished_outcome(const std::string& callback_error, bool cancelled) {
+  if (!callback_error.empty()) return failure({{"(onProgress)", callback_error}});
+  if (!cancelled) return val::undefined();
+  val result = failure({{"(run)", "cancelled"}});
+  result.set("cancelled", true);
+  return result;
+}
 prefixroute::ScenarioParse parse_with_overrides(const val& scenario_json, const val& overrides_json) {
   return ::parse_with_overrides(scenario_json, overrides_json);
 }

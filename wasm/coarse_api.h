@@ -45,6 +45,11 @@ std::vector<prefixroute::FieldError> heap_budget_errors(double need, const char*
 /// {ok: false, errors: [{field, message}, ...]}.
 emscripten::val failure(const std::vector<prefixroute::FieldError>& errors);
 
+/// What a run that did not finish returns: the failure of a throwing
+/// onProgress (`callback_error`), or {ok: false, cancelled: true, ...} for a
+/// cancel; undefined when the run finished (the caller then builds its result).
+emscripten::val unfinished_outcome(const std::string& callback_error, bool cancelled);
+
 /// Parses scenarioJson + overridesJson (JS values; must be strings) as
 /// runScenario does, including its checks that the module can run the result.
 prefixroute::ScenarioParse parse_with_overrides(const emscripten::val& scenario_json,

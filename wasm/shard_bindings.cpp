@@ -87,12 +87,8 @@ bool read_documents(const val& documents, std::vector<prefixroute::ShardInput>& 
 // What runShard / runTraceShard return once the shard has run.
 val shard_outcome(const prefixroute::Scenario& scenario, prefixroute::ShardReport& report,
                   const std::string& callback_error) {
-  if (!callback_error.empty()) return failure({{"(onProgress)", callback_error}});
-  if (report.cancelled) {
-    val result = failure({{"(run)", "cancelled"}});
-    result.set("cancelled", true);
-    return result;
-  }
+  if (val stopped = prefixroute_wasm::unfinished_outcome(callback_error, report.cancelled); !stopped.isUndefined())
+    return stopped;
   val result = val::object();
   result.set("ok", true);
   result.set("shardJson", prefixroute::experiment_shard_to_json(scenario, report));

@@ -167,12 +167,8 @@ val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec
   const prefixroute::SweepReport report =
       prefixroute::run_sweep(scenario_json, overrides, spec, sweep_progress(on_progress, callback_error));
   if (!report.errors.empty()) return failure(report.errors);  // not expected: every point was checked
-  if (!callback_error.empty()) return failure({{"(onProgress)", callback_error}});
-  if (report.cancelled) {
-    val result = failure({{"(run)", "cancelled"}});
-    result.set("cancelled", true);
-    return result;
-  }
+  if (val stopped = prefixroute_wasm::unfinished_outcome(callback_error, report.cancelled); !stopped.isUndefined())
+    return stopped;
   val result = val::object();
   result.set("ok", true);
   result.set("sweepJson", prefixroute::sweep_to_json(spec, report));
@@ -199,12 +195,8 @@ val run_sweep_shard(const val& scenario_arg, const val& overrides_arg, const val
   std::string callback_error;
   const prefixroute::ShardReport report =
       prefixroute::run_sweep_shard(plan, shard, sweep_progress(on_progress, callback_error));
-  if (!callback_error.empty()) return failure({{"(onProgress)", callback_error}});
-  if (report.cancelled) {
-    val result = failure({{"(run)", "cancelled"}});
-    result.set("cancelled", true);
-    return result;
-  }
+  if (val stopped = prefixroute_wasm::unfinished_outcome(callback_error, report.cancelled); !stopped.isUndefined())
+    return stopped;
   val result = val::object();
   result.set("ok", true);
   result.set("shardJson", prefixroute::sweep_shard_to_json(spec, plan, report));

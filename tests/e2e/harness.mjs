@@ -15,7 +15,8 @@ export const DIST = join(ROOT, 'web/dist');
 /** Screenshots of the tests (not in git). */
 export const SHOTS = join(ROOT, 'build/e2e');
 const BENCH_BUILT = join(ROOT, 'build/native/tools/prefixroute-bench');
-const FLAGS = [
+/** Chromium's flags for this machine kind (../shared/notes/toolchain.md): no sandbox as root, no network chatter. */
+export const CHROMIUM_FLAGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
@@ -39,7 +40,7 @@ export async function startSession({ mount = '/deep/sub/path/', acceptDownloads 
   const context = await chromium.launchPersistentContext(join(profile, 'chromium'), {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: FLAGS,
+    args: CHROMIUM_FLAGS,
     acceptDownloads,
   });
   // Generous waits: the machine may be shared with builds (runs are CPU-bound in the worker).
@@ -116,7 +117,7 @@ export function commitAndWaitScript() {
 
 /** Debian's Chromium, headless, with the flags of every test (no persistent profile). */
 export function launchChromium() {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
 }
 
 /** The module's policy catalogue, read from the same wasm build the page serves (web/src/generated). */
