@@ -2,6 +2,8 @@
 // runs and keeps, and how its JSON marks the Pareto front.
 #include "prefixroute/sweep.h"
 
+#include "prefixroute/policies/catalogue.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -112,6 +114,7 @@ TEST(SweepJson, MarksExactlyTheUndominatedPoints) {
   const SweepSpec spec = parsed("workload.arrival_rate_per_s=60:160:3");
   const auto doc = nlohmann::json::parse(sweep_to_json(spec, run_sweep("", small, spec)));
   EXPECT_EQ(doc["schema"], "prefixroute.sweep/1");
+  EXPECT_EQ(doc["recommended"], std::string(recommended_policy()));
   EXPECT_EQ(doc["key"], "workload.arrival_rate_per_s");
   std::vector<nlohmann::json> all;
   for (const auto& point : doc["points"])

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "prefixroute/policies/catalogue.h"
 #include "run_engine.h"
 
 
@@ -141,6 +142,7 @@ std::string sweep_to_json(const SweepSpec& spec, const SweepReport& report) {
   using Json = nlohmann::ordered_json;
   Json doc = Json::object();
   doc["schema"] = "prefixroute.sweep/1";
+  doc["recommended"] = recommended_policy();
   doc["key"] = spec.key;
   if (!report.points.empty()) doc["base_scenario"] = Json::parse(scenario_to_json(report.points.front().scenario));
   struct Point {

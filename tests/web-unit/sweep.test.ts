@@ -25,6 +25,7 @@ describe('Pareto front', () => {
   it('draws the flagged points, left to right, each distinct point once', () => {
     const results: SweepResults = {
       schema: 'prefixroute.sweep/1',
+      recommended: 'expected_ttft',
       key: 'seed',
       points: [
         { value: '1', results: [outcome('a', 0.9, 200, true), outcome('b', 0.5, 50, true)] },
@@ -42,6 +43,7 @@ describe('Pareto front', () => {
   it('follows the flags, not the geometry: the page never judges dominance', () => {
     const results: SweepResults = {
       schema: 'prefixroute.sweep/1',
+      recommended: 'expected_ttft',
       key: 'seed',
       points: [{ value: '1', results: [outcome('a', 0.9, 10, false), outcome('b', 0.1, 500, true)] }],
     };
@@ -131,6 +133,7 @@ describe('unchanged points are drawn and listed once', () => {
   // Affinity ignores the swept slack: the same outcome, flagged on the front, at every value.
   const sweep: SweepResults = {
     schema: 'prefixroute.sweep/1',
+    recommended: 'expected_ttft',
     key: 'affinity_balanced.load_slack_s',
     points: ['0', '0.05', '0.1', '0.15'].map((value, i) => ({
       value,

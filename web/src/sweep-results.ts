@@ -24,6 +24,8 @@ export interface SweepPointResult {
 /** A whole sweep: the dotted key varied and its points in order. */
 export interface SweepResults {
   schema: string;
+  /** The policy prefixroute recommends (the catalogue's recommended entry). */
+  recommended: string;
   key: string;
   points: SweepPointResult[];
 }
@@ -31,10 +33,10 @@ export interface SweepResults {
 /** Parses sweep JSON; throws on a document of another schema (a bug, not user input). */
 export function parseSweepResults(json: string): SweepResults {
   const doc = JSON.parse(json) as Partial<SweepResults>;
-  if (doc.schema !== 'prefixroute.sweep/1' || typeof doc.key !== 'string' || !Array.isArray(doc.points)) {
+  if (doc.schema !== 'prefixroute.sweep/1' || typeof doc.recommended !== 'string' || typeof doc.key !== 'string' || !Array.isArray(doc.points)) {
     throw new Error(`not a prefixroute.sweep/1 document (schema ${String(doc.schema)})`);
   }
-  return { schema: doc.schema, key: doc.key, points: doc.points };
+  return { schema: doc.schema, recommended: doc.recommended, key: doc.key, points: doc.points };
 }
 
 /** Policies in the order the sweep reports them. */
