@@ -115,21 +115,23 @@ TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfEachWorkloadKind) {
   // (two nodes per insert, and every replica holding a piece of every run of
   // every session it served, as round robin spreads a session), while these
   // runs add about one node per call (a call extends its session's path) and
-  // hold far fewer pieces. Never below; up to six times the peak.
+  // hold far fewer pieces, and the session tally's allowance adds 64 bytes a
+  // request. Never below; up to seven times the peak (5.8x natively; the
+  // sanitizer build's allocator measures its peak about 5 % lower).
   expect_bounds(parsed({{"policies", "round_robin,dynamo_kv"}, {"workload.kind", "agentic"},
                         {"workload.requests", "20000"}, {"workload.context_tokens_max", "20000"},
                         {"cluster.cache_tokens", "1000000"}, {"router.kv_event_lag_ms", "50"}}),
-                nullptr, nullptr, "agentic 20k, long contexts, lagged", 6);
+                nullptr, nullptr, "agentic 20k, long contexts, lagged", 7);
   expect_bounds(parsed({{"policies", "round_robin"}, {"workload.kind", "agentic"}, {"workload.requests", "20000"},
                         {"workload.context_tokens_max", "50000"}, {"cluster.replicas", "16"},
                         {"cluster.cache_tokens", "1000000"}}),
-                nullptr, nullptr, "agentic 20k, 16 replicas, round robin", 6);
+                nullptr, nullptr, "agentic 20k, 16 replicas, round robin", 7);
   // Two token ids: different messages share a few leading token ids, so
   // inserts split edges inside runs (more nodes and pieces per insert).
   expect_bounds(parsed({{"policies", "round_robin,affinity"}, {"workload.kind", "agentic"}, {"workload.requests", "20000"},
                         {"workload.vocab_size", "2"}, {"cluster.replicas", "16"},
                         {"cluster.cache_tokens", "1000000"}}),
-                nullptr, nullptr, "agentic 20k, 16 replicas, two token ids", 6);
+                nullptr, nullptr, "agentic 20k, 16 replicas, two token ids", 7);
   // gsp's 1,024 requests route 139,264 blocks to llm-d's index, nearly all
   // repeats of the groups' system prompts; llm-d's own estimate
   // (llmd_epp.cpp) then takes its whole index capacity (12 MB), about six

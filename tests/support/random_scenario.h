@@ -84,6 +84,9 @@ inline const std::map<std::string_view, std::pair<double, double>>& size_caps() 
       {"workload.gsp_output_len", {0, 200}},
       {"cluster.replicas", {1, 8}},
       {"cluster.cache_tokens", {0, 2000}},
+      // Each router instance is a policy with its own state: 256 of them make a
+      // 300-request run cost as much as 256 runs.
+      {"router.instances", {1, 4}},
   };
   return caps;
 }
