@@ -244,3 +244,27 @@ TEST(TraceFormat, AutoDetectsOpenAiFromMessagesOrPromptAndTheFieldAcceptsIt) {
   EXPECT_EQ(trace_read_options(p.scenario.trace).format, Format::OpenAI);
   EXPECT_STREQ(trace_format_name(Format::OpenAI), "openai");
 }
+
+// The window on the trace's own clock (seconds since its first request):
+// requests before start_s are read and count their session's turn but are
+// not kept; reading stops at the first at or after end_s; kept arrivals count
+// from start_s (times time_scale).
+TEST(OpenAiReader, TheTimeWindowKeepsTheRequestsInsideIt) {
+  std::string text;
+  text += request("100", R"("prompt": "a", "output_tokens": 1, "session_id": "s1")");  // clock 0: before
+  text += request("101", R"("prompt": "b", "output_tokens": 1, "session_id": "s1")");  // clock 1: kept
+  text += request("102.5", R"("prompt": "c", "output_tokens": 1, "session_id": "s2")");  // clock 2.5: kept
+  text += request("103", R"("prompt": "d", "output_tokens": 1, "session_id": "s1")");  // clock 3: the end
+  TraceReadOptions o = openai();
+  o.start_s = 1;
+  o.end_s = 3;
+  o.time_scale = 2;
+  const auto r = read_trace(text, o);
+  ASSERT_TRUE(r.ok()) << r.error_text();
+  ASSERT_EQ(r.trace->size(), 2u);
+  EXPECT_EQ(r.trace->arrival(0), seconds_to_ticks(0));  // (1 - 1) x 2
+  EXPECT_EQ(r.trace->arrival(1), seconds_to_ticks(3));  // (2.5 - 1) x 2
+  EXPECT_EQ(r.trace->turn(0), 1u);  // s1's second request: the first, before the window, still counts
+  EXPECT_EQ(r.trace->turn(1), 0u);
+  EXPECT_NE(r.trace->session(0), r.trace->session(1));
+}
