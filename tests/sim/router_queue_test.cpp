@@ -190,5 +190,29 @@ TEST(DynamoRouterQueue, SpfReleasesTheShortestPromptFirst) {
   EXPECT_EQ(run.replica_of, (std::vector<std::uint32_t>{0, 0, 0, 0}));
 }
 
+// A held request is routed after later arrivals (here 0, 2, 3, then 1): the
+// timeline still files each request under its arrival's window, and its
+// routing groups (each distinct prompt its own) are tallied over the whole run.
+TEST(DynamoRouterQueue, TheTimelineFilesHeldRequestsByTheirArrival) {
+  const Workload trace = distinct_prompts(kOneReplica);
+  RecordedDynamo policy(queue_params(DynamoRouterQueue::ShortestPromptFirst), 100);
+  const SimulationRun run = simulate(trace, cluster_of(1), policy, {}, 4096, {}, true);
+  ASSERT_EQ(policy.routed.back().id, 1u);  // routed last
+  const Timeline& t = run.timeline;
+  ASSERT_GT(t.windows, 0u);
+  std::uint32_t requests = 0, groups = 0;
+  for (std::size_t c = 0; c < t.requests.size(); ++c) {
+    requests += t.requests[c];
+    groups += t.groups[c];
+    EXPECT_EQ(t.groups[c], t.requests[c]) << "cell " << c;  // distinct prompts: one group per request
+  }
+  EXPECT_EQ(requests, 4u);
+  EXPECT_EQ(groups, 4u);
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const auto w = static_cast<std::size_t>(std::min<Tick>(trace.arrival(i) / t.window_ticks, t.windows - 1));
+    EXPECT_GE(t.requests[w * t.rows()], 1u) << "request " << i << " not in its arrival's window " << w;
+  }
+}
+
 }  // namespace
 }  // namespace prefixroute
