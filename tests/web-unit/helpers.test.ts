@@ -2,7 +2,7 @@
 // reading and the labels in the core's messages.
 import { describe, expect, it } from 'vitest';
 import { cdfPoints } from '../../web/src/cdf';
-import { CSV_COLUMNS, CSV_SOURCE_COLUMNS, resultsToCsv } from '../../web/src/export';
+import { CSV_COLUMNS, CSV_OPTIONAL_COLUMNS, CSV_SOURCE_COLUMNS, resultsToCsv } from '../../web/src/export';
 import { formatChange, formatCountOf, formatMs, formatPointChange } from '../../web/src/format';
 import { parseResults } from '../../web/src/results';
 import { resolveOverrides } from '../../web/src/resolve';
@@ -119,6 +119,32 @@ describe('exports', () => {
       expect(cell('workload_fingerprint')).toBe(results.workload.fingerprint);
       expect(cell('command')).toBe('prefixroute-bench --set workload.requests=300');
       expect(cell('link')).toBe(link);
+    }
+  });
+
+  it('CSV adds the decode and per-session figures when the run has them, at full precision', async () => {
+    const core = await loadCore();
+    const plain = core.runScenario('{}', JSON.stringify([['workload.requests', '50']]), null);
+    if (!plain.ok) throw new Error('run failed');
+    expect(parseRfc4180(resultsToCsv(parseResults(plain.resultsJson), []))[0]).toEqual([...CSV_COLUMNS, ...CSV_SOURCE_COLUMNS]);
+    const overrides: Pair[] = [
+      ['workload.kind', 'sessions'],
+      ['workload.requests', '200'],
+      ['cluster.engine', 'batched'],
+      ['hardware.model', 'llama-3.1-8b'],
+      ['hardware.gpu', 'h100'],
+      ['policies', 'round_robin,affinity'],
+    ];
+    const run = core.runScenario('{}', JSON.stringify(overrides), null);
+    if (!run.ok) throw new Error('run failed');
+    const results = parseResults(run.resultsJson);
+    const records = parseRfc4180(resultsToCsv(results, overrides));
+    expect(records[0]).toEqual([...CSV_COLUMNS, ...CSV_OPTIONAL_COLUMNS, ...CSV_SOURCE_COLUMNS]);
+    for (const [i, row] of records.slice(1).entries()) {
+      const r = results.results[i] as unknown as Record<string, number>;
+      for (const c of ['p99_tpot_ms', 'output_tokens_per_s', 'later_call_hit_rate', 'one_replica_session_share']) {
+        expect(Number(row[records[0].indexOf(c)])).toBe(r[c]);
+      }
     }
   });
 
