@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (CMake preset `fuzz`: clang 14, ASan + UBSan)
-# and runs each for SECONDS seconds (default 20), failing on any crash, hang,
+# Builds the libFuzzer targets (CMake preset `sanitize`: clang 14, ASan + UBSan,
+# the same build as the sanitized test suites) and runs each for SECONDS seconds (default 20), failing on any crash, hang,
 # sanitizer report, model mismatch or allocation over the limits.
 #
 #   bash scripts/fuzz.sh            # 20 s per target (npm test)
@@ -8,9 +8,9 @@
 #   bash scripts/fuzz.sh 60 radix_lockstep_fuzzer   # one target
 #
 # Each target starts from its seed corpus (fuzz/corpus/<target>/, in git) plus
-# what earlier runs found (build/fuzz/corpus/<target>/, not in git). A crash
-# input is written to build/fuzz/artifacts/; replay it with
-#   build/fuzz/fuzz/<target> build/fuzz/artifacts/<file>
+# what earlier runs found (build/sanitize/corpus/<target>/, not in git). A crash
+# input is written to build/sanitize/artifacts/; replay it with
+#   build/sanitize/fuzz/<target> build/sanitize/artifacts/<file>
 source "$(dirname "$0")/lib.sh"
 
 seconds=${1:-20}
@@ -21,30 +21,32 @@ targets=("$@")
 ensure_native_deps
 ensure_apt clang-14 libclang-rt-14-dev
 
-log "fuzz build (clang 14, libFuzzer + ASan + UBSan)"
-build_preset fuzz
+log "fuzz targets (preset sanitize: clang 14, libFuzzer + ASan + UBSan)"
+cd "$ROOT"
+[ -f build/sanitize/build.ninja ] || cmake --preset sanitize >/dev/null
+cmake --build --preset sanitize --target "${targets[@]}"
 
 cd "$ROOT"
-mkdir -p build/fuzz/artifacts
+mkdir -p build/sanitize/artifacts
 failed=()
 for target in "${targets[@]}"; do
-  corpus=build/fuzz/corpus/$target
+  corpus=build/sanitize/corpus/$target
   mkdir -p "$corpus"
   log "fuzzing $target for ${seconds}s"
   # -rss_limit_mb / -malloc_limit_mb: a hostile input must be refused before
   # it can make the core allocate without bound. -timeout: one input may take
   # at most 25 s (a hang is a failure).
-  if ! build/fuzz/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=512 \
-      -timeout=25 -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/ \
-      "$corpus" "fuzz/corpus/$target" > "build/fuzz/$target.log" 2>&1; then
+  if ! build/sanitize/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=512 \
+      -timeout=25 -print_final_stats=1 -artifact_prefix=build/sanitize/artifacts/ \
+      "$corpus" "fuzz/corpus/$target" > "build/sanitize/$target.log" 2>&1; then
     failed+=("$target")
-    tail -n 60 "build/fuzz/$target.log" >&2
+    tail -n 60 "build/sanitize/$target.log" >&2
   fi
-  grep -E '^stat::number_of_executed_units|^lockstep totals|^#[0-9]+ *DONE' "build/fuzz/$target.log" >&2 || true
+  grep -E '^stat::number_of_executed_units|^lockstep totals|^#[0-9]+ *DONE' "build/sanitize/$target.log" >&2 || true
 done
 
 if [ ${#failed[@]} -gt 0 ]; then
-  log "fuzzing FAILED: ${failed[*]} (logs in build/fuzz/<target>.log, inputs in build/fuzz/artifacts/)"
+  log "fuzzing FAILED: ${failed[*]} (logs in build/sanitize/<target>.log, inputs in build/sanitize/artifacts/)"
   exit 1
 fi
 log "fuzzing passed: ${targets[*]}"

@@ -2,13 +2,14 @@
 # npm test: every test of the project, in the order a failure is cheapest to see.
 #   1. native release build + GoogleTest suites + CLI/README checks (ctest),
 #      then the benchmark under valgrind (no leak, no memory error)
-#   2. sanitizer build (ASan + UBSan) + the same suites
+#   2. sanitizer build (clang 14, ASan + UBSan) + the same suites; the same
+#      build holds the libFuzzer targets
 #   3. WebAssembly module: build, TypeScript declarations, Node and Chromium
 #      tests (native == wasm results byte for byte on the presets and 20
 #      random scenarios; the browser checks are required, not skipped)
 #   4. playground: TypeScript check, unit tests of the URL state, production build,
 #      end-to-end tests in headless Chromium
-#   5. a bounded fuzz run of every libFuzzer target
+#   5. a bounded fuzz run of every libFuzzer target (built in step 2)
 # Each step installs what it needs when missing (apt as root, npm ci).
 source "$(dirname "$0")/lib.sh"
 ensure_native_deps
@@ -18,7 +19,8 @@ build_preset native
 ctest --preset native -j2
 bash "$ROOT/scripts/leak-check.sh"
 
-log "2/5 sanitizer build (ASan + UBSan) + tests"
+log "2/5 sanitizer build (clang 14, ASan + UBSan; also the fuzz targets) + tests"
+ensure_apt clang-14 libclang-rt-14-dev
 build_preset sanitize
 ctest --preset sanitize -j2
 
