@@ -11,6 +11,7 @@
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/run_list.h"
 #include "prefixroute/workload/synthetic.h"
+#include "json_text.h"
 #include "run_engine.h"
 #include "scenario_fields.h"
 
@@ -465,12 +466,12 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
   Json doc = Json::object();
   doc["schema"] = "prefixroute.results/1";
   doc["recommended"] = recommended_policy();
-  doc["scenario"] = Json::parse(scenario_to_json(scenario));
+  doc["scenario"] = json_text::parse_unbounded(scenario_to_json(scenario));
   const bool with_replicates = !report.seeds.empty() && !report.cancelled;
   // The batched engine's or the hardware's figures for one replica.
   const bool batched = scenario.cluster.engine == EngineKind::Batched;
   const auto add_hardware = [&] {
-    if (batched || scenario.hardware.enabled()) doc["hardware"] = Json::parse(hardware_summary_json(scenario));
+    if (batched || scenario.hardware.enabled()) doc["hardware"] = json_text::parse_unbounded(hardware_summary_json(scenario));
   };
   if (!with_replicates) {
     Json& workload = doc["workload"];

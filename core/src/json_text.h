@@ -26,6 +26,11 @@ bool parse(std::string_view text, Json& out, std::string& error);
 /// totals make them larger than a scenario).
 bool parse(std::string_view text, Json& out, std::string& error, std::size_t max_bytes);
 
+/// Parses `text` with no size or depth limit: a document this program wrote,
+/// or a trace line whose reader bounds its nesting itself. Not valid JSON
+/// gives a discarded value (Json::is_discarded), as Json::parse(text,
+/// nullptr, false) does; this shares parse's parser code in the wasm module.
+Json parse_unbounded(std::string_view text);
 /// A value as an error message shows it: containers named, never dumped;
 /// long text cut; the type said for strings and booleans.
 std::string describe(const Json& value);

@@ -425,7 +425,7 @@ ShardReport run_experiment_shard(const Scenario& scenario, const Shard& shard, c
 
 std::string experiment_shard_to_json(const Scenario& scenario, const ShardReport& shard) {
   Json doc = header("experiment", shard);
-  doc["scenario"] = Json::parse(scenario_to_json(scenario));
+  doc["scenario"] = json_text::parse_unbounded(scenario_to_json(scenario));
   if (needs_given(scenario)) doc["given"] = given_json(scenario);
   doc["results"] = runs_json({&scenario}, shard);
   return doc.dump(2) + "\n";
@@ -451,7 +451,7 @@ std::string sweep_shard_to_json(const SweepSpec& spec, const SweepReport& plan, 
   sweep["key"] = spec.key;
   sweep["values"] = std::move(values);
   Json scenarios = Json::array();
-  for (const Scenario* s : points) scenarios.push_back(Json::parse(scenario_to_json(*s)));
+  for (const Scenario* s : points) scenarios.push_back(json_text::parse_unbounded(scenario_to_json(*s)));
   doc["scenarios"] = std::move(scenarios);
   doc["results"] = runs_json(points, shard);
   return doc.dump(2) + "\n";

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "prefixroute/policies/catalogue.h"
+#include "json_text.h"
 #include "run_engine.h"
 
 
@@ -144,7 +145,7 @@ std::string sweep_to_json(const SweepSpec& spec, const SweepReport& report) {
   doc["schema"] = "prefixroute.sweep/1";
   doc["recommended"] = recommended_policy();
   doc["key"] = spec.key;
-  if (!report.points.empty()) doc["base_scenario"] = Json::parse(scenario_to_json(report.points.front().scenario));
+  if (!report.points.empty()) doc["base_scenario"] = json_text::parse_unbounded(scenario_to_json(report.points.front().scenario));
   struct Point {
     double hit, p99;
   };

@@ -16,8 +16,12 @@ const TYPES = {
   '.png': 'image/png',
 };
 
-/** Serves `root` under `mount` (e.g. "/some/sub/path/"); resolves to { url, close }. */
-export function serveStatic(root, mount = '/') {
+/**
+ * Serves `root` under `mount` (e.g. "/some/sub/path/"); resolves to { url, close }.
+ * `onFile(file)`, when given, is called with the path of every file served
+ * (bench/payload.mjs: what the page downloads for its first view).
+ */
+export function serveStatic(root, mount = '/', onFile = () => {}) {
   const base = resolve(root);
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -37,6 +41,7 @@ export function serveStatic(root, mount = '/') {
       res.writeHead(404).end('not found');
       return;
     }
+    onFile(file);
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
     createReadStream(file).pipe(res);
   });

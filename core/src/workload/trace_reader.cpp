@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "../json_text.h"
 #include "openai_request.h"
 #include "prefixroute/base/hashing.h"
 #include "prefixroute/scenario.h"
@@ -154,7 +155,7 @@ void TraceReader::process_line(std::string_view line) {
   // A deeply nested line would cost ~80 bytes of tree per input byte and
   // overflow the stack when a message dumps it: refuse it before parsing.
   const bool too_deep = nesting_depth(line) > kMaxNesting;
-  const Json doc = too_deep ? Json(nullptr) : Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  const Json doc = too_deep ? Json(nullptr) : json_text::parse_unbounded(line);
   const bool object = !too_deep && !doc.is_discarded() && doc.is_object();
   if (format_ == Format::Auto && object)
     format_ = doc.contains("chat_id")                              ? Format::Bailian
