@@ -136,16 +136,25 @@ class FlatMap {
   std::size_t size_ = 0;
 };
 
-// A set of block hashes with LRU eviction at a fixed capacity: an intrusive
-// doubly linked list of slots (most recent at the head) and a map from hash to
-// slot. Eviction reuses the least recent slot at once but leaves the evicted
-// hash's map entry in place (stale: its slot now holds another hash) until
-// forget() removes it, so callers can batch those removals; every lookup checks
-// the slot's hash, so a stale entry never counts as held.
+// A set of block hashes with LRU eviction at a fixed capacity. Each held hash
+// has a slot with the time of its latest touch (a per-set counter). Once the
+// set first has to evict, every touch is also appended to a log of (time,
+// slot), started from the slots in time order; the least recent hash is the
+// slot of the oldest log entry whose time is still its slot's (older entries
+// of a slot touched again are stale and skipped). This evicts exactly what a
+// recency-ordered list would, but a touch writes its own slot (and appends to
+// the log) instead of unlinking and relinking list neighbours scattered in
+// memory, and a set that never fills keeps no order at all. The log is
+// compacted (stale entries dropped, times renumbered 1..n in order) when it
+// exceeds 2 x size() + 64 entries: amortised O(1) per touch, at most that
+// many entries, and times below 3 x capacity + 65. A set that has not filled
+// renumbers (and starts its log) should its counter reach 2^32 - 1.
+// Eviction reuses the least recent slot at once but leaves the evicted hash's
+// map entry in place (stale: its slot now holds another hash) until forget()
+// removes it, so callers can batch those removals; every lookup checks the
+// slot's hash, so a stale entry never counts as held.
 class BlockLru {
  public:
-  static constexpr std::uint32_t kNil = ~std::uint32_t{0};
-
   explicit BlockLru(std::uint64_t capacity) : capacity_(capacity) {}
 
   bool contains(std::uint64_t hash) const {
@@ -163,24 +172,21 @@ class BlockLru {
     evicted = 0;
     std::uint32_t* mapped = slots_.find(hash);
     if (mapped != nullptr && nodes_[*mapped].hash == hash) {
-      if (*mapped != head_) {
-        unlink(*mapped);
-        push_front(*mapped);
-      }
+      stamp(*mapped);
       return false;
     }
     std::uint32_t slot;
     if (nodes_.size() < capacity_) {
       slot = static_cast<std::uint32_t>(nodes_.size());
-      nodes_.push_back(Node{hash, kNil, kNil});
+      nodes_.push_back(Node{hash, 0});
     } else {
-      slot = tail_;  // reuse the least recent entry's slot
-      unlink(slot);
+      if (!logging_) start_log();
+      slot = pop_least_recent();  // reuse the least recent entry's slot
       evicted = nodes_[slot].hash;
       nodes_[slot].hash = hash;
     }
     if (mapped != nullptr) *mapped = slot; else slots_.insert(hash, slot);  // a stale entry is reused
-    push_front(slot);
+    stamp(slot);
     return true;
   }
 
@@ -193,27 +199,68 @@ class BlockLru {
  private:
   struct Node {
     std::uint64_t hash;
-    std::uint32_t prev, next;
+    std::uint32_t last;  // time of the latest touch
+  };
+  struct Touch {
+    std::uint32_t when;
+    std::uint32_t slot;
   };
 
-  void unlink(std::uint32_t slot) {
-    const std::uint32_t p = nodes_[slot].prev, n = nodes_[slot].next;
-    if (p != kNil) nodes_[p].next = n; else head_ = n;
-    if (n != kNil) nodes_[n].prev = p; else tail_ = p;
+  void stamp(std::uint32_t slot) {
+    if (clock_ == ~std::uint32_t{0}) start_log();  // renumbers
+    nodes_[slot].last = ++clock_;
+    if (!logging_) return;
+    log_.push_back(Touch{clock_, slot});
+    if (log_.size() > 2 * nodes_.size() + 64) compact();
   }
 
-  void push_front(std::uint32_t slot) {
-    nodes_[slot].prev = kNil;
-    nodes_[slot].next = head_;
-    if (head_ != kNil) nodes_[head_].prev = slot;
-    head_ = slot;
-    if (tail_ == kNil) tail_ = slot;
+  // The log of every slot in time order, renumbered 1..n (ties cannot occur:
+  // each touch has its own time).
+  void start_log() {
+    log_.resize(nodes_.size());
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      log_[i] = Touch{nodes_[i].last, static_cast<std::uint32_t>(i)};
+    std::sort(log_.begin(), log_.end(), [](const Touch& a, const Touch& b) { return a.when < b.when; });
+    for (std::size_t i = 0; i < log_.size(); ++i) {
+      log_[i].when = static_cast<std::uint32_t>(i + 1);
+      nodes_[log_[i].slot].last = log_[i].when;
+    }
+    oldest_ = 0;
+    clock_ = static_cast<std::uint32_t>(log_.size());
+    logging_ = true;
+  }
+
+  // The slot of the least recent hash, its log entry consumed. Only called
+  // when the set is full (not empty): every slot has one live entry.
+  std::uint32_t pop_least_recent() {
+    for (;;) {
+      const Touch t = log_[oldest_++];
+      if (nodes_[t.slot].last == t.when) return t.slot;
+    }
+  }
+
+  // Keeps the live entries, in order, renumbered 1..n.
+  void compact() {
+    std::size_t out = 0;
+    std::uint32_t time = 0;
+    for (std::size_t i = oldest_; i < log_.size(); ++i) {
+      const Touch t = log_[i];
+      if (nodes_[t.slot].last != t.when) continue;
+      nodes_[t.slot].last = ++time;
+      log_[out++] = Touch{time, t.slot};
+    }
+    log_.resize(out);
+    oldest_ = 0;
+    clock_ = time;
   }
 
   std::uint64_t capacity_;
   FlatMap<std::uint32_t> slots_;
   std::vector<Node> nodes_;
-  std::uint32_t head_ = kNil, tail_ = kNil;
+  std::vector<Touch> log_;   // touches in time order; [oldest_, end) not yet consumed
+  std::size_t oldest_ = 0;
+  std::uint32_t clock_ = 0;
+  bool logging_ = false;  // whether log_ is kept (from the first eviction on)
 };
 
 }  // namespace
@@ -301,32 +348,121 @@ LlmdEpp::LlmdEpp(const LlmdEppParams& params, std::uint64_t seed)
   if (params_.block_size == 0) params_.block_size = 1;
   if (params_.lru_blocks_per_replica == 0) params_.lru_blocks_per_replica = 1;
   index_ = std::make_unique<Index>(params_.lru_blocks_per_replica);
+  memo_ = std::make_unique<HashMemo>();
 }
+
+namespace {
+
+// The chained block hash, token by token: `state` is the FNV-1a state of the
+// block being hashed (the parent's hash at its start) and `filled` its tokens
+// so far; each completed block's hash is appended to `out`.
+void hash_tokens(const Token* tokens, std::size_t n, std::uint32_t block_size, std::uint64_t& state,
+                 std::uint32_t& filled, std::vector<std::uint64_t>& out) {
+  std::size_t i = 0;
+  while (i < n) {
+    // FNV-1a-style over 32-bit token ids, started from the parent's hash (one
+    // multiply per token), then a finaliser so every bit depends on every token.
+    const std::size_t take = std::min<std::size_t>(n - i, block_size - filled);
+    std::uint64_t h = state;
+    for (std::size_t k = 0; k < take; ++k) h = (h ^ tokens[i + k]) * kFnvPrime;
+    i += take;
+    filled += static_cast<std::uint32_t>(take);
+    if (filled == block_size) {
+      h = fmix64(h);
+      if (h == 0) h = 1;  // 0 marks an empty slot in the index's tables
+      out.push_back(h);
+      filled = 0;
+    }
+    state = h;
+  }
+}
+
+}  // namespace
 
 void LlmdEpp::block_hashes(TokenSpan tokens, std::uint32_t block_size, std::uint32_t max_blocks,
                            std::vector<std::uint64_t>& out) {
   out.clear();
   const std::size_t blocks = std::min<std::size_t>(tokens.size() / block_size, max_blocks);
-  std::uint64_t parent = kFnvOffset;
-  for (std::size_t b = 0; b < blocks; ++b) {
-    // FNV-1a-style over 32-bit token ids, started from the parent's hash (one
-    // multiply per token), then a finaliser so every bit depends on every token.
-    std::uint64_t h = parent;
-    const Token* t = tokens.data() + b * block_size;
-    for (std::uint32_t k = 0; k < block_size; ++k) h = (h ^ t[k]) * kFnvPrime;
-    parent = fmix64(h);
-    if (parent == 0) parent = 1;  // 0 marks an empty slot in the index's tables
-    out.push_back(parent);
-  }
+  std::uint64_t state = kFnvOffset;
+  std::uint32_t filled = 0;
+  hash_tokens(tokens.data(), blocks * block_size, block_size, state, filled, out);
 }
 
+// A memo of the hashes a prompt's piece produced: a prompt's leading pieces
+// (a tenant's system prompt, a conversation's earlier turns, a trace's
+// blocks) recur in many prompts, and hashing is a chain of multiplies (one
+// per token) while comparing tokens is not. An entry is keyed by the hasher's
+// state at the piece's start (the FNV state and the tokens already in the
+// current block) and the piece's tokens, which it keeps and compares in full:
+// a hit is the same input as the chain would have read, so it yields exactly
+// the chain's hashes and end state (nothing is assumed of run identities).
+// Direct-mapped, kSlots entries, chosen by the piece's run, offset, length
+// and the state; a prompt's last considered piece is not entered (usually
+// the request's own new turn, which no later prompt repeats at that state;
+// a later turn of its conversation enters it as a leading piece).
+// Memory: at most kSlots x (tokens x 4 + blocks x 8) of the longest
+// considered piece.
+struct LlmdEpp::HashMemo {
+  static constexpr std::size_t kSlots = 128;
+  struct Entry {
+    bool valid = false;
+    std::uint64_t state_in = 0, state_out = 0;
+    std::uint32_t filled_in = 0, filled_out = 0;
+    std::vector<Token> tokens;
+    std::vector<std::uint64_t> hashes;
+  };
+  std::vector<Entry> entries = std::vector<Entry>(kSlots);
+
+  static std::size_t slot(const Content* content, const Piece& piece, std::uint32_t length, std::uint64_t state,
+                          std::uint32_t filled) {
+    std::uint64_t k = state ^ (piece.run * 0x9e3779b97f4a7c15ULL) ^
+                      ((static_cast<std::uint64_t>(piece.offset) << 32) | length) ^
+                      (static_cast<std::uint64_t>(filled) << 48) ^ reinterpret_cast<std::uintptr_t>(content);
+    return static_cast<std::size_t>(fmix64(k) & (kSlots - 1));
+  }
+};
+
 void LlmdEpp::hash_blocks(const Prompt& prompt) {
-  // Only the blocks the scorer considers are read.
-  const std::size_t tokens = std::min<std::size_t>(
-      prompt.size(), static_cast<std::size_t>(params_.max_prefix_blocks) * params_.block_size);
-  block_tokens_.resize(tokens);
-  prompt.copy(0, tokens, block_tokens_.data());
-  block_hashes(block_tokens_, params_.block_size, params_.max_prefix_blocks, hashes_);
+  hashes_.clear();
+  const std::uint32_t block = params_.block_size;
+  // Only the full blocks the scorer considers are read.
+  std::size_t left = std::min<std::size_t>(prompt.size() / block, params_.max_prefix_blocks) * block;
+  std::uint64_t state = kFnvOffset;
+  std::uint32_t filled = 0;
+  for (const Piece& piece : prompt.pieces) {
+    if (left == 0) break;
+    const std::uint32_t length = static_cast<std::uint32_t>(std::min<std::size_t>(piece.length, left));
+    left -= length;
+    const Token* tokens = prompt.content->stored(piece.run);
+    if (tokens != nullptr) {
+      tokens += piece.offset;
+    } else {
+      block_tokens_.resize(length);
+      prompt.content->copy(piece.run, piece.offset, length, block_tokens_.data());
+      tokens = block_tokens_.data();
+    }
+    if (left == 0) {  // the last piece: hashed, not entered
+      hash_tokens(tokens, length, block, state, filled, hashes_);
+      break;
+    }
+    HashMemo::Entry& e = memo_->entries[HashMemo::slot(prompt.content, piece, length, state, filled)];
+    if (e.valid && e.state_in == state && e.filled_in == filled && e.tokens.size() == length &&
+        std::equal(tokens, tokens + length, e.tokens.data())) {
+      hashes_.insert(hashes_.end(), e.hashes.begin(), e.hashes.end());
+      state = e.state_out;
+      filled = e.filled_out;
+      continue;
+    }
+    e.valid = true;
+    e.state_in = state;
+    e.filled_in = filled;
+    e.tokens.assign(tokens, tokens + length);
+    const std::size_t first = hashes_.size();
+    hash_tokens(tokens, length, block, state, filled, hashes_);
+    e.hashes.assign(hashes_.begin() + static_cast<std::ptrdiff_t>(first), hashes_.end());
+    e.state_out = state;
+    e.filled_out = filled;
+  }
 }
 
 void LlmdEpp::ensure_replicas(std::size_t n) { index_->ensure_replicas(n); }

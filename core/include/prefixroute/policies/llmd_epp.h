@@ -111,6 +111,8 @@ class LlmdEpp final : public RoutingPolicy {
   bool index_contains(std::size_t replica, std::uint64_t hash) const;
   /// Number of hashes in replica's index.
   std::size_t index_size(std::size_t replica) const;
+  /// The block hashes of the last prompt choose() saw (block_hashes of its tokens).
+  const std::vector<std::uint64_t>& last_block_hashes() const { return hashes_; }
   /// Per-replica scores (and their parts) computed by the last choose().
   const std::vector<double>& last_scores() const { return scores_; }
   const std::vector<double>& last_prefix_scores() const { return prefix_; }
@@ -125,6 +127,8 @@ class LlmdEpp final : public RoutingPolicy {
   // replicas holding it (so the prefix walk does one lookup per block, not one
   // per replica). Defined in the source file.
   struct Index;
+  // Recently hashed pieces and their block hashes (defined in the source file).
+  struct HashMemo;
 
   void ensure_replicas(std::size_t n);
   /// block_hashes of the prompt's first max_prefix_blocks blocks, into hashes_.
@@ -133,6 +137,7 @@ class LlmdEpp final : public RoutingPolicy {
   LlmdEppParams params_;
   Rng rng_;
   std::unique_ptr<Index> index_;
+  std::unique_ptr<HashMemo> memo_;
   std::vector<std::uint64_t> hashes_;    // the last chosen prompt's block hashes
   std::vector<std::uint32_t> matched_;   // per replica, last choose()
   std::vector<double> prefix_, queue_, kv_, scores_;
@@ -140,7 +145,7 @@ class LlmdEpp final : public RoutingPolicy {
   std::size_t hashed_prompt_tokens_ = 0;
   bool hashes_valid_ = false;  // hashes_ belong to the prompt on_routed will see
   std::int64_t predicted_ = -1;
-  std::vector<Token> block_tokens_;  // scratch: the tokens hash_blocks reads
+  std::vector<Token> block_tokens_;  // scratch: a piece's tokens when its content does not store them
   // Session affinity (session_weight > 0 only): each session's cookie, and
   // the session of each request whose response has not started. Lookups
   // only, never iterated.
