@@ -1,6 +1,9 @@
 #include "prefixroute/policies/llmd_epp.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
 
 #include "prefixroute/base/hashing.h"
 #include <bit>
@@ -55,7 +58,8 @@ using hashing::kFnvPrime;
 // An open-addressing hash map from a nonzero 64-bit key to a 32-bit value:
 // linear probing in a power-of-two table kept at most half full, deletion by
 // backward shift (no tombstones). Keys are already well-mixed hashes, so their
-// low bits index the table directly. Never iterated.
+// low bits index the table directly. Never iterated for a result
+// (update_values only rewrites storage).
 template <class Value>
 class FlatMap {
  public:
@@ -100,6 +104,14 @@ class FlatMap {
   }
 
   std::size_t size() const { return size_; }
+
+  /// Calls f(value) on every entry's value, in table order (which must
+  /// decide nothing but storage).
+  template <class F>
+  void update_values(F f) {
+    for (std::size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] != 0) f(values_[i]);
+  }
 
   /// Hints the CPU to load `key`'s home slot (the tables are larger than the
   /// caches and hashes are random, so each lookup is otherwise a miss).
@@ -266,35 +278,88 @@ class BlockLru {
 }  // namespace
 
 // Per-replica LRU sets, and for every hash held anywhere the set of replicas
-// holding it, as 64-bit masks: group g (replicas 64g .. 64g + 63) of hash h is
-// stored under key(h, g), so the prefix walk costs one lookup per block and
-// group (one for up to 64 replicas). Invariant: bit r % 64 of key(h, r / 64)
-// is set iff lru[r] holds h; a zero mask is removed.
+// holding it, as 64-bit masks (group g: replicas 64g .. 64g + 63), found with
+// one lookup per hash whatever the number of replicas: with one group the map
+// holds the mask itself; with G > 1 groups it holds a record number, and the
+// record's G masks lie together in `masks` (one cache line for up to 512
+// replicas). Invariant: bit r % 64 of group r / 64 of hash h is set iff
+// lru[r] holds h; a hash no replica holds has no entry (nor record).
 struct LlmdEpp::Index {
   std::uint64_t capacity;
   std::vector<BlockLru> lru;
-  FlatMap<std::uint64_t> holders;  // key(hash, group) -> mask of holders in the group
+  FlatMap<std::uint64_t> holders;  // hash -> its mask (groups == 1) or its record (groups > 1)
   std::size_t groups = 1;
+  std::vector<std::uint64_t> masks;        // groups > 1: record k's masks at [k x groups, (k + 1) x groups)
+  std::vector<std::uint64_t> free_records; // records to reuse
 
   explicit Index(std::uint64_t cap) : capacity(cap) {}
 
-  // Group 0 is the hash itself; further groups (more than 64 replicas) are
-  // rehashed, nonzero, keys (a collision with another block's key is as
-  // likely as a block-hash collision, 2^-64 per pair).
-  static std::uint64_t key(std::uint64_t hash, std::size_t group) {
-    if (group == 0) return hash;
-    const std::uint64_t k = fmix64(hash ^ (static_cast<std::uint64_t>(group) * 0x9e3779b97f4a7c15ULL));
-    return k == 0 ? 1 : k;
-  }
-
   void ensure_replicas(std::size_t n) {
     while (lru.size() < n) lru.emplace_back(capacity);
-    groups = std::max(groups, (n + 63) / 64);
+    const std::size_t wanted = std::max(groups, (n + 63) / 64);
+    if (wanted == groups) return;
+    // More groups: masks move into records (from one group) or records widen.
+    // Which record a hash gets does not matter to any result.
+    if (groups == 1) {
+      holders.update_values([&](std::uint64_t& value) {
+        const std::uint64_t record = masks.size() / wanted;
+        masks.resize(masks.size() + wanted, 0);
+        masks[record * wanted] = value;
+        value = record;
+      });
+    } else {
+      std::vector<std::uint64_t> wider(masks.size() / groups * wanted, 0);
+      for (std::size_t k = 0; k < masks.size() / groups; ++k)
+        std::copy_n(masks.begin() + static_cast<std::ptrdiff_t>(k * groups), groups,
+                    wider.begin() + static_cast<std::ptrdiff_t>(k * wanted));
+      masks.swap(wider);
+    }
+    groups = wanted;
   }
 
-  std::uint64_t mask(std::uint64_t hash, std::size_t group) const {
-    const std::uint64_t* m = holders.find(key(hash, group));
-    return m == nullptr ? 0 : *m;
+  /// The masks of `hash`'s holders (groups() words), or nullptr when no
+  /// replica holds it.
+  const std::uint64_t* holder_masks(std::uint64_t hash) const {
+    const std::uint64_t* value = holders.find(hash);
+    if (value == nullptr || groups == 1) return value;
+    return masks.data() + *value * groups;
+  }
+
+  void add_holder(std::uint64_t hash, std::size_t group, std::uint64_t bit) {
+    std::uint64_t* value = holders.find(hash);
+    if (groups == 1) {
+      if (value != nullptr) *value |= bit; else holders.insert(hash, bit);
+      return;
+    }
+    if (value != nullptr) {
+      masks[*value * groups + group] |= bit;
+      return;
+    }
+    std::uint64_t record;
+    if (!free_records.empty()) {
+      record = free_records.back();
+      free_records.pop_back();
+    } else {
+      record = masks.size() / groups;
+      masks.resize(masks.size() + groups, 0);
+    }
+    masks[record * groups + group] = bit;
+    holders.insert(hash, record);
+  }
+
+  void remove_holder(std::uint64_t hash, std::size_t group, std::uint64_t bit) {
+    std::uint64_t* value = holders.find(hash);
+    if (value == nullptr) return;  // evicted twice in one call: already cleared
+    if (groups == 1) {
+      *value &= ~bit;
+      if (*value == 0) holders.erase(hash);
+      return;
+    }
+    std::uint64_t* m = masks.data() + *value * groups;
+    m[group] &= ~bit;
+    if (std::any_of(m, m + groups, [](std::uint64_t w) { return w != 0; })) return;
+    free_records.push_back(*value);
+    holders.erase(hash);
   }
 
   /// Adds (or refreshes) `hashes`, in order, in replica's LRU set, then
@@ -318,23 +383,18 @@ struct LlmdEpp::Index {
       if (out != 0) evicted.push_back(out);
     }
     for (std::size_t k = 0; k < added.size(); ++k) {
-      if (k + kAhead < added.size()) holders.prefetch(key(added[k + kAhead], group));
-      const std::uint64_t id = key(added[k], group);
-      if (std::uint64_t* m = holders.find(id)) *m |= bit; else holders.insert(id, bit);
+      if (k + kAhead < added.size()) holders.prefetch(added[k + kAhead]);
+      add_holder(added[k], group, bit);
     }
     for (std::size_t k = 0; k < evicted.size(); ++k) {
       if (k + kAhead < evicted.size()) {
         set.prefetch(evicted[k + kAhead]);
-        holders.prefetch(key(evicted[k + kAhead], group));
+        holders.prefetch(evicted[k + kAhead]);
       }
       const std::uint64_t gone = evicted[k];
       if (set.contains(gone)) continue;  // evicted, then added again
       set.forget(gone);
-      const std::uint64_t id = key(gone, group);
-      std::uint64_t* m = holders.find(id);
-      if (m == nullptr) continue;  // evicted twice in this call: already cleared
-      *m &= ~bit;
-      if (*m == 0) holders.erase(id);
+      remove_holder(gone, group, bit);
     }
   }
 
@@ -475,72 +535,159 @@ std::size_t LlmdEpp::index_size(std::size_t replica) const {
   return replica < index_->lru.size() ? index_->lru[replica].size() : 0;
 }
 
-std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
-  const Prompt& prompt = request.prompt;
+void LlmdEpp::score_scrapes(const ClusterView& cluster) {
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
-  ensure_replicas(n);
-  hash_blocks(prompt);
-  hashed_prompt_tokens_ = prompt.size();
-  hashes_valid_ = true;
-
-  // Prefix scorer: walk the blocks while some replica holds the block; each
-  // holder of a walked block counts it.
-  // (Sized for every replica the index has seen: a policy may be shown fewer
-  // replicas than it routed to before; those extra counts are ignored.)
-  matched_.assign(index_->lru.size(), 0);
-  const std::size_t groups = index_->groups;
-  for (std::size_t b = 0; b < hashes_.size(); ++b) {
-    if (b + 8 < hashes_.size()) index_->holders.prefetch(hashes_[b + 8]);
-    bool any = false;
-    for (std::size_t g = 0; g < groups; ++g) {
-      const std::uint64_t mask = index_->mask(hashes_[b], g);
-      any = any || mask != 0;
-      for (std::uint64_t bits = mask; bits != 0; bits &= bits - 1)
-        ++matched_[g * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
+  const std::optional<std::uint64_t> count = cluster.scrape_count();
+  if (count.has_value() && scored_count_ == count && scored_replicas_ == replicas.data() && scored_n_ == n) {
+    // The same scrape: put back the base score of the replicas the last
+    // request changed.
+    for (const std::uint32_t r : changed_) {
+      prefix_[r] = 0.0;
+      scores_[r] = base_[r];
     }
-    if (!any) break;
+    changed_.clear();
+    return;
   }
-
+  scored_count_ = count;
+  scored_replicas_ = replicas.data();
+  scored_n_ = n;
+  changed_.clear();
   std::uint32_t min_q = replicas[0].scraped().queue_length, max_q = min_q;
   for (const Replica& r : replicas) {
     min_q = std::min(min_q, r.scraped().queue_length);
     max_q = std::max(max_q, r.scraped().queue_length);
   }
-
-  prefix_.resize(n);
+  prefix_.assign(n, 0.0);
   queue_.resize(n);
   kv_.resize(n);
-  scores_.resize(n);
-  const double total_blocks = static_cast<double>(hashes_.size());
+  base_.resize(n);
   for (std::size_t r = 0; r < n; ++r) {
     const EngineMetrics& m = replicas[r].scraped();
-    prefix_[r] = hashes_.empty() ? 0.0 : static_cast<double>(matched_[r]) / total_blocks;
     queue_[r] = max_q == min_q ? 1.0
                                : static_cast<double>(max_q - m.queue_length) /
                                      static_cast<double>(max_q - min_q);
     kv_[r] = std::clamp(1.0 - m.kv_usage, 0.0, 1.0);
+    // The weighted sum with a prefix score of 0: prefix_weight x 0 + x is x.
+    base_[r] = params_.queue_weight * queue_[r] + params_.kv_weight * kv_[r];
+  }
+  scores_ = base_;
+  scores_nan_ = std::any_of(base_.begin(), base_.end(), [](double x) { return std::isnan(x); });
+  ranked_.resize(n);
+  for (std::size_t r = 0; r < n; ++r) ranked_[r] = static_cast<std::uint32_t>(r);
+  if (!scores_nan_)
+    std::sort(ranked_.begin(), ranked_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return base_[a] > base_[b] || (base_[a] == base_[b] && a < b);
+    });
+}
+
+std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
+  const Prompt& prompt = request.prompt;
+  const std::size_t n = cluster.size();
+  ensure_replicas(n);
+  hash_blocks(prompt);
+  hashed_prompt_tokens_ = prompt.size();
+  hashes_valid_ = true;
+  score_scrapes(cluster);
+
+  // Prefix scorer: walk the blocks while some replica holds the block; each
+  // holder of a walked block counts it. matched_ is all zeros between calls
+  // (sized for every replica the index has seen: a policy may be shown fewer
+  // replicas than it routed to before; those extra counts are ignored).
+  if (matched_.size() < index_->lru.size()) matched_.resize(index_->lru.size(), 0);
+  holders_.clear();
+  const std::size_t groups = index_->groups;
+  for (std::size_t b = 0; b < hashes_.size(); ++b) {
+    if (b + 8 < hashes_.size()) index_->holders.prefetch(hashes_[b + 8]);
+    const std::uint64_t* masks = index_->holder_masks(hashes_[b]);
+    if (masks == nullptr) break;
+    for (std::size_t g = 0; g < groups; ++g)
+      for (std::uint64_t bits = masks[g]; bits != 0; bits &= bits - 1) {
+        const std::size_t r = g * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+        if (matched_[r]++ == 0) holders_.push_back(static_cast<std::uint32_t>(r));
+      }
+  }
+
+  // Only the holders' and the session cookie's replica's scores differ from
+  // the scrape's base scores.
+  const double total_blocks = static_cast<double>(hashes_.size());
+  ++serial_;
+  if (mark_.size() < n) mark_.resize(n, 0);
+  for (const std::uint32_t r : holders_) {
+    if (r >= n) continue;
+    prefix_[r] = static_cast<double>(matched_[r]) / total_blocks;
     scores_[r] = params_.prefix_weight * prefix_[r] + params_.queue_weight * queue_[r] +
                  params_.kv_weight * kv_[r];
+    mark_[r] = serial_;
+    changed_.push_back(r);
   }
-
   if (params_.session_weight > 0) {
     const auto cookie = cookie_.find(request.session);
-    if (cookie != cookie_.end() && cookie->second < n) scores_[cookie->second] += params_.session_weight;
+    if (cookie != cookie_.end() && cookie->second < n) {
+      const std::uint32_t r = cookie->second;
+      scores_[r] += params_.session_weight;
+      if (mark_[r] != serial_) {
+        mark_[r] = serial_;
+        changed_.push_back(r);
+      }
+    }
   }
+  // The highest score: among the changed replicas, or the highest base score
+  // of one unchanged (the first unchanged in ranked_ order).
+  double best = -std::numeric_limits<double>::infinity();
+  std::size_t unique = n;  // the one replica with the best score, if it is alone
+  bool tied = false;
+  for (const std::uint32_t r : changed_) {
+    if (scores_[r] > best) {
+      best = scores_[r];
+      unique = r;
+      tied = false;
+    } else if (scores_[r] == best) {
+      tied = true;
+    }
+  }
+  std::size_t k = 0;
+  while (k < n && mark_[ranked_[k]] == serial_) ++k;
+  if (k < n) {
+    const double other = base_[ranked_[k]];
+    if (other > best) {
+      best = other;
+      unique = ranked_[k];
+      tied = false;
+    } else if (other == best) {
+      tied = true;
+    }
+    // A second unchanged replica with that base score ties.
+    if (other == best)
+      for (++k; !tied && k < n && base_[ranked_[k]] == other; ++k)
+        if (mark_[ranked_[k]] != serial_) tied = true;
+  }
+  // A NaN score (never from the simulator's metrics) orders nothing: the
+  // general path below decides as it always would.
+  if (scores_nan_ || std::isnan(best)) tied = true;
+  for (const std::uint32_t r : changed_)
+    if (std::isnan(scores_[r])) tied = true;
 
   // Seeded Fisher-Yates shuffle, then the first highest score in that order.
-  order_.resize(n);
-  for (std::size_t r = 0; r < n; ++r) order_[r] = r;
-  for (std::size_t i = n - 1; i > 0; --i)
-    std::swap(order_[i], order_[static_cast<std::size_t>(rng_.uniform_int(0, i))]);
-  std::size_t chosen = order_[0];
-  for (std::size_t k = 1; k < n; ++k)
-    if (scores_[order_[k]] > scores_[chosen]) chosen = order_[k];
+  // With one highest score the order cannot change the winner: the shuffle's
+  // draws are taken (the stream stays the same) without the permutation.
+  std::size_t chosen = unique;
+  if (tied) {
+    order_.resize(n);
+    for (std::size_t r = 0; r < n; ++r) order_[r] = r;
+    for (std::size_t i = n - 1; i > 0; --i)
+      std::swap(order_[i], order_[static_cast<std::size_t>(rng_.uniform_int(0, i))]);
+    chosen = order_[0];
+    for (std::size_t j = 1; j < n; ++j)
+      if (scores_[order_[j]] > scores_[chosen]) chosen = order_[j];
+  } else {
+    for (std::size_t i = n - 1; i > 0; --i) rng_.uniform_int(0, i);
+  }
 
   const std::uint64_t predicted = std::min<std::uint64_t>(
       static_cast<std::uint64_t>(matched_[chosen]) * params_.block_size, prompt.size());
   predicted_ = static_cast<std::int64_t>(predicted);
+  for (const std::uint32_t r : holders_) matched_[r] = 0;
   return chosen;
 }
 

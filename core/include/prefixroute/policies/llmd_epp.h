@@ -67,6 +67,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -139,9 +140,23 @@ class LlmdEpp final : public RoutingPolicy {
   std::unique_ptr<Index> index_;
   std::unique_ptr<HashMemo> memo_;
   std::vector<std::uint64_t> hashes_;    // the last chosen prompt's block hashes
-  std::vector<std::uint32_t> matched_;   // per replica, last choose()
+  /// The queue and KV scores of the view's current scrape (recomputed only
+  /// when its scrape_count() changes), and the scores back to them.
+  void score_scrapes(const ClusterView& cluster);
+
+  std::vector<std::uint32_t> matched_;   // per replica: walked blocks held (zero between calls)
+  std::vector<std::uint32_t> holders_;   // replicas with matched_ > 0 in this call
   std::vector<double> prefix_, queue_, kv_, scores_;
-  std::vector<std::size_t> order_;       // shuffled candidate order
+  std::vector<double> base_;             // per replica: the score with no prefix or session part
+  std::vector<std::uint32_t> ranked_;    // replicas by base_ descending, then index
+  std::vector<std::uint32_t> changed_;   // replicas whose prefix_ / scores_ differ from base
+  std::vector<std::uint64_t> mark_;      // mark_[r] == serial_: r is in changed_ this call
+  std::uint64_t serial_ = 0;
+  std::optional<std::uint64_t> scored_count_;  // the scrape base_ is of
+  const Replica* scored_replicas_ = nullptr;
+  std::size_t scored_n_ = 0;
+  bool scores_nan_ = false;              // some base_ is NaN (then every choice takes the shuffle)
+  std::vector<std::size_t> order_;       // shuffled candidate order (ties only)
   std::size_t hashed_prompt_tokens_ = 0;
   bool hashes_valid_ = false;  // hashes_ belong to the prompt on_routed will see
   std::int64_t predicted_ = -1;
