@@ -217,6 +217,7 @@ class BlockLru {
     std::uint32_t when;
     std::uint32_t slot;
   };
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
   void stamp(std::uint32_t slot) {
     if (clock_ == ~std::uint32_t{0}) start_log();  // renumbers
@@ -226,13 +227,23 @@ class BlockLru {
     if (log_.size() > 2 * nodes_.size() + 64) compact();
   }
 
-  // The log of every slot in time order, renumbered 1..n (ties cannot occur:
-  // each touch has its own time).
+  // The log of every slot in time order, renumbered 1..n (times are
+  // distinct: each touch has its own). Placed by time in one pass when the
+  // times span at most 8 x n values (the usual case: a set fills after few
+  // repeated touches), else sorted.
   void start_log() {
-    log_.resize(nodes_.size());
-    for (std::size_t i = 0; i < nodes_.size(); ++i)
-      log_[i] = Touch{nodes_[i].last, static_cast<std::uint32_t>(i)};
-    std::sort(log_.begin(), log_.end(), [](const Touch& a, const Touch& b) { return a.when < b.when; });
+    const std::size_t n = nodes_.size();
+    log_.clear();
+    if (clock_ <= 8 * n + 64) {
+      std::vector<std::uint32_t> by_time(static_cast<std::size_t>(clock_) + 1, kNone);
+      for (std::size_t i = 0; i < n; ++i) by_time[nodes_[i].last] = static_cast<std::uint32_t>(i);
+      for (const std::uint32_t slot : by_time)
+        if (slot != kNone) log_.push_back(Touch{nodes_[slot].last, slot});
+    } else {
+      log_.resize(n);
+      for (std::size_t i = 0; i < n; ++i) log_[i] = Touch{nodes_[i].last, static_cast<std::uint32_t>(i)};
+      std::sort(log_.begin(), log_.end(), [](const Touch& a, const Touch& b) { return a.when < b.when; });
+    }
     for (std::size_t i = 0; i < log_.size(); ++i) {
       log_[i].when = static_cast<std::uint32_t>(i + 1);
       nodes_[log_[i].slot].last = log_[i].when;
@@ -456,14 +467,15 @@ void LlmdEpp::block_hashes(TokenSpan tokens, std::uint32_t block_size, std::uint
 // current block) and the piece's tokens, which it keeps and compares in full:
 // a hit is the same input as the chain would have read, so it yields exactly
 // the chain's hashes and end state (nothing is assumed of run identities).
-// Direct-mapped, kSlots entries, chosen by the piece's run, offset, length
+// Direct-mapped, 8 entries per replica (at least 128; a power of two: a
+// cluster has a few tenants' or conversations' prefixes in play per
+// replica), chosen by the piece's run, offset, length
 // and the state; a prompt's last considered piece is not entered (usually
 // the request's own new turn, which no later prompt repeats at that state;
 // a later turn of its conversation enters it as a leading piece).
-// Memory: at most kSlots x (tokens x 4 + blocks x 8) of the longest
+// Memory: at most slots x (tokens x 4 + blocks x 8) of the longest
 // considered piece.
 struct LlmdEpp::HashMemo {
-  static constexpr std::size_t kSlots = 128;
   struct Entry {
     bool valid = false;
     std::uint64_t state_in = 0, state_out = 0;
@@ -471,14 +483,19 @@ struct LlmdEpp::HashMemo {
     std::vector<Token> tokens;
     std::vector<std::uint64_t> hashes;
   };
-  std::vector<Entry> entries = std::vector<Entry>(kSlots);
+  std::vector<Entry> entries = std::vector<Entry>(128);
 
-  static std::size_t slot(const Content* content, const Piece& piece, std::uint32_t length, std::uint64_t state,
-                          std::uint32_t filled) {
+  void ensure_replicas(std::size_t n) {
+    const std::size_t wanted = std::bit_ceil(std::max<std::size_t>(128, 8 * n));
+    if (wanted > entries.size()) entries.resize(wanted);  // entries move to other slots: only speed changes
+  }
+
+  std::size_t slot(const Content* content, const Piece& piece, std::uint32_t length, std::uint64_t state,
+                   std::uint32_t filled) const {
     std::uint64_t k = state ^ (piece.run * 0x9e3779b97f4a7c15ULL) ^
                       ((static_cast<std::uint64_t>(piece.offset) << 32) | length) ^
                       (static_cast<std::uint64_t>(filled) << 48) ^ reinterpret_cast<std::uintptr_t>(content);
-    return static_cast<std::size_t>(fmix64(k) & (kSlots - 1));
+    return static_cast<std::size_t>(fmix64(k) & (entries.size() - 1));
   }
 };
 
@@ -505,7 +522,7 @@ void LlmdEpp::hash_blocks(const Prompt& prompt) {
       hash_tokens(tokens, length, block, state, filled, hashes_);
       break;
     }
-    HashMemo::Entry& e = memo_->entries[HashMemo::slot(prompt.content, piece, length, state, filled)];
+    HashMemo::Entry& e = memo_->entries[memo_->slot(prompt.content, piece, length, state, filled)];
     if (e.valid && e.state_in == state && e.filled_in == filled && e.tokens.size() == length &&
         std::equal(tokens, tokens + length, e.tokens.data())) {
       hashes_.insert(hashes_.end(), e.hashes.begin(), e.hashes.end());
@@ -525,7 +542,10 @@ void LlmdEpp::hash_blocks(const Prompt& prompt) {
   }
 }
 
-void LlmdEpp::ensure_replicas(std::size_t n) { index_->ensure_replicas(n); }
+void LlmdEpp::ensure_replicas(std::size_t n) {
+  index_->ensure_replicas(n);
+  memo_->ensure_replicas(n);
+}
 
 bool LlmdEpp::index_contains(std::size_t replica, std::uint64_t hash) const {
   return replica < index_->lru.size() && hash != 0 && index_->lru[replica].contains(hash);
@@ -597,16 +617,33 @@ std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& clus
   if (matched_.size() < index_->lru.size()) matched_.resize(index_->lru.size(), 0);
   holders_.clear();
   const std::size_t groups = index_->groups;
+  // Successive blocks mostly have the same holders (a shared prefix is held
+  // by the same replicas), so each group's mask is counted once per run of
+  // equal masks, with the run's length.
+  run_mask_.assign(groups, 0);
+  run_length_.assign(groups, 0);
+  auto count_run = [&](std::size_t g) {
+    for (std::uint64_t bits = run_mask_[g]; bits != 0; bits &= bits - 1) {
+      const std::size_t r = g * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+      if (matched_[r] == 0) holders_.push_back(static_cast<std::uint32_t>(r));
+      matched_[r] += run_length_[g];
+    }
+  };
   for (std::size_t b = 0; b < hashes_.size(); ++b) {
     if (b + 8 < hashes_.size()) index_->holders.prefetch(hashes_[b + 8]);
     const std::uint64_t* masks = index_->holder_masks(hashes_[b]);
     if (masks == nullptr) break;
-    for (std::size_t g = 0; g < groups; ++g)
-      for (std::uint64_t bits = masks[g]; bits != 0; bits &= bits - 1) {
-        const std::size_t r = g * 64 + static_cast<std::size_t>(std::countr_zero(bits));
-        if (matched_[r]++ == 0) holders_.push_back(static_cast<std::uint32_t>(r));
+    for (std::size_t g = 0; g < groups; ++g) {
+      if (masks[g] == run_mask_[g]) {
+        ++run_length_[g];
+        continue;
       }
+      count_run(g);
+      run_mask_[g] = masks[g];
+      run_length_[g] = 1;
+    }
   }
+  for (std::size_t g = 0; g < groups; ++g) count_run(g);
 
   // Only the holders' and the session cookie's replica's scores differ from
   // the scrape's base scores.
@@ -681,7 +718,17 @@ std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& clus
     for (std::size_t j = 1; j < n; ++j)
       if (scores_[order_[j]] > scores_[chosen]) chosen = order_[j];
   } else {
-    for (std::size_t i = n - 1; i > 0; --i) rng_.uniform_int(0, i);
+    // uniform_int(0, i) for i = n - 1 .. 1, values unused: below(i + 1)
+    // accepts a draw x unless the low half of x * (i + 1) falls below
+    // 2^64 mod (i + 1), and then draws again; the same test here (on a local
+    // copy of the generator, so its state stays in registers).
+    Rng rng = rng_;
+    for (std::uint64_t range = n; range > 1; --range)
+      for (;;) {
+        const std::uint64_t low = rng.next_u64() * range;
+        if (low >= range || low >= (0 - range) % range) break;
+      }
+    rng_ = rng;
   }
 
   const std::uint64_t predicted = std::min<std::uint64_t>(

@@ -146,6 +146,8 @@ class LlmdEpp final : public RoutingPolicy {
 
   std::vector<std::uint32_t> matched_;   // per replica: walked blocks held (zero between calls)
   std::vector<std::uint32_t> holders_;   // replicas with matched_ > 0 in this call
+  std::vector<std::uint64_t> run_mask_;  // per holder group: the mask of the current run of blocks
+  std::vector<std::uint32_t> run_length_;
   std::vector<double> prefix_, queue_, kv_, scores_;
   std::vector<double> base_;             // per replica: the score with no prefix or session part
   std::vector<std::uint32_t> ranked_;    // replicas by base_ descending, then index
