@@ -42,7 +42,15 @@ const PolicySpec& llmd_epp_policy_spec() {
         // With the session scorer, a cookie per session (at most one per
         // request: an unordered_map node and bucket, ~64 bytes).
         const double cookies = p.session_weight > 0 ? size.requests * 64.0 : 0.0;
-        return std::min(capacity, routed) * 96.0 + cookies;
+        // The hash memo: its slots, and the pieces they keep (4 bytes a token,
+        // 8 a block), at most one considered prompt's worth each and at most
+        // what was routed.
+        const double slots = static_cast<double>(std::bit_ceil(std::max<std::size_t>(64, 8 * context.cluster.replicas)));
+        const double piece = std::min<double>(LlmdEpp::kMemoPieceTokens,
+                                              static_cast<double>(p.max_prefix_blocks) * std::max<std::uint32_t>(1, p.block_size));
+        const double memo = slots * 96.0 + std::min(slots * piece, size.prompt_tokens) *
+                                               (4.0 + 8.0 / std::max<std::uint32_t>(1, p.block_size));
+        return std::min(capacity, routed) * 96.0 + cookies + memo;
       });
   return spec;
 }
@@ -467,14 +475,14 @@ void LlmdEpp::block_hashes(TokenSpan tokens, std::uint32_t block_size, std::uint
 // current block) and the piece's tokens, which it keeps and compares in full:
 // a hit is the same input as the chain would have read, so it yields exactly
 // the chain's hashes and end state (nothing is assumed of run identities).
-// Direct-mapped, 8 entries per replica (at least 128; a power of two: a
+// Direct-mapped, 8 entries per replica (at least 64; a power of two: a
 // cluster has a few tenants' or conversations' prefixes in play per
 // replica), chosen by the piece's run, offset, length
 // and the state; a prompt's last considered piece is not entered (usually
 // the request's own new turn, which no later prompt repeats at that state;
 // a later turn of its conversation enters it as a leading piece).
-// Memory: at most slots x (tokens x 4 + blocks x 8) of the longest
-// considered piece.
+// Pieces longer than kMemoPieceTokens are hashed, not entered.
+// Memory: at most slots x (kMemoPieceTokens x 4 + its blocks x 8).
 struct LlmdEpp::HashMemo {
   struct Entry {
     bool valid = false;
@@ -483,10 +491,10 @@ struct LlmdEpp::HashMemo {
     std::vector<Token> tokens;
     std::vector<std::uint64_t> hashes;
   };
-  std::vector<Entry> entries = std::vector<Entry>(128);
+  std::vector<Entry> entries = std::vector<Entry>(64);
 
   void ensure_replicas(std::size_t n) {
-    const std::size_t wanted = std::bit_ceil(std::max<std::size_t>(128, 8 * n));
+    const std::size_t wanted = std::bit_ceil(std::max<std::size_t>(64, 8 * n));
     if (wanted > entries.size()) entries.resize(wanted);  // entries move to other slots: only speed changes
   }
 
@@ -518,9 +526,9 @@ void LlmdEpp::hash_blocks(const Prompt& prompt) {
       prompt.content->copy(piece.run, piece.offset, length, block_tokens_.data());
       tokens = block_tokens_.data();
     }
-    if (left == 0) {  // the last piece: hashed, not entered
+    if (left == 0 || length > kMemoPieceTokens) {  // the last piece, or a long one: hashed, not entered
       hash_tokens(tokens, length, block, state, filled, hashes_);
-      break;
+      continue;
     }
     HashMemo::Entry& e = memo_->entries[memo_->slot(prompt.content, piece, length, state, filled)];
     if (e.valid && e.state_in == state && e.filled_in == filled && e.tokens.size() == length &&
@@ -701,9 +709,9 @@ std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& clus
   }
   // A NaN score (never from the simulator's metrics) orders nothing: the
   // general path below decides as it always would.
-  if (scores_nan_ || std::isnan(best)) tied = true;
-  for (const std::uint32_t r : changed_)
-    if (std::isnan(scores_[r])) tied = true;
+  bool nan = scores_nan_;
+  for (const std::uint32_t r : changed_) nan = nan || std::isnan(scores_[r]);
+  if (nan) tied = true;
 
   // Seeded Fisher-Yates shuffle, then the first highest score in that order.
   // With one highest score the order cannot change the winner: the shuffle's
@@ -714,9 +722,16 @@ std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& clus
     for (std::size_t r = 0; r < n; ++r) order_[r] = r;
     for (std::size_t i = n - 1; i > 0; --i)
       std::swap(order_[i], order_[static_cast<std::size_t>(rng_.uniform_int(0, i))]);
-    chosen = order_[0];
-    for (std::size_t j = 1; j < n; ++j)
-      if (scores_[order_[j]] > scores_[chosen]) chosen = order_[j];
+    if (nan) {
+      chosen = order_[0];
+      for (std::size_t j = 1; j < n; ++j)
+        if (scores_[order_[j]] > scores_[chosen]) chosen = order_[j];
+    } else {
+      // best is the highest score: the first replica in order with it wins.
+      std::size_t j = 0;
+      while (!(scores_[order_[j]] == best)) ++j;
+      chosen = order_[j];
+    }
   } else {
     // uniform_int(0, i) for i = n - 1 .. 1, values unused: below(i + 1)
     // accepts a draw x unless the low half of x * (i + 1) falls below

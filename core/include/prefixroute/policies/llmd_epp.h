@@ -50,18 +50,45 @@
 // Tie-breaks: the candidates are shuffled with the policy's own seeded Rng
 // (Fisher-Yates, n - 1 draws per request), then the first replica with the
 // highest score in shuffled order wins: a uniform seeded pick among ties.
+// The draws are taken on every request; the permutation is built only when
+// two replicas share the highest score (with one, no order changes the
+// winner).
+//
+// How a choice is computed (the same numbers as scoring every replica):
+//   - Queue and KV scores, and base = queue_weight x queue + kv_weight x kv,
+//     are computed once per scrape (ClusterView::scrape_count; every call for
+//     a view without one), with the replicas ranked by base (descending, then
+//     index).
+//   - Per request only the replicas that hold a walked block (the prefix
+//     holders) and the session cookie's replica get their full score; the
+//     best of the others is the first of the ranking not among them, and a
+//     tie is a second one with the same base.
+//   - Block hashes: a prompt's leading pieces (a tenant's prefix, earlier
+//     turns) are looked up in a direct-mapped memo keyed by the hasher's state
+//     and the piece's tokens, compared in full (8 entries per replica, at
+//     least 64; pieces of at most kMemoPieceTokens); a hit yields exactly
+//     the chained hashes.
+//   - Holders: one lookup per block gives the block's holder masks (64
+//     replicas per word, the words of one block together), and the walk
+//     counts each run of blocks with equal masks once.
+//   - The per-replica LRU keeps each hash's latest touch time and, from its
+//     first eviction on, a log of touches in time order (stale entries
+//     skipped, compacted at 2 x size + 64): the same victims as a
+//     recency-ordered list.
 //
 // Invariants: every per-replica set holds at most lru_blocks_per_replica
 // distinct hashes; predicted_cached_tokens() = matched blocks x block_size on
 // the last choice, capped at the prompt length.
-// Cost: choose hashes the considered prefix once (O(min(L, block_size x
-// max_prefix_blocks))), then does one hash lookup per walked block (a
-// cluster-wide map from block hash to the bit set of replicas holding it) plus
-// one step per holder, and O(n) for the scores and the shuffle. on_routed is
-// O(blocks) expected. The index's hash tables are only looked up, never
-// iterated, so no container order decides a result. A block hash of 0 is
-// stored as 1 (0 marks empty slots).
-// Memory: O(n x lru_blocks_per_replica) at most.
+// Cost: choose hashes the considered prefix's pieces not in the memo
+// (O(min(L, block_size x max_prefix_blocks)) at worst), does one hash lookup
+// per walked block plus one step per (run of equal masks, holder), O(H) for
+// the holders' scores, O(R / 64) per block for the mask words, R - 1 draws,
+// and O(R) more only when scores tie; O(R log R) per scrape. on_routed is
+// O(blocks) expected, amortised. The index's hash tables are only looked up,
+// never iterated for a result, so no container order decides one. A block
+// hash of 0 is stored as 1 (0 marks empty slots).
+// Memory: O(n x lru_blocks_per_replica) at most, plus the memo (its entries
+// keep one piece's tokens and hashes each).
 #pragma once
 
 #include <cstddef>
@@ -99,6 +126,9 @@ class LlmdEpp final : public RoutingPolicy {
   std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "llmd_epp"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
+
+  /// The longest piece the block-hash memo keeps (tokens).
+  static constexpr std::uint32_t kMemoPieceTokens = 1024;
   void on_routed(const RoutedRequest& request) override;
   void on_first_token(std::uint64_t id, std::size_t replica, Tick now) override;
 
