@@ -357,10 +357,10 @@ struct LlmdEpp::Index {
     std::uint64_t record;
     if (!free_records.empty()) {
       record = free_records.back();
-      free_records.pop_back();
+      free_records.pop_back();  // freed with every mask zero
     } else {
       record = masks.size() / groups;
-      masks.resize(masks.size() + groups, 0);
+      for (std::size_t g = 0; g < groups; ++g) masks.push_back(0);  // a few words: no memset call
     }
     masks[record * groups + group] = bit;
     holders.insert(hash, record);
