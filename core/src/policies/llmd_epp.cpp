@@ -71,12 +71,12 @@ using hashing::kFnvPrime;
 template <class Value>
 class FlatMap {
  public:
-  FlatMap() : keys_(16, 0), values_(16, 0), mask_(15) {}
+  FlatMap() : slots_(16), mask_(15) {}
 
   const Value* find(std::uint64_t key) const {
     for (std::size_t i = key & mask_;; i = (i + 1) & mask_) {
-      if (keys_[i] == key) return &values_[i];
-      if (keys_[i] == 0) return nullptr;
+      if (slots_[i].key == key) return &slots_[i].value;
+      if (slots_[i].key == 0) return nullptr;
     }
   }
 
@@ -86,28 +86,27 @@ class FlatMap {
 
   /// Inserts `key` (absent) with `value`.
   void insert(std::uint64_t key, Value value) {
-    if ((size_ + 1) * 2 > keys_.size()) grow();
+    if ((size_ + 1) * 2 > slots_.size()) grow();
     place(key, value);
     ++size_;
   }
 
   void erase(std::uint64_t key) {
     std::size_t i = key & mask_;
-    while (keys_[i] != key) {
-      if (keys_[i] == 0) return;
+    while (slots_[i].key != key) {
+      if (slots_[i].key == 0) return;
       i = (i + 1) & mask_;
     }
     // Backward shift: move later entries of the probe run into the hole when
     // their home slot is not after it.
-    for (std::size_t j = (i + 1) & mask_; keys_[j] != 0; j = (j + 1) & mask_) {
-      const std::size_t home = keys_[j] & mask_;
+    for (std::size_t j = (i + 1) & mask_; slots_[j].key != 0; j = (j + 1) & mask_) {
+      const std::size_t home = slots_[j].key & mask_;
       if (((j - home) & mask_) >= ((j - i) & mask_)) {
-        keys_[i] = keys_[j];
-        values_[i] = values_[j];
+        slots_[i] = slots_[j];
         i = j;
       }
     }
-    keys_[i] = 0;
+    slots_[i].key = 0;
     --size_;
   }
 
@@ -117,41 +116,42 @@ class FlatMap {
   /// decide nothing but storage).
   template <class F>
   void update_values(F f) {
-    for (std::size_t i = 0; i < keys_.size(); ++i)
-      if (keys_[i] != 0) f(values_[i]);
+    for (Slot& slot : slots_)
+      if (slot.key != 0) f(slot.value);
   }
 
   /// Hints the CPU to load `key`'s home slot (the tables are larger than the
   /// caches and hashes are random, so each lookup is otherwise a miss).
   void prefetch(std::uint64_t key) const {
 #if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(&keys_[key & mask_]);
-    __builtin_prefetch(&values_[key & mask_]);
+    __builtin_prefetch(&slots_[key & mask_]);
 #else
     (void)key;
 #endif
   }
 
  private:
+  // A key and its value side by side: a hit reads one cache line.
+  struct Slot {
+    std::uint64_t key = 0;
+    Value value{};
+  };
+
   void place(std::uint64_t key, Value value) {
     std::size_t i = key & mask_;
-    while (keys_[i] != 0) i = (i + 1) & mask_;
-    keys_[i] = key;
-    values_[i] = value;
+    while (slots_[i].key != 0) i = (i + 1) & mask_;
+    slots_[i] = Slot{key, value};
   }
 
   void grow() {
-    std::vector<std::uint64_t> keys(keys_.size() * 2, 0);
-    std::vector<Value> values(keys_.size() * 2, 0);
-    keys.swap(keys_);
-    values.swap(values_);
-    mask_ = keys_.size() - 1;
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] != 0) place(keys[i], values[i]);
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& slot : old)
+      if (slot.key != 0) place(slot.key, slot.value);
   }
 
-  std::vector<std::uint64_t> keys_;
-  std::vector<Value> values_;
+  std::vector<Slot> slots_;
   std::size_t mask_;
   std::size_t size_ = 0;
 };
