@@ -321,7 +321,7 @@ struct LlmdEpp::Index {
     // Which record a hash gets does not matter to any result.
     if (groups == 1) {
       holders.update_values([&](std::uint64_t& value) {
-        const std::uint64_t record = masks.size() / wanted;
+        const std::size_t record = masks.size() / wanted;
         masks.resize(masks.size() + wanted, 0);
         masks[record * wanted] = value;
         value = record;
@@ -341,7 +341,7 @@ struct LlmdEpp::Index {
   const std::uint64_t* holder_masks(std::uint64_t hash) const {
     const std::uint64_t* value = holders.find(hash);
     if (value == nullptr || groups == 1) return value;
-    return masks.data() + *value * groups;
+    return masks.data() + static_cast<std::size_t>(*value) * groups;
   }
 
   void add_holder(std::uint64_t hash, std::size_t group, std::uint64_t bit) {
@@ -351,12 +351,12 @@ struct LlmdEpp::Index {
       return;
     }
     if (value != nullptr) {
-      masks[*value * groups + group] |= bit;
+      masks[static_cast<std::size_t>(*value) * groups + group] |= bit;
       return;
     }
-    std::uint64_t record;
+    std::size_t record;
     if (!free_records.empty()) {
-      record = free_records.back();
+      record = static_cast<std::size_t>(free_records.back());
       free_records.pop_back();  // freed with every mask zero
     } else {
       record = masks.size() / groups;
@@ -374,7 +374,7 @@ struct LlmdEpp::Index {
       if (*value == 0) holders.erase(hash);
       return;
     }
-    std::uint64_t* m = masks.data() + *value * groups;
+    std::uint64_t* m = masks.data() + static_cast<std::size_t>(*value) * groups;
     m[group] &= ~bit;
     if (std::any_of(m, m + groups, [](std::uint64_t w) { return w != 0; })) return;
     free_records.push_back(*value);

@@ -117,6 +117,9 @@ struct LlmdEppParams {
 
 class LlmdEpp final : public RoutingPolicy {
  public:
+  /// The longest piece the block-hash memo keeps (tokens).
+  static constexpr std::uint32_t kMemoPieceTokens = 1024;
+
   /// `seed` is the scenario seed; the policy derives its own stream from it.
   LlmdEpp(const LlmdEppParams& params, std::uint64_t seed);
   ~LlmdEpp() override;
@@ -126,9 +129,6 @@ class LlmdEpp final : public RoutingPolicy {
   std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "llmd_epp"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
-
-  /// The longest piece the block-hash memo keeps (tokens).
-  static constexpr std::uint32_t kMemoPieceTokens = 1024;
   void on_routed(const RoutedRequest& request) override;
   void on_first_token(std::uint64_t id, std::size_t replica, Tick now) override;
 
@@ -164,16 +164,15 @@ class LlmdEpp final : public RoutingPolicy {
   void ensure_replicas(std::size_t n);
   /// block_hashes of the prompt's first max_prefix_blocks blocks, into hashes_.
   void hash_blocks(const Prompt& prompt);
+  /// The queue and KV scores of the view's current scrape (recomputed only
+  /// when its scrape_count() changes), and the scores back to them.
+  void score_scrapes(const ClusterView& cluster);
 
   LlmdEppParams params_;
   Rng rng_;
   std::unique_ptr<Index> index_;
   std::unique_ptr<HashMemo> memo_;
   std::vector<std::uint64_t> hashes_;    // the last chosen prompt's block hashes
-  /// The queue and KV scores of the view's current scrape (recomputed only
-  /// when its scrape_count() changes), and the scores back to them.
-  void score_scrapes(const ClusterView& cluster);
-
   std::vector<std::uint32_t> matched_;   // per replica: walked blocks held (zero between calls)
   std::vector<std::uint32_t> holders_;   // replicas with matched_ > 0 in this call
   std::vector<std::uint64_t> run_mask_;  // per holder group: the mask of the current run of blocks
