@@ -344,6 +344,114 @@ TEST(LlmdEpp, IndexAgreesWithASimpleLruModel) {
   check_index_against_model(70, 6, 4);
 }
 
+// The choice against the published rule computed from scratch: every
+// replica's weighted score (prefix from the model index, queue and KV from
+// the scrape, the session cookie's weight), a Fisher-Yates shuffle with a
+// generator seeded as the policy's, the first highest score in that order.
+// Metrics take few values so scores often tie (the shuffle decides), and
+// often do not (the policy then takes the shuffle's draws without its
+// permutation); the view counts scrapes, or (one step in five) has no count.
+void check_choice_against_model(std::size_t n, std::uint64_t seed) {
+  const std::uint32_t block = 2;
+  LlmdEppParams p = prefix_only(block, 8, 12);
+  p.queue_weight = 2;
+  p.kv_weight = 2;
+  p.session_weight = 1.5;
+  LlmdEpp policy(p, seed);
+  Rng model_rng(mix_seed(seed, 0x6c6c6d64ULL));  // the policy's stream ("llmd")
+  ModelIndex model{std::vector<std::vector<std::uint64_t>>(n), 8};
+  std::vector<std::int64_t> cookie(4, -1);
+  auto replicas = make_replicas(n);
+  std::uint64_t scrapes = 0;
+  ClusterView counted(std::span<const Replica>(replicas), nullptr, CacheView::None, false, nullptr);
+  counted.set_scrape_count(&scrapes);
+  const ClusterView plain(replicas);
+  Rng rng(seed + 100);
+  for (int step = 0; step < 600; ++step) {
+    if (step % 7 == 0) {  // a scrape: few distinct values, so scores tie
+      const bool uniform = rng.uniform_int(0, 2) == 0;
+      for (Replica& r : replicas) {
+        EngineMetrics m;
+        m.queue_length = uniform ? 1 : static_cast<std::uint32_t>(rng.uniform_int(0, 2));
+        m.kv_usage = uniform ? 0.5 : static_cast<double>(rng.uniform_int(0, 2)) / 2;
+        r.set_scraped(m);
+      }
+      ++scrapes;
+    }
+    const Token stem = static_cast<Token>(rng.uniform_int(0, 5)) * 1000;
+    Tokens prompt = run_of(stem, rng.uniform_int(0, 12));
+    const Tokens tail = run_of(static_cast<Token>(100'000 + rng.uniform_int(0, 40) * 50), rng.uniform_int(0, 14));
+    prompt.insert(prompt.end(), tail.begin(), tail.end());
+    const std::uint64_t session = rng.uniform_int(0, 3);
+    const PromptPieces pieces = prompt_of(prompt);
+    const std::size_t chosen =
+        policy.choose(RouteRequest(pieces, static_cast<std::uint64_t>(step), session, 0, 0),
+                      step % 5 != 3 ? counted : plain, 0);
+
+    const std::vector<double> prefix = model.prefix_scores(hashes_of(prompt, block, 12));
+    std::uint32_t min_q = replicas[0].scraped().queue_length, max_q = min_q;
+    for (const Replica& r : replicas) {
+      min_q = std::min(min_q, r.scraped().queue_length);
+      max_q = std::max(max_q, r.scraped().queue_length);
+    }
+    std::vector<double> scores(n);
+    for (std::size_t r = 0; r < n; ++r) {
+      const EngineMetrics& m = replicas[r].scraped();
+      const double queue = max_q == min_q ? 1.0 : static_cast<double>(max_q - m.queue_length) / (max_q - min_q);
+      scores[r] = p.prefix_weight * prefix[r] + p.queue_weight * queue + p.kv_weight * (1.0 - m.kv_usage);
+    }
+    if (cookie[session] >= 0) scores[static_cast<std::size_t>(cookie[session])] += p.session_weight;
+    std::vector<std::size_t> order(n);
+    for (std::size_t r = 0; r < n; ++r) order[r] = r;
+    for (std::size_t i = n - 1; i > 0; --i) std::swap(order[i], order[model_rng.uniform_int(0, i)]);
+    std::size_t expected = order[0];
+    for (std::size_t k = 1; k < n; ++k)
+      if (scores[order[k]] > scores[expected]) expected = order[k];
+    ASSERT_EQ(policy.last_scores(), scores) << "step " << step;
+    ASSERT_EQ(chosen, expected) << "step " << step;
+
+    policy.on_routed(RoutedRequest{static_cast<std::uint64_t>(step), chosen, pieces, 0, 0, session, 0});
+    policy.on_first_token(static_cast<std::uint64_t>(step), chosen, 0);
+    model.add(chosen, hashes_of(prompt, block, 12));
+    cookie[session] = static_cast<std::int64_t>(chosen);
+  }
+}
+
+TEST(LlmdEpp, ChoiceIsTheFirstHighestScoreInTheSeededShuffle) {
+  check_choice_against_model(1, 1);
+  check_choice_against_model(3, 2);
+  check_choice_against_model(5, 3);
+  check_choice_against_model(70, 4);
+}
+
+// A prompt of several pieces (a shared stem, then turns) hashes as its
+// tokens do, however its pieces recur or are cut, memo hits included.
+TEST(LlmdEpp, PromptsOfPiecesHashAsTheirTokens) {
+  for (const std::uint32_t block : {1u, 3u, 16u}) {
+    LlmdEpp policy(prefix_only(block, 1000, 40), 1);
+    auto replicas = make_replicas(2);
+    TokenStore store;
+    const RunId stem = store.add(run_of(1, 50));
+    const RunId other = store.add(run_of(5000, 50));
+    Rng rng(block);
+    for (int step = 0; step < 300; ++step) {
+      PromptPieces prompt;
+      prompt.content = &store;
+      const auto pieces = rng.uniform_int(1, 4);
+      for (std::uint64_t k = 0; k < pieces; ++k) {
+        const RunId run = rng.uniform_int(0, 3) == 0 ? other : stem;
+        const auto offset = static_cast<std::uint32_t>(rng.uniform_int(0, 10));
+        prompt.push(Piece{run, offset, static_cast<std::uint32_t>(rng.uniform_int(1, 40))});
+      }
+      prompt.length = rng.uniform_int(0, 1) == 0 ? prompt.length : rng.uniform_int(0, prompt.length);
+      policy.choose(prompt.view(), replicas, 0);
+      Tokens tokens;
+      prompt.view().materialize(tokens);
+      ASSERT_EQ(policy.last_block_hashes(), hashes_of(tokens, block, 40)) << "block " << block << " step " << step;
+    }
+  }
+}
+
 TEST(LlmdEpp, FewerReplicasThanTheIndexKnowsAreScoredSafely) {
   LlmdEpp policy(prefix_only(4), 1);
   const Tokens prompt = run_of(1, 16);

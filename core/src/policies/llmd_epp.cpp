@@ -1,6 +1,9 @@
 #include "prefixroute/policies/llmd_epp.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
 
 #include "prefixroute/base/hashing.h"
 #include <bit>
@@ -39,7 +42,15 @@ const PolicySpec& llmd_epp_policy_spec() {
         // With the session scorer, a cookie per session (at most one per
         // request: an unordered_map node and bucket, ~64 bytes).
         const double cookies = p.session_weight > 0 ? size.requests * 64.0 : 0.0;
-        return std::min(capacity, routed) * 96.0 + cookies;
+        // The hash memo: its slots, and the pieces they keep (4 bytes a token,
+        // 8 a block), at most one considered prompt's worth each and at most
+        // what was routed.
+        const double slots = static_cast<double>(std::bit_ceil(std::max<std::size_t>(64, 8 * context.cluster.replicas)));
+        const double piece = std::min<double>(LlmdEpp::kMemoPieceTokens,
+                                              static_cast<double>(p.max_prefix_blocks) * std::max<std::uint32_t>(1, p.block_size));
+        const double memo = slots * 96.0 + std::min(slots * piece, size.prompt_tokens) *
+                                               (4.0 + 8.0 / std::max<std::uint32_t>(1, p.block_size));
+        return std::min(capacity, routed) * 96.0 + cookies + memo;
       });
   return spec;
 }
@@ -55,16 +66,17 @@ using hashing::kFnvPrime;
 // An open-addressing hash map from a nonzero 64-bit key to a 32-bit value:
 // linear probing in a power-of-two table kept at most half full, deletion by
 // backward shift (no tombstones). Keys are already well-mixed hashes, so their
-// low bits index the table directly. Never iterated.
+// low bits index the table directly. Never iterated for a result
+// (update_values only rewrites storage).
 template <class Value>
 class FlatMap {
  public:
-  FlatMap() : keys_(16, 0), values_(16, 0), mask_(15) {}
+  FlatMap() : slots_(16), mask_(15) {}
 
   const Value* find(std::uint64_t key) const {
     for (std::size_t i = key & mask_;; i = (i + 1) & mask_) {
-      if (keys_[i] == key) return &values_[i];
-      if (keys_[i] == 0) return nullptr;
+      if (slots_[i].key == key) return &slots_[i].value;
+      if (slots_[i].key == 0) return nullptr;
     }
   }
 
@@ -74,78 +86,95 @@ class FlatMap {
 
   /// Inserts `key` (absent) with `value`.
   void insert(std::uint64_t key, Value value) {
-    if ((size_ + 1) * 2 > keys_.size()) grow();
+    if ((size_ + 1) * 2 > slots_.size()) grow();
     place(key, value);
     ++size_;
   }
 
   void erase(std::uint64_t key) {
     std::size_t i = key & mask_;
-    while (keys_[i] != key) {
-      if (keys_[i] == 0) return;
+    while (slots_[i].key != key) {
+      if (slots_[i].key == 0) return;
       i = (i + 1) & mask_;
     }
     // Backward shift: move later entries of the probe run into the hole when
     // their home slot is not after it.
-    for (std::size_t j = (i + 1) & mask_; keys_[j] != 0; j = (j + 1) & mask_) {
-      const std::size_t home = keys_[j] & mask_;
+    for (std::size_t j = (i + 1) & mask_; slots_[j].key != 0; j = (j + 1) & mask_) {
+      const std::size_t home = slots_[j].key & mask_;
       if (((j - home) & mask_) >= ((j - i) & mask_)) {
-        keys_[i] = keys_[j];
-        values_[i] = values_[j];
+        slots_[i] = slots_[j];
         i = j;
       }
     }
-    keys_[i] = 0;
+    slots_[i].key = 0;
     --size_;
   }
 
   std::size_t size() const { return size_; }
 
+  /// Calls f(value) on every entry's value, in table order (which must
+  /// decide nothing but storage).
+  template <class F>
+  void update_values(F f) {
+    for (Slot& slot : slots_)
+      if (slot.key != 0) f(slot.value);
+  }
+
   /// Hints the CPU to load `key`'s home slot (the tables are larger than the
   /// caches and hashes are random, so each lookup is otherwise a miss).
   void prefetch(std::uint64_t key) const {
 #if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(&keys_[key & mask_]);
-    __builtin_prefetch(&values_[key & mask_]);
+    __builtin_prefetch(&slots_[key & mask_]);
 #else
     (void)key;
 #endif
   }
 
  private:
+  // A key and its value side by side: a hit reads one cache line.
+  struct Slot {
+    std::uint64_t key = 0;
+    Value value{};
+  };
+
   void place(std::uint64_t key, Value value) {
     std::size_t i = key & mask_;
-    while (keys_[i] != 0) i = (i + 1) & mask_;
-    keys_[i] = key;
-    values_[i] = value;
+    while (slots_[i].key != 0) i = (i + 1) & mask_;
+    slots_[i] = Slot{key, value};
   }
 
   void grow() {
-    std::vector<std::uint64_t> keys(keys_.size() * 2, 0);
-    std::vector<Value> values(keys_.size() * 2, 0);
-    keys.swap(keys_);
-    values.swap(values_);
-    mask_ = keys_.size() - 1;
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] != 0) place(keys[i], values[i]);
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& slot : old)
+      if (slot.key != 0) place(slot.key, slot.value);
   }
 
-  std::vector<std::uint64_t> keys_;
-  std::vector<Value> values_;
+  std::vector<Slot> slots_;
   std::size_t mask_;
   std::size_t size_ = 0;
 };
 
-// A set of block hashes with LRU eviction at a fixed capacity: an intrusive
-// doubly linked list of slots (most recent at the head) and a map from hash to
-// slot. Eviction reuses the least recent slot at once but leaves the evicted
-// hash's map entry in place (stale: its slot now holds another hash) until
-// forget() removes it, so callers can batch those removals; every lookup checks
-// the slot's hash, so a stale entry never counts as held.
+// A set of block hashes with LRU eviction at a fixed capacity. Each held hash
+// has a slot with the time of its latest touch (a per-set counter). Once the
+// set first has to evict, every touch is also appended to a log of (time,
+// slot), started from the slots in time order; the least recent hash is the
+// slot of the oldest log entry whose time is still its slot's (older entries
+// of a slot touched again are stale and skipped). This evicts exactly what a
+// recency-ordered list would, but a touch writes its own slot (and appends to
+// the log) instead of unlinking and relinking list neighbours scattered in
+// memory, and a set that never fills keeps no order at all. The log is
+// compacted (stale entries dropped, times renumbered 1..n in order) when it
+// exceeds 2 x size() + 64 entries: amortised O(1) per touch, at most that
+// many entries, and times below 3 x capacity + 65. A set that has not filled
+// renumbers (and starts its log) should its counter reach 2^32 - 1.
+// Eviction reuses the least recent slot at once but leaves the evicted hash's
+// map entry in place (stale: its slot now holds another hash) until forget()
+// removes it, so callers can batch those removals; every lookup checks the
+// slot's hash, so a stale entry never counts as held.
 class BlockLru {
  public:
-  static constexpr std::uint32_t kNil = ~std::uint32_t{0};
-
   explicit BlockLru(std::uint64_t capacity) : capacity_(capacity) {}
 
   bool contains(std::uint64_t hash) const {
@@ -163,24 +192,21 @@ class BlockLru {
     evicted = 0;
     std::uint32_t* mapped = slots_.find(hash);
     if (mapped != nullptr && nodes_[*mapped].hash == hash) {
-      if (*mapped != head_) {
-        unlink(*mapped);
-        push_front(*mapped);
-      }
+      stamp(*mapped);
       return false;
     }
     std::uint32_t slot;
     if (nodes_.size() < capacity_) {
       slot = static_cast<std::uint32_t>(nodes_.size());
-      nodes_.push_back(Node{hash, kNil, kNil});
+      nodes_.push_back(Node{hash, 0});
     } else {
-      slot = tail_;  // reuse the least recent entry's slot
-      unlink(slot);
+      if (!logging_) start_log();
+      slot = pop_least_recent();  // reuse the least recent entry's slot
       evicted = nodes_[slot].hash;
       nodes_[slot].hash = hash;
     }
     if (mapped != nullptr) *mapped = slot; else slots_.insert(hash, slot);  // a stale entry is reused
-    push_front(slot);
+    stamp(slot);
     return true;
   }
 
@@ -193,61 +219,166 @@ class BlockLru {
  private:
   struct Node {
     std::uint64_t hash;
-    std::uint32_t prev, next;
+    std::uint32_t last;  // time of the latest touch
   };
+  struct Touch {
+    std::uint32_t when;
+    std::uint32_t slot;
+  };
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
-  void unlink(std::uint32_t slot) {
-    const std::uint32_t p = nodes_[slot].prev, n = nodes_[slot].next;
-    if (p != kNil) nodes_[p].next = n; else head_ = n;
-    if (n != kNil) nodes_[n].prev = p; else tail_ = p;
+  void stamp(std::uint32_t slot) {
+    if (clock_ == ~std::uint32_t{0}) start_log();  // renumbers
+    nodes_[slot].last = ++clock_;
+    if (!logging_) return;
+    log_.push_back(Touch{clock_, slot});
+    if (log_.size() > 2 * nodes_.size() + 64) compact();
   }
 
-  void push_front(std::uint32_t slot) {
-    nodes_[slot].prev = kNil;
-    nodes_[slot].next = head_;
-    if (head_ != kNil) nodes_[head_].prev = slot;
-    head_ = slot;
-    if (tail_ == kNil) tail_ = slot;
+  // The log of every slot in time order, renumbered 1..n (times are
+  // distinct: each touch has its own). Placed by time in one pass when the
+  // times span at most 8 x n values (the usual case: a set fills after few
+  // repeated touches), else sorted.
+  void start_log() {
+    const std::size_t n = nodes_.size();
+    log_.clear();
+    if (clock_ <= 8 * n + 64) {
+      std::vector<std::uint32_t> by_time(static_cast<std::size_t>(clock_) + 1, kNone);
+      for (std::size_t i = 0; i < n; ++i) by_time[nodes_[i].last] = static_cast<std::uint32_t>(i);
+      for (const std::uint32_t slot : by_time)
+        if (slot != kNone) log_.push_back(Touch{nodes_[slot].last, slot});
+    } else {
+      log_.resize(n);
+      for (std::size_t i = 0; i < n; ++i) log_[i] = Touch{nodes_[i].last, static_cast<std::uint32_t>(i)};
+      std::sort(log_.begin(), log_.end(), [](const Touch& a, const Touch& b) { return a.when < b.when; });
+    }
+    for (std::size_t i = 0; i < log_.size(); ++i) {
+      log_[i].when = static_cast<std::uint32_t>(i + 1);
+      nodes_[log_[i].slot].last = log_[i].when;
+    }
+    oldest_ = 0;
+    clock_ = static_cast<std::uint32_t>(log_.size());
+    logging_ = true;
+  }
+
+  // The slot of the least recent hash, its log entry consumed. Only called
+  // when the set is full (not empty): every slot has one live entry.
+  std::uint32_t pop_least_recent() {
+    for (;;) {
+      const Touch t = log_[oldest_++];
+      if (nodes_[t.slot].last == t.when) return t.slot;
+    }
+  }
+
+  // Keeps the live entries, in order, renumbered 1..n.
+  void compact() {
+    std::size_t out = 0;
+    std::uint32_t time = 0;
+    for (std::size_t i = oldest_; i < log_.size(); ++i) {
+      const Touch t = log_[i];
+      if (nodes_[t.slot].last != t.when) continue;
+      nodes_[t.slot].last = ++time;
+      log_[out++] = Touch{time, t.slot};
+    }
+    log_.resize(out);
+    oldest_ = 0;
+    clock_ = time;
   }
 
   std::uint64_t capacity_;
   FlatMap<std::uint32_t> slots_;
   std::vector<Node> nodes_;
-  std::uint32_t head_ = kNil, tail_ = kNil;
+  std::vector<Touch> log_;   // touches in time order; [oldest_, end) not yet consumed
+  std::size_t oldest_ = 0;
+  std::uint32_t clock_ = 0;
+  bool logging_ = false;  // whether log_ is kept (from the first eviction on)
 };
 
 }  // namespace
 
 // Per-replica LRU sets, and for every hash held anywhere the set of replicas
-// holding it, as 64-bit masks: group g (replicas 64g .. 64g + 63) of hash h is
-// stored under key(h, g), so the prefix walk costs one lookup per block and
-// group (one for up to 64 replicas). Invariant: bit r % 64 of key(h, r / 64)
-// is set iff lru[r] holds h; a zero mask is removed.
+// holding it, as 64-bit masks (group g: replicas 64g .. 64g + 63), found with
+// one lookup per hash whatever the number of replicas: with one group the map
+// holds the mask itself; with G > 1 groups it holds a record number, and the
+// record's G masks lie together in `masks` (one cache line for up to 512
+// replicas). Invariant: bit r % 64 of group r / 64 of hash h is set iff
+// lru[r] holds h; a hash no replica holds has no entry (nor record).
 struct LlmdEpp::Index {
   std::uint64_t capacity;
   std::vector<BlockLru> lru;
-  FlatMap<std::uint64_t> holders;  // key(hash, group) -> mask of holders in the group
+  FlatMap<std::uint64_t> holders;  // hash -> its mask (groups == 1) or its record (groups > 1)
   std::size_t groups = 1;
+  std::vector<std::uint64_t> masks;        // groups > 1: record k's masks at [k x groups, (k + 1) x groups)
+  std::vector<std::uint64_t> free_records; // records to reuse
 
   explicit Index(std::uint64_t cap) : capacity(cap) {}
 
-  // Group 0 is the hash itself; further groups (more than 64 replicas) are
-  // rehashed, nonzero, keys (a collision with another block's key is as
-  // likely as a block-hash collision, 2^-64 per pair).
-  static std::uint64_t key(std::uint64_t hash, std::size_t group) {
-    if (group == 0) return hash;
-    const std::uint64_t k = fmix64(hash ^ (static_cast<std::uint64_t>(group) * 0x9e3779b97f4a7c15ULL));
-    return k == 0 ? 1 : k;
-  }
-
   void ensure_replicas(std::size_t n) {
     while (lru.size() < n) lru.emplace_back(capacity);
-    groups = std::max(groups, (n + 63) / 64);
+    const std::size_t wanted = std::max(groups, (n + 63) / 64);
+    if (wanted == groups) return;
+    // More groups: masks move into records (from one group) or records widen.
+    // Which record a hash gets does not matter to any result.
+    if (groups == 1) {
+      holders.update_values([&](std::uint64_t& value) {
+        const std::size_t record = masks.size() / wanted;
+        masks.resize(masks.size() + wanted, 0);
+        masks[record * wanted] = value;
+        value = record;
+      });
+    } else {
+      std::vector<std::uint64_t> wider(masks.size() / groups * wanted, 0);
+      for (std::size_t k = 0; k < masks.size() / groups; ++k)
+        std::copy_n(masks.begin() + static_cast<std::ptrdiff_t>(k * groups), groups,
+                    wider.begin() + static_cast<std::ptrdiff_t>(k * wanted));
+      masks.swap(wider);
+    }
+    groups = wanted;
   }
 
-  std::uint64_t mask(std::uint64_t hash, std::size_t group) const {
-    const std::uint64_t* m = holders.find(key(hash, group));
-    return m == nullptr ? 0 : *m;
+  /// The masks of `hash`'s holders (groups() words), or nullptr when no
+  /// replica holds it.
+  const std::uint64_t* holder_masks(std::uint64_t hash) const {
+    const std::uint64_t* value = holders.find(hash);
+    if (value == nullptr || groups == 1) return value;
+    return masks.data() + static_cast<std::size_t>(*value) * groups;
+  }
+
+  void add_holder(std::uint64_t hash, std::size_t group, std::uint64_t bit) {
+    std::uint64_t* value = holders.find(hash);
+    if (groups == 1) {
+      if (value != nullptr) *value |= bit; else holders.insert(hash, bit);
+      return;
+    }
+    if (value != nullptr) {
+      masks[static_cast<std::size_t>(*value) * groups + group] |= bit;
+      return;
+    }
+    std::size_t record;
+    if (!free_records.empty()) {
+      record = static_cast<std::size_t>(free_records.back());
+      free_records.pop_back();  // freed with every mask zero
+    } else {
+      record = masks.size() / groups;
+      for (std::size_t g = 0; g < groups; ++g) masks.push_back(0);  // a few words: no memset call
+    }
+    masks[record * groups + group] = bit;
+    holders.insert(hash, record);
+  }
+
+  void remove_holder(std::uint64_t hash, std::size_t group, std::uint64_t bit) {
+    std::uint64_t* value = holders.find(hash);
+    if (value == nullptr) return;  // evicted twice in one call: already cleared
+    if (groups == 1) {
+      *value &= ~bit;
+      if (*value == 0) holders.erase(hash);
+      return;
+    }
+    std::uint64_t* m = masks.data() + static_cast<std::size_t>(*value) * groups;
+    m[group] &= ~bit;
+    if (std::any_of(m, m + groups, [](std::uint64_t w) { return w != 0; })) return;
+    free_records.push_back(*value);
+    holders.erase(hash);
   }
 
   /// Adds (or refreshes) `hashes`, in order, in replica's LRU set, then
@@ -271,23 +402,18 @@ struct LlmdEpp::Index {
       if (out != 0) evicted.push_back(out);
     }
     for (std::size_t k = 0; k < added.size(); ++k) {
-      if (k + kAhead < added.size()) holders.prefetch(key(added[k + kAhead], group));
-      const std::uint64_t id = key(added[k], group);
-      if (std::uint64_t* m = holders.find(id)) *m |= bit; else holders.insert(id, bit);
+      if (k + kAhead < added.size()) holders.prefetch(added[k + kAhead]);
+      add_holder(added[k], group, bit);
     }
     for (std::size_t k = 0; k < evicted.size(); ++k) {
       if (k + kAhead < evicted.size()) {
         set.prefetch(evicted[k + kAhead]);
-        holders.prefetch(key(evicted[k + kAhead], group));
+        holders.prefetch(evicted[k + kAhead]);
       }
       const std::uint64_t gone = evicted[k];
       if (set.contains(gone)) continue;  // evicted, then added again
       set.forget(gone);
-      const std::uint64_t id = key(gone, group);
-      std::uint64_t* m = holders.find(id);
-      if (m == nullptr) continue;  // evicted twice in this call: already cleared
-      *m &= ~bit;
-      if (*m == 0) holders.erase(id);
+      remove_holder(gone, group, bit);
     }
   }
 
@@ -301,35 +427,133 @@ LlmdEpp::LlmdEpp(const LlmdEppParams& params, std::uint64_t seed)
   if (params_.block_size == 0) params_.block_size = 1;
   if (params_.lru_blocks_per_replica == 0) params_.lru_blocks_per_replica = 1;
   index_ = std::make_unique<Index>(params_.lru_blocks_per_replica);
+  memo_ = std::make_unique<HashMemo>();
 }
+
+namespace {
+
+// The chained block hash, token by token: `state` is the FNV-1a state of the
+// block being hashed (the parent's hash at its start) and `filled` its tokens
+// so far; each completed block's hash is appended to `out`.
+void hash_tokens(const Token* tokens, std::size_t n, std::uint32_t block_size, std::uint64_t& state,
+                 std::uint32_t& filled, std::vector<std::uint64_t>& out) {
+  std::size_t i = 0;
+  while (i < n) {
+    // FNV-1a-style over 32-bit token ids, started from the parent's hash (one
+    // multiply per token), then a finaliser so every bit depends on every token.
+    const std::size_t take = std::min<std::size_t>(n - i, block_size - filled);
+    std::uint64_t h = state;
+    for (std::size_t k = 0; k < take; ++k) h = (h ^ tokens[i + k]) * kFnvPrime;
+    i += take;
+    filled += static_cast<std::uint32_t>(take);
+    if (filled == block_size) {
+      h = fmix64(h);
+      if (h == 0) h = 1;  // 0 marks an empty slot in the index's tables
+      out.push_back(h);
+      filled = 0;
+    }
+    state = h;
+  }
+}
+
+}  // namespace
 
 void LlmdEpp::block_hashes(TokenSpan tokens, std::uint32_t block_size, std::uint32_t max_blocks,
                            std::vector<std::uint64_t>& out) {
   out.clear();
   const std::size_t blocks = std::min<std::size_t>(tokens.size() / block_size, max_blocks);
-  std::uint64_t parent = kFnvOffset;
-  for (std::size_t b = 0; b < blocks; ++b) {
-    // FNV-1a-style over 32-bit token ids, started from the parent's hash (one
-    // multiply per token), then a finaliser so every bit depends on every token.
-    std::uint64_t h = parent;
-    const Token* t = tokens.data() + b * block_size;
-    for (std::uint32_t k = 0; k < block_size; ++k) h = (h ^ t[k]) * kFnvPrime;
-    parent = fmix64(h);
-    if (parent == 0) parent = 1;  // 0 marks an empty slot in the index's tables
-    out.push_back(parent);
+  std::uint64_t state = kFnvOffset;
+  std::uint32_t filled = 0;
+  hash_tokens(tokens.data(), blocks * block_size, block_size, state, filled, out);
+}
+
+// A memo of the hashes a prompt's piece produced: a prompt's leading pieces
+// (a tenant's system prompt, a conversation's earlier turns, a trace's
+// blocks) recur in many prompts, and hashing is a chain of multiplies (one
+// per token) while comparing tokens is not. An entry is keyed by the hasher's
+// state at the piece's start (the FNV state and the tokens already in the
+// current block) and the piece's tokens, which it keeps and compares in full:
+// a hit is the same input as the chain would have read, so it yields exactly
+// the chain's hashes and end state (nothing is assumed of run identities).
+// Direct-mapped, 8 entries per replica (at least 64; a power of two: a
+// cluster has a few tenants' or conversations' prefixes in play per
+// replica), chosen by the piece's run, offset, length
+// and the state; a prompt's last considered piece is not entered (usually
+// the request's own new turn, which no later prompt repeats at that state;
+// a later turn of its conversation enters it as a leading piece).
+// Pieces longer than kMemoPieceTokens are hashed, not entered.
+// Memory: at most slots x (kMemoPieceTokens x 4 + its blocks x 8).
+struct LlmdEpp::HashMemo {
+  struct Entry {
+    bool valid = false;
+    std::uint64_t state_in = 0, state_out = 0;
+    std::uint32_t filled_in = 0, filled_out = 0;
+    std::vector<Token> tokens;
+    std::vector<std::uint64_t> hashes;
+  };
+  std::vector<Entry> entries = std::vector<Entry>(64);
+
+  void ensure_replicas(std::size_t n) {
+    const std::size_t wanted = std::bit_ceil(std::max<std::size_t>(64, 8 * n));
+    if (wanted > entries.size()) entries.resize(wanted);  // entries move to other slots: only speed changes
+  }
+
+  std::size_t slot(const Content* content, const Piece& piece, std::uint32_t length, std::uint64_t state,
+                   std::uint32_t filled) const {
+    std::uint64_t k = state ^ (piece.run * 0x9e3779b97f4a7c15ULL) ^
+                      ((static_cast<std::uint64_t>(piece.offset) << 32) | length) ^
+                      (static_cast<std::uint64_t>(filled) << 48) ^ reinterpret_cast<std::uintptr_t>(content);
+    return static_cast<std::size_t>(fmix64(k) & (entries.size() - 1));
+  }
+};
+
+void LlmdEpp::hash_blocks(const Prompt& prompt) {
+  hashes_.clear();
+  const std::uint32_t block = params_.block_size;
+  // Only the full blocks the scorer considers are read.
+  std::size_t left = std::min<std::size_t>(prompt.size() / block, params_.max_prefix_blocks) * block;
+  std::uint64_t state = kFnvOffset;
+  std::uint32_t filled = 0;
+  for (const Piece& piece : prompt.pieces) {
+    if (left == 0) break;
+    const std::uint32_t length = static_cast<std::uint32_t>(std::min<std::size_t>(piece.length, left));
+    left -= length;
+    const Token* tokens = prompt.content->stored(piece.run);
+    if (tokens != nullptr) {
+      tokens += piece.offset;
+    } else {
+      block_tokens_.resize(length);
+      prompt.content->copy(piece.run, piece.offset, length, block_tokens_.data());
+      tokens = block_tokens_.data();
+    }
+    if (left == 0 || length > kMemoPieceTokens) {  // the last piece, or a long one: hashed, not entered
+      hash_tokens(tokens, length, block, state, filled, hashes_);
+      continue;
+    }
+    HashMemo::Entry& e = memo_->entries[memo_->slot(prompt.content, piece, length, state, filled)];
+    if (e.valid && e.state_in == state && e.filled_in == filled && e.tokens.size() == length &&
+        std::equal(tokens, tokens + length, e.tokens.data())) {
+      hashes_.insert(hashes_.end(), e.hashes.begin(), e.hashes.end());
+      state = e.state_out;
+      filled = e.filled_out;
+      continue;
+    }
+    e.valid = true;
+    e.state_in = state;
+    e.filled_in = filled;
+    e.tokens.assign(tokens, tokens + length);
+    const std::size_t first = hashes_.size();
+    hash_tokens(tokens, length, block, state, filled, hashes_);
+    e.hashes.assign(hashes_.begin() + static_cast<std::ptrdiff_t>(first), hashes_.end());
+    e.state_out = state;
+    e.filled_out = filled;
   }
 }
 
-void LlmdEpp::hash_blocks(const Prompt& prompt) {
-  // Only the blocks the scorer considers are read.
-  const std::size_t tokens = std::min<std::size_t>(
-      prompt.size(), static_cast<std::size_t>(params_.max_prefix_blocks) * params_.block_size);
-  block_tokens_.resize(tokens);
-  prompt.copy(0, tokens, block_tokens_.data());
-  block_hashes(block_tokens_, params_.block_size, params_.max_prefix_blocks, hashes_);
+void LlmdEpp::ensure_replicas(std::size_t n) {
+  index_->ensure_replicas(n);
+  memo_->ensure_replicas(n);
 }
-
-void LlmdEpp::ensure_replicas(std::size_t n) { index_->ensure_replicas(n); }
 
 bool LlmdEpp::index_contains(std::size_t replica, std::uint64_t hash) const {
   return replica < index_->lru.size() && hash != 0 && index_->lru[replica].contains(hash);
@@ -339,72 +563,193 @@ std::size_t LlmdEpp::index_size(std::size_t replica) const {
   return replica < index_->lru.size() ? index_->lru[replica].size() : 0;
 }
 
-std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
-  const Prompt& prompt = request.prompt;
+void LlmdEpp::score_scrapes(const ClusterView& cluster) {
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
-  ensure_replicas(n);
-  hash_blocks(prompt);
-  hashed_prompt_tokens_ = prompt.size();
-  hashes_valid_ = true;
-
-  // Prefix scorer: walk the blocks while some replica holds the block; each
-  // holder of a walked block counts it.
-  // (Sized for every replica the index has seen: a policy may be shown fewer
-  // replicas than it routed to before; those extra counts are ignored.)
-  matched_.assign(index_->lru.size(), 0);
-  const std::size_t groups = index_->groups;
-  for (std::size_t b = 0; b < hashes_.size(); ++b) {
-    if (b + 8 < hashes_.size()) index_->holders.prefetch(hashes_[b + 8]);
-    bool any = false;
-    for (std::size_t g = 0; g < groups; ++g) {
-      const std::uint64_t mask = index_->mask(hashes_[b], g);
-      any = any || mask != 0;
-      for (std::uint64_t bits = mask; bits != 0; bits &= bits - 1)
-        ++matched_[g * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
+  const std::optional<std::uint64_t> count = cluster.scrape_count();
+  if (count.has_value() && scored_count_ == count && scored_replicas_ == replicas.data() && scored_n_ == n) {
+    // The same scrape: put back the base score of the replicas the last
+    // request changed.
+    for (const std::uint32_t r : changed_) {
+      prefix_[r] = 0.0;
+      scores_[r] = base_[r];
     }
-    if (!any) break;
+    changed_.clear();
+    return;
   }
-
+  scored_count_ = count;
+  scored_replicas_ = replicas.data();
+  scored_n_ = n;
+  changed_.clear();
   std::uint32_t min_q = replicas[0].scraped().queue_length, max_q = min_q;
   for (const Replica& r : replicas) {
     min_q = std::min(min_q, r.scraped().queue_length);
     max_q = std::max(max_q, r.scraped().queue_length);
   }
-
-  prefix_.resize(n);
+  prefix_.assign(n, 0.0);
   queue_.resize(n);
   kv_.resize(n);
-  scores_.resize(n);
-  const double total_blocks = static_cast<double>(hashes_.size());
+  base_.resize(n);
   for (std::size_t r = 0; r < n; ++r) {
     const EngineMetrics& m = replicas[r].scraped();
-    prefix_[r] = hashes_.empty() ? 0.0 : static_cast<double>(matched_[r]) / total_blocks;
     queue_[r] = max_q == min_q ? 1.0
                                : static_cast<double>(max_q - m.queue_length) /
                                      static_cast<double>(max_q - min_q);
     kv_[r] = std::clamp(1.0 - m.kv_usage, 0.0, 1.0);
+    // The weighted sum with a prefix score of 0: prefix_weight x 0 + x is x.
+    base_[r] = params_.queue_weight * queue_[r] + params_.kv_weight * kv_[r];
+  }
+  scores_ = base_;
+  scores_nan_ = std::any_of(base_.begin(), base_.end(), [](double x) { return std::isnan(x); });
+  ranked_.resize(n);
+  for (std::size_t r = 0; r < n; ++r) ranked_[r] = static_cast<std::uint32_t>(r);
+  if (!scores_nan_)
+    std::sort(ranked_.begin(), ranked_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return base_[a] > base_[b] || (base_[a] == base_[b] && a < b);
+    });
+}
+
+std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
+  const Prompt& prompt = request.prompt;
+  const std::size_t n = cluster.size();
+  ensure_replicas(n);
+  hash_blocks(prompt);
+  hashed_prompt_tokens_ = prompt.size();
+  hashes_valid_ = true;
+  score_scrapes(cluster);
+
+  // Prefix scorer: walk the blocks while some replica holds the block; each
+  // holder of a walked block counts it. matched_ is all zeros between calls
+  // (sized for every replica the index has seen: a policy may be shown fewer
+  // replicas than it routed to before; those extra counts are ignored).
+  if (matched_.size() < index_->lru.size()) matched_.resize(index_->lru.size(), 0);
+  holders_.clear();
+  const std::size_t groups = index_->groups;
+  // Successive blocks mostly have the same holders (a shared prefix is held
+  // by the same replicas), so each group's mask is counted once per run of
+  // equal masks, with the run's length.
+  run_mask_.assign(groups, 0);
+  run_length_.assign(groups, 0);
+  auto count_run = [&](std::size_t g) {
+    for (std::uint64_t bits = run_mask_[g]; bits != 0; bits &= bits - 1) {
+      const std::size_t r = g * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+      if (matched_[r] == 0) holders_.push_back(static_cast<std::uint32_t>(r));
+      matched_[r] += run_length_[g];
+    }
+  };
+  for (std::size_t b = 0; b < hashes_.size(); ++b) {
+    if (b + 8 < hashes_.size()) index_->holders.prefetch(hashes_[b + 8]);
+    const std::uint64_t* masks = index_->holder_masks(hashes_[b]);
+    if (masks == nullptr) break;
+    for (std::size_t g = 0; g < groups; ++g) {
+      if (masks[g] == run_mask_[g]) {
+        ++run_length_[g];
+        continue;
+      }
+      count_run(g);
+      run_mask_[g] = masks[g];
+      run_length_[g] = 1;
+    }
+  }
+  for (std::size_t g = 0; g < groups; ++g) count_run(g);
+
+  // Only the holders' and the session cookie's replica's scores differ from
+  // the scrape's base scores.
+  const double total_blocks = static_cast<double>(hashes_.size());
+  ++serial_;
+  if (mark_.size() < n) mark_.resize(n, 0);
+  for (const std::uint32_t r : holders_) {
+    if (r >= n) continue;
+    prefix_[r] = static_cast<double>(matched_[r]) / total_blocks;
     scores_[r] = params_.prefix_weight * prefix_[r] + params_.queue_weight * queue_[r] +
                  params_.kv_weight * kv_[r];
+    mark_[r] = serial_;
+    changed_.push_back(r);
   }
-
   if (params_.session_weight > 0) {
     const auto cookie = cookie_.find(request.session);
-    if (cookie != cookie_.end() && cookie->second < n) scores_[cookie->second] += params_.session_weight;
+    if (cookie != cookie_.end() && cookie->second < n) {
+      const std::uint32_t r = cookie->second;
+      scores_[r] += params_.session_weight;
+      if (mark_[r] != serial_) {
+        mark_[r] = serial_;
+        changed_.push_back(r);
+      }
+    }
   }
+  // The highest score: among the changed replicas, or the highest base score
+  // of one unchanged (the first unchanged in ranked_ order).
+  double best = -std::numeric_limits<double>::infinity();
+  std::size_t unique = n;  // the one replica with the best score, if it is alone
+  bool tied = false;
+  for (const std::uint32_t r : changed_) {
+    if (scores_[r] > best) {
+      best = scores_[r];
+      unique = r;
+      tied = false;
+    } else if (scores_[r] == best) {
+      tied = true;
+    }
+  }
+  std::size_t k = 0;
+  while (k < n && mark_[ranked_[k]] == serial_) ++k;
+  if (k < n) {
+    const double other = base_[ranked_[k]];
+    if (other > best) {
+      best = other;
+      unique = ranked_[k];
+      tied = false;
+    } else if (other == best) {
+      tied = true;
+    }
+    // A second unchanged replica with that base score ties.
+    if (other == best)
+      for (++k; !tied && k < n && base_[ranked_[k]] == other; ++k)
+        if (mark_[ranked_[k]] != serial_) tied = true;
+  }
+  // A NaN score (never from the simulator's metrics) orders nothing: the
+  // general path below decides as it always would.
+  bool nan = scores_nan_;
+  for (const std::uint32_t r : changed_) nan = nan || std::isnan(scores_[r]);
+  if (nan) tied = true;
 
   // Seeded Fisher-Yates shuffle, then the first highest score in that order.
-  order_.resize(n);
-  for (std::size_t r = 0; r < n; ++r) order_[r] = r;
-  for (std::size_t i = n - 1; i > 0; --i)
-    std::swap(order_[i], order_[static_cast<std::size_t>(rng_.uniform_int(0, i))]);
-  std::size_t chosen = order_[0];
-  for (std::size_t k = 1; k < n; ++k)
-    if (scores_[order_[k]] > scores_[chosen]) chosen = order_[k];
+  // With one highest score the order cannot change the winner: the shuffle's
+  // draws are taken (the stream stays the same) without the permutation.
+  std::size_t chosen = unique;
+  if (tied) {
+    order_.resize(n);
+    for (std::size_t r = 0; r < n; ++r) order_[r] = r;
+    for (std::size_t i = n - 1; i > 0; --i)
+      std::swap(order_[i], order_[static_cast<std::size_t>(rng_.uniform_int(0, i))]);
+    if (nan) {
+      chosen = order_[0];
+      for (std::size_t j = 1; j < n; ++j)
+        if (scores_[order_[j]] > scores_[chosen]) chosen = order_[j];
+    } else {
+      // best is the highest score: the first replica in order with it wins.
+      std::size_t j = 0;
+      while (!(scores_[order_[j]] == best)) ++j;
+      chosen = order_[j];
+    }
+  } else {
+    // uniform_int(0, i) for i = n - 1 .. 1, values unused: below(i + 1)
+    // accepts a draw x unless the low half of x * (i + 1) falls below
+    // 2^64 mod (i + 1), and then draws again; the same test here (on a local
+    // copy of the generator, so its state stays in registers).
+    Rng rng = rng_;
+    for (std::uint64_t range = n; range > 1; --range)
+      for (;;) {
+        const std::uint64_t low = rng.next_u64() * range;
+        if (low >= range || low >= (0 - range) % range) break;
+      }
+    rng_ = rng;
+  }
 
   const std::uint64_t predicted = std::min<std::uint64_t>(
       static_cast<std::uint64_t>(matched_[chosen]) * params_.block_size, prompt.size());
   predicted_ = static_cast<std::int64_t>(predicted);
+  for (const std::uint32_t r : holders_) matched_[r] = 0;
   return chosen;
 }
 

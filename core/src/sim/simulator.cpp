@@ -80,6 +80,7 @@ class Simulation final : public EngineEvents {
       timeline_ = std::make_unique<TimelineRecorder>(cluster.replicas, run_.in_flight_period, n, batched_);
     view_ = std::make_unique<ClusterView>(replicas_, index_.get(), view, view == CacheView::Engine || lag_ == 0,
                                           &busy_until_tree_);
+    view_->set_scrape_count(&scrapes_);
   }
 
   Simulation(const Simulation&) = delete;
@@ -360,6 +361,7 @@ class Simulation final : public EngineEvents {
       totals.peak_kv_usage = std::max(totals.peak_kv_usage, replicas_[r].scraped().kv_usage);
     }
     next_scrape_ = at + scrape_period_;
+    ++scrapes_;
   }
 
   void sample_in_flight() {
@@ -396,6 +398,7 @@ class Simulation final : public EngineEvents {
   bool batched_ = false;
   Tick scrape_period_ = 1;
   Tick next_scrape_ = 0;
+  std::uint64_t scrapes_ = 0;  // scrapes taken: the view's scrape_count()
   Tick next_sample_ = 0;
   Tick lag_ = 0;
   bool arrivals_done_ = false;       // run() has routed every request

@@ -10,6 +10,9 @@
 //   least_wait               the least-wait replica, first in rotated order:
 //                            O(log R) from the TournamentTree of busy_until()
 //                            when the view has one, else a scan.
+//   scrape_count             a number that changes whenever any replica's
+//                            scraped() metrics may have changed, so a policy
+//                            may keep what it derives from them until then.
 //
 // A view built from replicas alone (unit tests, the wasm library's
 // Policy.choose) has neither structure and scans; the simulator's view has
@@ -83,6 +86,15 @@ class ClusterView {
   /// index there is no per-replica cost for replicas holding none of it.
   void match_held(const Prompt& prompt, CacheView view, std::vector<PrefixIndex::Held>& out) const;
 
+  /// The simulator's count of scrapes taken (set_scrape_count), or nullopt
+  /// for a view without one: then any replica's scraped() may differ from
+  /// the previous call's.
+  std::optional<std::uint64_t> scrape_count() const {
+    return scrapes_ == nullptr ? std::nullopt : std::optional<std::uint64_t>(*scrapes_);
+  }
+  /// Points the view at a counter the simulator bumps with every scrape.
+  void set_scrape_count(const std::uint64_t* scrapes) { scrapes_ = scrapes; }
+
   /// least_loaded_index(replicas(), now, start): O(log R) with the tree.
   std::size_t least_wait(Tick now, std::size_t start) const;
 
@@ -118,6 +130,7 @@ class ClusterView {
   CacheView index_view_ = CacheView::None;
   bool index_is_engine_ = false;
   const TournamentTree<Tick>* busy_until_ = nullptr;
+  const std::uint64_t* scrapes_ = nullptr;
   mutable Walk walk_;
 };
 

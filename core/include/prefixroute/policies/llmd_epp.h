@@ -50,23 +50,51 @@
 // Tie-breaks: the candidates are shuffled with the policy's own seeded Rng
 // (Fisher-Yates, n - 1 draws per request), then the first replica with the
 // highest score in shuffled order wins: a uniform seeded pick among ties.
+// The draws are taken on every request; the permutation is built only when
+// two replicas share the highest score (with one, no order changes the
+// winner).
+//
+// How a choice is computed (the same numbers as scoring every replica):
+//   - Queue and KV scores, and base = queue_weight x queue + kv_weight x kv,
+//     are computed once per scrape (ClusterView::scrape_count; every call for
+//     a view without one), with the replicas ranked by base (descending, then
+//     index).
+//   - Per request only the replicas that hold a walked block (the prefix
+//     holders) and the session cookie's replica get their full score; the
+//     best of the others is the first of the ranking not among them, and a
+//     tie is a second one with the same base.
+//   - Block hashes: a prompt's leading pieces (a tenant's prefix, earlier
+//     turns) are looked up in a direct-mapped memo keyed by the hasher's state
+//     and the piece's tokens, compared in full (8 entries per replica, at
+//     least 64; pieces of at most kMemoPieceTokens); a hit yields exactly
+//     the chained hashes.
+//   - Holders: one lookup per block gives the block's holder masks (64
+//     replicas per word, the words of one block together), and the walk
+//     counts each run of blocks with equal masks once.
+//   - The per-replica LRU keeps each hash's latest touch time and, from its
+//     first eviction on, a log of touches in time order (stale entries
+//     skipped, compacted at 2 x size + 64): the same victims as a
+//     recency-ordered list.
 //
 // Invariants: every per-replica set holds at most lru_blocks_per_replica
 // distinct hashes; predicted_cached_tokens() = matched blocks x block_size on
 // the last choice, capped at the prompt length.
-// Cost: choose hashes the considered prefix once (O(min(L, block_size x
-// max_prefix_blocks))), then does one hash lookup per walked block (a
-// cluster-wide map from block hash to the bit set of replicas holding it) plus
-// one step per holder, and O(n) for the scores and the shuffle. on_routed is
-// O(blocks) expected. The index's hash tables are only looked up, never
-// iterated, so no container order decides a result. A block hash of 0 is
-// stored as 1 (0 marks empty slots).
-// Memory: O(n x lru_blocks_per_replica) at most.
+// Cost: choose hashes the considered prefix's pieces not in the memo
+// (O(min(L, block_size x max_prefix_blocks)) at worst), does one hash lookup
+// per walked block plus one step per (run of equal masks, holder), O(H) for
+// the holders' scores, O(R / 64) per block for the mask words, R - 1 draws,
+// and O(R) more only when scores tie; O(R log R) per scrape. on_routed is
+// O(blocks) expected, amortised. The index's hash tables are only looked up,
+// never iterated for a result, so no container order decides one. A block
+// hash of 0 is stored as 1 (0 marks empty slots).
+// Memory: O(n x lru_blocks_per_replica) at most, plus the memo (its entries
+// keep one piece's tokens and hashes each).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -89,6 +117,9 @@ struct LlmdEppParams {
 
 class LlmdEpp final : public RoutingPolicy {
  public:
+  /// The longest piece the block-hash memo keeps (tokens).
+  static constexpr std::uint32_t kMemoPieceTokens = 1024;
+
   /// `seed` is the scenario seed; the policy derives its own stream from it.
   LlmdEpp(const LlmdEppParams& params, std::uint64_t seed);
   ~LlmdEpp() override;
@@ -111,6 +142,8 @@ class LlmdEpp final : public RoutingPolicy {
   bool index_contains(std::size_t replica, std::uint64_t hash) const;
   /// Number of hashes in replica's index.
   std::size_t index_size(std::size_t replica) const;
+  /// The block hashes of the last prompt choose() saw (block_hashes of its tokens).
+  const std::vector<std::uint64_t>& last_block_hashes() const { return hashes_; }
   /// Per-replica scores (and their parts) computed by the last choose().
   const std::vector<double>& last_scores() const { return scores_; }
   const std::vector<double>& last_prefix_scores() const { return prefix_; }
@@ -125,22 +158,40 @@ class LlmdEpp final : public RoutingPolicy {
   // replicas holding it (so the prefix walk does one lookup per block, not one
   // per replica). Defined in the source file.
   struct Index;
+  // Recently hashed pieces and their block hashes (defined in the source file).
+  struct HashMemo;
 
   void ensure_replicas(std::size_t n);
   /// block_hashes of the prompt's first max_prefix_blocks blocks, into hashes_.
   void hash_blocks(const Prompt& prompt);
+  /// The queue and KV scores of the view's current scrape (recomputed only
+  /// when its scrape_count() changes), and the scores back to them.
+  void score_scrapes(const ClusterView& cluster);
 
   LlmdEppParams params_;
   Rng rng_;
   std::unique_ptr<Index> index_;
+  std::unique_ptr<HashMemo> memo_;
   std::vector<std::uint64_t> hashes_;    // the last chosen prompt's block hashes
-  std::vector<std::uint32_t> matched_;   // per replica, last choose()
+  std::vector<std::uint32_t> matched_;   // per replica: walked blocks held (zero between calls)
+  std::vector<std::uint32_t> holders_;   // replicas with matched_ > 0 in this call
+  std::vector<std::uint64_t> run_mask_;  // per holder group: the mask of the current run of blocks
+  std::vector<std::uint32_t> run_length_;
   std::vector<double> prefix_, queue_, kv_, scores_;
-  std::vector<std::size_t> order_;       // shuffled candidate order
+  std::vector<double> base_;             // per replica: the score with no prefix or session part
+  std::vector<std::uint32_t> ranked_;    // replicas by base_ descending, then index
+  std::vector<std::uint32_t> changed_;   // replicas whose prefix_ / scores_ differ from base
+  std::vector<std::uint64_t> mark_;      // mark_[r] == serial_: r is in changed_ this call
+  std::uint64_t serial_ = 0;
+  std::optional<std::uint64_t> scored_count_;  // the scrape base_ is of
+  const Replica* scored_replicas_ = nullptr;
+  std::size_t scored_n_ = 0;
+  bool scores_nan_ = false;              // some base_ is NaN (then every choice takes the shuffle)
+  std::vector<std::size_t> order_;       // shuffled candidate order (ties only)
   std::size_t hashed_prompt_tokens_ = 0;
   bool hashes_valid_ = false;  // hashes_ belong to the prompt on_routed will see
   std::int64_t predicted_ = -1;
-  std::vector<Token> block_tokens_;  // scratch: the tokens hash_blocks reads
+  std::vector<Token> block_tokens_;  // scratch: a piece's tokens when its content does not store them
   // Session affinity (session_weight > 0 only): each session's cookie, and
   // the session of each request whose response has not started. Lookups
   // only, never iterated.
