@@ -227,7 +227,15 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
       // is replicate 0's in the results JSON, series kept or not (shards).
       if (key.replicate != 0) release_timeline(record.outcome.run);
     } else if (key.phase == policies) {
-      record.bound = ideal_bound(*source, record.prompt_tokens);
+      // A first reader is already open; a second only if the block ids
+      // cannot describe the stream (ideal_bound, cache_bounds.h).
+      const auto open = [&]() -> std::unique_ptr<RequestSource> {
+        if (source) return std::move(source);
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        if (s.generated) return std::make_unique<TraceSource>(*s.generated);
+        return replay->open();
+      };
+      record.bound = ideal_bound(open, record.prompt_tokens);
     } else {
       record.bound = single_cache_bound(*source, scenario.cluster.cache_tokens * scenario.cluster.replicas,
                                         scenario.cluster.protect_after_hits);
