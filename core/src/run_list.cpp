@@ -62,6 +62,8 @@ void release_series(SimulationRun& run) {
   std::vector<Tick>().swap(run.end_to_end);
   std::vector<std::uint32_t>().swap(run.replica_of);
   std::vector<std::uint32_t>().swap(run.cached_of);
+  run.spilled_ttft.reset();
+  run.spilled_end_to_end.reset();
   std::vector<std::uint32_t>().swap(run.in_flight_samples);
   std::vector<double>().swap(run.tpot_ns);
 }
@@ -216,7 +218,9 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
       record.outcome.policy = scenario.policies[key.phase];
       record.outcome.run = simulate(*source, scenario.cluster, std::span<RoutingPolicy* const>(routers), per_run, 4096,
                                     scenario.router,
-                                    options.timeline && key.replicate == 0);
+                                    options.timeline && key.replicate == 0,
+                                    options.keep_series && key.replicate == 0 ? kKeepResults
+                                                                              : options.spill_results_above);
       if (record.outcome.run.cancelled) {
         record.outcome = PolicyOutcome{};
         return release();
