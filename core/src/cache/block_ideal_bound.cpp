@@ -1,6 +1,8 @@
 #include "prefixroute/cache/block_ideal_bound.h"
 
 #include <algorithm>
+#include <deque>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -18,7 +20,11 @@ class IdBits {
   }
   void set(std::uint32_t id) {
     const std::size_t word = id >> 6;
-    if (word >= words_.size()) words_.resize(word + 1, 0);
+    if (word >= words_.size()) {
+      // A quarter more at a time, not double: the sets are most of the memory.
+      if (word >= words_.capacity()) words_.reserve(std::max(word + 1, words_.capacity() + words_.capacity() / 4));
+      words_.resize(word + 1, 0);
+    }
     words_[word] |= std::uint64_t{1} << (id & 63);
   }
 
@@ -26,26 +32,91 @@ class IdBits {
   std::vector<std::uint64_t> words_;
 };
 
-// (id, value) pairs appended in increasing id order; found by binary search.
+// (id, value) pairs appended in increasing id order, varint-coded in chunks
+// of 64 entries (an id as the difference from the previous one, a value as
+// is or, `relative`, as its zigzag difference from its id), found by binary
+// search over the chunks' first ids and a scan inside one chunk. Mooncake's
+// entries take 2 - 4 bytes instead of 8. raise() keeps the larger value of
+// an entry aside (rare: the same short last block seen longer later).
 class IdList {
  public:
+  explicit IdList(bool relative) : relative_(relative) {}
+
   /// False when `id` does not follow the last entry's.
   bool append(std::uint32_t id, std::uint32_t value) {
-    if (!entries_.empty() && entries_.back().first >= id) return false;
-    entries_.emplace_back(id, value);
+    if (size_ > 0 && last_id_ >= id) return false;
+    if (size_ % kChunk == 0) {
+      chunks_.push_back(Chunk{id, bytes_.size()});
+    } else {
+      put(id - last_id_);
+    }
+    put(code(id, value));
+    last_id_ = id;
+    ++size_;
     return true;
   }
-  /// The entry of `id`, which must exist.
-  std::uint32_t& at(std::uint32_t id) {
-    const auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
-                                     [](const std::pair<std::uint32_t, std::uint32_t>& e, std::uint32_t key) {
-                                       return e.first < key;
-                                     });
-    return it->second;
+  /// The value of `id`, which must have an entry.
+  std::uint32_t at(std::uint32_t id) const {
+    if (!raised_.empty()) {
+      const auto it = raised_.find(id);
+      if (it != raised_.end()) return it->second;
+    }
+    const auto chunk = std::upper_bound(chunks_.begin(), chunks_.end(), id,
+                                        [](std::uint32_t key, const Chunk& c) { return key < c.first_id; }) -
+                       1;
+    std::size_t at = chunk->offset;
+    std::uint32_t entry = chunk->first_id;
+    for (;;) {
+      const std::uint64_t coded = get(at);
+      if (entry == id) return decode(id, coded);
+      entry += static_cast<std::uint32_t>(get(at));
+    }
+  }
+  /// The entry of `id` becomes max(its value, value).
+  void raise(std::uint32_t id, std::uint32_t value) {
+    if (value > at(id)) raised_[id] = value;
   }
 
  private:
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> entries_;
+  static constexpr std::uint64_t kChunk = 64;
+  struct Chunk {
+    std::uint32_t first_id;
+    std::size_t offset;
+  };
+
+  std::uint64_t code(std::uint32_t id, std::uint32_t value) const {
+    if (!relative_) return value;
+    const std::int64_t d = static_cast<std::int64_t>(id) - static_cast<std::int64_t>(value);
+    return d >= 0 ? static_cast<std::uint64_t>(d) << 1 : (static_cast<std::uint64_t>(-d) << 1) - 1;
+  }
+  std::uint32_t decode(std::uint32_t id, std::uint64_t coded) const {
+    if (!relative_) return static_cast<std::uint32_t>(coded);
+    const std::int64_t d = (coded & 1) != 0 ? -static_cast<std::int64_t>((coded + 1) >> 1)
+                                            : static_cast<std::int64_t>(coded >> 1);
+    return static_cast<std::uint32_t>(static_cast<std::int64_t>(id) - d);
+  }
+  void put(std::uint64_t v) {
+    while (v >= 0x80) {
+      bytes_.push_back(static_cast<std::uint8_t>(v | 0x80));
+      v >>= 7;
+    }
+    bytes_.push_back(static_cast<std::uint8_t>(v));
+  }
+  std::uint64_t get(std::size_t& at) const {
+    std::uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      const std::uint8_t b = bytes_[at++];
+      v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+  }
+
+  bool relative_;
+  std::deque<std::uint8_t> bytes_;  // a deque: growing never copies (nor doubles) the bytes
+  std::vector<Chunk> chunks_;
+  std::uint64_t size_ = 0;
+  std::uint32_t last_id_ = 0;
+  std::map<std::uint32_t, std::uint32_t> raised_;
 };
 
 class BlockIdealBound {
@@ -96,8 +167,7 @@ class BlockIdealBound {
         if (whole) {
           whole_.set(id);
         } else if (!whole_.test(id)) {
-          std::uint32_t& most = most_tokens_.at(id);
-          most = std::max(most, pieces[i].length);
+          most_tokens_.raise(id, pieces[i].length);
         }
         continue;
       }
@@ -128,8 +198,8 @@ class BlockIdealBound {
   IdBits seen_;
   IdBits whole_;       // seen as a whole block
   IdBits odd_before_;  // preceded by something other than id - 1 (or, for id 0, nothing)
-  IdList before_;      // for odd_before_ ids: the id before plus 1, 0 for none
-  IdList most_tokens_; // for ids seen only as a shorter last block: the most tokens seen
+  IdList before_{true};        // for odd_before_ ids: the id before plus 1, 0 for none
+  IdList most_tokens_{false};  // for ids seen only as a shorter last block: the most tokens seen
 };
 
 }  // namespace

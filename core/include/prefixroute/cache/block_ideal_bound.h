@@ -22,7 +22,8 @@
 //     prompt is "preceded" by nothing, which is id - 1 only for id 0);
 //   - for the ids of that last bit, the id before them; for ids never seen
 //     whole, the most tokens seen: two lists sorted by id, appended as ids
-//     first appear, 8 bytes an entry (about two per request in Mooncake).
+//     first appear, varint-coded (2 - 4 bytes an entry in Mooncake, about
+//     one entry per request in each).
 //
 // It declines (std::nullopt; the caller builds the cache instead) when the
 // stream is not one this describes exactly: another content than
@@ -33,8 +34,9 @@
 // sparse that the bit sets would outgrow the blocks read (more than
 // 1 MiB + 4 bytes per block).
 //
-// Cost: O(blocks) bit operations plus O(log E) per list look-up;
-// memory 3 bits per id up to the largest + 8 bytes per list entry.
+// Cost: O(blocks) bit operations plus O(log E + 64) per list look-up (at
+// most two per request and one per block whose predecessor is not id - 1);
+// memory 3 bits per id up to the largest + a few bytes per list entry.
 #pragma once
 
 #include <cstdint>
