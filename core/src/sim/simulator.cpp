@@ -108,10 +108,7 @@ class Simulation final : public EngineEvents {
     // A policy whose queue still holds requests with nothing left to run
     // would strand them: they go out one at a time, in queue order.
     while (release_stranded()) advance_to(kNever);
-    if (ttft_spill_) {
-      run_.spilled_ttft = std::move(ttft_spill_);
-      run_.spilled_end_to_end = std::move(end_to_end_spill_);
-    } else if (run_.cancelled) {  // only the arrived requests have results
+    if (run_.cancelled && !ttft_spill_) {  // only the arrived requests have results
       run_.ttft.resize(routed);
       run_.cached_of.resize(routed);
       run_.replica_of.resize(routed);
@@ -124,6 +121,10 @@ class Simulation final : public EngineEvents {
       t.busy_ticks = replicas_[r].busy_ticks();
     }
     engine_->finish(run_);
+    if (ttft_spill_) {
+      run_.spilled_ttft = std::move(ttft_spill_);
+      run_.spilled_end_to_end = std::move(end_to_end_spill_);
+    }
     if (sessions_) run_.sessions = sessions_->figures(run_.cached_of);
     if (batched_) {
       for (std::size_t r = 0; r < replicas_.size(); ++r) {
