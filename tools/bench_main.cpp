@@ -177,7 +177,9 @@ int merge_command(const std::vector<std::string>& paths, const std::string& json
 int run_and_write(const prefixroute::Scenario& scenario, const prefixroute::ReplayedTrace* replay, unsigned jobs,
                   bool markdown, const std::string& json_path, const std::string& timeline_path) {
   const prefixroute::ExperimentReport report =
-      prefixroute::run_experiment(scenario, {}, replay, jobs, !timeline_path.empty());
+      // No per-request series: the table and JSON need the summaries only,
+      // so a long run's per-request times go to disk (tick_spill.h).
+      prefixroute::run_experiment(scenario, {}, replay, jobs, !timeline_path.empty(), /*keep_series=*/false);
   std::cout << prefixroute::format_text_table(scenario, report);
   if (markdown) std::cout << "\n" << prefixroute::format_markdown_table(scenario, report);
 

@@ -132,10 +132,10 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
 }
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,
-                                const ReplayedTrace* replay, unsigned jobs, bool record_timeline) {
+                                const ReplayedTrace* replay, unsigned jobs, bool record_timeline, bool keep_series) {
   engine::EngineOptions options;
   options.jobs = jobs;
-  options.keep_series = true;
+  options.keep_series = keep_series;
   options.timeline = record_timeline;
   if (progress)
     options.progress = [&](std::size_t, std::size_t run, std::uint64_t done, std::uint64_t total) {

@@ -29,11 +29,23 @@ struct RunRecord {
 using EngineProgress = std::function<bool(std::size_t point, std::size_t run, std::uint64_t done,
                                           std::uint64_t total)>;
 
+/// Requests above which a run's per-request times go to disk: 65,536
+/// (1.5 MiB of results in memory). The page's wasm module keeps them in
+/// memory: its file system is memory too.
+#ifdef __EMSCRIPTEN__
+inline constexpr std::uint64_t kSpillResultsAbove = kKeepResults;
+#else
+inline constexpr std::uint64_t kSpillResultsAbove = 65536;
+#endif
+
 struct EngineOptions {
   unsigned jobs = 1;
   Shard shard;                ///< over the runs of all points, numbered point after point
   bool keep_series = false;   ///< keep the per-request series of replicate 0's policy runs
   bool timeline = false;      ///< record replicate 0's policy runs' timelines (sim/timeline.h)
+  /// Policy runs of more requests whose series are not kept put their TTFT
+  /// and end-to-end times in temporary files (simulate(), tick_spill.h).
+  std::uint64_t spill_results_above = kSpillResultsAbove;
   EngineProgress progress;    ///< serialised: never called by two threads at once
 };
 

@@ -62,6 +62,8 @@ void release_series(SimulationRun& run) {
   std::vector<Tick>().swap(run.end_to_end);
   std::vector<std::uint32_t>().swap(run.replica_of);
   std::vector<std::uint32_t>().swap(run.cached_of);
+  run.spilled_ttft.reset();
+  run.spilled_end_to_end.reset();
   std::vector<std::uint32_t>().swap(run.in_flight_samples);
   std::vector<double>().swap(run.tpot_ns);
 }
@@ -216,7 +218,9 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
       record.outcome.policy = scenario.policies[key.phase];
       record.outcome.run = simulate(*source, scenario.cluster, std::span<RoutingPolicy* const>(routers), per_run, 4096,
                                     scenario.router,
-                                    options.timeline && key.replicate == 0);
+                                    options.timeline && key.replicate == 0,
+                                    options.keep_series && key.replicate == 0 ? kKeepResults
+                                                                              : options.spill_results_above);
       if (record.outcome.run.cancelled) {
         record.outcome = PolicyOutcome{};
         return release();
@@ -227,7 +231,15 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
       // is replicate 0's in the results JSON, series kept or not (shards).
       if (key.replicate != 0) release_timeline(record.outcome.run);
     } else if (key.phase == policies) {
-      record.bound = ideal_bound(*source, record.prompt_tokens);
+      // A first reader is already open; a second only if the block ids
+      // cannot describe the stream (ideal_bound, cache_bounds.h).
+      const auto open = [&]() -> std::unique_ptr<RequestSource> {
+        if (source) return std::move(source);
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        if (s.generated) return std::make_unique<TraceSource>(*s.generated);
+        return replay->open();
+      };
+      record.bound = ideal_bound(open, record.prompt_tokens);
     } else {
       record.bound = single_cache_bound(*source, scenario.cluster.cache_tokens * scenario.cluster.replicas,
                                         scenario.cluster.protect_after_hits);

@@ -136,9 +136,12 @@ using ExperimentProgress =
 /// first that did not, and no seeds.
 /// `record_timeline`: each outcome's run also holds its timeline
 /// (sim/timeline.h; timeline_json.h writes them), replicate 0's only.
+/// `keep_series`: replicate 0's outcomes keep their per-request series
+/// (SimulationRun::ttft ...); without, a long run's per-request times go to
+/// disk while it runs (tick_spill.h) and only the summaries remain.
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress = {},
                                 const ReplayedTrace* replay = nullptr, unsigned jobs = 1,
-                                bool record_timeline = false);
+                                bool record_timeline = false, bool keep_series = true);
 
 /// Replicate statistics of a report with replicates > 1, as the results
 /// JSON and the command line's table show them.

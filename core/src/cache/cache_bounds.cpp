@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "prefixroute/cache/block_ideal_bound.h"
 #include "prefixroute/cache/radix_cache.h"
 
 namespace prefixroute {
@@ -36,6 +37,12 @@ CacheBound ideal_bound(RequestSource& source, std::uint64_t total_prompt_tokens)
 CacheBound ideal_bound(const RequestTrace& trace) {
   TraceSource source(trace);
   return ideal_bound(source, trace.total_prompt_tokens());
+}
+
+CacheBound ideal_bound(const std::function<std::unique_ptr<RequestSource>()>& open,
+                       std::uint64_t total_prompt_tokens) {
+  if (const auto bound = block_ideal_bound(*open(), total_prompt_tokens)) return *bound;
+  return ideal_bound(*open(), total_prompt_tokens);
 }
 
 }  // namespace prefixroute

@@ -16,6 +16,11 @@ namespace {
 // Mean of non-negative ticks, in ms. The sum is kept in two 64-bit words: a
 // few million requests waiting hours each already pass 2^63 ns. Below 2^63 the
 // result is bit-identical to converting the plain integer sum.
+double mean_ms(std::uint64_t low, std::uint64_t high, std::uint64_t count) {
+  const double sum = static_cast<double>(high) * 18446744073709551616.0 + static_cast<double>(low);
+  return sum / 1e6 / static_cast<double>(count);
+}
+
 double mean_ms(const std::vector<Tick>& ticks) {
   std::uint64_t low = 0, high = 0;
   for (const Tick t : ticks) {
@@ -23,15 +28,14 @@ double mean_ms(const std::vector<Tick>& ticks) {
     low += u;
     if (low < u) ++high;
   }
-  const double sum = static_cast<double>(high) * 18446744073709551616.0 + static_cast<double>(low);
-  return sum / 1e6 / static_cast<double>(ticks.size());
+  return mean_ms(low, high, ticks.size());
 }
 
 }  // namespace
 
 RunSummary summarize(const SimulationRun& run) {
   RunSummary s;
-  s.requests = run.ttft.size();
+  s.requests = run.spilled_ttft ? run.spilled_ttft->size() : run.ttft.size();
   for (const ReplicaTotals& r : run.replicas) {
     s.prefill_tokens += r.prefill_tokens;
     s.cached_tokens += r.cached_tokens;
@@ -52,7 +56,16 @@ RunSummary summarize(const SimulationRun& run) {
                   static_cast<double>(total_busy);
   }
 
-  if (!run.ttft.empty()) {
+  if (run.spilled_ttft && !run.spilled_ttft->empty()) {
+    const TickSpill& t = *run.spilled_ttft;
+    const std::uint32_t percents[] = {50, 90, 99};
+    const std::vector<Tick> p = t.nearest_rank(percents);
+    s.mean_ttft_ms = mean_ms(t.sum_low(), t.sum_high(), t.size());
+    s.p50_ttft_ms = ticks_to_ms(p[0]);
+    s.p90_ttft_ms = ticks_to_ms(p[1]);
+    s.p99_ttft_ms = ticks_to_ms(p[2]);
+    s.max_ttft_ms = ticks_to_ms(t.max());
+  } else if (!run.ttft.empty()) {
     std::vector<Tick> sorted(run.ttft);
     std::sort(sorted.begin(), sorted.end());
     s.mean_ttft_ms = mean_ms(sorted);
@@ -105,7 +118,14 @@ RunSummary summarize(const SimulationRun& run) {
     s.one_replica_session_share =
         static_cast<double>(f.one_replica_sessions) / static_cast<double>(f.multi_call_sessions);
   }
-  if (!run.end_to_end.empty() && !run.cancelled) {
+  if (run.spilled_end_to_end && !run.spilled_end_to_end->empty() && !run.cancelled) {
+    const TickSpill& e = *run.spilled_end_to_end;
+    const std::uint32_t percents[] = {50, 99};
+    const std::vector<Tick> p = e.nearest_rank(percents);
+    s.mean_e2e_ms = mean_ms(e.sum_low(), e.sum_high(), e.size());
+    s.p50_e2e_ms = ticks_to_ms(p[0]);
+    s.p99_e2e_ms = ticks_to_ms(p[1]);
+  } else if (!run.end_to_end.empty() && !run.cancelled) {
     std::vector<Tick> sorted(run.end_to_end);
     std::sort(sorted.begin(), sorted.end());
     s.mean_e2e_ms = mean_ms(sorted);

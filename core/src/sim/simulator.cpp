@@ -32,7 +32,7 @@ struct MirrorOp {
 class Simulation final : public EngineEvents {
  public:
   Simulation(RequestSource& source, const ClusterConfig& cluster, std::span<RoutingPolicy* const> policies,
-             const RouterConfig& router, bool record_timeline)
+             const RouterConfig& router, bool record_timeline, std::uint64_t spill_results_above)
       : source_(source),
         cluster_(cluster),
         busy_until_tree_(cluster.replicas, kNever) {
@@ -69,10 +69,15 @@ class Simulation final : public EngineEvents {
     run_.batched = batched_;
     run_.decode = batched_ || seconds_to_ticks(cluster.decode_ms_per_token / 1000.0) > 0;
     const auto n = static_cast<std::size_t>(source.size());
-    run_.ttft.assign(n, 0);
-    run_.end_to_end.assign(n, 0);
-    run_.replica_of.assign(n, 0);
-    run_.cached_of.assign(n, 0);
+    if (source.size() > spill_results_above && !batched_ && !source.has_sessions() && !record_timeline) {
+      ttft_spill_ = std::make_shared<TickSpill>();
+      end_to_end_spill_ = std::make_shared<TickSpill>();
+    } else {
+      run_.ttft.assign(n, 0);
+      run_.end_to_end.assign(n, 0);
+      run_.replica_of.assign(n, 0);
+      run_.cached_of.assign(n, 0);
+    }
     if (source.has_sessions()) sessions_.emplace();
     if (batched_) predicted_.assign(n, 0);
     run_.replicas.resize(cluster.replicas);
@@ -104,7 +109,7 @@ class Simulation final : public EngineEvents {
     // A policy whose queue still holds requests with nothing left to run
     // would strand them: they go out one at a time, in queue order.
     while (release_stranded()) advance_to(kNever);
-    if (run_.cancelled) {  // only the arrived requests have results
+    if (run_.cancelled && !ttft_spill_) {  // only the arrived requests have results
       run_.ttft.resize(routed);
       run_.cached_of.resize(routed);
       run_.replica_of.resize(routed);
@@ -117,6 +122,10 @@ class Simulation final : public EngineEvents {
       t.busy_ticks = replicas_[r].busy_ticks();
     }
     engine_->finish(run_);
+    if (ttft_spill_) {
+      run_.spilled_ttft = std::move(ttft_spill_);
+      run_.spilled_end_to_end = std::move(end_to_end_spill_);
+    }
     if (sessions_) run_.sessions = sessions_->figures(run_.cached_of);
     if (batched_) {
       for (std::size_t r = 0; r < replicas_.size(); ++r) {
@@ -135,12 +144,17 @@ class Simulation final : public EngineEvents {
 
   // ---- EngineEvents ----
   void admitted(std::uint64_t id, std::uint32_t, std::uint64_t cached_tokens) override {
-    run_.cached_of[id] = static_cast<std::uint32_t>(cached_tokens);
+    last_cached_ = cached_tokens;
+    if (!ttft_spill_) run_.cached_of[id] = static_cast<std::uint32_t>(cached_tokens);
     if (batched_ && predicted_[id] != 0) run_.predicted_actual_cached_tokens += cached_tokens;
   }
 
   void first_token(std::uint64_t id, std::uint32_t replica, Tick arrival, Tick now) override {
-    run_.ttft[id] = now - arrival;  // arrival at the router: time held there counts
+    // Arrival at the router: time held there counts.
+    if (ttft_spill_)
+      ttft_spill_->append(now - arrival);
+    else
+      run_.ttft[id] = now - arrival;
     const std::size_t k = routers_->of(id);
     routers_->policy(k).on_first_token(id, replica, now);
     note_release(k);
@@ -150,7 +164,10 @@ class Simulation final : public EngineEvents {
                  std::uint64_t decode_tokens) override {
     const std::size_t k = routers_->of(id);
     routers_->completed(k, replica);
-    run_.end_to_end[id] = now - arrival;
+    if (end_to_end_spill_)
+      end_to_end_spill_->append(now - arrival);
+    else
+      run_.end_to_end[id] = now - arrival;
     run_.last_completion = std::max(run_.last_completion, now);
     if (batched_ && decode_tokens > 0)
       run_.tpot_ns.push_back(static_cast<double>(run_.end_to_end[id] - run_.ttft[id]) /
@@ -263,12 +280,13 @@ class Simulation final : public EngineEvents {
     admitted_request.prompt = &pieces;
     admitted_request.output_tokens = static_cast<std::uint32_t>(output);
     engine_->admit(r, admitted_request, now, known_cached, *this);
-    if (predicted >= 0 && !batched_) run_.predicted_actual_cached_tokens += run_.cached_of[i];
+    // The fifo engine reported the admission's cached tokens during admit().
+    if (predicted >= 0 && !batched_) run_.predicted_actual_cached_tokens += static_cast<std::uint32_t>(last_cached_);
     busy_until_tree_.set(chosen, replica.busy_until());
     routers_->dispatched(k, chosen);
     ReplicaTotals& totals = run_.replicas[chosen];
     totals.peak_in_flight = std::max(totals.peak_in_flight, routers_->total(chosen));
-    run_.replica_of[i] = r;
+    if (!ttft_spill_) run_.replica_of[i] = r;
     if (sessions_) sessions_->routed(i, request.session, r, prompt.size());
     if (timeline_)
       timeline_->routed(i, request.arrival, r, pieces.pieces.empty() ? 0 : pieces.pieces.front().run, prompt.size(), wait);
@@ -407,14 +425,18 @@ class Simulation final : public EngineEvents {
   std::unique_ptr<ClusterView> view_;   // what policy_ sees: replicas_, index_, busy_until_tree_
   std::unique_ptr<TimelineRecorder> timeline_;  // when asked to record one
   SimulationRun run_;
+  // Spilled results (simulate's spill_results_above), moved into run_ at the end.
+  std::shared_ptr<TickSpill> ttft_spill_;
+  std::shared_ptr<TickSpill> end_to_end_spill_;
+  std::uint64_t last_cached_ = 0;  // the last admitted() request's cached tokens
 };
 
 }  // namespace
 
 SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, std::span<RoutingPolicy* const> routers,
                        const ProgressCallback& progress, std::uint64_t progress_every,
-                       const RouterConfig& router, bool record_timeline) {
-  Simulation simulation(source, cluster, routers, router, record_timeline);
+                       const RouterConfig& router, bool record_timeline, std::uint64_t spill_results_above) {
+  Simulation simulation(source, cluster, routers, router, record_timeline, spill_results_above);
   return simulation.run(progress, progress_every);
 }
 

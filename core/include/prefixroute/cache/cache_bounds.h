@@ -9,8 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 
-#include "prefixroute/workload/request_source.h"
 #include "prefixroute/workload/request_source.h"
 #include "prefixroute/workload/request_trace.h"
 
@@ -34,5 +35,11 @@ CacheBound single_cache_bound(const RequestTrace& trace, std::uint64_t capacity_
 /// (`total_prompt_tokens`, the stream's sum).
 CacheBound ideal_bound(RequestSource& source, std::uint64_t total_prompt_tokens);
 CacheBound ideal_bound(const RequestTrace& trace);
+
+/// The same number without the cache where it can: block_ideal_bound
+/// (block_ideal_bound.h: a block trace's ids, a few bits per block) on a
+/// source from `open`, and when that declines, ideal_bound on a second one.
+CacheBound ideal_bound(const std::function<std::unique_ptr<RequestSource>()>& open,
+                       std::uint64_t total_prompt_tokens);
 
 }  // namespace prefixroute

@@ -47,6 +47,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -54,6 +56,7 @@
 #include "prefixroute/sim/engine.h"
 #include "prefixroute/sim/prefill_model.h"
 #include "prefixroute/sim/session_tally.h"
+#include "prefixroute/sim/tick_spill.h"
 #include "prefixroute/sim/timeline.h"
 #include "prefixroute/workload/request_source.h"
 #include "prefixroute/workload/request_trace.h"
@@ -124,7 +127,15 @@ struct SimulationRun {
   /// The run over time (sim/timeline.h); windows == 0 unless simulate() was
   /// asked to record it.
   Timeline timeline;
+  /// A run spilled (simulate's spill_results_above): the TTFT and end-to-end
+  /// times, in completion order, are here and ttft, end_to_end, replica_of
+  /// and cached_of stay empty; summarize() reads them (tick_spill.h).
+  std::shared_ptr<const TickSpill> spilled_ttft;
+  std::shared_ptr<const TickSpill> spilled_end_to_end;
 };
+
+/// simulate()'s spill_results_above when every result stays in memory.
+inline constexpr std::uint64_t kKeepResults = std::numeric_limits<std::uint64_t>::max();
 
 /// Called every `progress_every` requests with the number done so far;
 /// returning false cancels the run (the result has cancelled = true).
@@ -143,9 +154,15 @@ SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, Rout
 /// As above, with one router instance per policy of `routers` (at least one,
 /// all of the same policy): request i is routed by routers[i mod size].
 /// (router.instances is read from `routers`' size, not from `router`.)
+/// A source of more than `spill_results_above` requests keeps its TTFT and
+/// end-to-end times in TickSpills (SimulationRun::spilled_ttft), not per
+/// request, when nothing needs them per request: the fifo engine, no
+/// sessions, no timeline (the batched engine's TPOT mean sums the sorted
+/// values, and sessions and the timeline read results by request).
 SimulationRun simulate(RequestSource& source, const ClusterConfig& cluster, std::span<RoutingPolicy* const> routers,
                        const ProgressCallback& progress = {}, std::uint64_t progress_every = 4096,
-                       const RouterConfig& router = {}, bool record_timeline = false);
+                       const RouterConfig& router = {}, bool record_timeline = false,
+                       std::uint64_t spill_results_above = kKeepResults);
 
 /// simulate() on the requests of `trace`, in order.
 SimulationRun simulate(const RequestTrace& trace, const ClusterConfig& cluster,
