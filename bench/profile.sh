@@ -3,6 +3,8 @@
 #
 #   bash bench/profile.sh [reference] [mooncake] [replicas] [requests] [timeshares] [wasm]
 #                                                      (default: all six)
+#   PROFILE_POLICIES="dynamo_kv preble_e2" bash bench/profile.sh replicas
+#                                          (replicas: only these policies; default every one)
 #
 # Instruction counts do not depend on machine load, so they are the stable
 # figure for comparisons (hardware counters are not available on the project's virtual machines:
@@ -103,7 +105,7 @@ for c in "${cases[@]}"; do
     replicas)
       # Every policy of the catalogue: the target (cost per request at most 2x
       # from 4 to 256 replicas) applies to each.
-      read -r -a all_policies <<<"$("$perf_bin" --list-policies | tr '\n' ' ')"
+      read -r -a all_policies <<<"${PROFILE_POLICIES:-$("$perf_bin" --list-policies | tr '\n' ' ')}"
       log "callgrind: 4 and 256 replicas, 20,000 requests, ${#all_policies[@]} policies"
       for r in 4 256; do
         for p in "${all_policies[@]}"; do
@@ -114,8 +116,10 @@ for c in "${cases[@]}"; do
       ratio_table "Replica scaling in instructions (20,000 requests; rate 25/s and 3 tenants per replica)" \
         rep4 rep256 20000 20000 "${all_policies[@]}"
       args=()
-      for p in affinity affinity_balanced; do args+=("256 replicas, $p=$out/rep256_$p.out"); done
-      node bench/callgrind_report.mjs --requests 20000 "${args[@]}"
+      for p in affinity affinity_balanced; do
+        [[ " ${all_policies[*]} " == *" $p "* ]] && args+=("256 replicas, $p=$out/rep256_$p.out")
+      done
+      [ ${#args[@]} -eq 0 ] || node bench/callgrind_report.mjs --requests 20000 "${args[@]}"
       ;;
     requests)
       log "callgrind: 1,000 and 100,000 requests, 4 policies"
