@@ -80,6 +80,7 @@ class Simulation final : public EngineEvents {
       timeline_ = std::make_unique<TimelineRecorder>(cluster.replicas, run_.in_flight_period, n, batched_);
     view_ = std::make_unique<ClusterView>(replicas_, index_.get(), view, view == CacheView::Engine || lag_ == 0,
                                           &busy_until_tree_);
+    view_->set_in_flight_total(&routers_->shown_in_flight());
   }
 
   Simulation(const Simulation&) = delete;

@@ -10,6 +10,8 @@
 //   least_wait               the least-wait replica, first in rotated order:
 //                            O(log R) from the TournamentTree of busy_until()
 //                            when the view has one, else a scan.
+//   total_in_flight          the sum of the replicas' in_flight(): the
+//                            simulator's running sum, else a scan.
 //
 // A view built from replicas alone (unit tests, the wasm library's
 // Policy.choose) has neither structure and scans; the simulator's view has
@@ -83,6 +85,12 @@ class ClusterView {
   /// index there is no per-replica cost for replicas holding none of it.
   void match_held(const Prompt& prompt, CacheView view, std::vector<PrefixIndex::Held>& out) const;
 
+  /// The sum of every replica's in_flight(): O(1) when the simulator keeps
+  /// it (set_in_flight_total), else a scan.
+  std::uint64_t total_in_flight() const;
+  /// Where the simulator keeps that sum, current whenever a policy is asked.
+  void set_in_flight_total(const std::uint64_t* total) { in_flight_total_ = total; }
+
   /// least_loaded_index(replicas(), now, start): O(log R) with the tree.
   std::size_t least_wait(Tick now, std::size_t start) const;
 
@@ -118,6 +126,7 @@ class ClusterView {
   CacheView index_view_ = CacheView::None;
   bool index_is_engine_ = false;
   const TournamentTree<Tick>* busy_until_ = nullptr;
+  const std::uint64_t* in_flight_total_ = nullptr;
   mutable Walk walk_;
 };
 
