@@ -103,7 +103,7 @@ for c in "${cases[@]}"; do
       node bench/callgrind_report.mjs --requests 12031 "${args[@]}"
       ;;
     replicas)
-      # Every policy of the catalogue: the target (cost per request at most 2x
+      # Every policy of the catalogue: the target (cost per request at most 1.5x
       # from 4 to 256 replicas) applies to each.
       read -r -a all_policies <<<"${PROFILE_POLICIES:-$("$perf_bin" --list-policies | tr '\n' ' ')}"
       log "callgrind: 4 and 256 replicas, 20,000 requests, ${#all_policies[@]} policies"
