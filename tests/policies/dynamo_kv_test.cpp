@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "prefixroute/base/random.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
@@ -196,6 +198,75 @@ TEST(DynamoKv, RemainingTiesAreASeededDraw) {
   for (std::size_t c : a) ++counts[c];
   EXPECT_EQ(counts[0], 0);
   for (std::size_t i = 1; i < 4; ++i) EXPECT_GT(counts[i], 0) << "replica " << i;
+}
+
+TEST(DynamoKv, ANonHolderTyingTheBestHolderJoinsTheTieInReplicaOrder) {
+  // B = 4, an 8-token prompt (2 blocks). Replica 2 holds its first block and
+  // is loaded (8 prefill tokens, 2 decode blocks): (8 + 8 - 4)/4 + 2 + 1 = 6.
+  // Replica 1 holds nothing, with 4 prefill tokens and 1 block: (4 + 8)/4 + 1 + 2 = 6.
+  // Replicas 0 and 3 are loaded more. Both at 6 tie; replica 1 uses less cache.
+  auto replicas = make_replicas(4, kCacheTokens);
+  const Tokens prompt = run_of(1, 8);
+  cache_prefix(replicas, 2, prompt, 4, kPrefill);
+  DynamoKv policy(params(4, 1.0), 42);
+  record_routed(policy, 100, 2, run_of(5000, 8));
+  record_routed(policy, 101, 1, run_of(6000, 4));
+  record_routed(policy, 102, 0, run_of(7000, 40));
+  record_routed(policy, 103, 3, run_of(8000, 40));
+  EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), 1u);
+  EXPECT_EQ(policy.last_costs(), (std::vector<double>{24.0, 6.0, 6.0, 24.0}));
+  EXPECT_EQ(policy.predicted_cached_tokens(), 0);
+  // The same usage on replica 1 (unrelated content): both stay tied and draw lots.
+  replicas[1].admit(run_of(9000, 4), 0, kPrefill);
+  std::vector<int> counts(4, 0);
+  for (int k = 0; k < 40; ++k) ++counts[policy.choose(prompt_of(prompt), replicas, 0)];
+  EXPECT_GT(counts[1], 0);
+  EXPECT_GT(counts[2], 0);
+  EXPECT_EQ(counts[0] + counts[3], 0);
+}
+
+TEST(DynamoKv, LowestCostMatchesEveryReplicasCostOnRandomStates) {
+  // choose() at temperature 0 visits only the holders and the replicas whose
+  // load may reach the lowest cost. Against the rule applied to every
+  // replica's cost (last_costs()), with a mirror of the policy's draws:
+  // lowest cost, then least usage, then a draw among the survivors in
+  // replica order, drawn only when more than one survives.
+  constexpr std::size_t kReplicas = 40;
+  constexpr std::uint64_t kSeed = 11;
+  auto replicas = make_replicas(kReplicas, kCacheTokens);
+  Rng state(3);
+  std::vector<Tokens> prefixes;
+  for (std::uint32_t t = 0; t < 5; ++t) prefixes.push_back(run_of(1000 * (t + 1), 64));
+  for (std::size_t r = 0; r < kReplicas; ++r)
+    if (state.uniform_int(0, 2) == 0)
+      cache_prefix(replicas, r, prefixes[state.uniform_int(0, 4)], 4 * state.uniform_int(0, 16), kPrefill);
+  const double weights[] = {1.0, 0.3, 2.5};
+  for (const double weight : weights) {
+    DynamoKv policy(params(4, weight), kSeed);
+    Rng mirror(mix_seed(kSeed, 0x64796e616d6fULL));  // the policy's stream ("dynamo")
+    std::uint64_t id = 0;
+    for (int k = 0; k < 300; ++k) {
+      const Tokens& prefix = prefixes[state.uniform_int(0, 4)];
+      const Tokens prompt(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(state.uniform_int(1, 64)));
+      const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, 0);
+      const std::vector<double> costs = policy.last_costs();
+      const double lowest = *std::min_element(costs.begin(), costs.end());
+      std::vector<std::size_t> survivors;
+      std::size_t least_used = 0;
+      for (std::size_t r = 0; r < kReplicas; ++r) {
+        if (costs[r] != lowest) continue;
+        const std::size_t used = replicas[r].precise_view().used();
+        if (survivors.empty() || used < least_used) survivors.clear(), least_used = used;
+        if (used == least_used) survivors.push_back(r);
+      }
+      const std::size_t expected =
+          survivors.size() == 1 ? survivors[0] : survivors[mirror.uniform_int(0, survivors.size() - 1)];
+      ASSERT_EQ(chosen, expected) << "weight " << weight << ", request " << k;
+      policy.on_routed(RoutedRequest{++id, chosen, prompt_of(prompt), state.uniform_int(0, 40), 0});
+      if (id > 3 && state.uniform_int(0, 1) == 0) policy.on_first_token(id - 3, 0, 0);
+      if (id > 8 && state.uniform_int(0, 1) == 0) policy.on_completed(id - 8, 0, 0);
+    }
+  }
 }
 
 TEST(DynamoKv, TemperatureSamplesTheSoftmaxOfNormalisedCosts) {

@@ -155,3 +155,22 @@ TEST(ExpectedTtft, AHomeWithALongerQueueDoesNotTakeTheRequest) {
   const std::size_t chosen = policy.choose(prompt_of(tokens), cold, seconds_to_ticks(0.010));
   EXPECT_NE(chosen, home);
 }
+
+TEST(ExpectedTtft, TiesGoToTheLongerMatchThenFewerInFlightThenRotation) {
+  // A 20-token prompt (20 ms of prefill); replica 4 holds its first 10 tokens.
+  auto replicas = cluster(6);
+  const auto tokens = run_of(100, 20);
+  testsupport::cache_prefix(replicas, 4, tokens, 10, kPrefill);
+  ExpectedTtft policy({0.0, 0, 0}, kRate);
+  record_routed(policy, 1, 4, run_of(500, 10));  // replica 4: 10 ms queued, so it costs 10 + 10 = 20 ms
+  record_routed(policy, 2, 0, run_of(600, 40));  // replica 0: 40 ms queued
+  testsupport::set_in_flight(replicas, {0, 2, 1, 1, 0, 3});
+  // The idle replicas without the prefix also cost 20 ms: the holder wins on its match.
+  EXPECT_EQ(policy.choose(prompt_of(tokens), replicas, 0), 4u);
+  // Replica 4 now costs 30 ms. Among the idle ones (1, 2, 3, 5) the fewest in
+  // flight are 2 and 3; the rotated order starts one past the last choice (5).
+  record_routed(policy, 3, 4, run_of(700, 10));
+  EXPECT_EQ(policy.choose(prompt_of(tokens), replicas, 0), 2u);
+  EXPECT_EQ(policy.choose(prompt_of(tokens), replicas, 0), 3u);  // it starts at 3 now
+  EXPECT_EQ(policy.predicted_cached_tokens(), 0);
+}

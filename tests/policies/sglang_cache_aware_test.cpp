@@ -453,6 +453,22 @@ TEST(ApproxRadixTree, TrimRemovesNodesNoReplicaHoldsAnyMore) {
   EXPECT_EQ(tree.check_invariants(), "");
 }
 
+// match_held lists exactly the replicas match() gives a non-zero length, in
+// replica order, with that length, and the same overall match.
+bool holders_agree(const ApproxRadixTree& tree, const Tokens& probe) {
+  std::vector<std::size_t> per_replica;
+  std::vector<ApproxRadixTree::Held> held;
+  const std::size_t overall = tree.match(prompt_of(probe), per_replica);
+  if (tree.match_held(prompt_of(probe), held) != overall) return false;
+  std::size_t next = 0;
+  for (std::size_t r = 0; r < per_replica.size(); ++r) {
+    if (per_replica[r] == 0) continue;
+    if (next == held.size() || held[next].replica != r || held[next].matched != per_replica[r]) return false;
+    ++next;
+  }
+  return next == held.size();
+}
+
 // A model of what each replica was sent (no trims): per-replica match is the
 // longest common prefix with any prompt it was sent.
 TEST(ApproxRadixTree, AgreesWithABruteForceModelAndKeepsItsInvariantsUnderRandomTrims) {
@@ -486,6 +502,7 @@ TEST(ApproxRadixTree, AgreesWithABruteForceModelAndKeepsItsInvariantsUnderRandom
       expected_overall = std::max(expected_overall, best);
     }
     ASSERT_EQ(overall, expected_overall);
+    ASSERT_TRUE(holders_agree(tree, probe)) << "step " << step;
     ASSERT_EQ(tree.check_invariants(), "") << "step " << step;
   }
   // Random trims keep every invariant and honour each budget.
@@ -498,6 +515,7 @@ TEST(ApproxRadixTree, AgreesWithABruteForceModelAndKeepsItsInvariantsUnderRandom
       tree.trim(r, budget);
       ASSERT_LE(tree.replica_tokens(r), budget);
     }
+    ASSERT_TRUE(holders_agree(tree, random_prompt())) << "step " << step;
     ASSERT_EQ(tree.check_invariants(), "") << "step " << step;
   }
 }

@@ -93,6 +93,35 @@ TEST(RouterInstances, EachInstanceSeesOnlyItsOwnInFlightCountsAndTheRunCountsThe
   EXPECT_EQ(single.in_flight_samples, run.in_flight_samples);
 }
 
+TEST(RouterInstances, ShownInFlightIsTheSumOfTheCountsTheReplicasShow) {
+  // What ClusterView::total_in_flight reads: kept as requests are dispatched
+  // and completed, and recounted when another instance's counts are shown.
+  std::vector<Replica> replicas;
+  for (int i = 0; i < 3; ++i) replicas.emplace_back(RadixCache(100));
+  RoundRobin a, b;
+  RoutingPolicy* policies[] = {&a, &b};
+  RouterInstances routers(policies, replicas);
+  const auto shown = [&] {
+    std::uint64_t sum = 0;
+    for (const Replica& r : replicas) sum += r.in_flight();
+    return sum;
+  };
+  routers.dispatched(0, 0);
+  routers.dispatched(0, 2);
+  routers.dispatched(1, 1);  // not the instance shown
+  EXPECT_EQ(routers.shown_in_flight(), 2u);
+  EXPECT_EQ(routers.shown_in_flight(), shown());
+  routers.enter(1);
+  EXPECT_EQ(routers.shown_in_flight(), 1u);
+  routers.dispatched(1, 1);
+  routers.completed(0, 2);  // not the instance shown
+  EXPECT_EQ(routers.shown_in_flight(), 2u);
+  EXPECT_EQ(routers.shown_in_flight(), shown());
+  routers.enter(0);
+  EXPECT_EQ(routers.shown_in_flight(), 1u);
+  EXPECT_EQ(routers.shown_in_flight(), shown());
+}
+
 TEST(RouterInstances, RoundRobinKeepsOneCursorPerInstance) {
   const Workload trace = twelve_requests();
   ClusterConfig cluster = three_replicas();

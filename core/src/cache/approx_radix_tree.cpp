@@ -82,6 +82,43 @@ std::size_t ApproxRadixTree::match(const Prompt& prompt, std::vector<std::size_t
   return pos;
 }
 
+std::size_t ApproxRadixTree::match_held(const Prompt& prompt, std::vector<Held>& held) const {
+  held.clear();
+  NodeId node = kRoot;
+  std::size_t pos = 0;
+  PieceCursor at(prompt.pieces, 0);
+  while (pos < prompt.size() && content_ != nullptr) {
+    const Piece next = at.rest();
+    const NodeId child = find_child(nodes_[node], prompt.content->token(next.run, next.offset));
+    if (child == kNone) break;
+    const std::size_t length = nodes_[child].length;
+    const std::size_t limit = std::min(length, prompt.size() - pos);
+    std::size_t k = 1;
+    if (limit > 1) {
+      PieceCursor edge(nodes_[child].edge, 1), rest = at;
+      rest.advance(1);
+      k += common_prefix(*content_, edge, *prompt.content, rest, limit - 1);
+    }
+    pos += k;
+    const std::vector<Holder>& holders = nodes_[child].holders;
+    if (node == kRoot) {
+      for (const Holder& h : holders) held.push_back(Held{h.replica, pos});
+    } else {
+      // A child's holders are a subset of its parent's, both sorted by
+      // replica: one merge pass moves each of them to the new depth.
+      std::size_t j = 0;
+      for (const Holder& h : holders) {
+        while (held[j].replica != h.replica) ++j;
+        held[j].matched = pos;
+      }
+    }
+    if (k < length) break;
+    if (pos < prompt.size()) at.advance(k);
+    node = child;
+  }
+  return pos;
+}
+
 // Splits node `id` after `at` tokens of its edge. The new upper node takes the
 // first `at` tokens and a copy of the holders (each holding exactly one child:
 // the lower part); the lower part keeps its id, so leaf keys stay valid.

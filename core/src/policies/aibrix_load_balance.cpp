@@ -90,6 +90,10 @@ void AibrixLoad::advance(Tick now) {
 
 double AibrixLoad::capacity(std::size_t r) const {
   if (r < ewma_.size() && ewma_[r] > 0) return ewma_[r];
+  return fallback_capacity();
+}
+
+double AibrixLoad::fallback_capacity() const {
   double sum = 0;
   std::size_t known = 0;
   for (const double e : ewma_)
@@ -104,6 +108,10 @@ void AibrixLoad::scores(const ClusterView& cluster, const std::vector<std::size_
                         std::vector<double>& out) {
   ensure_replicas(cluster.size());
   out.resize(candidates.size());
+  // capacity() of a replica without an estimate is the mean of the others':
+  // computed once per call (the same sum in the same order), not once per
+  // such replica, which made a choice O(R^2).
+  double fallback = -1;
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     const Replica& replica = cluster[candidates[k]];
     const double free = std::clamp(1.0 - replica.scraped().kv_usage, 0.0, 1.0);
@@ -114,7 +122,15 @@ void AibrixLoad::scores(const ClusterView& cluster, const std::vector<std::size_
     double load = replica.in_flight();
     if (params_.queued_weight > 0) load += params_.queued_weight * replica.scraped().queue_length;
     const double used = 1.0 - free;
-    out[k] = load / capacity(candidates[k]) * (1.0 + params_.kv_pressure_alpha * used * used);
+    const std::size_t r = candidates[k];
+    double cap = 0;
+    if (r < ewma_.size() && ewma_[r] > 0) {
+      cap = ewma_[r];
+    } else {
+      if (fallback < 0) fallback = fallback_capacity();
+      cap = fallback;
+    }
+    out[k] = load / cap * (1.0 + params_.kv_pressure_alpha * used * used);
   }
 }
 

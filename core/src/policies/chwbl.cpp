@@ -69,8 +69,7 @@ std::size_t Chwbl::choose(const RouteRequest& request, const ClusterView& cluste
     walk_ = 1;
   }
 
-  std::uint64_t total = 0;
-  for (const Replica& r : replicas) total += r.in_flight();
+  const std::uint64_t total = cluster.total_in_flight();
   const double bound = params_.load_factor * static_cast<double>(total + 1);
   const double count = static_cast<double>(n);
 

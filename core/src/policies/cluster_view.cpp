@@ -62,6 +62,13 @@ void ClusterView::match_held(const Prompt& prompt, CacheView view, std::vector<P
   }
 }
 
+std::uint64_t ClusterView::total_in_flight() const {
+  if (in_flight_total_ != nullptr) return *in_flight_total_;
+  std::uint64_t total = 0;
+  for (const Replica& r : replicas_) total += r.in_flight();
+  return total;
+}
+
 std::size_t ClusterView::least_wait(Tick now, std::size_t start) const {
   if (busy_until_ == nullptr) return least_loaded_index(replicas_, now, start);
   // The least wait is max(earliest busy_until - now, 0); the replicas with it

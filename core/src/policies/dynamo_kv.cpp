@@ -1,6 +1,8 @@
 #include "prefixroute/policies/dynamo_kv.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "prefixroute/base/deterministic_math.h"
 #include "prefixroute/sim/router_queue.h"
@@ -79,10 +81,13 @@ void DynamoKv::expire_side(Tick now) {
 }
 
 void DynamoKv::ensure_replicas(std::size_t n) {
-  if (active_prefill_.size() < n) {
-    active_prefill_.resize(n, 0);
-    active_decode_.resize(n, 0);
-  }
+  if (active_prefill_.size() >= n) return;
+  active_prefill_.resize(n, 0);
+  active_decode_.resize(n, 0);
+  changed_at_.resize(n, 0);
+  held_mark_.resize(n, 0);
+  keys_ = TournamentTree<double>(n, std::numeric_limits<double>::infinity());
+  for (std::size_t i = 0; i < n; ++i) refresh_key(i);
 }
 
 std::uint64_t DynamoKv::active_prefill_tokens(std::size_t replica) const {
@@ -114,14 +119,162 @@ bool DynamoKv::holds(const ClusterView& cluster, Tick) const {
   return true;
 }
 
+double DynamoKv::cost(std::uint64_t prefill_active, std::uint64_t decode_active, std::uint64_t prompt_length,
+                      std::uint64_t prompt_blocks, std::uint64_t overlap) const {
+  const std::uint64_t block = params_.block_size;
+  const std::uint64_t prefill = prefill_active + prompt_length - overlap * block;
+  const std::uint64_t blocks = decode_active + (prompt_blocks - overlap);
+  return params_.overlap_weight * static_cast<double>(prefill) / static_cast<double>(block) +
+         static_cast<double>(blocks);
+}
+
+double DynamoKv::load_key(std::size_t replica) const {
+  return params_.overlap_weight * static_cast<double>(active_prefill_[replica]) /
+             static_cast<double>(params_.block_size) +
+         static_cast<double>(active_decode_[replica]);
+}
+
+void DynamoKv::note_change(std::size_t replica) {
+  // The first change of a replica since the last choose() keeps its load at
+  // that choose(), for last_cost().
+  if (changed_at_[replica] != chooses_) {
+    changed_at_[replica] = chooses_;
+    before_change_.push_back(Snapshot{static_cast<std::uint32_t>(replica), active_prefill_[replica],
+                                      active_decode_[replica]});
+  }
+}
+
+void DynamoKv::refresh_key(std::size_t replica) { keys_.set(replica, load_key(replica)); }
+
+bool DynamoKv::scans_every_replica() const {
+  return params_.temperature > 0 || side_ != nullptr || !std::isfinite(params_.overlap_weight) ||
+         params_.overlap_weight < 0;
+}
+
+std::uint64_t DynamoKv::overlap_of(std::size_t replica) const {
+  if (!last_.valid || replica >= last_.replicas) return 0;
+  if (last_.scanned) return overlap_blocks_[replica];
+  const auto it = std::lower_bound(held_.begin(), held_.end(), replica,
+                                   [](const PrefixIndex::Held& h, std::size_t r) { return h.replica < r; });
+  return it != held_.end() && it->replica == replica ? it->matched / params_.block_size : 0;
+}
+
+double DynamoKv::last_cost(std::size_t replica) const {
+  if (last_.scanned) return costs_[replica];
+  std::uint64_t prefill = active_prefill_[replica], decode = active_decode_[replica];
+  if (changed_at_[replica] == chooses_) {
+    for (const Snapshot& s : before_change_) {
+      if (s.replica != replica) continue;
+      prefill = s.prefill;
+      decode = s.decode;
+      break;
+    }
+  }
+  return cost(prefill, decode, last_.prompt_length, last_.prompt_blocks, overlap_of(replica));
+}
+
+const std::vector<double>& DynamoKv::last_costs() const {
+  if (!last_.scanned) {
+    costs_.resize(last_.replicas);
+    for (std::size_t i = 0; i < last_.replicas; ++i) costs_[i] = last_cost(i);
+  }
+  return costs_;
+}
+
+const std::vector<std::uint64_t>& DynamoKv::last_overlap_blocks() const {
+  if (!last_.scanned) {
+    overlap_blocks_.resize(last_.replicas);
+    for (std::size_t i = 0; i < last_.replicas; ++i) overlap_blocks_[i] = overlap_of(i);
+  }
+  return overlap_blocks_;
+}
+
 std::size_t DynamoKv::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
   const Prompt& prompt = request.prompt;
-  const std::span<const Replica> replicas = cluster.replicas();
-  const std::size_t n = replicas.size();
+  const std::size_t n = cluster.size();
   ensure_replicas(n);
+  ++chooses_;
+  before_change_.clear();
+  last_ = LastChoice{true, scans_every_replica(), n, prompt.size(), ceil_div(prompt.size(), params_.block_size)};
+  overlaps_valid_ = true;
+  const std::size_t chosen = last_.scanned ? choose_by_scan(request, cluster, now) : choose_lowest_cost(prompt, cluster);
+  predicted_ = static_cast<std::int64_t>(overlap_of(chosen) * params_.block_size);
+  return chosen;
+}
+
+std::size_t DynamoKv::break_tie(const ClusterView& cluster) {
+  // tied_ holds the replicas at the lowest cost, in replica order: the least
+  // precise-view usage wins, the survivors draw lots. The usage is read only
+  // for them: reading it means visiting each replica's cache.
+  std::size_t kept = 0;
+  std::size_t best_used = 0;
+  for (const std::size_t i : tied_) {
+    const std::size_t used = cluster[i].precise_view().used();
+    if (kept == 0 || used < best_used) {
+      kept = 0;
+      best_used = used;
+    } else if (used != best_used) {
+      continue;
+    }
+    tied_[kept++] = i;
+  }
+  tied_.resize(kept);
+  // Costs are finite (validated parameters), so the minimum ties at least
+  // once; the guard keeps a NaN from a hand-built instance from indexing an
+  // empty list.
+  if (tied_.empty()) tied_.push_back(0);
+  return tied_.size() == 1 ? tied_.front()
+                           : tied_[static_cast<std::size_t>(rng_.uniform_int(0, tied_.size() - 1))];
+}
+
+std::size_t DynamoKv::choose_lowest_cost(const Prompt& prompt, const ClusterView& cluster) {
+  const std::uint64_t length = last_.prompt_length, blocks = last_.prompt_blocks;
+  cluster.match_held(prompt, CacheView::Precise, held_);
+  // The holders' costs, exactly as the scan computes them.
+  double best = std::numeric_limits<double>::infinity();
+  candidates_.clear();
+  for (const PrefixIndex::Held& h : held_) {
+    held_mark_[h.replica] = chooses_;
+    const double c = cost(active_prefill_[h.replica], active_decode_[h.replica], length, blocks,
+                          h.matched / params_.block_size);
+    best = std::min(best, c);
+    candidates_.push_back(Candidate{h.replica, c});
+  }
+  // Every other replica has overlap 0: its cost is its load key plus the
+  // same offset for all, so only those whose key may reach `best` are
+  // visited. Seed `best` with the least key's replica, then walk the keys at
+  // most the bound, in replica order (tournament tree), tightening it.
+  const double offset = params_.overlap_weight * static_cast<double>(length) /
+                            static_cast<double>(params_.block_size) +
+                        static_cast<double>(blocks);
+  const auto visit = [&](std::size_t i) {
+    if (held_mark_[i] == chooses_) return;
+    const double c = cost(active_prefill_[i], active_decode_[i], length, blocks, 0);
+    if (c > best) return;
+    best = c;
+    candidates_.push_back(Candidate{static_cast<std::uint32_t>(i), c});
+  };
+  const std::size_t n = cluster.size();  // keys_ may cover more (hooks of replicas past the cluster)
+  const std::size_t least = keys_.position_of_least();
+  if (least < n) visit(least);
+  // Costs and keys are sums of non-negative terms rounded once per
+  // operation (relative error below 1e-15 each), so a key above this bound
+  // cannot give a cost at or below `best`; the 1e-9 margins are far wider
+  // than the rounding and cost only a few extra visits.
+  const auto bound = [&] { return best * (1 + 1e-9) - offset * (1 - 1e-9) + 1e-9; };
+  for (std::size_t i = keys_.first_at_most(0, bound()); i < n; i = keys_.first_at_most(i + 1, bound()))
+    if (i != least) visit(i);
+  tied_.clear();
+  for (const Candidate& c : candidates_)
+    if (c.cost == best) tied_.push_back(c.replica);
+  std::sort(tied_.begin(), tied_.end());
+  return break_tie(cluster);
+}
+
+std::size_t DynamoKv::choose_by_scan(const RouteRequest& request, const ClusterView& cluster, Tick now) {
+  const Prompt& prompt = request.prompt;
+  const std::size_t n = cluster.size();
   const std::uint64_t block = params_.block_size;
-  const std::uint64_t prompt_length = prompt.size();
-  const std::uint64_t prompt_blocks = ceil_div(prompt_length, block);
   costs_.resize(n);
   overlap_blocks_.resize(n);
   cluster.match_all(prompt, CacheView::Precise, matched_);
@@ -139,72 +292,38 @@ std::size_t DynamoKv::choose(const RouteRequest& request, const ClusterView& clu
       last_matched = matched_[i];
       overlap = matched_[i] / block;
     }
-    const std::uint64_t prefill = active_prefill_[i] + prompt_length - overlap * block;
-    const std::uint64_t blocks = active_decode_[i] + (prompt_blocks - overlap);
     overlap_blocks_[i] = overlap;
-    costs_[i] = params_.overlap_weight * static_cast<double>(prefill) / static_cast<double>(block) +
-                static_cast<double>(blocks);
+    costs_[i] = cost(active_prefill_[i], active_decode_[i], last_.prompt_length, last_.prompt_blocks, overlap);
   }
-  last_prompt_tokens_ = prompt.size();
-  overlaps_valid_ = true;
 
-  std::size_t chosen = 0;
   if (params_.temperature > 0) {
     const auto [lo, hi] = std::minmax_element(costs_.begin(), costs_.end());
     const double min_cost = *lo, max_cost = *hi;
-    if (max_cost == min_cost) {
-      chosen = static_cast<std::size_t>(rng_.uniform_int(0, n - 1));
-    } else {
-      // Weights in (0, 1]; the cheapest replica has weight 1. Summed in index
-      // order, so the same costs and draw give the same choice everywhere.
-      // Each weight is computed once (dmath::exp is the costly part of a
-      // choice at hundreds of replicas) and summed twice in the same order.
-      const double scale = (max_cost - min_cost) * params_.temperature;
-      weights_.resize(n);
-      double total = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        weights_[i] = dmath::exp(-(costs_[i] - min_cost) / scale);
-        total += weights_[i];
-      }
-      const double target = rng_.uniform01() * total;
-      double cumulative = 0;
-      chosen = n - 1;  // rounding can leave target >= the running sum's last value
-      for (std::size_t i = 0; i < n; ++i) {
-        cumulative += weights_[i];
-        if (target < cumulative) {
-          chosen = i;
-          break;
-        }
-      }
-    }
-  } else {
-    // Lowest cost, then least precise-view usage; the survivors draw lots.
-    tied_.clear();
-    // The usage is read only for the replicas at the lowest cost: reading it
-    // means visiting each replica's cache, which at hundreds of replicas cost
-    // more than computing every cost.
-    const double min_cost = *std::min_element(costs_.begin(), costs_.end());
-    std::size_t best_used = 0;
+    if (max_cost == min_cost) return static_cast<std::size_t>(rng_.uniform_int(0, n - 1));
+    // Weights in (0, 1]; the cheapest replica has weight 1. Summed in index
+    // order, so the same costs and draw give the same choice everywhere.
+    // Each weight is computed once (dmath::exp is the costly part of a
+    // choice at hundreds of replicas) and summed twice in the same order.
+    const double scale = (max_cost - min_cost) * params_.temperature;
+    weights_.resize(n);
+    double total = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      if (costs_[i] != min_cost) continue;
-      const std::size_t used = replicas[i].precise_view().used();
-      if (tied_.empty() || used < best_used) {
-        tied_.clear();
-        tied_.push_back(i);
-        best_used = used;
-      } else if (used == best_used) {
-        tied_.push_back(i);
-      }
+      weights_[i] = dmath::exp(-(costs_[i] - min_cost) / scale);
+      total += weights_[i];
     }
-    // Costs are finite (validated parameters), so the minimum ties at least
-    // once; the guard keeps a NaN from a hand-built instance from indexing an
-    // empty list.
-    if (tied_.empty()) tied_.push_back(0);
-    chosen = tied_.size() == 1 ? tied_.front()
-                               : tied_[static_cast<std::size_t>(rng_.uniform_int(0, tied_.size() - 1))];
+    const double target = rng_.uniform01() * total;
+    double cumulative = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      cumulative += weights_[i];
+      if (target < cumulative) return i;
+    }
+    return n - 1;  // rounding can leave target >= the running sum's last value
   }
-  predicted_ = static_cast<std::int64_t>(overlap_blocks_[chosen] * block);
-  return chosen;
+  const double min_cost = *std::min_element(costs_.begin(), costs_.end());
+  tied_.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    if (costs_[i] == min_cost) tied_.push_back(i);
+  return break_tie(cluster);
 }
 
 void DynamoKv::on_routed(const RoutedRequest& request) {
@@ -214,14 +333,14 @@ void DynamoKv::on_routed(const RoutedRequest& request) {
   // The overlap choose() saw on this replica; a request routed without a
   // choose() for it (tests driving the hooks directly) counts as uncached.
   const std::uint64_t overlap =
-      overlaps_valid_ && last_prompt_tokens_ == prompt && request.replica < overlap_blocks_.size()
-          ? overlap_blocks_[request.replica]
-          : 0;
+      overlaps_valid_ && last_.prompt_length == prompt ? overlap_of(request.replica) : 0;
   overlaps_valid_ = false;
   Active a{static_cast<std::uint32_t>(request.replica), prompt - overlap * block,
            ceil_div(prompt + request.output_tokens, block), true};
+  note_change(a.replica);
   active_prefill_[a.replica] += a.prefill_tokens;
   active_decode_[a.replica] += a.decode_blocks;
+  refresh_key(a.replica);
   active_[request.id] = a;
   if (side_) {
     side_->insert(request.prompt, request.replica);
@@ -232,7 +351,9 @@ void DynamoKv::on_routed(const RoutedRequest& request) {
 void DynamoKv::on_first_token(std::uint64_t id, std::size_t, Tick) {
   const auto it = active_.find(id);
   if (it == active_.end() || !it->second.prefilling) return;
+  note_change(it->second.replica);
   active_prefill_[it->second.replica] -= it->second.prefill_tokens;
+  refresh_key(it->second.replica);
   it->second.prefilling = false;
 }
 
@@ -240,7 +361,9 @@ void DynamoKv::on_completed(std::uint64_t id, std::size_t replica, Tick now) {
   on_first_token(id, replica, now);  // a completion ends prefill too, if it was never reported
   const auto it = active_.find(id);
   if (it == active_.end()) return;
+  note_change(it->second.replica);
   active_decode_[it->second.replica] -= it->second.decode_blocks;
+  refresh_key(it->second.replica);
   active_.erase(it);
 }
 

@@ -1,5 +1,8 @@
 #include "prefixroute/policies/expected_ttft.h"
 
+#include <cmath>
+#include <limits>
+
 #include <algorithm>
 
 #include "prefixroute/base/hashing.h"
@@ -47,9 +50,45 @@ Tick ExpectedTtft::estimated_wait(std::size_t r, Tick now) const {
 
 std::size_t ExpectedTtft::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
   const Prompt& prompt = request.prompt;
+  const std::size_t n = cluster.size();
+  ensure_size(n);
+  // The scan's rule, found either way: the least (cost, -matched, in-flight,
+  // position in the rotated order starting at start_).
+  const Choice found = busy_until_.size() == n && std::isfinite(cache_credit_) && prefill_.prefill_ticks(0) == 0
+                           ? choose_by_holders(prompt, cluster, now)
+                           : choose_by_scan(prompt, cluster, now);
+  std::size_t best = found.replica;
+  if (home_key_tokens_ > 0 && !prompt.empty()) {
+    const std::uint64_t key = home_key(prompt);
+    const auto home = home_.find(key);
+    // A full miss: every replica costs a full prefill, so a home that ties
+    // with the cheapest on cost (its wait is as short) takes the request.
+    if (found.matched == 0 && home != home_.end() && home->second < n && home->second != best &&
+        held_match(home->second) == 0) {
+      const std::size_t h = home->second;
+      const double home_cost = static_cast<double>(estimated_wait(h, now) + prefill_.prefill_ticks(prompt.size()));
+      if (home_cost <= found.cost) best = h;
+    }
+    home_[key] = best;
+  }
+  predicted_ = static_cast<std::int64_t>(found.matched);
+  last_choice_ = best;
+  last_choice_tokens_ = prompt.size();
+  start_ = best + 1;
+  return best;
+}
+
+std::size_t ExpectedTtft::held_match(std::size_t replica) const {
+  if (scanned_) return matched_[replica];
+  const auto it = std::lower_bound(held_.begin(), held_.end(), replica,
+                                   [](const PrefixIndex::Held& h, std::size_t r) { return h.replica < r; });
+  return it != held_.end() && it->replica == replica ? it->matched : 0;
+}
+
+ExpectedTtft::Choice ExpectedTtft::choose_by_scan(const Prompt& prompt, const ClusterView& cluster, Tick now) {
+  scanned_ = true;
   const std::span<const Replica> replicas = cluster.replicas();
   const std::size_t n = replicas.size();
-  ensure_size(n);
   std::size_t best = n;
   double best_cost = 0;
   std::size_t best_match = 0;
@@ -86,30 +125,76 @@ std::size_t ExpectedTtft::choose(const RouteRequest& request, const ClusterView&
       best_in_flight = in_flight;
     }
   }
-  if (home_key_tokens_ > 0 && !prompt.empty()) {
-    const std::uint64_t key = home_key(prompt);
-    const auto home = home_.find(key);
-    // A full miss: every replica costs a full prefill, so a home that ties
-    // with the cheapest on cost (its wait is as short) takes the request.
-    if (best_match == 0 && home != home_.end() && home->second < n && home->second != best &&
-        matched_[home->second] == 0) {
-      const std::size_t h = home->second;
-      const double home_cost = static_cast<double>(estimated_wait(h, now) + prefill_.prefill_ticks(prompt.size()));
-      if (home_cost <= best_cost) best = h;
+  return Choice{best, best_cost, best_match};
+}
+
+ExpectedTtft::Choice ExpectedTtft::choose_by_holders(const Prompt& prompt, const ClusterView& cluster, Tick now) {
+  scanned_ = false;
+  const std::size_t n = cluster.size();
+  const std::size_t start = start_ % n;
+  const auto rotated = [&](std::size_t r) { return r >= start ? r - start : r + n - start; };
+  // The holders, each scored as the scan scores it.
+  cluster.match_held(prompt, CacheView::Precise, held_);
+  Choice best{n, 0, 0};
+  std::uint32_t best_in_flight = 0;
+  for (const PrefixIndex::Held& h : held_) {
+    const double cost = static_cast<double>(estimated_wait(h.replica, now) +
+                                            prefill_.prefill_ticks(prompt.size() - h.matched)) -
+                        cache_credit_ * static_cast<double>(prefill_.prefill_ticks(h.matched));
+    const std::uint32_t in_flight = cluster[h.replica].in_flight();
+    const bool better =
+        best.replica == n || cost < best.cost ||
+        (cost == best.cost &&
+         (h.matched > best.matched ||
+          (h.matched == best.matched &&
+           (in_flight < best_in_flight || (in_flight == best_in_flight && rotated(h.replica) < rotated(best.replica))))));
+    if (better) {
+      best = Choice{h.replica, cost, h.matched};
+      best_in_flight = in_flight;
     }
-    home_[key] = best;
   }
-  predicted_ = static_cast<std::int64_t>(best_match);
-  last_choice_ = best;
-  last_choice_tokens_ = prompt.size();
-  start_ = best + 1;
-  return best;
+  if (held_.size() == n) return best;
+  // Every other replica matches nothing and costs its wait plus the whole
+  // prompt's prefill (cached_ticks 0): the least estimated busy-until among
+  // them, clamped at now, gives the least such cost, and it is exact (the sum
+  // is an integer below 2^53, so a longer wait costs strictly more). With the
+  // holders masked in the tree, those at that cost are the replicas whose
+  // busy-until is at most max(now, least).
+  for (const PrefixIndex::Held& h : held_) busy_until_.set(h.replica, std::numeric_limits<Tick>::max());
+  const Tick bound = std::max(now, busy_until_.least());
+  const Tick whole = prefill_.prefill_ticks(prompt.size());
+  const Tick sum = bound - now + whole;
+  Choice other{n, static_cast<double>(sum), 0};
+  // A holder at the same cost wins on its longer match.
+  if (sum < (Tick{1} << 53) && (best.replica == n || other.cost < best.cost)) {
+    // The first in the rotated order with the fewest in flight; none has fewer than 0.
+    std::uint32_t fewest = 0;
+    const auto visit = [&](std::size_t from, std::size_t to) {
+      for (std::size_t i = busy_until_.first_at_most(from, bound); i < to; i = busy_until_.first_at_most(i + 1, bound)) {
+        const std::uint32_t in_flight = cluster[i].in_flight();
+        if (other.replica == n || in_flight < fewest) {
+          other.replica = i;
+          fewest = in_flight;
+          if (fewest == 0) return;
+        }
+      }
+    };
+    visit(start, n);
+    if (other.replica == n || fewest > 0) visit(0, start);
+  } else if (sum >= (Tick{1} << 53)) {
+    for (const PrefixIndex::Held& h : held_) busy_until_.set(h.replica, est_busy_until_[h.replica]);
+    return choose_by_scan(prompt, cluster, now);
+  }
+  for (const PrefixIndex::Held& h : held_) busy_until_.set(h.replica, est_busy_until_[h.replica]);
+  return other.replica != n ? other : best;
 }
 
 void ExpectedTtft::ensure_size(std::size_t replicas) {
   if (est_busy_until_.size() >= replicas) return;
   est_busy_until_.resize(replicas, 0);
   last_in_queue_.resize(replicas, ~std::uint64_t{0});
+  busy_until_ = TournamentTree<Tick>(replicas, std::numeric_limits<Tick>::max());
+  for (std::size_t r = 0; r < replicas; ++r) busy_until_.set(r, est_busy_until_[r]);
 }
 
 void ExpectedTtft::on_routed(const RoutedRequest& request) {
@@ -121,13 +206,17 @@ void ExpectedTtft::on_routed(const RoutedRequest& request) {
   const Tick service = prefill_.prefill_ticks(request.prompt.size() - cached);
   Tick& busy = est_busy_until_[request.replica];
   busy = std::max(busy, request.now) + service;
+  busy_until_.set(request.replica, busy);
   last_in_queue_[request.replica] = request.id;
 }
 
 void ExpectedTtft::on_first_token(std::uint64_t id, std::size_t replica, Tick now) {
   // The last request dispatched to this replica has finished its prefill: the
   // router now knows the queue is empty, whatever its estimate said.
-  if (replica < last_in_queue_.size() && last_in_queue_[replica] == id) est_busy_until_[replica] = now;
+  if (replica < last_in_queue_.size() && last_in_queue_[replica] == id) {
+    est_busy_until_[replica] = now;
+    busy_until_.set(replica, now);
+  }
 }
 
 }  // namespace prefixroute

@@ -58,13 +58,12 @@ std::size_t SessionSticky::choose(const RouteRequest& request, const ClusterView
     if (params_.mode == SessionAffinityMode::Hard) {
       chosen = bound;
     } else {
-      const std::vector<double>& cost = base_.last_costs();
-      if (cost[bound] - params_.soft_bonus_blocks <= cost[base_choice]) chosen = bound;
+      if (base_.last_cost(bound) - params_.soft_bonus_blocks <= base_.last_cost(base_choice)) chosen = bound;
     }
     followed_ = chosen == bound;
   }
   predicted_ = chosen == base_choice ? base_.predicted_cached_tokens()
-                                     : static_cast<std::int64_t>(base_.last_overlap_blocks()[chosen] *
+                                     : static_cast<std::int64_t>(base_.overlap_of(chosen) *
                                                                  base_.params().block_size);
   return chosen;
 }

@@ -16,19 +16,29 @@ void RouterInstances::enter(std::size_t instance) {
   if (instance == current_) return;
   const std::size_t n = replicas_.size();
   const std::uint32_t* counts = counts_.data() + instance * n;
-  for (std::size_t r = 0; r < n; ++r) replicas_[r].set_router_in_flight(counts[r]);
+  shown_in_flight_ = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    replicas_[r].set_router_in_flight(counts[r]);
+    shown_in_flight_ += counts[r];
+  }
   current_ = instance;
 }
 
 void RouterInstances::dispatched(std::size_t instance, std::size_t replica) {
-  if (instance == current_) replicas_[replica].router_dispatched();
+  if (instance == current_) {
+    replicas_[replica].router_dispatched();
+    ++shown_in_flight_;
+  }
   if (policies_.size() == 1) return;
   ++counts_[instance * replicas_.size() + replica];
   ++total_[replica];
 }
 
 void RouterInstances::completed(std::size_t instance, std::size_t replica) {
-  if (instance == current_) replicas_[replica].router_completed();
+  if (instance == current_) {
+    replicas_[replica].router_completed();
+    --shown_in_flight_;
+  }
   if (policies_.size() == 1) return;
   --counts_[instance * replicas_.size() + replica];
   --total_[replica];

@@ -86,6 +86,7 @@ class Simulation final : public EngineEvents {
     view_ = std::make_unique<ClusterView>(replicas_, index_.get(), view, view == CacheView::Engine || lag_ == 0,
                                           &busy_until_tree_);
     view_->set_scrape_count(&scrapes_);
+    view_->set_in_flight_total(&routers_->shown_in_flight());
   }
 
   Simulation(const Simulation&) = delete;

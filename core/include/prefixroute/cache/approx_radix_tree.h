@@ -75,6 +75,17 @@ class ApproxRadixTree {
   /// to replicas() and receives each replica's own longest held prefix.
   std::size_t match(const Prompt& prompt, std::vector<std::size_t>& per_replica) const;
 
+  /// A replica holding part of a prompt and its own longest held prefix.
+  struct Held {
+    std::uint32_t replica;
+    std::size_t matched;
+  };
+  /// match() without the per-replica clear: the longest prefix held by any
+  /// replica, and in `held` (replica order) each replica whose own match is
+  /// not empty (every other replica matches 0). O(L log F + H), nothing per
+  /// replica holding none of it.
+  std::size_t match_held(const Prompt& prompt, std::vector<Held>& held) const;
+
   /// Adds `prompt` to `replica`'s share (replicas() grows to cover it).
   void insert(const Prompt& prompt, std::size_t replica);
 

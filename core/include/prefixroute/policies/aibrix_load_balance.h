@@ -98,6 +98,8 @@ class AibrixLoad {
   /// The capacity scores divide by: the estimate, else the mean of the
   /// known estimates, else 1.
   double capacity(std::size_t r) const;
+  /// The mean of the estimates there are, 1 with none: O(R).
+  double fallback_capacity() const;
   const AibrixLoadParams& params() const { return params_; }
 
  private:

@@ -31,7 +31,8 @@
 // the mean, which is below the bound), so the fallback needs a factor < 1.
 // Tie-breaks: none needed -- the ring order is total and points never tie.
 // Cost: the ring is built once in O(P log P) for P points; choose is
-// O(min(key_tokens, L)) to hash, O(n) to total the in-flight counts, O(log P)
+// O(min(key_tokens, L)) to hash, O(1) for the total in flight (the
+// simulator keeps it; a view of bare replicas scans them: O(n)), O(log P)
 // to find the key's position, then one step per point walked (the walk stops
 // once every replica has been checked).
 #pragma once

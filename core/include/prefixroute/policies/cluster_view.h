@@ -13,6 +13,8 @@
 //   scrape_count             a number that changes whenever any replica's
 //                            scraped() metrics may have changed, so a policy
 //                            may keep what it derives from them until then.
+//   total_in_flight          the sum of the replicas' in_flight(): the
+//                            simulator's running sum, else a scan.
 //
 // A view built from replicas alone (unit tests, the wasm library's
 // Policy.choose) has neither structure and scans; the simulator's view has
@@ -94,6 +96,11 @@ class ClusterView {
   }
   /// Points the view at a counter the simulator bumps with every scrape.
   void set_scrape_count(const std::uint64_t* scrapes) { scrapes_ = scrapes; }
+  /// The sum of every replica's in_flight(): O(1) when the simulator keeps
+  /// it (set_in_flight_total), else a scan.
+  std::uint64_t total_in_flight() const;
+  /// Where the simulator keeps that sum, current whenever a policy is asked.
+  void set_in_flight_total(const std::uint64_t* total) { in_flight_total_ = total; }
 
   /// least_loaded_index(replicas(), now, start): O(log R) with the tree.
   std::size_t least_wait(Tick now, std::size_t start) const;
@@ -131,6 +138,7 @@ class ClusterView {
   bool index_is_engine_ = false;
   const TournamentTree<Tick>* busy_until_ = nullptr;
   const std::uint64_t* scrapes_ = nullptr;
+  const std::uint64_t* in_flight_total_ = nullptr;
   mutable Walk walk_;
 };
 

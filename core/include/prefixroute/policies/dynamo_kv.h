@@ -70,12 +70,35 @@
 // queue metrics); under cluster.engine = fifo, cluster.max_batched_tokens is
 // not an engine limit but still scales the threshold.
 //
+// How the lowest cost is found without scoring every replica (temperature 0,
+// no side index; the result is the scan's, replica for replica). A replica
+// whose precise view holds none of the prompt (overlap 0) costs
+//   overlap_weight x active_prefill_tokens / B + active_decode_blocks
+// (its load key) plus the same prompt term for every such replica, so the
+// policy keeps the load keys in a TournamentTree (base/tournament_tree.h),
+// updated by the hooks. choose() scores the holders
+// (ClusterView::match_held), then the least-key replica, then, in replica
+// order, every replica whose key is at most the running lowest cost less the
+// prompt term (first_at_most on the tree, with a 1e-9 relative margin far
+// wider than the rounding of either sum); a replica above that bound costs
+// more than the lowest cost and is never visited. The replicas at the lowest
+// cost, sorted by replica, then go through the tie-breaks above unchanged.
+// Temperature sampling and the side index need every replica's cost and
+// still scan. last_costs() / last_overlap_blocks() rebuild every replica's
+// figure on request, from the holders of the last choose() and each
+// replica's load at it (a replica's load is kept when a hook first changes
+// it after a choose()).
+//
 // Invariants: active prefill tokens and decode blocks per replica equal the
 // sums over the requests routed there and not yet past first token /
-// completion; predicted_cached_tokens() is overlap x B on the last choice.
-// Cost: choose is O(n x L log F) for n replicas (one precise-view match each)
-// plus O(n); the hooks are O(1) expected (a hash map keyed by request id, only
-// looked up, never iterated).
+// completion; keys_[r] is replica r's load key; predicted_cached_tokens() is
+// overlap x B on the last choice.
+// Cost (temperature 0, no side index): choose is one walk of the cluster's
+// prefix index (O(L log F + D R / 64 + holders)) plus O((holders + visited) x
+// log R) for the replicas at or near the lowest cost; the hooks are O(log R)
+// (a tree update) plus O(1) expected (a hash map keyed by request id, only
+// looked up, never iterated). With temperature or the side index: O(R) per
+// choose plus the side index's match.
 #pragma once
 
 #include <cstddef>
@@ -89,6 +112,7 @@
 #include "prefixroute/cache/approx_radix_tree.h"
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/base/random.h"
+#include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/policies/routing_policy.h"
 
 namespace prefixroute {
@@ -130,10 +154,16 @@ class DynamoKv final : public RoutingPolicy {
   // ---- the router's bookkeeping, for tests and reports ----
   std::uint64_t active_prefill_tokens(std::size_t replica) const;
   std::uint64_t active_decode_blocks(std::size_t replica) const;
-  /// Per-replica costs computed by the last choose().
-  const std::vector<double>& last_costs() const { return costs_; }
-  /// Per-replica overlap (full blocks) the last choose() used.
-  const std::vector<std::uint64_t>& last_overlap_blocks() const { return overlap_blocks_; }
+  /// Replica `replica`'s cost at the last choose() (< the cluster size it
+  /// saw), whatever hooks ran since. O(log holders) (plus the replicas whose
+  /// load changed since, when it is one of them).
+  double last_cost(std::size_t replica) const;
+  /// Every replica's cost at the last choose(). O(R): for tests and reports.
+  const std::vector<double>& last_costs() const;
+  /// Replica `replica`'s overlap (full blocks) at the last choose(); O(log holders).
+  std::uint64_t overlap_of(std::size_t replica) const;
+  /// Every replica's overlap (full blocks) at the last choose(). O(R): for tests.
+  const std::vector<std::uint64_t>& last_overlap_blocks() const;
   /// The predicted-TTL side index (null when predicted_ttl_s is 0).
   const ApproxRadixTree* side_index() const { return side_.get(); }
   const DynamoKvParams& params() const { return params_; }
@@ -146,7 +176,42 @@ class DynamoKv final : public RoutingPolicy {
     bool prefilling;
   };
 
+  /// A replica's load at a choose(), kept when a hook first changes it after.
+  struct Snapshot {
+    std::uint32_t replica;
+    std::uint64_t prefill;
+    std::uint64_t decode;
+  };
+  /// What the last choose() saw besides the loads.
+  struct LastChoice {
+    bool valid = false;
+    bool scanned = false;  // costs_ and overlap_blocks_ hold every replica's
+    std::size_t replicas = 0;
+    std::uint64_t prompt_length = 0;
+    std::uint64_t prompt_blocks = 0;
+  };
+  struct Candidate {
+    std::uint32_t replica;
+    double cost;
+  };
+
   void ensure_replicas(std::size_t n);
+  /// The cost formula (the one place it is written).
+  double cost(std::uint64_t prefill_active, std::uint64_t decode_active, std::uint64_t prompt_length,
+              std::uint64_t prompt_blocks, std::uint64_t overlap) const;
+  /// A replica's cost at overlap 0 less the prompt's share: its key in keys_.
+  double load_key(std::size_t replica) const;
+  void refresh_key(std::size_t replica);
+  void note_change(std::size_t replica);
+  /// Temperature sampling, the side index or a hand-built weight outside
+  /// [0, inf) need every replica's cost: choose_by_scan.
+  bool scans_every_replica() const;
+  std::size_t choose_by_scan(const RouteRequest& request, const ClusterView& cluster, Tick now);
+  /// Temperature 0 without the side index: the holders plus the replicas
+  /// whose load key may reach the lowest cost.
+  std::size_t choose_lowest_cost(const Prompt& prompt, const ClusterView& cluster);
+  /// tied_ (lowest-cost replicas, replica order) -> least usage, then lots.
+  std::size_t break_tie(const ClusterView& cluster);
   /// Drops the side index's entries fed more than the TTL before `now`.
   void expire_side(Tick now);
 
@@ -156,13 +221,21 @@ class DynamoKv final : public RoutingPolicy {
   std::vector<std::uint64_t> active_prefill_;  // per replica
   std::vector<std::uint64_t> active_decode_;   // per replica
   std::unordered_map<std::uint64_t, Active> active_;  // by request id; lookups only
-  std::vector<double> costs_;                  // last choose(), per replica
-  std::vector<std::uint64_t> overlap_blocks_;  // last choose(), per replica
+  // keys_[r] = load_key(r): the order of the replicas' costs at overlap 0.
+  TournamentTree<double> keys_{0, 0.0};
+  std::uint64_t chooses_ = 0;                  // choose() calls: the stamp of the marks below
+  std::vector<std::uint64_t> changed_at_;      // per replica: the last choose() after which a hook changed it
+  std::vector<std::uint64_t> held_mark_;       // per replica: the last choose() in whose holders it was
+  std::vector<Snapshot> before_change_;        // loads at the last choose() of the replicas changed since
+  LastChoice last_;
+  std::vector<PrefixIndex::Held> held_;        // last choose(): the holders (choose_lowest_cost)
+  std::vector<Candidate> candidates_;          // scratch: replicas at or below the running lowest cost
+  mutable std::vector<double> costs_;                  // per replica: the scan's, or last_costs()'s
+  mutable std::vector<std::uint64_t> overlap_blocks_;  // per replica: the scan's, or last_overlap_blocks()'s
   std::vector<std::size_t> tied_;              // scratch
   std::vector<double> weights_;                // scratch: sampling weights
   std::vector<std::size_t> matched_;           // scratch: per replica, precise_view() match
-  std::size_t last_prompt_tokens_ = 0;
-  bool overlaps_valid_ = false;  // overlap_blocks_ belong to the prompt on_routed will see
+  bool overlaps_valid_ = false;  // the last choose()'s overlaps belong to the prompt on_routed will see
   std::int64_t predicted_ = -1;
   // The predicted-TTL side index, its insertions (time, the tree's clock
   // after it) in time order, and scratch for its per-replica match.

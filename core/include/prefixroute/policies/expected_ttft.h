@@ -32,15 +32,30 @@
 // told about evictions). Measured on the presets: fewer prefill tokens on all
 // three, and a lower p99 on two (README). home_key_tokens = 0 turns it off.
 //
-// Cost: one precise_view().match per replica per request (O(replicas x L)),
-// plus hashing home_key_tokens tokens and one map lookup; the home map holds
-// one entry per distinct key seen.
+// How the cheapest replica is found without scoring every replica (the
+// result is the scan's: the least (cost, -cached, in-flight, position in the
+// rotated order)). The holders of the prompt (ClusterView::match_held) are
+// scored one by one. Every other replica caches none of it and costs its
+// estimated wait plus the whole prompt's prefill, an exact integer, so the
+// cheapest of them are those with the least estimated busy-until, clamped at
+// now: a TournamentTree (base/tournament_tree.h) of est_busy_until, updated
+// by the hooks, with the holders masked for the query, lists them in rotated
+// order (first_at_most), and only they have their in-flight count read,
+// until one with none in flight; none is visited when a holder costs as
+// little. A cluster of another size than the hooks saw, a non-finite credit
+// or a wait beyond 2^53 ticks falls back to the scan.
+//
+// Cost: one walk of the cluster's prefix index (O(L log F + D R / 64 +
+// holders)), O(holders x log R), and O(log R) per replica at the least wait
+// visited; plus hashing home_key_tokens tokens and one map lookup; the home
+// map holds one entry per distinct key seen. The hooks: O(log R).
 #pragma once
 
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
+#include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/sim/prefill_model.h"
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/policies/routing_policy.h"
@@ -68,7 +83,17 @@ class ExpectedTtft final : public RoutingPolicy {
   Tick estimated_wait(std::size_t r, Tick now) const;
 
  private:
+  /// A choice before the home rule: the replica, its cost and cached length.
+  struct Choice {
+    std::size_t replica;
+    double cost;
+    std::size_t matched;
+  };
   void ensure_size(std::size_t replicas);
+  Choice choose_by_scan(const Prompt& prompt, const ClusterView& cluster, Tick now);
+  Choice choose_by_holders(const Prompt& prompt, const ClusterView& cluster, Tick now);
+  /// The last choice's view of `replica`'s cached prefix.
+  std::size_t held_match(std::size_t replica) const;
   /// The home key of a prompt: FNV-1a over its first home_key_tokens_ tokens.
   std::uint64_t home_key(const Prompt& prompt);
 
@@ -80,7 +105,10 @@ class ExpectedTtft final : public RoutingPolicy {
   std::size_t last_choice_tokens_ = 0;
   std::vector<Tick> est_busy_until_;      // per replica
   std::vector<std::uint64_t> last_in_queue_;  // per replica: id of the last request dispatched
-  std::vector<std::size_t> matched_;          // scratch: per replica, precise_view() match
+  TournamentTree<Tick> busy_until_{0, 0};    // per replica: est_busy_until_
+  std::vector<std::size_t> matched_;          // scratch: per replica, precise_view() match (scan)
+  std::vector<PrefixIndex::Held> held_;       // scratch: the prompt's holders (choose_by_holders)
+  bool scanned_ = false;                      // which of the two the last choice filled
   std::uint32_t home_key_tokens_;
   std::vector<Token> key_tokens_;  // scratch: the prompt's first home_key_tokens_ tokens
   std::unordered_map<std::uint64_t, std::size_t> home_;  // key -> replica it last went to (lookups only)

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/cache/approx_radix_tree.h"
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/sim/prefill_model.h"
@@ -51,15 +52,26 @@ namespace prefixroute {
 /// gets the next request: the cluster warms up round-robin-like. Ties: lowest
 /// index throughout; loads are integer ticks, so sums are exact.
 ///
+/// Structure. The loads live in two TournamentTrees (base/tournament_tree.h),
+/// one keyed by load (its least, lowest index first, is the lightest
+/// replica) and one by minus the load (its least is the heaviest load),
+/// updated whenever a load changes; the window is one queue of the routed
+/// requests' prefill work in routing order (choose() is called at
+/// non-decreasing times, so the expired ones are at its front); the exploit
+/// rule reads the holders of the prompt's path (ApproxRadixTree::match_held).
+/// So no step of a choice visits every replica.
+///
 /// Invariants. A request counts in the prefill load while now - routed_at <=
-/// window_s; decode load counts exactly the requests routed and not completed.
+/// window_s; decode load counts exactly the requests routed and not completed;
+/// the trees hold every replica's prefill + decode load.
 /// predicted_cached_tokens() is the chosen replica's own match in the tree
 /// before the prompt is inserted. Deterministic: no randomness; the
 /// in-flight map is only looked up, never iterated.
 ///
-/// Cost. choose(): O(R) for loads plus O(expired) to slide the windows, one
-/// walk of the prompt for all replicas (match, then insert: O(L log F + H)),
-/// and O(log N) per trimmed leaf. on_routed / on_completed: O(1) expected.
+/// Cost. choose(): O(log R) per expired window entry and for the chosen
+/// replica's load, one walk of the prompt (match_held, then insert:
+/// O(L log F + H)), and O(log N) per trimmed leaf. on_routed / on_completed:
+/// O(log R) plus O(1) expected.
 /// Preble's E2 scheduler (exploit / explore over a global radix tree).
 struct PrebleE2Params {
   double window_s = 180;         ///< load history window
@@ -88,10 +100,21 @@ class PrebleE2 final : public RoutingPolicy {
   const ApproxRadixTree& tree() const { return tree_; }
 
  private:
+  /// One routed request's prefill work, while it counts in the window.
+  struct Routed {
+    Tick at;
+    std::size_t replica;
+    Tick work;
+  };
+
   void set_replicas(std::size_t n);
   /// Whether work routed at `at` still counts in the load at `now`.
   bool in_window(Tick at, Tick now) const { return now - at <= window_; }
-  void slide_windows(Tick now);
+  void slide_window(Tick now);
+  /// The replica's prefill + decode load as of the last slide_window().
+  Tick current_load(std::size_t replica) const { return lightest_[replica]; }
+  /// Puts the replica's load into both trees.
+  void refresh_load(std::size_t replica);
 
   PrebleE2Params params_;
   PrefillModel prefill_;
@@ -99,12 +122,13 @@ class PrebleE2 final : public RoutingPolicy {
   std::uint64_t cache_tokens_;
   Tick window_;
   ApproxRadixTree tree_;
-  std::vector<std::deque<std::pair<Tick, Tick>>> routed_;  // per replica: (routed at, prefill work)
-  std::vector<Tick> prefill_load_;                         // per replica: sum over routed_
+  std::deque<Routed> routed_;                              // in routing order, while in the window
+  std::vector<Tick> prefill_load_;                         // per replica: sum over its routed_
   std::vector<Tick> decode_load_;                          // per replica: in-flight decode work
+  TournamentTree<Tick> lightest_{0, 0};                    // per replica: its load
+  TournamentTree<Tick> heaviest_{0, 0};                    // per replica: minus its load
   std::unordered_map<std::uint64_t, Tick> decode_of_;      // request id -> its decode work
-  std::vector<std::size_t> matched_;                       // scratch: per-replica match
-  std::vector<Tick> loads_;                                // scratch
+  std::vector<ApproxRadixTree::Held> held_;                // scratch: the prompt's holders
   std::int64_t predicted_ = -1;
   Rule rule_ = Rule::Explore;
 };

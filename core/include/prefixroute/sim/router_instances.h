@@ -60,6 +60,9 @@ class RouterInstances {
   /// `instance` dispatched a request to `replica`, or one it dispatched there completed.
   void dispatched(std::size_t instance, std::size_t replica);
   void completed(std::size_t instance, std::size_t replica);
+  /// The sum of the replicas' in_flight() as they show now (the current
+  /// instance's counts), kept as they change: ClusterView::total_in_flight.
+  const std::uint64_t& shown_in_flight() const { return shown_in_flight_; }
   /// Requests dispatched to `replica` by every instance and not yet completed.
   std::uint32_t total(std::size_t replica) const {
     return policies_.size() == 1 ? replicas_[replica].in_flight() : total_[replica];
@@ -72,6 +75,7 @@ class RouterInstances {
   std::vector<std::uint32_t> counts_;   // N > 1: counts_[instance * replicas + replica]
   std::vector<std::uint32_t> total_;    // N > 1: per replica
   std::size_t current_ = 0;
+  std::uint64_t shown_in_flight_ = 0;   // sum of replicas_[r].in_flight()
 };
 
 }  // namespace prefixroute
