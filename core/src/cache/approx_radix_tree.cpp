@@ -54,8 +54,8 @@ void ApproxRadixTree::set_edge(NodeId id, const Prompt& source, std::size_t from
   node.first = content_->token(node.edge[0].run, node.edge[0].offset);
 }
 
-std::size_t ApproxRadixTree::match(const Prompt& prompt, std::vector<std::size_t>& per_replica) const {
-  per_replica.assign(tokens_.size(), 0);
+template <class OnEdge>
+std::size_t ApproxRadixTree::walk(const Prompt& prompt, OnEdge&& on_edge) const {
   NodeId node = kRoot;
   std::size_t pos = 0;
   PieceCursor at(prompt.pieces, 0);
@@ -73,8 +73,7 @@ std::size_t ApproxRadixTree::match(const Prompt& prompt, std::vector<std::size_t
       k += common_prefix(*content_, edge, *prompt.content, rest, limit - 1);
     }
     pos += k;
-    // Holders shrink down the path, so each replica's last write is its own depth.
-    for (const Holder& h : nodes_[child].holders) per_replica[h.replica] = pos;
+    on_edge(node, nodes_[child].holders, pos);
     if (k < length) break;
     if (pos < prompt.size()) at.advance(k);
     node = child;
@@ -82,41 +81,29 @@ std::size_t ApproxRadixTree::match(const Prompt& prompt, std::vector<std::size_t
   return pos;
 }
 
+std::size_t ApproxRadixTree::match(const Prompt& prompt, std::vector<std::size_t>& per_replica) const {
+  per_replica.assign(tokens_.size(), 0);
+  return walk(prompt, [&](NodeId, const std::vector<Holder>& holders, std::size_t pos) {
+    // Holders shrink down the path, so each replica's last write is its own depth.
+    for (const Holder& h : holders) per_replica[h.replica] = pos;
+  });
+}
+
 std::size_t ApproxRadixTree::match_held(const Prompt& prompt, std::vector<Held>& held) const {
   held.clear();
-  NodeId node = kRoot;
-  std::size_t pos = 0;
-  PieceCursor at(prompt.pieces, 0);
-  while (pos < prompt.size() && content_ != nullptr) {
-    const Piece next = at.rest();
-    const NodeId child = find_child(nodes_[node], prompt.content->token(next.run, next.offset));
-    if (child == kNone) break;
-    const std::size_t length = nodes_[child].length;
-    const std::size_t limit = std::min(length, prompt.size() - pos);
-    std::size_t k = 1;
-    if (limit > 1) {
-      PieceCursor edge(nodes_[child].edge, 1), rest = at;
-      rest.advance(1);
-      k += common_prefix(*content_, edge, *prompt.content, rest, limit - 1);
-    }
-    pos += k;
-    const std::vector<Holder>& holders = nodes_[child].holders;
-    if (node == kRoot) {
+  return walk(prompt, [&](NodeId parent, const std::vector<Holder>& holders, std::size_t pos) {
+    if (parent == kRoot) {
       for (const Holder& h : holders) held.push_back(Held{h.replica, pos});
-    } else {
-      // A child's holders are a subset of its parent's, both sorted by
-      // replica: one merge pass moves each of them to the new depth.
-      std::size_t j = 0;
-      for (const Holder& h : holders) {
-        while (held[j].replica != h.replica) ++j;
-        held[j].matched = pos;
-      }
+      return;
     }
-    if (k < length) break;
-    if (pos < prompt.size()) at.advance(k);
-    node = child;
-  }
-  return pos;
+    // A child's holders are a subset of its parent's, both sorted by
+    // replica: one merge pass moves each of them to the new depth.
+    std::size_t j = 0;
+    for (const Holder& h : holders) {
+      while (held[j].replica != h.replica) ++j;
+      held[j].matched = pos;
+    }
+  });
 }
 
 // Splits node `id` after `at` tokens of its edge. The new upper node takes the

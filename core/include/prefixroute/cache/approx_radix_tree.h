@@ -146,6 +146,11 @@ class ApproxRadixTree {
 
   NodeId allocate();
   NodeId find_child(const Node& node, Token first) const;
+  /// Walks `prompt` down the tree; on_edge(parent, holders of the matched
+  /// child, tokens matched so far) for each edge it enters. Returns the
+  /// tokens matched.
+  template <class OnEdge>
+  std::size_t walk(const Prompt& prompt, OnEdge&& on_edge) const;
   void add_child(NodeId parent, NodeId child);
   void remove_child(NodeId parent, Token first);
   static Holder* find_holder(Node& node, std::size_t replica);
