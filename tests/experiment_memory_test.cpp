@@ -102,6 +102,11 @@ TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfSyntheticRuns) {
   // queue holding most of an overloaded run.
   expect_bounds(parsed({{"policies", "all"}, {"router.instances", "4"}, {"cluster.decode_ms_per_token", "20"}}),
                 nullptr, nullptr, "every policy behind 4 routers", 8);
+  // llm-d's holder records have a word per 64 replicas: at 4,096 replicas
+  // 64 per held block.
+  expect_bounds(parsed({{"policies", "llmd_epp"}, {"cluster.replicas", "4096"}, {"workload.tenants", "12288"},
+                        {"workload.arrival_rate_per_s", "102400"}, {"workload.requests", "3000"}}),
+                nullptr, nullptr, "llm-d EPP on 4,096 replicas", 8);
   expect_bounds(parsed({{"policies", "dynamo_kv"}, {"workload.requests", "20000"},
                         {"workload.arrival_rate_per_s", "2000"}, {"dynamo_kv.router_queue", "fcfs"},
                         {"dynamo_kv.queue_threshold", "0"}}),

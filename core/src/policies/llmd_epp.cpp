@@ -50,7 +50,11 @@ const PolicySpec& llmd_epp_policy_spec() {
                                               static_cast<double>(p.max_prefix_blocks) * std::max<std::uint32_t>(1, p.block_size));
         const double memo = slots * 96.0 + std::min(slots * piece, size.prompt_tokens) *
                                                (4.0 + 8.0 / std::max<std::uint32_t>(1, p.block_size));
-        return std::min(capacity, routed) * 96.0 + cookies + memo;
+        // A held block's holder record has one 64-bit word per 64 replicas;
+        // the 96 bytes above include the first. Its array grows by doubling:
+        // twice the words at worst.
+        const double extra_words = std::ceil(static_cast<double>(context.cluster.replicas) / 64.0) - 1.0;
+        return std::min(capacity, routed) * (96.0 + 16.0 * extra_words) + cookies + memo;
       });
   return spec;
 }
