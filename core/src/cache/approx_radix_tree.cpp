@@ -100,7 +100,10 @@ std::size_t ApproxRadixTree::match_held(const Prompt& prompt, std::vector<Held>&
     // replica: one merge pass moves each of them to the new depth.
     std::size_t j = 0;
     for (const Holder& h : holders) {
-      while (held[j].replica != h.replica) ++j;
+      while (held[j].replica != h.replica) {
+        ++j;
+        assert(j < held.size() && "a child's holders are a subset of its parent's");
+      }
       held[j].matched = pos;
     }
   });

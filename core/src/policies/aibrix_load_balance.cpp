@@ -109,8 +109,8 @@ void AibrixLoad::scores(const ClusterView& cluster, const std::vector<std::size_
   ensure_replicas(cluster.size());
   out.resize(candidates.size());
   // capacity() of a replica without an estimate is the mean of the others':
-  // computed once per call (the same sum in the same order), not once per
-  // such replica, which made a choice O(R^2).
+  // computed once per call, when first needed (the same sum in the same
+  // order for every such replica): O(R) per choice.
   double fallback = -1;
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     const Replica& replica = cluster[candidates[k]];

@@ -160,6 +160,7 @@ std::uint64_t DynamoKv::overlap_of(std::size_t replica) const {
 }
 
 double DynamoKv::last_cost(std::size_t replica) const {
+  if (!last_.valid || replica >= last_.replicas) return 0;
   if (last_.scanned) return costs_[replica];
   std::uint64_t prefill = active_prefill_[replica], decode = active_decode_[replica];
   if (changed_at_[replica] == chooses_) {

@@ -166,8 +166,8 @@ class FlatMap {
 // slot), started from the slots in time order; the least recent hash is the
 // slot of the oldest log entry whose time is still its slot's (older entries
 // of a slot touched again are stale and skipped). This evicts exactly what a
-// recency-ordered list would, but a touch writes its own slot (and appends to
-// the log) instead of unlinking and relinking list neighbours scattered in
+// recency-ordered list would; a touch writes only its own slot (and appends to
+// the log), never neighbours scattered in
 // memory, and a set that never fills keeps no order at all. The log is
 // compacted (stale entries dropped, times renumbered 1..n in order) when it
 // exceeds 2 x size() + 64 entries: amortised O(1) per touch, at most that

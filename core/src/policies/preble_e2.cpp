@@ -73,7 +73,7 @@ std::size_t PrebleE2::choose(const RouteRequest& request, const ClusterView& clu
 
   // The lightest replica (lowest index among the least loaded) and the
   // heaviest load, from the trees. The trees may cover replicas past the
-  // cluster (hooks of a larger one): then scan the cluster's, as before.
+  // cluster (hooks of a larger one): then scan the cluster's replicas.
   std::size_t lightest = lightest_.position_of_least();
   Tick heaviest = -heaviest_.least();
   if (lightest_.size() > n) {

@@ -50,9 +50,10 @@ int open_unlinked() {
 
 }  // namespace
 
-TickSpill::TickSpill() : fd_(open_unlinked()) {
+TickSpill::TickSpill() {
+  buffer_.reserve(kBlockValues);  // before the file: nothing can throw once it is open
+  fd_ = open_unlinked();
   failed_ = fd_ < 0;
-  if (!failed_) buffer_.reserve(kBlockValues);
 }
 
 TickSpill::~TickSpill() {
@@ -152,8 +153,10 @@ std::vector<Tick> TickSpill::nearest_rank(std::span<const std::uint32_t> percent
     });
     for (std::size_t j = 0; j < targets.size(); ++j) {
       Target& t = targets[j];
+      // The counts of the values sharing t's prefix sum to at least its
+      // rank (it was chosen among them), so a digit is found.
       std::uint64_t digit = 0;
-      for (;; ++digit) {
+      for (; digit + 1 < (std::uint64_t{1} << kDigitBits); ++digit) {
         const std::uint64_t c = counts[(j << kDigitBits) + digit];
         if (t.rank <= c) break;
         t.rank -= c;

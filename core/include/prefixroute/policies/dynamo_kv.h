@@ -154,8 +154,8 @@ class DynamoKv final : public RoutingPolicy {
   // ---- the router's bookkeeping, for tests and reports ----
   std::uint64_t active_prefill_tokens(std::size_t replica) const;
   std::uint64_t active_decode_blocks(std::size_t replica) const;
-  /// Replica `replica`'s cost at the last choose() (< the cluster size it
-  /// saw), whatever hooks ran since. O(log holders) (plus the replicas whose
+  /// Replica `replica`'s cost at the last choose(), whatever hooks ran
+  /// since (0 before any choose() or past the cluster size it saw). O(log holders) (plus the replicas whose
   /// load changed since, when it is one of them).
   double last_cost(std::size_t replica) const;
   /// Every replica's cost at the last choose(). O(R): for tests and reports.
