@@ -4,11 +4,12 @@
 
 namespace prefixroute {
 
+std::uint64_t nearest_rank(std::uint32_t percent, std::uint64_t n) {
+  return std::clamp<std::uint64_t>((static_cast<std::uint64_t>(percent) * n + 99) / 100, 1, n);
+}
+
 Tick nearest_rank_percentile(std::span<const Tick> sorted, std::uint32_t percent) {
-  const std::uint64_t n = sorted.size();
-  std::uint64_t rank = (static_cast<std::uint64_t>(percent) * n + 99) / 100;
-  rank = std::clamp<std::uint64_t>(rank, 1, n);
-  return sorted[rank - 1];
+  return sorted[nearest_rank(percent, sorted.size()) - 1];
 }
 
 namespace {
@@ -88,11 +89,7 @@ RunSummary summarize(const SimulationRun& run) {
       for (const double t : sorted) sum += t;
       s.has_tpot = true;
       s.mean_tpot_ms = sum / static_cast<double>(sorted.size()) / 1e6;
-      const auto rank = [&](std::uint32_t percent) {
-        std::uint64_t r = (static_cast<std::uint64_t>(percent) * sorted.size() + 99) / 100;
-        r = std::clamp<std::uint64_t>(r, 1, sorted.size());
-        return sorted[r - 1] / 1e6;
-      };
+      const auto rank = [&](std::uint32_t percent) { return sorted[nearest_rank(percent, sorted.size()) - 1] / 1e6; };
       s.p50_tpot_ms = rank(50);
       s.p99_tpot_ms = rank(99);
     }

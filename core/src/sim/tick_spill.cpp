@@ -1,5 +1,8 @@
 #include "prefixroute/sim/tick_spill.h"
 
+#include "prefixroute/base/temp_file.h"
+#include "prefixroute/sim/metrics.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -39,12 +42,8 @@ int open_unlinked() {
 #ifdef __EMSCRIPTEN__
   return -1;  // the page's file system is memory: keeping the vector is cheaper
 #else
-  const char* dir = std::getenv("TMPDIR");
-  const std::string folder = dir != nullptr && *dir != '\0' ? dir : "/tmp";
-  std::string name = folder + "/prefixroute-results-XXXXXX";
-  const int fd = mkstemp(name.data());
-  if (fd >= 0) unlink(name.data());  // the descriptor keeps the data until it closes
-  return fd;
+  std::string error;  // no file: the values stay in memory
+  return open_unlinked_temp_file("prefixroute-results", error);
 #endif
 }
 
@@ -125,10 +124,7 @@ std::vector<Tick> TickSpill::nearest_rank(std::span<const std::uint32_t> percent
     std::uint64_t prefix;  // the key's bits above `shift`, decided so far
   };
   std::vector<Target> targets;
-  for (const std::uint32_t percent : percents) {
-    std::uint64_t rank = (static_cast<std::uint64_t>(percent) * n + 99) / 100;
-    targets.push_back(Target{std::clamp<std::uint64_t>(rank, 1, n), 0});
-  }
+  for (const std::uint32_t percent : percents) targets.push_back(Target{prefixroute::nearest_rank(percent, n), 0});
   // Bits above the highest one where the extremes differ are common to every
   // value: the select starts below them.
   const std::uint64_t low = key_of(min_), high = key_of(max_);

@@ -1,7 +1,8 @@
 #include "prefixroute/workload/request_spill.h"
 
-#include <stdlib.h>  // mkstemp
-#include <unistd.h>  // close, dup, pread, unlink
+#include "prefixroute/base/temp_file.h"
+
+#include <unistd.h>  // close, dup, pread
 
 #include <algorithm>
 #include <cerrno>
@@ -104,22 +105,12 @@ class SpillReader final : public RequestSource {
 }  // namespace
 
 std::unique_ptr<RequestSpill> RequestSpill::create(std::string& error) {
-  const char* dir = std::getenv("TMPDIR");
-  const std::string folder = dir != nullptr && *dir != '\0' ? dir : "/tmp";
-  const std::string pattern = folder + "/prefixroute-spill-XXXXXX";
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  const int fd = mkstemp(name.data());
-  if (fd < 0) {
-    error = "cannot create a temporary file in " + folder + ": " + std::strerror(errno);
-    return nullptr;
-  }
-  // Unlinked at once: the open descriptor keeps the data until it closes.
-  unlink(name.data());
+  const int fd = open_unlinked_temp_file("prefixroute-spill", error);
+  if (fd < 0) return nullptr;
   const int write_fd = dup(fd);
   std::FILE* writer = write_fd < 0 ? nullptr : fdopen(write_fd, "wb");
   if (writer == nullptr) {
-    error = "cannot write a temporary file in " + folder + ": " + std::strerror(errno);
+    error = std::string("cannot write a temporary file: ") + std::strerror(errno);
     if (write_fd >= 0) close(write_fd);
     close(fd);
     return nullptr;

@@ -71,8 +71,11 @@ struct RunSummary {
   double one_replica_session_share = 0;  ///< of the multi-call sessions
 };
 
+/// The nearest rank of `percent` (in [1, 100]) among n > 0 sorted values,
+/// 1-based: ceil(percent * n / 100) in integer arithmetic, at least 1.
+std::uint64_t nearest_rank(std::uint32_t percent, std::uint64_t n);
+
 /// Nearest-rank percentile of `sorted` (ascending, non-empty), percent in [1, 100].
-/// Integer arithmetic: rank = ceil(percent * N / 100).
 Tick nearest_rank_percentile(std::span<const Tick> sorted, std::uint32_t percent);
 
 RunSummary summarize(const SimulationRun& run);
