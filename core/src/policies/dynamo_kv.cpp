@@ -154,9 +154,7 @@ bool DynamoKv::scans_every_replica() const {
 std::uint64_t DynamoKv::overlap_of(std::size_t replica) const {
   if (!last_.valid || replica >= last_.replicas) return 0;
   if (last_.scanned) return overlap_blocks_[replica];
-  const auto it = std::lower_bound(held_.begin(), held_.end(), replica,
-                                   [](const PrefixIndex::Held& h, std::size_t r) { return h.replica < r; });
-  return it != held_.end() && it->replica == replica ? it->matched / params_.block_size : 0;
+  return held_length(held_, replica) / params_.block_size;
 }
 
 double DynamoKv::last_cost(std::size_t replica) const {

@@ -80,9 +80,7 @@ std::size_t ExpectedTtft::choose(const RouteRequest& request, const ClusterView&
 
 std::size_t ExpectedTtft::held_match(std::size_t replica) const {
   if (scanned_) return matched_[replica];
-  const auto it = std::lower_bound(held_.begin(), held_.end(), replica,
-                                   [](const PrefixIndex::Held& h, std::size_t r) { return h.replica < r; });
-  return it != held_.end() && it->replica == replica ? it->matched : 0;
+  return held_length(held_, replica);
 }
 
 ExpectedTtft::Choice ExpectedTtft::choose_by_scan(const Prompt& prompt, const ClusterView& cluster, Tick now) {

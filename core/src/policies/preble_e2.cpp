@@ -104,9 +104,7 @@ std::size_t PrebleE2::choose(const RouteRequest& request, const ClusterView& clu
     rule_ = Rule::Explore;
   }
 
-  const auto it = std::lower_bound(held_.begin(), held_.end(), chosen,
-                                   [](const ApproxRadixTree::Held& h, std::size_t r) { return h.replica < r; });
-  const std::size_t believed = it != held_.end() && it->replica == chosen ? it->matched : 0;
+  const std::size_t believed = held_length(held_, chosen);
   predicted_ = static_cast<std::int64_t>(believed);
   const Tick work = prefill_.prefill_ticks(prompt.size() - believed);
   routed_.push_back(Routed{now, chosen, work});

@@ -64,6 +64,7 @@
 
 #include "prefixroute/base/content.h"
 #include "prefixroute/base/token.h"
+#include "prefixroute/cache/held_prefix.h"
 
 namespace prefixroute {
 
@@ -76,10 +77,7 @@ class ApproxRadixTree {
   std::size_t match(const Prompt& prompt, std::vector<std::size_t>& per_replica) const;
 
   /// A replica holding part of a prompt and its own longest held prefix.
-  struct Held {
-    std::uint32_t replica;
-    std::size_t matched;
-  };
+  using Held = HeldPrefix;
   /// match() without the per-replica clear: the longest prefix held by any
   /// replica, and in `held` (replica order) each replica whose own match is
   /// not empty (every other replica matches 0). O(L log F + H), nothing per

@@ -49,6 +49,7 @@
 
 #include "prefixroute/base/content.h"
 #include "prefixroute/base/token.h"
+#include "prefixroute/cache/held_prefix.h"
 
 namespace prefixroute {
 
@@ -65,10 +66,7 @@ class PrefixIndex {
   void match_all(const Prompt& prompt, std::vector<std::size_t>& out) const;
 
   /// A replica with a non-empty cached prefix and its length.
-  struct Held {
-    std::uint32_t replica;
-    std::size_t matched;
-  };
+  using Held = HeldPrefix;
   /// The replicas whose cached prefix of `tokens` is not empty, in replica
   /// order, with its length (every other replica matches 0). O(L log F +
   /// D * R / 64 + holders): no per-replica cost for replicas holding none of it.
