@@ -77,17 +77,19 @@ namespace {
 
 // One replicate's trace, shared read-only by that replicate's runs: a
 // generated workload made by the first run to need it (or ahead of time by a
-// thread that would wait) and freed when its last selected run is done, or
+// thread that would wait), hashed by its fingerprint task, and freed when its
+// last selected run and that task are done, or
 // the replayed trace, whose figures are known already and which each run
 // opens for itself.
 struct Slot {
   enum State : int { kEmpty, kPreparing, kReady, kReleased };
   std::mutex mutex;           // held while preparing; guards everything below but `state`
   std::atomic<int> state{kEmpty};
-  bool prepared = false;      // the figures are set (and `generated`, without a replay)
+  bool prepared = false;      // requests and prompt_tokens are set (and `generated`, without a replay)
+  bool fingerprint_skipped = false;  // its task found the work cancelled before the trace was made
   std::unique_ptr<RequestTrace> generated;
   std::uint64_t requests = 0, prompt_tokens = 0, fingerprint = 0;
-  std::size_t remaining = 0;  // selected runs not yet finished
+  std::size_t remaining = 0;  // selected runs and the fingerprint task not yet finished
 };
 
 }  // namespace
@@ -123,9 +125,35 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
     ++slot[f.slot].remaining;
     needed[f.slot] = true;
   }
-  // Makes slot t's trace and its figures; the caller holds t's mutex. Making
-  // a workload and its fingerprint costs as much as several runs of a small
-  // scenario, so it must not stall the other threads (see help_ahead).
+  // The tasks: every selected run, and for each generated workload its
+  // fingerprint (FNV-1a over every prompt token: as much CPU as several runs
+  // of a small scenario). The fingerprint is a task of its own, right after
+  // the first run of its workload, so that with two or more jobs it runs
+  // beside the policies instead of before them. Task order never changes
+  // results: each writes only its own record or slot.
+  constexpr std::size_t kFingerprintTask = static_cast<std::size_t>(-1);
+  struct Task {
+    std::size_t selected;  // index into `selected`, or kFingerprintTask
+    std::size_t slot;
+  };
+  std::vector<Task> tasks;
+  tasks.reserve(selected.size() + slots);
+  {
+    std::vector<bool> queued(slots, replay != nullptr);  // a replay's fingerprint is known: no task
+    for (std::size_t k = 0; k < selected.size(); ++k) {
+      const std::size_t t = selected[k].slot;
+      tasks.push_back({k, t});
+      if (!queued[t]) {
+        queued[t] = true;
+        ++slot[t].remaining;
+        tasks.push_back({kFingerprintTask, t});
+      }
+    }
+  }
+  // Makes slot t's trace and its figures other than the fingerprint (a task
+  // of its own); the caller holds t's mutex. Making a workload costs as much
+  // as a run of a small scenario, so it must not stall the other threads
+  // (see help_ahead).
   const auto prepare = [&](std::size_t t) {
     Slot& s = slot[t];
     s.state.store(Slot::kPreparing);
@@ -139,7 +167,10 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
       s.generated = generate_synthetic(seeded.workload, seeded.seed);
       s.requests = s.generated->size();
       s.prompt_tokens = s.generated->total_prompt_tokens();
-      s.fingerprint = s.generated->fingerprint();
+      // The fingerprint task of this slot, unless it gave up (see there).
+      if (s.fingerprint_skipped) {
+        s.fingerprint = s.generated->fingerprint();
+      }
     }
     s.prepared = true;
     s.state.store(Slot::kReady);
@@ -175,9 +206,8 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
     return true;
   };
 
-  parallel_for(selected.size(), options.jobs, [&](std::size_t k) {
-    const Flat& f = selected[k];
-    Slot& s = slot[f.slot];
+  parallel_for(tasks.size(), options.jobs, [&](std::size_t task) {
+    Slot& s = slot[tasks[task].slot];
     const auto release = [&] {
       const std::lock_guard<std::mutex> lock(s.mutex);
       if (--s.remaining == 0) {
@@ -185,6 +215,27 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
         s.state.store(Slot::kReleased);
       }
     };
+    if (tasks[task].selected == kFingerprintTask) {
+      const RequestTrace* trace = nullptr;
+      {
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        if (!s.prepared && cancelled.load()) {
+          // Nothing to hash yet and nothing more to run; a run that still
+          // makes the trace hashes it itself (prepare).
+          s.fingerprint_skipped = true;
+        } else {
+          if (!s.prepared) prepare(tasks[task].slot);
+          trace = s.generated.get();  // alive until this task's release()
+        }
+      }
+      if (trace != nullptr) {
+        const std::uint64_t fingerprint = trace->fingerprint();  // outside the lock: the runs read the trace meanwhile
+        const std::lock_guard<std::mutex> lock(s.mutex);
+        s.fingerprint = fingerprint;
+      }
+      return release();
+    }
+    const Flat& f = selected[tasks[task].selected];
     if (cancelled.load()) return release();
     const Scenario& scenario = *points[f.point];
     const RunKey key = run_key(scenario, f.run);
@@ -201,7 +252,6 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
       record.has_workload = true;
       record.requests = s.requests;
       record.prompt_tokens = s.prompt_tokens;
-      record.fingerprint = s.fingerprint;
       if (s.generated) source = std::make_unique<TraceSource>(*s.generated);
     }
     const std::size_t policies = scenario.policies.size();
@@ -247,6 +297,12 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
     record.done = true;
     release();
   });
+  // Every task is done: each record that reached its trace takes the
+  // trace's fingerprint (a task of its own for a generated workload).
+  for (const Flat& f : selected) {
+    RunRecord& record = result.points[f.point][f.run];
+    if (record.has_workload) record.fingerprint = slot[f.slot].fingerprint;
+  }
   result.cancelled = cancelled.load();
   return result;
 }
