@@ -296,5 +296,30 @@ TEST(Progress, CancellingWithSeveralJobsStopsEveryRunAndCallsNoMore) {
   EXPECT_LT(report.outcomes.size(), s.policies.size());
 }
 
+// The fingerprint is a task of its own beside the runs: a report cancelled
+// at any point still names its workload's fingerprint whenever it names the
+// workload (cancelled at the k-th progress call, k = 1..5, with 1, 2 and 4
+// jobs).
+TEST(Progress, ACancelledReportNamesItsWorkloadsFingerprint) {
+  const Scenario s = small({{"workload.requests", "3000"}, {"policies", "round_robin,affinity,least_loaded"}});
+  ASSERT_TRUE(validate(s).empty());
+  const ExperimentReport whole = run_experiment(s, nullptr, nullptr, 1);
+  ASSERT_NE(whole.fingerprint, 0u);
+  for (const unsigned jobs : {1u, 2u, 4u})
+    for (int cancel_at = 1; cancel_at <= 5; ++cancel_at) {
+      std::mutex m;
+      int calls = 0;
+      const ExperimentReport report = run_experiment(
+          s,
+          [&](std::size_t, std::uint64_t, std::uint64_t) {
+            const std::lock_guard<std::mutex> lock(m);
+            return ++calls < cancel_at;
+          },
+          nullptr, jobs);
+      ASSERT_TRUE(report.cancelled) << jobs << " jobs, cancelled at " << cancel_at;
+      if (report.requests != 0) EXPECT_EQ(report.fingerprint, whole.fingerprint) << jobs << " jobs, cancelled at " << cancel_at;
+    }
+}
+
 }  // namespace
 }  // namespace prefixroute
