@@ -69,9 +69,9 @@ Scenario parsed(const std::vector<Override>& overrides) {
 }
 
 void expect_bounds(const Scenario& s, const ReplaySize* replay, const ReplayedTrace* trace, const char* what,
-                   double max_ratio = 4) {
-  const double estimate = estimated_peak_bytes(s, replay);
-  const double measured = measured_peak([&] { run_experiment(s, {}, trace); });
+                   double max_ratio = 4, unsigned jobs = 1) {
+  const double estimate = estimated_peak_bytes(s, replay, jobs);
+  const double measured = measured_peak([&] { run_experiment(s, {}, trace, jobs); });
   std::printf("%-40s measured %10.0f  estimate %10.0f  (%.2fx)\n", what, measured, estimate, estimate / measured);
   EXPECT_LE(measured, estimate) << what;
   EXPECT_LE(estimate, max_ratio * measured) << what << ": the estimate would refuse runs far smaller than the budget";
@@ -172,6 +172,72 @@ TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfAReplay) {
   ASSERT_TRUE(record_replay(s, path, read, static_cast<double>(read.trace->total_prompt_tokens())).empty());
   const InMemoryReplay replay(*read.trace);
   expect_bounds(s, &replay.figures().size, &replay, "Mooncake excerpt, 8 replicas");
+}
+
+// One policy on two jobs: its run and a bound's run at once (the ideal
+// bound from the excerpt's block ids, computed as InMemoryReplay reads it;
+// then the pooled bound's cache). Never below the peak.
+TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfOnePolicyOnTwoJobs) {
+  if (PREFIXROUTE_TESTS_SANITIZED) GTEST_SKIP() << kNativeOnly;
+  Scenario s = parsed({{"policies", "affinity_balanced"}, {"cluster.replicas", "8"}, {"cluster.cache_tokens", "1000000"}});
+  const std::string& path = testsupport::kMooncakeExcerpt;
+  const std::optional<std::string> text = testsupport::read_file(path);
+  ASSERT_TRUE(text) << path;
+  TraceReadResult read = read_trace(*text, trace_read_options(s.trace));
+  ASSERT_TRUE(read.ok());
+  ASSERT_TRUE(record_replay(s, path, read, static_cast<double>(read.trace->total_prompt_tokens())).empty());
+  const InMemoryReplay replay(*read.trace);
+  ASSERT_TRUE(replay.figures().size.ideal_from_block_ids);
+  expect_bounds(s, &replay.figures().size, &replay, "Mooncake excerpt, one policy, 2 jobs", 4, 2);
+}
+
+// A long replay whose prompts have far more pieces than the caches have room
+// for tokens: the conversation trace repeated 100 times, as spill_trace reads
+// it (1,203,100 requests, 28.85 M block pieces, 14.48 G prompt tokens), on 8
+// replicas of 1 M tokens.
+ReplaySize conversation_trace_100_times() {
+  ReplaySize size;
+  size.requests = 1203100;
+  size.prompt_tokens = 14479382300.0;
+  size.max_prompt_tokens = 126195;
+  size.pieces = 28850000;
+  size.output_tokens = 412204800;
+  size.max_output_tokens = 2000;
+  size.ideal_from_block_ids = true;
+  return size;
+}
+
+// The replicas' caches hold no more pieces than tokens (no piece is empty):
+// more pieces grow only the tree of every distinct token (the routers' own
+// trees), a Piece each, not the caches too. Counting the caches' pieces by
+// the prompts' refused the 100-copy replay in the page (1985 MB against the
+// WebAssembly build's 1900 MB).
+TEST(EstimatedPeakBytes, CountsNoMoreCachePiecesThanCacheTokens) {
+  const Scenario s = parsed({{"policies", "affinity_balanced"}, {"cluster.replicas", "8"}, {"cluster.cache_tokens", "1000000"}});
+  const ReplaySize size = conversation_trace_100_times();
+  ReplaySize more = size;
+  more.pieces += 1e6;
+  EXPECT_DOUBLE_EQ(estimated_peak_bytes(s, &more) - estimated_peak_bytes(s, &size), 1e6 * sizeof(Piece));
+  EXPECT_LT(estimated_peak_bytes(s, &size), 1.7e9);
+}
+
+// Beside one policy's run, the other run at once is a bound's: the ideal
+// bound's holds nothing when the block ids gave it as the trace was read,
+// so the pooled bound's cache (8 M tokens) is the larger, not a tree of
+// every prompt (a counted policy run, as for two policies).
+TEST(EstimatedPeakBytes, CountsTheBoundRunBesideOnePolicyByWhatItHolds) {
+  const Scenario one = parsed({{"policies", "affinity_balanced"}, {"cluster.replicas", "8"}, {"cluster.cache_tokens", "1000000"}});
+  const Scenario two = parsed({{"policies", "affinity_balanced,round_robin"}, {"cluster.replicas", "8"},
+                               {"cluster.cache_tokens", "1000000"}});
+  const ReplaySize known = conversation_trace_100_times();
+  ReplaySize radix = known;
+  radix.ideal_from_block_ids = false;
+  const double per_request = SimulationRun::kBytesPerRequest * known.requests;
+  // Two policy runs at once against one and the pooled bound's.
+  EXPECT_GT(estimated_peak_bytes(two, &known, 2) - per_request, estimated_peak_bytes(one, &known, 2) + 300e6);
+  // The ideal bound's never-evicting tree against nothing.
+  EXPECT_GT(estimated_peak_bytes(one, &radix, 2), estimated_peak_bytes(one, &known, 2) + 300e6);
+  EXPECT_EQ(estimated_peak_bytes(two, &radix, 2), estimated_peak_bytes(two, &known, 2));
 }
 
 }  // namespace

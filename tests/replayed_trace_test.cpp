@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "files.h"
+#include "prefixroute/cache/cache_bounds.h"
 #include "prefixroute/experiment.h"
 #include "prefixroute/replay.h"
 #include "prefixroute/shard.h"
@@ -82,6 +83,36 @@ TEST(ReplayedTrace, SpillingComputesTheFiguresTheTraceInMemoryHas) {
   EXPECT_EQ(b.size.max_prompt_tokens, a.size.max_prompt_tokens);
   EXPECT_EQ(b.size.pieces, a.size.pieces);
   EXPECT_EQ(estimated_peak_bytes(r.scenario, &b.size), estimated_peak_bytes(r.scenario, &a.size));
+  // The ideal bound from the block ids, as each reads the trace: the radix
+  // cache's figure over the same requests.
+  const CacheBound cache = ideal_bound(*r.memory_read.trace);
+  for (const ReplayFigures* f : {&a, &b}) {
+    ASSERT_TRUE(f->ideal.has_value());
+    EXPECT_TRUE(f->size.ideal_from_block_ids);
+    EXPECT_EQ(f->ideal->cached_tokens, cache.cached_tokens);
+    EXPECT_EQ(f->ideal->prefill_tokens, cache.prefill_tokens);
+    EXPECT_EQ(f->ideal->capacity_tokens, cache.capacity_tokens);
+    EXPECT_EQ(f->ideal->hit_rate, cache.hit_rate);
+  }
+}
+
+// A Bailian trace's partial blocks are content of their own: the block ids
+// do not describe it, and its ideal bound's run serves it from a radix cache.
+TEST(ReplayedTrace, ASessionsTraceLeavesTheIdealBoundToItsRun) {
+  const std::string text =
+      "{\"chat_id\": 1, \"parent_chat_id\": -1, \"timestamp\": 0.0, \"input_length\": 20, \"output_length\": 4, "
+      "\"type\": \"text\", \"turn\": 1, \"hash_ids\": [1, 2]}\n"
+      "{\"chat_id\": 2, \"parent_chat_id\": 1, \"timestamp\": 1.0, \"input_length\": 40, \"output_length\": 4, "
+      "\"type\": \"text\", \"turn\": 2, \"hash_ids\": [1, 2, 3]}\n";
+  Replays r;
+  replay_both(text, {{"trace.block_size", "16"}}, r);
+  EXPECT_FALSE(r.memory->figures().ideal.has_value());
+  EXPECT_FALSE(r.spilled.figures().ideal.has_value());
+  EXPECT_FALSE(r.spilled.figures().size.ideal_from_block_ids);
+  const ExperimentReport report = run_experiment(r.scenario, {}, &r.spilled, 1);
+  const CacheBound cache = ideal_bound(*r.memory_read.trace);
+  EXPECT_EQ(report.ideal.cached_tokens, cache.cached_tokens);
+  EXPECT_EQ(report.ideal.prefill_tokens, cache.prefill_tokens);
 }
 
 TEST(ReplayedTrace, TheSpilledReplayWritesTheInMemoryResultsJsonWithOneAndFourJobs) {

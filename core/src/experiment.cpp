@@ -80,10 +80,10 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
   // (a new leaf) plus one more (a split piece), so trees hold at most every
   // prompt's pieces plus one per request (b.tree_pieces for one tree; fewer
   // for sessions, whose runs each sit at one place of a tree, so that
-  // replicas hold at most that many each).
-  const double replica_pieces = std::min(b.prompt_pieces + requests, replicas * b.tree_pieces);
+  // replicas hold at most that many each). No piece is empty, so a tree
+  // never holds more pieces than tokens either.
   const auto tree = [&](double tokens, double trees, double pieces) {
-    return RadixCache::estimated_bytes(std::min(2 * requests, tokens) + trees, pieces);
+    return RadixCache::estimated_bytes(std::min(2 * requests, tokens) + trees, std::min(pieces, tokens));
   };
   // The replicas' caches: each at most its budget plus the prompt being
   // inserted, and together never more than every distinct token per replica
@@ -91,6 +91,7 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
   // trace's tokens on one).
   const double replica_tokens = std::min(replicas * (static_cast<double>(s.cluster.cache_tokens) + prompt_max),
                                          replicas * b.shared_tokens + b.unique_tokens);
+  const double replica_pieces = std::min(b.prompt_pieces + requests, replicas * b.tree_pieces);
   // The largest state of one of the scenario's policies: with several router
   // instances, each instance's for the requests it routes (every
   // instances-th; their prompts at most the longest each), summed.
@@ -125,10 +126,22 @@ double estimated_peak_bytes(const Scenario& s, const ReplaySize* replay, unsigne
   const double tally = sessions ? requests * SessionTally::kEstimatedBytesPerRequest : 0.0;
   // With lagged KV events the router's view is a mirror of every cache.
   const double caches = (s.router.kv_event_lag_ms > 0 ? 2 : 1) * tree(replica_tokens, replicas, replica_pieces);
-  // Each run at once holds its caches, a tree of every distinct token (a
-  // router's own tree, the ideal bound's cache) and, at worst, the largest
-  // policy state.
-  return workload + runs + at_once * (caches + tree(distinct, 1, b.tree_pieces) + policy_state + tally);
+  // A policy's run holds its caches, a tree of every distinct token (a
+  // router's own tree of the routed prompts: counted for every policy, as
+  // the specs do not say which keep one) and, at worst, the largest policy
+  // state. The ideal bound's run holds a never-evicting cache of every
+  // distinct token, or nothing when the block ids gave the bound as the
+  // trace was read; the pooled bound's run one cache of every replica's
+  // budget. At once run at most as many policies' runs as there are, the
+  // rest of `at_once` being bound runs.
+  const double distinct_tree = tree(distinct, 1, b.tree_pieces);
+  const double policy_run = caches + distinct_tree + policy_state + tally;
+  const bool ideal_known = replay != nullptr && replay->ideal_from_block_ids;
+  const double ideal_run = ideal_known ? 0 : distinct_tree;
+  const double pooled_run =
+      tree(std::min(replicas * static_cast<double>(s.cluster.cache_tokens) + prompt_max, distinct), 1, b.tree_pieces);
+  const double policy_runs = std::min(at_once, static_cast<double>(s.policies.size() * s.replicates));
+  return workload + runs + policy_runs * policy_run + (at_once - policy_runs) * std::max(ideal_run, pooled_run);
 }
 
 ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgress& progress,

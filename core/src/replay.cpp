@@ -4,11 +4,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "prefixroute/base/hashing.h"
+#include "prefixroute/cache/block_ideal_bound.h"
 #include "prefixroute/experiment.h"
 
 namespace prefixroute {
@@ -93,13 +97,37 @@ std::unique_ptr<RequestSource> SpilledTrace::open() const {
   return source;
 }
 
+namespace {
+
+// Destroyed last in spill_trace, after the reader, the read buffer and the
+// ideal bound's lists: glibc keeps the pages they freed in the main thread's
+// heap, where runs on other threads (each with an arena of its own) never
+// reuse them. Handing them back makes the process's peak the larger of
+// reading and running, not their sum.
+struct ReturnFreedPages {
+  ReturnFreedPages() = default;
+  ReturnFreedPages(const ReturnFreedPages&) = delete;
+  ReturnFreedPages& operator=(const ReturnFreedPages&) = delete;
+  ~ReturnFreedPages() {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+  }
+};
+
+}  // namespace
+
 SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::string& error) {
+  const ReturnFreedPages trim_when_done;
   SpilledTrace out;
   out.spill_ = RequestSpill::create(error);
   if (!out.spill_) return out;
   // The format (and so the block size) is known once the first request is
   // read (Format::Auto): the fingerprint starts then.
   std::optional<BlockTraceFingerprint> fingerprint;
+  // The ideal bound from the block ids as the requests go by, so its lists
+  // are freed before any run starts (replayed_trace.h, ReplayFigures::ideal).
+  std::optional<BlockIdealBound> ideal(std::in_place);
   ReplayFigures& figures = out.figures_;
   SourcedRequest request;
   std::uint64_t index = 0;
@@ -116,6 +144,7 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
     ++index;
     BlockTrace::prompt_of(blocks, reading->block_size(), e.input_tokens, request.prompt,
                           reading->kind());
+    if (ideal && !ideal->add(request.prompt.view())) ideal.reset();
     figures.requests += 1;
     figures.prompt_tokens += e.input_tokens;
     figures.size.max_prompt_tokens = std::max(figures.size.max_prompt_tokens, static_cast<double>(e.input_tokens));
@@ -141,6 +170,8 @@ SpilledTrace spill_trace(std::FILE* file, const TraceReadOptions& options, std::
   figures.fingerprint = fingerprint ? fingerprint->value() : BlockTraceFingerprint(options.block_size).value();
   figures.size.requests = static_cast<double>(figures.requests);
   figures.size.prompt_tokens = static_cast<double>(figures.prompt_tokens);
+  if (ideal) figures.ideal = ideal->bound(figures.prompt_tokens);
+  figures.size.ideal_from_block_ids = figures.ideal.has_value();
   if (file_failed) {
     error = std::string("cannot read the file: ") + std::strerror(file_errno);
     out.read_.read = false;

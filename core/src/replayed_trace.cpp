@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "prefixroute/cache/block_ideal_bound.h"
+
 namespace prefixroute {
 
 ReplaySize replay_size(const RequestTrace& trace) {
@@ -27,6 +29,9 @@ InMemoryReplay::InMemoryReplay(const RequestTrace& trace) : trace_(trace) {
   figures_.prompt_tokens = trace.total_prompt_tokens();
   figures_.fingerprint = trace.fingerprint();
   figures_.size = replay_size(trace);
+  TraceSource source(trace);
+  figures_.ideal = block_ideal_bound(source, figures_.prompt_tokens);
+  figures_.size.ideal_from_block_ids = figures_.ideal.has_value();
 }
 
 std::unique_ptr<RequestSource> InMemoryReplay::open() const { return std::make_unique<TraceSource>(trace_); }

@@ -256,7 +256,9 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
     }
     const std::size_t policies = scenario.policies.size();
     if (!report(f.point, f.run, 0, record.requests)) return release();
-    if (!source) source = replay->open();
+    // (The ideal bound of a replay whose block ids described it needs none.)
+    const bool ideal_known = replay != nullptr && key.phase == policies && replay->figures().ideal.has_value();
+    if (!source && !ideal_known) source = replay->open();
     if (key.phase < policies) {
       // One policy per router instance; a valid scenario names known policies.
       const auto instances = make_router_instances(scenario.policies[key.phase], seeded);
@@ -281,15 +283,21 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
       // is replicate 0's in the results JSON, series kept or not (shards).
       if (key.replicate != 0) release_timeline(record.outcome.run);
     } else if (key.phase == policies) {
-      // A first reader is already open; a second only if the block ids
-      // cannot describe the stream (ideal_bound, cache_bounds.h).
-      const auto open = [&]() -> std::unique_ptr<RequestSource> {
-        if (source) return std::move(source);
-        const std::lock_guard<std::mutex> lock(s.mutex);
-        if (s.generated) return std::make_unique<TraceSource>(*s.generated);
-        return replay->open();
-      };
-      record.bound = ideal_bound(open, record.prompt_tokens);
+      if (replay != nullptr) {
+        // A replay's block ids were tried as it was read: their bound, or
+        // the radix cache where they did not describe the stream.
+        const std::optional<CacheBound>& ideal = replay->figures().ideal;
+        record.bound = ideal ? *ideal : ideal_bound(*source, record.prompt_tokens);
+      } else {
+        // A first reader is already open; a second only if the block ids
+        // cannot describe the stream (ideal_bound, cache_bounds.h).
+        const auto open = [&]() -> std::unique_ptr<RequestSource> {
+          if (source) return std::move(source);
+          const std::lock_guard<std::mutex> lock(s.mutex);
+          return std::make_unique<TraceSource>(*s.generated);
+        };
+        record.bound = ideal_bound(open, record.prompt_tokens);
+      }
     } else {
       record.bound = single_cache_bound(*source, scenario.cluster.cache_tokens * scenario.cluster.replicas,
                                         scenario.cluster.protect_after_hits);

@@ -143,6 +143,62 @@ TEST(BlockIdealBound, IsTheRadixCacheOrDeclinesOnRandomIds) {
   EXPECT_LT(accepted, 190u);
 }
 
+// 10,000 requests, each continuing the previous one for 8 blocks (a fresh
+// start every 50) with `fresh` new ids in order, as Mooncake numbers them.
+Crafted in_order(std::uint32_t fresh) {
+  Crafted c;
+  c.block = 16;
+  std::uint32_t next_id = 0;
+  std::vector<std::uint32_t> previous;
+  for (int r = 0; r < 10000; ++r) {
+    std::vector<std::uint32_t> blocks(previous.begin(), previous.begin() + std::min<std::size_t>(8, previous.size()));
+    for (std::uint32_t k = 0; k < fresh; ++k) blocks.push_back(next_id++);
+    c.add_cut(blocks, 1 + static_cast<std::uint32_t>(r % 15));
+    previous = r % 50 == 0 ? std::vector<std::uint32_t>{} : blocks;
+  }
+  return c;
+}
+
+// Ids first seen in order cost nothing per id: what stays is about one list
+// entry per request in each list, a few bytes each, whether requests bring
+// 12 new ids or 60 (bit sets over ids would grow fivefold).
+TEST(BlockIdealBound, KeepsAFewBytesPerRequestWhenIdsComeInOrder) {
+  std::size_t bytes[2] = {};
+  int at = 0;
+  for (const std::uint32_t fresh : {12u, 60u}) {
+    const BlockTrace trace = in_order(fresh).trace();
+    TraceSource source(trace);
+    BlockIdealBound ideal;
+    SourcedRequest request;
+    while (source.next(request)) ASSERT_TRUE(ideal.add(request.prompt.view()));
+    bytes[at++] = ideal.bytes();
+    const auto bound = ideal.bound(trace.total_prompt_tokens());
+    ASSERT_TRUE(bound.has_value());
+    expect_same(*bound, ideal_bound(trace));
+  }
+  EXPECT_LT(bytes[0], 10000u * 8);
+  EXPECT_LT(bytes[1], bytes[0] + 10000u);
+}
+
+TEST(BlockIdealBound, HoldsNothingOnceItDeclines) {
+  Crafted odd;
+  odd.add_cut({1, 2}, 4);
+  odd.add_cut({3, 2}, 4);  // 2 after 1, then after 3
+  const BlockTrace trace = odd.trace();
+  TraceSource source(trace);
+  BlockIdealBound ideal;
+  SourcedRequest request;
+  ASSERT_TRUE(source.next(request));
+  EXPECT_TRUE(ideal.add(request.prompt.view()));
+  EXPECT_GT(ideal.bytes(), 0u);
+  ASSERT_TRUE(source.next(request));
+  EXPECT_FALSE(ideal.add(request.prompt.view()));
+  EXPECT_TRUE(ideal.declined());
+  EXPECT_EQ(ideal.bytes(), 0u);
+  EXPECT_FALSE(ideal.add(request.prompt.view()));
+  EXPECT_FALSE(ideal.bound(1).has_value());
+}
+
 TEST(BlockIdealBound, DeclinesWhatItCannotDescribe) {
   {
     Crafted c;  // 2 after 1, then after 3: ids that do not name prefixes

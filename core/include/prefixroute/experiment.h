@@ -193,16 +193,23 @@ std::vector<FieldError> check_replay(const Scenario& scenario, const ReplaySize&
 
 /// An upper estimate of run_experiment's peak heap, in bytes, beyond a
 /// replayed trace's own memory (an InMemoryReplay's trace; a SpilledTrace
-/// keeps none but a 1 MiB buffer per run at once): the synthetic workload (when `replay` is
-/// null), every policy's per-request results (kept until the end), the
-/// replicas' caches (twice when KV events lag: the router's mirrors), a run's
-/// session tally when requests share sessions (SessionTally), and one
-/// tree of every distinct token (a router's own tree, the ideal bound's cache). With `jobs` = 1 the runs go one after
-/// another, so their trees are counted once; with more, min(jobs, runs) runs' trees and (with replicates)
-/// workloads are counted. Replicates add nothing else: only the first seed keeps per-request results. Built from the structures' own costs
+/// keeps none but a 1 MiB buffer per run at once): the synthetic workload
+/// (when `replay` is null), every policy's per-request results (kept until
+/// the end), and the largest runs at once. A policy's run holds the
+/// replicas' caches (twice when KV events lag: the router's mirrors; never
+/// more pieces than tokens), a session tally when requests share sessions
+/// (SessionTally), its own state and one tree of every distinct token (a
+/// router's own tree of the routed prompts, counted for every policy). The
+/// ideal bound's run holds such a tree too, or nothing when the trace's block
+/// ids gave the bound as it was read (ReplaySize::ideal_from_block_ids); the
+/// pooled bound's run one cache of every replica's budget. With `jobs` = 1
+/// the runs go one after another; with more, min(jobs, runs) runs at once, of
+/// which at most the policies' runs are policy runs (and, with replicates,
+/// workloads are counted). Replicates add nothing else: only the first seed
+/// keeps per-request results. Built from the structures' own costs
 /// (Workload::estimated_bytes, SimulationRun::kBytesPerRequest,
 /// RadixCache::estimated_bytes) and checked against measured heap use in
-/// tests/experiment_memory_test.cpp. O(1).
+/// tests/experiment_memory_test.cpp. O(policies).
 double estimated_peak_bytes(const Scenario& scenario, const ReplaySize* replay = nullptr, unsigned jobs = 1);
 
 /// The results JSON of a report (2-space indented, trailing newline).

@@ -79,8 +79,11 @@ class SpilledTrace final : public ReplayedTrace {
 };
 
 /// Reads `file` to its end, 1 MiB at a time, with `options`, into a spill in
-/// the temporary directory, computing the figures as it goes. Memory:
-/// O(longest line), whatever the file's length. The same TraceReader as
+/// the temporary directory, computing the figures as it goes, the ideal
+/// bound from the block ids among them (BlockIdealBound: a few bytes per
+/// request while it reads, freed, and on glibc handed back to the system,
+/// before it returns, so no run holds them). Memory: O(longest line) plus
+/// those lists, whatever the file's length. The same TraceReader as
 /// read_trace, so the same lines are accepted, refused (each problem naming
 /// its line and field) or skipped. When reading fails (a bad line under
 /// on_error = stop, no request), read().ok() is false and read().problems say

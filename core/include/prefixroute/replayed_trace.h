@@ -22,7 +22,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
+#include "prefixroute/cache/cache_bounds.h"
 #include "prefixroute/workload/request_source.h"
 #include "prefixroute/workload/request_trace.h"
 
@@ -37,6 +39,10 @@ struct ReplaySize {
   double output_tokens = 0;      ///< summed over the requests
   double max_output_tokens = 0;  ///< of the longest output
   bool sessions = false;         ///< requests share sessions (a Bailian or openai trace): runs tally them
+  /// The ideal bound was computed from the block ids as the trace was read
+  /// (ReplayFigures::ideal): its run holds no cache. False: it serves every
+  /// prompt from a never-evicting RadixCache.
+  bool ideal_from_block_ids = false;
 };
 
 /// The size of `trace`. O(requests + prompt pieces).
@@ -49,6 +55,11 @@ struct ReplayFigures {
   std::uint64_t prompt_tokens = 0;  ///< summed over the requests (the ideal bound's capacity)
   std::uint64_t fingerprint = 0;    ///< RequestTrace::fingerprint() of the same requests
   ReplaySize size;                  ///< for estimated_peak_bytes and check_replay
+  /// The ideal bound, when the block ids describe the trace (BlockIdealBound,
+  /// cache/block_ideal_bound.h): computed as the trace is read, so its
+  /// memory is freed before any run starts and the ideal bound's run only
+  /// copies it. Empty: that run serves the trace from a radix cache.
+  std::optional<CacheBound> ideal;
 };
 
 class ReplayedTrace {
@@ -64,7 +75,8 @@ class ReplayedTrace {
 
 /// A RequestTrace in memory, replayed. The trace must outlive this.
 /// Construction computes the figures: O(requests + prompt pieces) plus the
-/// trace's fingerprint(); open() is O(1).
+/// trace's fingerprint() and one pass of BlockIdealBound (whose lists live
+/// only during construction); open() is O(1).
 class InMemoryReplay final : public ReplayedTrace {
  public:
   explicit InMemoryReplay(const RequestTrace& trace);

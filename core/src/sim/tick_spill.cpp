@@ -16,7 +16,8 @@ namespace prefixroute {
 namespace {
 
 constexpr std::size_t kBlockValues = 8192;  // 64 KiB a write, a read
-constexpr int kDigitBits = 16;
+constexpr int kDigitBits = 12;
+constexpr std::uint64_t kDigitMask = (std::uint64_t{1} << kDigitBits) - 1;
 
 // Order-preserving key of a signed tick: flipping the sign bit makes unsigned
 // order the signed one.
@@ -142,7 +143,7 @@ std::vector<Tick> TickSpill::nearest_rank(std::span<const std::uint32_t> percent
       for (const Tick v : values) {
         const std::uint64_t key = key_of(v);
         const std::uint64_t prefix = above >= 64 ? 0 : key >> above;
-        const std::size_t digit = static_cast<std::size_t>((key >> shift) & 0xFFFF);
+        const std::size_t digit = static_cast<std::size_t>((key >> shift) & kDigitMask);
         for (std::size_t j = 0; j < targets.size(); ++j)
           if (targets[j].prefix == prefix) ++counts[(j << kDigitBits) + digit];
       }

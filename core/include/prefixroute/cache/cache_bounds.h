@@ -37,8 +37,10 @@ CacheBound ideal_bound(RequestSource& source, std::uint64_t total_prompt_tokens)
 CacheBound ideal_bound(const RequestTrace& trace);
 
 /// The same number without the cache where it can: block_ideal_bound
-/// (block_ideal_bound.h: a block trace's ids, a few bits per block) on a
+/// (block_ideal_bound.h: a block trace's ids, a few bytes per request) on a
 /// source from `open`, and when that declines, ideal_bound on a second one.
+/// (A replayed trace has its block ids tried as it is read instead:
+/// ReplayFigures::ideal, replayed_trace.h.)
 CacheBound ideal_bound(const std::function<std::unique_ptr<RequestSource>()>& open,
                        std::uint64_t total_prompt_tokens);
 
