@@ -87,6 +87,7 @@ class Simulation final : public EngineEvents {
                                           &busy_until_tree_);
     view_->set_scrape_count(&scrapes_);
     view_->set_in_flight_total(&routers_->shown_in_flight());
+    view_->set_in_flight_announced(true);
   }
 
   Simulation(const Simulation&) = delete;
