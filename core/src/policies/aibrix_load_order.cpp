@@ -33,8 +33,8 @@ void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& lo
   counts_.assign(n, 0);
   at_count_.assign(1, static_cast<std::uint32_t>(n));  // every replica at count 0 until rekeyed
   most_ = 0;
-  double fallback = -1;
-  for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fallback);
+  fallback_ = -1;
+  for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fallback_);
   touched_.clear();
   is_touched_.assign(n, 0);
   keyed_ = true;
@@ -59,10 +59,9 @@ std::size_t AibrixLoadOrder::choose(const ClusterView& cluster, AibrixLoad& load
       keyed_replicas_ != cluster.replicas().data() || keyed_n_ != n) {
     rekey_all(cluster, load);
   } else {
-    double fallback = -1;
     for (const std::uint32_t r : touched_) {
       is_touched_[r] = 0;
-      rekey(cluster, load, r, fallback);
+      rekey(cluster, load, r, fallback_);
     }
     touched_.clear();
   }

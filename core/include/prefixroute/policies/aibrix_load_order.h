@@ -22,6 +22,9 @@
 // (ClusterView::in_flight_announced) and that counts scrapes; with any other
 // view, usable() is false and the policy scans.
 //
+// The fallback capacity (the mean of the estimates, O(R)) is computed once
+// per change of the estimates, not per request.
+//
 // Invariants (when keyed for the view): key r holds replica r's count, score
 // and usage as AibrixLoad::score computes them now; at_count_[c] is the
 // number of replicas with count c, most_ the largest c with at_count_[c] > 0.
@@ -84,6 +87,9 @@ class AibrixLoadOrder {
   std::vector<std::uint32_t> touched_;   // replicas to rekey, each once
   std::vector<std::uint8_t> is_touched_;
   std::vector<std::size_t> survivors_;
+  // The capacity of replicas without an estimate (AibrixLoad::score's
+  // fallback): negative until needed, then kept until the estimates change.
+  double fallback_ = -1;
   bool keyed_ = false;
   std::optional<std::uint64_t> keyed_scrape_;
   std::uint64_t keyed_estimates_ = 0;
