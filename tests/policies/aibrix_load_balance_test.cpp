@@ -234,7 +234,7 @@ void check_order_against_scan(std::size_t n, std::uint64_t seed, double queued_w
   p.queued_weight = queued_weight;
   p.gate_min_gap = 2;
   p.gate_factor = 1.5;
-  AibrixLoadBalance ordered(p, seed), scanning(p, seed);
+  AibrixLoadBalance ordered(p, seed, /*order_from_replicas=*/1), scanning(p, seed);
   auto replicas = make_replicas(n);
   std::uint64_t scrapes = 0;
   ClusterView announced(std::span<const Replica>(replicas), nullptr, CacheView::None, false, nullptr);

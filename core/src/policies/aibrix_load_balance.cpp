@@ -170,8 +170,12 @@ std::size_t aibrix_least_kv(const ClusterView& cluster, const std::vector<std::s
 
 // ---- AibrixLoadBalance ----
 
-AibrixLoadBalance::AibrixLoadBalance(const AibrixLoadParams& params, std::uint64_t seed)
-    : load_(params), rng_(mix_seed(seed, kStreamSalt)), order_(std::make_unique<AibrixLoadOrder>()) {}
+AibrixLoadBalance::AibrixLoadBalance(const AibrixLoadParams& params, std::uint64_t seed,
+                                     std::size_t order_from_replicas)
+    : load_(params),
+      rng_(mix_seed(seed, kStreamSalt)),
+      order_(std::make_unique<AibrixLoadOrder>()),
+      order_from_replicas_(order_from_replicas) {}
 
 AibrixLoadBalance::~AibrixLoadBalance() = default;
 
@@ -187,7 +191,8 @@ void AibrixLoadBalance::on_completed(std::uint64_t id, std::size_t replica, Tick
 
 std::size_t AibrixLoadBalance::choose(const RouteRequest&, const ClusterView& cluster, Tick now) {
   load_.advance(now);
-  if (AibrixLoadOrder::usable(cluster)) return order_->choose(cluster, load_, rng_, gated_);
+  if (cluster.size() >= order_from_replicas_ && AibrixLoadOrder::usable(cluster))
+    return order_->choose(cluster, load_, rng_, gated_);
   gated_ = load_.gate(cluster, candidates_);
   load_.scores(cluster, candidates_, scores_);
   const double best = *std::min_element(scores_.begin(), scores_.end());

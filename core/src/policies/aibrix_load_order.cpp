@@ -28,8 +28,10 @@ void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, 
 
 void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& load) {
   const std::size_t n = cluster.size();
-  keys_ = TournamentTree<Key>(n, Key{kInf, kInf});
-  gated_keys_ = TournamentTree<GatedKey>(n, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}});
+  if (keys_.size() != n) {  // every key is set below: the trees are rebuilt only for a new size
+    keys_ = TournamentTree<Key>(n, Key{kInf, kInf});
+    gated_keys_ = TournamentTree<GatedKey>(n, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}});
+  }
   counts_.assign(n, 0);
   at_count_.assign(1, static_cast<std::uint32_t>(n));  // every replica at count 0 until rekeyed
   most_ = 0;

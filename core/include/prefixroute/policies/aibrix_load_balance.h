@@ -131,12 +131,18 @@ class AibrixLoad {
 
 class AibrixLoadOrder;
 
-/// The policy. With the simulator's view (AibrixLoadOrder::usable) the choice
-/// comes from AibrixLoadOrder's trees: O((1 + survivors) log R) per request
-/// plus O(R log R) per scrape or sample; any other view scans every replica.
+/// The policy. With the simulator's view (AibrixLoadOrder::usable) of at
+/// least `order_from_replicas` replicas the choice comes from
+/// AibrixLoadOrder's trees: O((1 + survivors) log R) per request plus
+/// O(R log R) per scrape or sample. Smaller clusters and any other view scan
+/// every replica: the same choice, and at 4 replicas the scan is the cheaper
+/// (callgrind: 3,118 instructions a request against 3,667 with the trees;
+/// the default of 16 is an estimate of the crossing, not a measurement).
 class AibrixLoadBalance final : public RoutingPolicy {
  public:
-  AibrixLoadBalance(const AibrixLoadParams& params, std::uint64_t seed);
+  static constexpr std::size_t kOrderFromReplicas = 16;
+  AibrixLoadBalance(const AibrixLoadParams& params, std::uint64_t seed,
+                    std::size_t order_from_replicas = kOrderFromReplicas);
   ~AibrixLoadBalance() override;
 
   std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
@@ -156,6 +162,7 @@ class AibrixLoadBalance final : public RoutingPolicy {
   AibrixLoad load_;
   Rng rng_;
   std::unique_ptr<AibrixLoadOrder> order_;
+  std::size_t order_from_replicas_;
   std::vector<std::size_t> candidates_, tied_, scratch_;
   std::vector<double> scores_;
   bool gated_ = false;
