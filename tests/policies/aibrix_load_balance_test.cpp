@@ -7,9 +7,12 @@
 
 #include <cstdint>
 #include <set>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "prefixroute/base/deterministic_math.h"
+#include "prefixroute/policies/cluster_view.h"
 #include "replicas.h"
 #include "tokens.h"
 
@@ -216,6 +219,70 @@ TEST(AibrixLoad, WithNoEstimateAnywhereEveryCapacityIsOne) {
   load.advance(100 * kSec);
   EXPECT_EQ(load.capacity(0), 1.0);
   EXPECT_EQ(load.capacity(5), 1.0);
+}
+
+// The choice from the order structures (a view that counts scrapes and
+// announces in-flight changes) in lockstep with the scan (a view of the
+// replicas alone), two policies of the same seed told the same hooks, on
+// random states: counts that move with routed and completed requests (so
+// the gate fires and does not), scrapes of few queue and usage values (ties,
+// and usages past the KV guardrail: every score +inf), completions with
+// output tokens over many seconds (the capacity estimates, and the fallback
+// for replicas without one).
+void check_order_against_scan(std::size_t n, std::uint64_t seed, double queued_weight) {
+  AibrixLoadParams p;
+  p.queued_weight = queued_weight;
+  p.gate_min_gap = 2;
+  p.gate_factor = 1.5;
+  AibrixLoadBalance ordered(p, seed, /*order_from_replicas=*/1), scanning(p, seed);
+  auto replicas = make_replicas(n);
+  std::uint64_t scrapes = 0;
+  ClusterView announced(std::span<const Replica>(replicas), nullptr, CacheView::None, false, nullptr);
+  announced.set_scrape_count(&scrapes);
+  announced.set_in_flight_announced(true);
+  const ClusterView plain(replicas);
+  std::vector<std::pair<std::uint64_t, std::size_t>> in_flight;  // (id, replica)
+  Rng rng(seed + 100);
+  Tick now = 0;
+  const PromptPieces prompt = prompt_of(run_of(1, 4));
+  for (std::uint64_t id = 0; id < 500; ++id) {
+    now += static_cast<Tick>(rng.uniform_int(0, 400)) * kTicksPerMillisecond;
+    if (id % 6 == 0) {
+      for (Replica& r : replicas) {
+        EngineMetrics m;
+        m.queue_length = static_cast<std::uint32_t>(rng.uniform_int(0, 2));
+        m.kv_usage = rng.uniform_int(0, 5) == 0 ? 0.95 : static_cast<double>(rng.uniform_int(0, 2)) / 2;
+        r.set_scraped(m);
+      }
+      ++scrapes;
+    }
+    // Completions: a few of the requests in flight, taken at random.
+    for (std::uint64_t k = rng.uniform_int(0, 2); k > 0 && !in_flight.empty(); --k) {
+      const auto at = static_cast<std::size_t>(rng.below(in_flight.size()));
+      const auto [done, replica] = in_flight[at];
+      in_flight.erase(in_flight.begin() + static_cast<std::ptrdiff_t>(at));
+      replicas[replica].router_completed();
+      ordered.on_completed(done, replica, now);
+      scanning.on_completed(done, replica, now);
+    }
+    const RouteRequest request(prompt, id, 0, 0, 0);
+    const std::size_t chosen = ordered.choose(request, announced, now);
+    ASSERT_EQ(chosen, scanning.choose(request, plain, now)) << n << " replicas, request " << id;
+    ASSERT_EQ(ordered.last_gated(), scanning.last_gated()) << n << " replicas, request " << id;
+    const std::uint64_t output = rng.uniform_int(0, 3) * 100;
+    ordered.on_routed(RoutedRequest{id, chosen, prompt, output, now});
+    scanning.on_routed(RoutedRequest{id, chosen, prompt, output, now});
+    replicas[chosen].router_dispatched();
+    in_flight.emplace_back(id, chosen);
+  }
+}
+
+TEST(AibrixLoadBalance, TheOrderStructuresChooseAsTheScan) {
+  check_order_against_scan(1, 1, 0);
+  check_order_against_scan(3, 2, 0);
+  check_order_against_scan(5, 3, 1);
+  check_order_against_scan(70, 4, 0);
+  check_order_against_scan(70, 5, 0.5);
 }
 
 }  // namespace

@@ -5,9 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
+#include <span>
 #include <vector>
+
+#include "prefixroute/policies/cluster_view.h"
 
 #include "replicas.h"
 #include "tokens.h"
@@ -106,6 +110,68 @@ TEST(GieFilterChain, ReadsTheLastScrapeNotTheEngine) {
   GieFilterChain policy({}, 1);
   policy.choose(prompt_of(run_of(1, 8)), replicas, 0);
   EXPECT_EQ(policy.last_remaining(), (std::vector<std::size_t>{0, 1}));
+}
+
+// The choice recomputed from scratch for every request on random scrapes:
+// GIE's filter tree over the scraped queue and KV usage, then a draw from a
+// generator seeded as the policy's. Metrics take few values (bands tie and
+// narrow); the view counts scrapes, several requests fall between two
+// scrapes, and one request in five sees a view without a count (the policy
+// must then filter again).
+void check_choice_against_model(std::size_t n, std::uint64_t seed) {
+  GieFilterChainParams p;
+  p.queue_threshold = 3;
+  GieFilterChain policy(p, seed);
+  Rng model_rng(mix_seed(seed, 0x6769656663ULL));  // the policy's stream ("giefc")
+  auto replicas = make_replicas(n);
+  std::uint64_t scrapes = 0;
+  ClusterView counted(std::span<const Replica>(replicas), nullptr, CacheView::None, false, nullptr);
+  counted.set_scrape_count(&scrapes);
+  const ClusterView plain(replicas);
+  Rng rng(seed + 100);
+  const auto band = [&](const std::vector<std::size_t>& in, auto metric) {
+    auto min = metric(in.front()), max = min;
+    for (const std::size_t r : in) {
+      min = std::min(min, metric(r));
+      max = std::max(max, metric(r));
+    }
+    const auto upper = min + (max - min) / static_cast<decltype(min)>(in.size());
+    std::vector<std::size_t> out;
+    for (const std::size_t r : in)
+      if (metric(r) >= min && metric(r) <= upper) out.push_back(r);
+    return out;
+  };
+  for (int step = 0; step < 400; ++step) {
+    if (step % 4 == 0) {
+      for (Replica& r : replicas) {
+        EngineMetrics m;
+        m.queue_length = static_cast<std::uint32_t>(rng.uniform_int(0, 4));
+        m.kv_usage = static_cast<double>(rng.uniform_int(0, 3)) / 3;
+        r.set_scraped(m);
+      }
+      ++scrapes;
+    }
+    const std::size_t chosen = policy.choose(prompt_of(run_of(1, 4)), step % 5 != 3 ? counted : plain, 0);
+
+    std::vector<std::size_t> low, every;
+    for (std::size_t r = 0; r < n; ++r) {
+      every.push_back(r);
+      if (replicas[r].scraped().queue_length < p.queue_threshold) low.push_back(r);
+    }
+    const auto queue = [&](std::size_t r) { return std::uint64_t{replicas[r].scraped().queue_length}; };
+    const auto kv = [&](std::size_t r) { return replicas[r].scraped().kv_usage; };
+    const std::vector<std::size_t> remaining = band(band(low.empty() ? every : low, queue), kv);
+    const std::size_t expected =
+        remaining.size() == 1 ? remaining.front() : remaining[static_cast<std::size_t>(model_rng.below(remaining.size()))];
+    ASSERT_EQ(chosen, expected) << n << " replicas, step " << step;
+  }
+}
+
+TEST(GieFilterChain, ChoiceIsTheFilterTreeOfTheLastScrapeAndASeededDraw) {
+  check_choice_against_model(1, 1);
+  check_choice_against_model(3, 2);
+  check_choice_against_model(5, 3);
+  check_choice_against_model(70, 4);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "replicas.h"
@@ -114,6 +115,68 @@ TEST(LMetric, TiesGoToASeededUniformDraw) {
     seen.insert(r);
   }
   EXPECT_EQ(seen.size(), 3u);
+}
+
+// The choice recomputed the scan's way on random states: every replica's
+// match in the policy's table (ApproxRadixTree::match), pending counts kept
+// here, the least score, the tied in replica order and one draw from a
+// generator seeded as the policy's. Prompts come from a few stems in blocks
+// of 2 (holders tie, and tie with idle replicas at score L when their hit
+// floors to 0), some are empty; requests complete at random, so replicas are
+// idle and busy and, with few replicas, sometimes none is an idle non-holder.
+void check_choice_against_scan(std::size_t n, std::uint64_t seed) {
+  LMetric policy(block(2), seed);
+  Rng model_rng(mix_seed(seed, 0x6c6d6574726963ULL));  // the policy's stream ("lmetric")
+  auto replicas = make_replicas(n);
+  std::vector<std::uint64_t> tokens(n, 0), requests(n, 0);
+  std::vector<std::pair<std::uint64_t, std::size_t>> in_flight;  // (id, replica)
+  std::vector<std::uint64_t> pending_of;                          // by id: new tokens
+  std::vector<std::size_t> matched;
+  Rng rng(seed + 100);
+  for (std::uint64_t id = 0; id < 400; ++id) {
+    for (std::uint64_t k = rng.uniform_int(0, 2); k > 0 && !in_flight.empty(); --k) {
+      const auto at = static_cast<std::size_t>(rng.below(in_flight.size()));
+      const auto [done, r] = in_flight[at];
+      in_flight.erase(in_flight.begin() + static_cast<std::ptrdiff_t>(at));
+      tokens[r] -= pending_of[done];
+      --requests[r];
+      policy.on_completed(done, r, 0);
+    }
+    Tokens prompt = run_of(static_cast<Token>(rng.uniform_int(0, 3)) * 1000, rng.uniform_int(0, 6));
+    const Tokens tail = run_of(static_cast<Token>(50'000 + id * 10), rng.uniform_int(0, 3));
+    prompt.insert(prompt.end(), tail.begin(), tail.end());
+    policy.table().match(prompt_of(prompt).view(), matched);
+    matched.resize(std::max(matched.size(), n), 0);
+    const std::uint64_t length = prompt.size();
+    std::vector<std::uint64_t> fresh(n);
+    std::vector<std::size_t> tied;
+    double best = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      fresh[r] = length - LMetric::hit_tokens(length, matched[r], 2);
+      const double s = static_cast<double>(tokens[r] + fresh[r]) * static_cast<double>(requests[r] + 1);
+      if (tied.empty() || s < best) {
+        best = s;
+        tied.assign(1, r);
+      } else if (s == best) {
+        tied.push_back(r);
+      }
+    }
+    const std::size_t expected = tied.size() == 1 ? tied.front() : tied[static_cast<std::size_t>(model_rng.below(tied.size()))];
+    ASSERT_EQ(policy.choose(prompt_of(prompt), replicas, 0), expected) << n << " replicas, request " << id;
+    ASSERT_EQ(policy.predicted_cached_tokens(), static_cast<std::int64_t>(length - fresh[expected]));
+    record_routed(policy, id, expected, prompt);
+    tokens[expected] += fresh[expected];
+    ++requests[expected];
+    pending_of.push_back(fresh[expected]);
+    in_flight.emplace_back(id, expected);
+  }
+}
+
+TEST(LMetric, ChoiceIsTheScansLeastScoreAndSeededDraw) {
+  check_choice_against_scan(1, 1);
+  check_choice_against_scan(3, 2);
+  check_choice_against_scan(5, 3);
+  check_choice_against_scan(70, 4);
 }
 
 }  // namespace

@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "prefixroute/cache/approx_radix_tree.h"
+#include "prefixroute/policies/cluster_view.h"
+#include "prefixroute/sim/in_flight_order.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/scenario.h"
@@ -517,6 +520,74 @@ TEST(ApproxRadixTree, AgreesWithABruteForceModelAndKeepsItsInvariantsUnderRandom
     }
     ASSERT_TRUE(holders_agree(tree, random_prompt())) << "step " << step;
     ASSERT_EQ(tree.check_invariants(), "") << "step " << step;
+  }
+}
+
+// The choice recomputed the scan's way on random states, with the fewest and
+// most in flight read from an InFlightOrder kept beside the replicas' counts
+// (as the simulator keeps it): the gate over every replica's count, every
+// replica's match in the policy's tree (ApproxRadixTree::match), the deepest
+// holders' fewest in flight (lowest index), the per-request gate against the
+// mean. Counts take few values (ties for the least, the gate both ways);
+// prompts come from a few stems (hits and misses).
+void check_choice_against_scan(std::size_t n, SglangGate gate) {
+  SglangCacheAwareParams p;
+  p.balance_abs = 2;
+  p.gate = gate;
+  SglangCacheAware policy(p);
+  auto replicas = testsupport::make_replicas(n);
+  InFlightOrder order(n);
+  ClusterView view(std::span<const Replica>(replicas), nullptr, CacheView::None, false, nullptr);
+  view.set_in_flight_order(&order);
+  std::vector<std::size_t> matched;
+  Rng rng(n);
+  for (int step = 0; step < 300; ++step) {
+    for (std::uint64_t k = rng.uniform_int(1, 3); k > 0; --k) {  // a few counts move
+      const auto r = static_cast<std::size_t>(rng.below(n));
+      std::vector<std::uint32_t> counts(n);
+      for (std::size_t i = 0; i < n; ++i) counts[i] = replicas[i].in_flight();
+      counts[r] = static_cast<std::uint32_t>(rng.uniform_int(0, 6));
+      testsupport::set_in_flight(replicas, counts);
+      order.set(r, counts[r]);
+    }
+    Tokens prompt = run_of(static_cast<Token>(rng.uniform_int(0, 3)) * 1000, rng.uniform_int(0, 8));
+    const Tokens tail = run_of(static_cast<Token>(50'000 + step * 10), rng.uniform_int(0, 4));
+    prompt.insert(prompt.end(), tail.begin(), tail.end());
+    const std::size_t deepest = policy.tree().match(prompt_of(prompt).view(), matched);
+    matched.resize(std::max(matched.size(), n), 0);
+    std::size_t least = 0;
+    std::uint32_t most = 0;
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (replicas[i].in_flight() < replicas[least].in_flight()) least = i;
+      most = std::max(most, replicas[i].in_flight());
+      total += replicas[i].in_flight();
+    }
+    const double min = replicas[least].in_flight();
+    std::size_t expected = least;
+    const bool hit = !prompt.empty() && static_cast<double>(deepest) / static_cast<double>(prompt.size()) > 0.3;
+    if (gate == SglangGate::Fleet && most - min > 2 && most > 1.5 * min) {
+      expected = least;
+    } else if (hit) {
+      std::size_t best = n;
+      for (std::size_t i = 0; i < n; ++i)
+        if (matched[i] == deepest && (best == n || replicas[i].in_flight() < replicas[best].in_flight())) best = i;
+      expected = best;
+      const double mean = static_cast<double>(total) / static_cast<double>(n);
+      const double load = replicas[expected].in_flight();
+      if (gate == SglangGate::PerRequest && load > mean + 2 && load > 1.5 * mean) expected = least;
+    }
+    ASSERT_EQ(policy.choose(prompt_of(prompt), view, 0), expected) << n << " replicas, step " << step;
+    ASSERT_EQ(policy.predicted_cached_tokens(), static_cast<std::int64_t>(matched[expected]));
+  }
+}
+
+TEST(SglangCacheAware, ChoiceIsTheScansWithTheKeptFewestAndMostInFlight) {
+  for (const SglangGate gate : {SglangGate::Fleet, SglangGate::PerRequest}) {
+    check_choice_against_scan(1, gate);
+    check_choice_against_scan(3, gate);
+    check_choice_against_scan(5, gate);
+    check_choice_against_scan(70, gate);
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <vector>
@@ -20,6 +21,7 @@ namespace {
 using testsupport::make_replicas;
 using testsupport::prompt_of;
 using testsupport::run_of;
+using testsupport::Tokens;
 using Candidates = SmgExpectedWait::Candidates;
 
 constexpr double kRate = 1000.0;  // prefill tokens/s: a token per millisecond
@@ -142,6 +144,80 @@ TEST(SmgLeastLoad, OneReplicaIsChosenWithoutATally) {
   auto policy = least_load();
   EXPECT_EQ(policy.choose(prompt_of(run_of(1, 8)), replicas, 0), 0u);
   EXPECT_EQ(policy.since_poll_tokens(0), 0u);
+}
+
+// The least_load choice recomputed from scratch on random states: every
+// replica's score from the poll's scraped depth and KV usage and a tally kept
+// here, then smg's argmin scan in replica order with reservoir ties, drawing
+// from a generator seeded as the policy's. Depths, usages and prompt sizes
+// take few values, so scores tie often (and the policy must take exactly the
+// scan's draws) and the running least falls often; polls come every few
+// requests.
+void check_least_load_against_scan(std::size_t n, std::uint64_t seed) {
+  SmgLeastLoadParams p;
+  p.queued_tokens = SmgQueuedTokens::WaitingRequests;
+  p.mean_prefill_tokens = 2;
+  p.throughput_tokens_per_s = 4;
+  p.poll_period_s = 1;
+  auto policy = least_load(seed, p);
+  Rng model_rng(mix_seed(seed, 0x736d676c6cULL));  // the policy's stream ("smgll")
+  auto replicas = make_replicas(n);
+  std::vector<std::uint64_t> tally(n, 0);
+  std::vector<double> polled_queue(n, 0), polled_kv(n, 0);
+  Rng rng(seed + 100);
+  Tick now = 0, polled_at = -1;
+  for (int step = 0; step < 400; ++step) {
+    now += static_cast<Tick>(rng.uniform_int(0, 300)) * kTicksPerMillisecond;
+    if (step % 3 == 0) {  // a scrape the next poll may read
+      for (Replica& r : replicas) {
+        EngineMetrics m;
+        m.queue_length = static_cast<std::uint32_t>(rng.uniform_int(0, 2));
+        m.kv_usage = static_cast<double>(rng.uniform_int(0, 2)) / 4;
+        r.set_scraped(m);
+      }
+    }
+    const Tick boundary = (now / kSec) * kSec;
+    if (polled_at < boundary) {
+      polled_at = boundary;
+      std::fill(tally.begin(), tally.end(), 0);
+      for (std::size_t r = 0; r < n; ++r) {
+        polled_queue[r] = static_cast<double>(replicas[r].scraped().queue_length) * p.mean_prefill_tokens;
+        polled_kv[r] = replicas[r].scraped().kv_usage;
+      }
+    }
+    const Tokens prompt = run_of(1, rng.uniform_int(0, 3));
+    const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, now);
+
+    std::size_t expected = 0;
+    if (n > 1) {
+      const auto score = [&](std::size_t r) {
+        return (polled_queue[r] + static_cast<double>(tally[r])) / p.throughput_tokens_per_s +
+               p.kv_pressure_weight_s * polled_kv[r] / (1.0 - polled_kv[r]);
+      };
+      double best = score(0);
+      std::uint64_t tied = 1;
+      for (std::size_t r = 1; r < n; ++r) {
+        const double s = score(r);
+        if (s < best) {
+          expected = r;
+          best = s;
+          tied = 1;
+        } else if (s == best) {
+          ++tied;
+          if (model_rng.below(tied) == 0) expected = r;
+        }
+      }
+      tally[expected] += prompt.size();
+    }
+    ASSERT_EQ(chosen, expected) << n << " replicas, step " << step;
+  }
+}
+
+TEST(SmgLeastLoad, ChoiceIsTheScansLeastScoreWithReservoirTies) {
+  check_least_load_against_scan(1, 1);
+  check_least_load_against_scan(3, 2);
+  check_least_load_against_scan(5, 3);
+  check_least_load_against_scan(70, 4);
 }
 
 TEST(SmgPowerOfTwo, ScoresTwoDistinctSeededReplicas) {

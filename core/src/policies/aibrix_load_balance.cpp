@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "prefixroute/base/deterministic_math.h"
+#include "prefixroute/policies/aibrix_load_order.h"
 
 namespace prefixroute {
 
@@ -60,6 +61,7 @@ void AibrixLoad::sample(std::uint64_t second) {
   // shorter), folded into the EWMA when positive.
   static const double alpha = 1.0 - dmath::exp(-1.0 / 10.0);  // 1 s samples, 10 s time constant
   const std::uint64_t span = std::min<std::uint64_t>(second, kWindow);
+  ++samples_;
   for (std::size_t r = 0; r < completed_.size(); ++r) {
     std::vector<std::uint64_t>& ring = history_[r];
     ring[second % (kWindow + 1)] = completed_[r];
@@ -104,6 +106,22 @@ double AibrixLoad::fallback_capacity() const {
   return known > 0 ? sum / static_cast<double>(known) : 1.0;
 }
 
+double AibrixLoad::score(const Replica& replica, std::size_t r, double& fallback) const {
+  const double free = std::clamp(1.0 - replica.scraped().kv_usage, 0.0, 1.0);
+  if (free < params_.kv_critical_free) return kInfinity;
+  double load = replica.in_flight();
+  if (params_.queued_weight > 0) load += params_.queued_weight * replica.scraped().queue_length;
+  const double used = 1.0 - free;
+  double cap = 0;
+  if (r < ewma_.size() && ewma_[r] > 0) {
+    cap = ewma_[r];
+  } else {
+    if (fallback < 0) fallback = fallback_capacity();
+    cap = fallback;
+  }
+  return load / cap * (1.0 + params_.kv_pressure_alpha * used * used);
+}
+
 void AibrixLoad::scores(const ClusterView& cluster, const std::vector<std::size_t>& candidates,
                         std::vector<double>& out) {
   ensure_replicas(cluster.size());
@@ -112,26 +130,7 @@ void AibrixLoad::scores(const ClusterView& cluster, const std::vector<std::size_
   // computed once per call, when first needed (the same sum in the same
   // order for every such replica): O(R) per choice.
   double fallback = -1;
-  for (std::size_t k = 0; k < candidates.size(); ++k) {
-    const Replica& replica = cluster[candidates[k]];
-    const double free = std::clamp(1.0 - replica.scraped().kv_usage, 0.0, 1.0);
-    if (free < params_.kv_critical_free) {
-      out[k] = kInfinity;
-      continue;
-    }
-    double load = replica.in_flight();
-    if (params_.queued_weight > 0) load += params_.queued_weight * replica.scraped().queue_length;
-    const double used = 1.0 - free;
-    const std::size_t r = candidates[k];
-    double cap = 0;
-    if (r < ewma_.size() && ewma_[r] > 0) {
-      cap = ewma_[r];
-    } else {
-      if (fallback < 0) fallback = fallback_capacity();
-      cap = fallback;
-    }
-    out[k] = load / cap * (1.0 + params_.kv_pressure_alpha * used * used);
-  }
+  for (std::size_t k = 0; k < candidates.size(); ++k) out[k] = score(cluster[candidates[k]], candidates[k], fallback);
 }
 
 void AibrixLoad::on_routed(const RoutedRequest& request) {
@@ -171,11 +170,29 @@ std::size_t aibrix_least_kv(const ClusterView& cluster, const std::vector<std::s
 
 // ---- AibrixLoadBalance ----
 
-AibrixLoadBalance::AibrixLoadBalance(const AibrixLoadParams& params, std::uint64_t seed)
-    : load_(params), rng_(mix_seed(seed, kStreamSalt)) {}
+AibrixLoadBalance::AibrixLoadBalance(const AibrixLoadParams& params, std::uint64_t seed,
+                                     std::size_t order_from_replicas)
+    : load_(params),
+      rng_(mix_seed(seed, kStreamSalt)),
+      order_(std::make_unique<AibrixLoadOrder>()),
+      order_from_replicas_(order_from_replicas) {}
+
+AibrixLoadBalance::~AibrixLoadBalance() = default;
+
+void AibrixLoadBalance::on_routed(const RoutedRequest& request) {
+  load_.on_routed(request);
+  order_->touched(request.replica);
+}
+
+void AibrixLoadBalance::on_completed(std::uint64_t id, std::size_t replica, Tick now) {
+  load_.on_completed(id, replica, now);
+  order_->touched(replica);
+}
 
 std::size_t AibrixLoadBalance::choose(const RouteRequest&, const ClusterView& cluster, Tick now) {
   load_.advance(now);
+  if (cluster.size() >= order_from_replicas_ && AibrixLoadOrder::usable(cluster))
+    return order_->choose(cluster, load_, rng_, gated_);
   gated_ = load_.gate(cluster, candidates_);
   load_.scores(cluster, candidates_, scores_);
   const double best = *std::min_element(scores_.begin(), scores_.end());

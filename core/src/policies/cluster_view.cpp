@@ -69,6 +69,21 @@ std::uint64_t ClusterView::total_in_flight() const {
   return total;
 }
 
+std::size_t ClusterView::least_in_flight() const {
+  if (in_flight_order_ != nullptr) return in_flight_order_->first_least();
+  std::size_t least = 0;
+  for (std::size_t i = 1; i < replicas_.size(); ++i)
+    if (replicas_[i].in_flight() < replicas_[least].in_flight()) least = i;
+  return least;
+}
+
+std::uint32_t ClusterView::most_in_flight() const {
+  if (in_flight_order_ != nullptr) return in_flight_order_->most();
+  std::uint32_t most = 0;
+  for (const Replica& r : replicas_) most = std::max(most, r.in_flight());
+  return most;
+}
+
 std::size_t ClusterView::least_wait(Tick now, std::size_t start) const {
   if (busy_until_ == nullptr) return least_loaded_index(replicas_, now, start);
   // The least wait is max(earliest busy_until - now, 0); the replicas with it

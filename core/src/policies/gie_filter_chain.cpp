@@ -56,7 +56,7 @@ void GieFilterChain::least_kv(const ClusterView& cluster, const std::vector<std:
   }
 }
 
-std::size_t GieFilterChain::choose(const RouteRequest&, const ClusterView& cluster, Tick) {
+void GieFilterChain::filter(const ClusterView& cluster) {
   const std::size_t n = cluster.size();
   all_.resize(n);
   for (std::size_t r = 0; r < n; ++r) all_[r] = r;
@@ -68,6 +68,17 @@ std::size_t GieFilterChain::choose(const RouteRequest&, const ClusterView& clust
   // them. The LoRA filter (before or after) passes its input through.
   least_queue(cluster, low_queue_ ? low_ : all_, band_);
   least_kv(cluster, band_, remaining_);
+}
+
+std::size_t GieFilterChain::choose(const RouteRequest&, const ClusterView& cluster, Tick) {
+  const std::optional<std::uint64_t> count = cluster.scrape_count();
+  if (!count.has_value() || filtered_count_ != count || filtered_replicas_ != cluster.replicas().data() ||
+      filtered_n_ != cluster.size()) {
+    filter(cluster);
+    filtered_count_ = count;
+    filtered_replicas_ = cluster.replicas().data();
+    filtered_n_ = cluster.size();
+  }
   return remaining_.size() == 1 ? remaining_.front()
                                 : remaining_[static_cast<std::size_t>(rng_.below(remaining_.size()))];
 }

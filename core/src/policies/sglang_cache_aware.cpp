@@ -51,21 +51,14 @@ std::size_t SglangCacheAware::choose(const RouteRequest& request, const ClusterV
     next_trim_ += ((now - next_trim_) / interval_ + 1) * interval_;
   }
 
-  std::size_t least = 0;
-  std::uint32_t min_load = replicas[0].in_flight();
-  std::uint32_t max_load = min_load;
-  std::uint64_t total_load = min_load;
-  for (std::size_t i = 1; i < n; ++i) {
-    const std::uint32_t load = replicas[i].in_flight();
-    if (load < min_load) {
-      min_load = load;
-      least = i;
-    }
-    max_load = std::max(max_load, load);
-    total_load += load;
-  }
+  // The fewest (first such replica), the most and the total in flight: kept
+  // by the simulator (InFlightOrder, the running total), else scans.
+  const std::size_t least = cluster.least_in_flight();
+  const std::uint32_t min_load = replicas[least].in_flight();
+  const std::uint32_t max_load = cluster.most_in_flight();
 
-  const std::size_t matched = tree_.match(prompt, matched_);
+  // The replicas holding part of the prompt, with their own match.
+  const std::size_t matched = tree_.match_held(prompt, held_);
   const bool imbalanced = params_.gate == SglangGate::Fleet &&
                           static_cast<double>(max_load - min_load) > params_.balance_abs &&
                           static_cast<double>(max_load) > params_.balance_rel * static_cast<double>(min_load);
@@ -79,14 +72,15 @@ std::size_t SglangCacheAware::choose(const RouteRequest& request, const ClusterV
     // the overall match (matched > 0 here, since the ratio beat a threshold >= 0).
     rule_ = Rule::CacheMatch;
     std::size_t best = n;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (matched_[i] != matched) continue;
-      if (best == n || replicas[i].in_flight() < replicas[best].in_flight()) best = i;
+    for (const ApproxRadixTree::Held& h : held_) {
+      if (h.replica >= n) break;
+      if (h.matched != matched) continue;
+      if (best == n || replicas[h.replica].in_flight() < replicas[best].in_flight()) best = h.replica;
     }
     if (best < n) chosen = best;
     if (params_.gate == SglangGate::PerRequest) {
       // The chosen replica against the fleet mean: above by abs AND by rel -> least loaded.
-      const double mean = static_cast<double>(total_load) / static_cast<double>(n);
+      const double mean = static_cast<double>(cluster.total_in_flight()) / static_cast<double>(n);
       const double load = replicas[chosen].in_flight();
       if (load > mean + params_.balance_abs && load > params_.balance_rel * mean) {
         rule_ = Rule::Imbalance;
@@ -101,7 +95,7 @@ std::size_t SglangCacheAware::choose(const RouteRequest& request, const ClusterV
   } else {
     rule_ = Rule::LeastLoaded;
   }
-  predicted_ = static_cast<std::int64_t>(matched_[chosen]);
+  predicted_ = static_cast<std::int64_t>(held_length(held_, chosen));
   tree_.insert(prompt, chosen);
   return chosen;
 }

@@ -1,6 +1,9 @@
 #include "prefixroute/policies/smg_least_load.h"
 
 #include <algorithm>
+#include <limits>
+
+#include "prefixroute/base/reservoir_least.h"
 
 namespace prefixroute {
 
@@ -66,6 +69,10 @@ void SmgExpectedWait::poll(const ClusterView& cluster, Tick boundary) {
     kv_[r] = replica.scraped().kv_usage;
   }
   last_poll_ = boundary;
+  if (candidates_ == Candidates::All) {
+    scores_ = TournamentTree<double>(n, std::numeric_limits<double>::infinity());
+    for (std::size_t r = 0; r < n; ++r) scores_.set(r, score(r));
+  }
 }
 
 double SmgExpectedWait::score(std::size_t r) const {
@@ -85,29 +92,20 @@ std::size_t SmgExpectedWait::choose(const RouteRequest& request, const ClusterVi
     return 0;  // smg's single-worker shortcut: no score, no tally
   }
   if (candidates_ == Candidates::All) {
-    for (std::size_t r = 0; r < n; ++r) candidates_scored_.push_back(r);
-  } else {
-    const auto first = static_cast<std::size_t>(rng_.below(n));
-    const auto second = (first + 1 + static_cast<std::size_t>(rng_.below(n - 1))) % n;
-    candidates_scored_.push_back(first);
-    candidates_scored_.push_back(second);
+    // The argmin scan with reservoir ties, over the tree of scores.
+    const std::size_t best = reservoir_least(scores_, rng_);
+    since_poll_[best] += request.prompt.size();
+    scores_.set(best, score(best));
+    return best;
   }
-  // Argmin with reservoir tie-breaking, in candidate order.
-  std::size_t best = candidates_scored_.front();
-  double best_score = score(best);
-  std::uint64_t tied = 1;
-  for (std::size_t k = 1; k < candidates_scored_.size(); ++k) {
-    const std::size_t r = candidates_scored_[k];
-    const double s = score(r);
-    if (s < best_score) {
-      best = r;
-      best_score = s;
-      tied = 1;
-    } else if (s == best_score) {
-      ++tied;
-      if (rng_.below(tied) == 0) best = r;
-    }
-  }
+  const auto first = static_cast<std::size_t>(rng_.below(n));
+  const auto second = (first + 1 + static_cast<std::size_t>(rng_.below(n - 1))) % n;
+  candidates_scored_.push_back(first);
+  candidates_scored_.push_back(second);
+  // The lower score of the pair; a tie goes to the second with probability 1/2 (reservoir).
+  std::size_t best = first;
+  const double first_score = score(first), second_score = score(second);
+  if (second_score < first_score || (second_score == first_score && rng_.below(2) == 0)) best = second;
   since_poll_[best] += request.prompt.size();
   return best;
 }

@@ -6,6 +6,7 @@ RouterInstances::RouterInstances(std::span<RoutingPolicy* const> policies, std::
     : policies_(policies), replicas_(replicas) {
   const std::optional<HoldOrder> order = policies_.front()->router_queue();
   if (order) queues_.assign(policies_.size(), RouterQueue(*order));
+  if (policies_.front()->reads_in_flight_order()) order_.emplace(replicas_.size());
   if (policies_.size() > 1) {
     counts_.assign(policies_.size() * replicas_.size(), 0);
     total_.assign(replicas_.size(), 0);
@@ -20,6 +21,7 @@ void RouterInstances::enter(std::size_t instance) {
   for (std::size_t r = 0; r < n; ++r) {
     replicas_[r].set_router_in_flight(counts[r]);
     shown_in_flight_ += counts[r];
+    if (order_) order_->set(r, counts[r]);
   }
   current_ = instance;
 }
@@ -28,6 +30,7 @@ void RouterInstances::dispatched(std::size_t instance, std::size_t replica) {
   if (instance == current_) {
     replicas_[replica].router_dispatched();
     ++shown_in_flight_;
+    if (order_) order_->set(replica, replicas_[replica].in_flight());
   }
   if (policies_.size() == 1) return;
   ++counts_[instance * replicas_.size() + replica];
@@ -38,6 +41,7 @@ void RouterInstances::completed(std::size_t instance, std::size_t replica) {
   if (instance == current_) {
     replicas_[replica].router_completed();
     --shown_in_flight_;
+    if (order_) order_->set(replica, replicas_[replica].in_flight());
   }
   if (policies_.size() == 1) return;
   --counts_[instance * replicas_.size() + replica];

@@ -87,6 +87,8 @@ class Simulation final : public EngineEvents {
                                           &busy_until_tree_);
     view_->set_scrape_count(&scrapes_);
     view_->set_in_flight_total(&routers_->shown_in_flight());
+    view_->set_in_flight_announced(true);
+    view_->set_in_flight_order(routers_->in_flight_order());
   }
 
   Simulation(const Simulation&) = delete;

@@ -15,6 +15,13 @@
 //                            may keep what it derives from them until then.
 //   total_in_flight          the sum of the replicas' in_flight(): the
 //                            simulator's running sum, else a scan.
+//   least_in_flight /        the lowest-index replica with the fewest in
+//   most_in_flight           flight, and the most in flight: from the
+//                            simulator's InFlightOrder, else a scan.
+//   in_flight_announced      whether a policy's hooks announce every change
+//                            of in_flight() it could see (the simulator's
+//                            view), so it may keep what it derives from the
+//                            counts and update only the announced replicas.
 //
 // A view built from replicas alone (unit tests, the wasm library's
 // Policy.choose) has neither structure and scans; the simulator's view has
@@ -42,6 +49,7 @@
 #include "prefixroute/base/token.h"
 #include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/cache/prefix_index.h"
+#include "prefixroute/sim/in_flight_order.h"
 #include "prefixroute/sim/replica.h"
 
 namespace prefixroute {
@@ -101,6 +109,20 @@ class ClusterView {
   std::uint64_t total_in_flight() const;
   /// Where the simulator keeps that sum, current whenever a policy is asked.
   void set_in_flight_total(const std::uint64_t* total) { in_flight_total_ = total; }
+  /// The lowest-index replica with the fewest in_flight(): O(log R) with the
+  /// simulator's InFlightOrder (set_in_flight_order), else a scan.
+  std::size_t least_in_flight() const;
+  /// The largest in_flight(): O(1) with the InFlightOrder, else a scan.
+  std::uint32_t most_in_flight() const;
+  /// Where the simulator keeps the counts in order (null: scan).
+  void set_in_flight_order(const InFlightOrder* order) { in_flight_order_ = order; }
+  /// True when, between two choose() calls of a policy, a replica's
+  /// in_flight() changes only when that policy's on_routed or on_completed
+  /// names the replica: in the simulator a router instance's counts move only
+  /// with its own requests (RouterInstances). False for a view of replicas
+  /// alone, whose counts anyone may set.
+  bool in_flight_announced() const { return in_flight_announced_; }
+  void set_in_flight_announced(bool announced) { in_flight_announced_ = announced; }
 
   /// least_loaded_index(replicas(), now, start): O(log R) with the tree.
   std::size_t least_wait(Tick now, std::size_t start) const;
@@ -139,6 +161,8 @@ class ClusterView {
   const TournamentTree<Tick>* busy_until_ = nullptr;
   const std::uint64_t* scrapes_ = nullptr;
   const std::uint64_t* in_flight_total_ = nullptr;
+  bool in_flight_announced_ = false;
+  const InFlightOrder* in_flight_order_ = nullptr;
   mutable Walk walk_;
 };
 

@@ -31,11 +31,17 @@
 // The pick is one Rng::below over the remaining replicas in index order,
 // drawn (only when more than one remains) from the policy's own Rng, seeded
 // from the scenario seed.
-// Cost: O(R) per request.
+//
+// Filters that read scraped metrics alone give the same remaining replicas
+// for every request between two scrapes, so the tree runs once per scrape
+// (ClusterView::scrape_count) and each request only draws from its result.
+// A view without a scrape count runs the tree every request.
+// Cost: O(R) per scrape; O(1) per request between scrapes.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "prefixroute/base/random.h"
@@ -69,8 +75,14 @@ class GieFilterChain final : public RoutingPolicy {
   bool last_low_queue() const { return low_queue_; }
 
  private:
+  // The filter tree over the current scrape into remaining_.
+  void filter(const ClusterView& cluster);
+
   GieFilterChainParams params_;
   Rng rng_;
+  std::optional<std::uint64_t> filtered_count_;  // the scrape remaining_ is of
+  const Replica* filtered_replicas_ = nullptr;
+  std::size_t filtered_n_ = 0;
   std::vector<std::size_t> all_, low_, band_, remaining_;
   bool low_queue_ = false;
 };

@@ -43,13 +43,26 @@
 // by all pods whose entries also expire after 20 idle minutes; here the table
 // never evicts. Requests of the same session share nothing special.
 //
+// Not scoring every replica. A replica holding none of the prompt in the
+// table scores (pending_tokens + L) x (pending_requests + 1): exactly L when
+// it has nothing pending, at least 2L otherwise (L > 0). So while some such
+// replica is idle, the least score is the least of L and the holders' scores
+// (the holders come from one walk of the table, ApproxRadixTree::match_held),
+// and the tied are the tied holders plus, when the least is L, every idle
+// non-holder. The idle replicas live in an OrderStatisticSet
+// (base/order_statistic_set.h), so the draw's k-th tied replica in replica
+// order is found without listing them: the same draw, the same pick. With
+// no idle non-holder, or an empty prompt, every replica is scored.
+//
 // Invariants: pending_tokens(r) and pending_requests(r) are the sums over the
-// requests routed to r and not yet completed; predicted_cached_tokens() is
-// hit(r) of the last choice. Deterministic: the policy's own Rng, seeded from
-// the scenario seed, is drawn only on a tie.
+// requests routed to r and not yet completed; the idle set holds exactly the
+// replicas with no pending request; predicted_cached_tokens() is hit(r) of
+// the last choice. Deterministic: the policy's own Rng, seeded from the
+// scenario seed, is drawn only on a tie.
 // Cost: choose is one walk of the tree for all replicas (O(L log F + H)) plus
-// O(R); on_routed inserts the prompt (O(L log F + P log N)); the hooks' map is
-// keyed by request id and only looked up, never iterated.
+// O(H log R) with an idle non-holder, else O(R); on_routed inserts the prompt
+// (O(L log F + P log N)); the hooks' map is keyed by request id and only
+// looked up, never iterated.
 #pragma once
 
 #include <cstddef>
@@ -57,6 +70,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "prefixroute/base/order_statistic_set.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/cache/approx_radix_tree.h"
 #include "prefixroute/policies/policy_spec.h"
@@ -84,9 +98,11 @@ class LMetric final : public RoutingPolicy {
   // ---- inspection, for tests ----
   std::uint64_t pending_tokens(std::size_t replica) const;
   std::uint64_t pending_requests(std::size_t replica) const;
-  /// Per-replica scores and new (uncached) tokens of the last choose().
-  const std::vector<double>& last_scores() const { return scores_; }
-  const std::vector<std::uint64_t>& last_new_tokens() const { return new_tokens_; }
+  /// Per-replica scores and new (uncached) tokens of the last choose(),
+  /// computed on call from its prompt's holders and the pending counts (so
+  /// valid until the next hook changes them). O(R).
+  const std::vector<double>& last_scores() const;
+  const std::vector<std::uint64_t>& last_new_tokens() const;
   const ApproxRadixTree& table() const { return table_; }
 
   /// AIBrix's hit estimate: L x (matched_blocks x 100 / prompt_blocks) / 100,
@@ -100,16 +116,26 @@ class LMetric final : public RoutingPolicy {
   };
 
   void ensure_replicas(std::size_t n);
+  // new_tokens(r) for the last scored prompt: L - hit(r).
+  std::uint64_t scored_new_tokens(std::size_t r) const;
+  double score(std::size_t r, std::uint64_t new_tokens) const {
+    return static_cast<double>(pending_tokens_[r] + new_tokens) * static_cast<double>(pending_requests_[r] + 1);
+  }
+  std::size_t choose_among_idle(std::size_t n);
+  std::size_t choose_by_scan(std::size_t n);
 
   LMetricParams params_;
   Rng rng_;
   ApproxRadixTree table_;
   std::vector<std::uint64_t> pending_tokens_, pending_requests_;  // per replica
   std::unordered_map<std::uint64_t, Pending> pending_;            // by request id; lookups only
+  OrderStatisticSet idle_;                                        // replicas with nothing pending
+  std::vector<ApproxRadixTree::Held> held_;                       // the last scored prompt's holders
   std::vector<std::size_t> matched_;                              // scratch: per replica
-  std::vector<std::uint64_t> new_tokens_;                         // last choose(), per replica
-  std::vector<double> scores_;                                    // last choose(), per replica
-  std::vector<std::size_t> tied_;                                 // scratch
+  std::vector<std::size_t> tied_, idle_holders_;                  // scratch
+  mutable std::vector<std::uint64_t> new_tokens_;                 // last_new_tokens()
+  mutable std::vector<double> scores_;                            // last_scores()
+  std::size_t scored_n_ = 0;                                      // replicas of the last choose()
   std::size_t scored_prompt_tokens_ = 0;
   bool scored_valid_ = false;  // new_tokens_ belong to the prompt on_routed will see
   std::int64_t predicted_ = -1;

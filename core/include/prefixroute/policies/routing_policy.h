@@ -99,6 +99,10 @@ class RoutingPolicy {
   /// Which caches choose() matches prompts against, if any: the simulator
   /// keeps a PrefixIndex of those for the ClusterView.
   virtual CacheView matched_view() const { return CacheView::None; }
+  /// Whether choose() reads ClusterView::least_in_flight or most_in_flight:
+  /// the simulator then keeps the shown counts in an InFlightOrder. Read once
+  /// per run.
+  virtual bool reads_in_flight_order() const { return false; }
 
   /// Whether the policy keeps a router queue, and its release order; none by
   /// default (every request is routed at its arrival). Read once per run.

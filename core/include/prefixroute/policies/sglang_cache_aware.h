@@ -57,9 +57,13 @@ namespace prefixroute {
 /// match in the tree before the prompt is inserted. Deterministic: no
 /// randomness; choose() alone updates the state (trim, insert).
 ///
-/// Cost. choose(): O(R) for the gate plus one walk of the prompt for all
-/// replicas (ApproxRadixTree::match, then insert): O(L log F + H) for L
-/// tokens; a trim is O(log N) per removed leaf.
+/// Cost. choose(): the gate reads the fewest, most and total in flight,
+/// which the simulator keeps (ClusterView::least_in_flight, most_in_flight,
+/// total_in_flight: O(log R); O(R) scans in a view of replicas alone), plus
+/// one walk of the prompt for all replicas (ApproxRadixTree::match_held,
+/// then insert): O(L log F + H) for L tokens and H holders; the smallest-tree
+/// fallback scans the replicas' shares (O(R)); a trim is O(log N) per removed
+/// leaf.
 /// SGLang router, cache-aware mode (sgl-router): imbalance gate on the
 /// router's in-flight counts, else an approximate radix tree of routed prompts.
 /// Which load test disables cache routing: the fleet's spread (max - min, as
@@ -86,6 +90,7 @@ class SglangCacheAware final : public RoutingPolicy {
   std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "sglang_cache_aware"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
+  bool reads_in_flight_order() const override { return true; }
 
   Rule last_rule() const { return rule_; }
   /// The router's approximate tree (for tests and reports).
@@ -99,7 +104,7 @@ class SglangCacheAware final : public RoutingPolicy {
   Tick interval_;
   Tick next_trim_;
   ApproxRadixTree tree_;
-  std::vector<std::size_t> matched_;  // scratch: per-replica match of the current prompt
+  std::vector<ApproxRadixTree::Held> held_;  // scratch: the current prompt's holders
   std::int64_t predicted_ = -1;
   Rule rule_ = Rule::LeastLoaded;
 };

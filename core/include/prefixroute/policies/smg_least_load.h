@@ -53,10 +53,20 @@
 // time 0 precedes every arrival and covers every replica; the single-worker
 // shortcut is kept (one replica: chosen without a tally).
 //
+// The scan without visiting every replica (least_load). A score changes only
+// at a poll (every replica) and when choose() credits the chosen replica, so
+// the scores live in a TournamentTree, rebuilt at each poll and updated for
+// the chosen replica; reservoir_least (base/reservoir_least.h) walks it to
+// exactly the replicas the scan acts on (each fall of the running least and
+// each replica tying it, in replica order), drawing the same random numbers.
+//
 // Invariants: since_poll_tokens(r) is the sum of the prompt tokens routed to
-// r by choose() since the last poll. No prediction of cached tokens (-1).
-// Cost: O(R) per choose for least_load (O(1) scores for power_of_two) plus
-// O(R) at each poll.
+// r by choose() since the last poll; the tree holds score(r) for every r
+// (least_load). No prediction of cached tokens (-1).
+// Cost: least_load O((records + ties) log R) per choose, where records is the
+// number of falls of the running least in replica order (about ln R) and ties
+// the replicas tying it (each takes a draw, as in smg); power_of_two O(1);
+// O(R log R) at each poll.
 #pragma once
 
 #include <cstddef>
@@ -64,6 +74,7 @@
 #include <vector>
 
 #include "prefixroute/base/random.h"
+#include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/policies/routing_policy.h"
 
@@ -102,7 +113,8 @@ class SmgExpectedWait final : public RoutingPolicy {
   double polled_queued_tokens(std::size_t r) const { return r < queued_.size() ? queued_[r] : 0; }
   /// Simulated time of the boundary the last poll was taken at (-1: none yet).
   Tick last_poll() const { return last_poll_; }
-  /// The candidates scored by the last choose(), in the order scored.
+  /// The pair power_of_two drew in the last choose(), in the order scored
+  /// (least_load: empty, every replica is a candidate; one replica: {0}).
   const std::vector<std::size_t>& last_candidates() const { return candidates_scored_; }
 
  private:
@@ -118,6 +130,7 @@ class SmgExpectedWait final : public RoutingPolicy {
   std::vector<double> kv_;                // per replica, at the last poll
   std::vector<std::uint64_t> since_poll_; // per replica
   std::vector<std::size_t> candidates_scored_;
+  TournamentTree<double> scores_{0, 0.0};  // least_load: score(r) at position r
 };
 
 /// smg least_load's entry in the policy catalogue.

@@ -22,6 +22,10 @@
 // the requests k dispatched to r and not yet completed; total(r) is their
 // sum over instances; the replicas' in_flight() are instance current()'s.
 // With one instance this is exactly the single router's bookkeeping.
+// When the policy reads the fewest and most in flight
+// (RoutingPolicy::reads_in_flight_order), the shown counts are also kept in an
+// InFlightOrder: O(log R) more per dispatch and completion, O(R log R) per
+// enter() of another instance.
 // Cost: O(1) per dispatch and completion; enter() of another instance is
 // O(replicas) (it loads that instance's counts into the replicas), so a run
 // with N > 1 pays O(replicas) per request; memory N x replicas counts.
@@ -29,10 +33,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "prefixroute/policies/routing_policy.h"
+#include "prefixroute/sim/in_flight_order.h"
 #include "prefixroute/sim/replica.h"
 #include "prefixroute/sim/router_queue.h"
 
@@ -63,6 +69,9 @@ class RouterInstances {
   /// The sum of the replicas' in_flight() as they show now (the current
   /// instance's counts), kept as they change: ClusterView::total_in_flight.
   const std::uint64_t& shown_in_flight() const { return shown_in_flight_; }
+  /// The shown counts in order (ClusterView::least_in_flight, most_in_flight),
+  /// or null when the policy reads neither.
+  const InFlightOrder* in_flight_order() const { return order_ ? &*order_ : nullptr; }
   /// Requests dispatched to `replica` by every instance and not yet completed.
   std::uint32_t total(std::size_t replica) const {
     return policies_.size() == 1 ? replicas_[replica].in_flight() : total_[replica];
@@ -76,6 +85,7 @@ class RouterInstances {
   std::vector<std::uint32_t> total_;    // N > 1: per replica
   std::size_t current_ = 0;
   std::uint64_t shown_in_flight_ = 0;   // sum of replicas_[r].in_flight()
+  std::optional<InFlightOrder> order_;  // of replicas_[r].in_flight(), when read
 };
 
 }  // namespace prefixroute

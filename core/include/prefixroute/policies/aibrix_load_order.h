@@ -1,0 +1,100 @@
+// AibrixLoadOrder: AIBrix load-balance's choice (aibrix_load_balance.h; from
+// vllm-project/aibrix : pkg/plugins/gateway/algorithms/load_balance.go) from
+// order structures over the replicas' keys, instead of scoring every replica
+// per request.
+//
+// The choice it reproduces: the gate over the running counts c(r) (min, max,
+// sum); the candidates (every replica, or those at the least count); the
+// least score among them; among the tied, the least scraped KV usage; among
+// those, one uniform draw in replica order (none when one remains). That is
+// the least (score, usage) over the candidates, lexicographically (with
+// every score +inf the tie-break runs over every candidate: the same), and
+// with the gate the least (c, score, usage) over every replica.
+//
+// Structures: two TournamentTrees, of (score, usage) and of (c, score,
+// usage), and the number of replicas at each count (the gate's max). A
+// replica's score changes with its count (every request), its scraped queue
+// and usage (every scrape) and the capacity estimates (every sample of the
+// output rates); usage only with scrapes. So: every replica is rekeyed when
+// the scrape or the estimates changed since the last rekeying, and otherwise
+// only the replicas whose count the policy's hooks announced (touched()).
+// That needs a view whose counts change only with the policy's own requests
+// (ClusterView::in_flight_announced) and that counts scrapes; with any other
+// view, usable() is false and the policy scans.
+//
+// The fallback capacity (the mean of the estimates, O(R)) is computed once
+// per change of the estimates, not per request.
+//
+// Invariants (when keyed for the view): key r holds replica r's count, score
+// and usage as AibrixLoad::score computes them now; at_count_[c] is the
+// number of replicas with count c, most_ the largest c with at_count_[c] > 0.
+// Cost: choose O((1 + survivors) log R), survivors being the replicas at the
+// least key (each is visited); a touched replica O(log R); rekeying every
+// replica O(R log R), once per scrape or per sample of the estimates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "prefixroute/base/random.h"
+#include "prefixroute/base/tournament_tree.h"
+#include "prefixroute/policies/aibrix_load_balance.h"
+#include "prefixroute/policies/cluster_view.h"
+
+namespace prefixroute {
+
+class AibrixLoadOrder {
+ public:
+  /// Whether the structures can serve `cluster` (see the file comment).
+  static bool usable(const ClusterView& cluster) {
+    return cluster.scrape_count().has_value() && cluster.in_flight_announced();
+  }
+  /// Replica r's count may have changed (the policy routed a request there or
+  /// one it routed there completed).
+  void touched(std::size_t r);
+  /// AIBrix's choice over `cluster` (usable) with the scores and estimates of
+  /// `load` (advanced to now); `gated` says whether the gate fired.
+  std::size_t choose(const ClusterView& cluster, AibrixLoad& load, Rng& rng, bool& gated);
+
+ private:
+  struct Key {  // the ungated order: least score, then least usage
+    double score;
+    double usage;
+    bool operator<(const Key& o) const { return score < o.score || (score == o.score && usage < o.usage); }
+  };
+  struct GatedKey {  // the gated order: the least count first
+    std::uint32_t count;
+    Key key;
+    bool operator<(const GatedKey& o) const { return count < o.count || (count == o.count && key < o.key); }
+  };
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+  void rekey_all(const ClusterView& cluster, const AibrixLoad& load);
+  void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback);
+  void count(std::uint32_t c, int delta);
+  // The positions of `tree` whose key equals its least, in order, into survivors_.
+  template <typename K>
+  void least_positions(const TournamentTree<K>& tree);
+
+  TournamentTree<Key> keys_{0, Key{kInf, kInf}};
+  TournamentTree<GatedKey> gated_keys_{0, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}}};
+  std::vector<std::uint32_t> counts_;    // per replica, as keyed
+  std::vector<std::uint32_t> at_count_;  // replicas per count
+  std::uint32_t most_ = 0;
+  std::vector<std::uint32_t> touched_;   // replicas to rekey, each once
+  std::vector<std::uint8_t> is_touched_;
+  std::vector<std::size_t> survivors_;
+  // The capacity of replicas without an estimate (AibrixLoad::score's
+  // fallback): negative until needed, then kept until the estimates change.
+  double fallback_ = -1;
+  bool keyed_ = false;
+  std::optional<std::uint64_t> keyed_scrape_;
+  std::uint64_t keyed_estimates_ = 0;
+  const Replica* keyed_replicas_ = nullptr;
+  std::size_t keyed_n_ = 0;
+};
+
+}  // namespace prefixroute

@@ -1,0 +1,88 @@
+#include "prefixroute/policies/aibrix_load_order.h"
+
+namespace prefixroute {
+
+void AibrixLoadOrder::touched(std::size_t r) {
+  if (!keyed_ || r >= is_touched_.size() || is_touched_[r] != 0) return;
+  is_touched_[r] = 1;
+  touched_.push_back(static_cast<std::uint32_t>(r));
+}
+
+void AibrixLoadOrder::count(std::uint32_t c, int delta) {
+  if (c >= at_count_.size()) at_count_.resize(static_cast<std::size_t>(c) + 1, 0);
+  at_count_[c] = static_cast<std::uint32_t>(static_cast<int>(at_count_[c]) + delta);
+  if (delta > 0 && c > most_) most_ = c;
+  while (most_ > 0 && at_count_[most_] == 0) --most_;
+}
+
+void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback) {
+  const Replica& replica = cluster[r];
+  const std::uint32_t c = replica.in_flight();
+  count(counts_[r], -1);
+  count(c, +1);
+  counts_[r] = c;
+  const Key key{load.score(replica, r, fallback), replica.scraped().kv_usage};
+  keys_.set(r, key);
+  gated_keys_.set(r, GatedKey{c, key});
+}
+
+void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& load) {
+  const std::size_t n = cluster.size();
+  if (keys_.size() != n) {  // every key is set below: the trees are rebuilt only for a new size
+    keys_ = TournamentTree<Key>(n, Key{kInf, kInf});
+    gated_keys_ = TournamentTree<GatedKey>(n, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}});
+  }
+  counts_.assign(n, 0);
+  at_count_.assign(1, static_cast<std::uint32_t>(n));  // every replica at count 0 until rekeyed
+  most_ = 0;
+  fallback_ = -1;
+  for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fallback_);
+  touched_.clear();
+  is_touched_.assign(n, 0);
+  keyed_ = true;
+  keyed_scrape_ = cluster.scrape_count();
+  keyed_estimates_ = load.estimate_changes();
+  keyed_replicas_ = cluster.replicas().data();
+  keyed_n_ = n;
+}
+
+template <typename K>
+void AibrixLoadOrder::least_positions(const TournamentTree<K>& tree) {
+  survivors_.clear();
+  const K least = tree.least();
+  for (std::size_t at = tree.first_at_most(0, least); at < tree.size(); at = tree.first_at_most(at + 1, least))
+    survivors_.push_back(at);
+}
+
+std::size_t AibrixLoadOrder::choose(const ClusterView& cluster, AibrixLoad& load, Rng& rng, bool& gated) {
+  const std::size_t n = cluster.size();
+  load.ensure_replicas(n);
+  if (!keyed_ || keyed_scrape_ != cluster.scrape_count() || keyed_estimates_ != load.estimate_changes() ||
+      keyed_replicas_ != cluster.replicas().data() || keyed_n_ != n) {
+    rekey_all(cluster, load);
+  } else {
+    for (const std::uint32_t r : touched_) {
+      is_touched_[r] = 0;
+      rekey(cluster, load, r, fallback_);
+    }
+    touched_.clear();
+  }
+  // The gate of AibrixLoad::gate, on the kept least, most and total counts.
+  const std::uint64_t min = gated_keys_.least().count, max = most_, sum = cluster.total_in_flight();
+  const AibrixLoadParams& params = load.params();
+  bool imbalanced = n >= 2 && static_cast<double>(max - min) >= params.gate_min_gap;
+  if (imbalanced && n > 2) {
+    const double others_mean = static_cast<double>(sum - max) / static_cast<double>(n - 1);
+    imbalanced = static_cast<double>(max) > params.gate_factor * (others_mean + 1);
+  }
+  gated = imbalanced;
+  if (imbalanced) {
+    least_positions(gated_keys_);
+  } else {
+    least_positions(keys_);
+  }
+  return survivors_.size() == 1 ? survivors_.front()
+                                : survivors_[static_cast<std::size_t>(rng.below(survivors_.size()))];
+}
+
+}  // namespace prefixroute
