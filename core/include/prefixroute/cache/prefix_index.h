@@ -32,9 +32,19 @@
 // cache's nodes is a boundary here, and match_all equals each cache's own
 // match (the lockstep test in tests/cache/prefix_index_test.cpp drives both).
 //
+// Children. A node's child links are a vector sorted by first token (binary
+// search) while it has at most kWideChildren of them; past that they move to
+// one hash map keyed by (node, first token) for the whole index, so adding
+// or removing a child of a wide node (a popular tenant's prefix, whose
+// children are the cached turns of every replica: a number that grows with
+// the replicas) is O(1) expected instead of a shift of the vector's tail.
+// Children are only ever looked up by first token, so where they are kept
+// changes no answer.
+//
 // Cost: match_all is O(L log F + D * R / 64 + R), match_held the same without the R for a prompt of L tokens,
-// D shared nodes on its path and R replicas. Maintenance is O(new tokens +
-// nodes on the changed path) per reported change. Memory: O(tokens in the
+// D shared nodes on its path and R replicas (F <= kWideChildren; wide nodes
+// are hashed). Maintenance is O(new tokens + nodes on the changed path) per
+// reported change. Memory: O(tokens in the
 // union + nodes * R / 64) plus one id per cache node.
 //
 // Edges are pieces of the indexed caches' Content (base/content.h), copied
@@ -45,6 +55,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "prefixroute/base/content.h"
@@ -85,6 +96,11 @@ class PrefixIndex {
   /// Cache leaf `node` with an edge of `length` tokens is being evicted.
   void on_evict(std::uint32_t replica, std::uint32_t node, std::size_t length);
 
+  /// Nodes whose children are in the hash map (more than kWideChildren). O(N); for tests.
+  std::size_t wide_node_count() const;
+  /// Children past which a node's links move from its sorted vector to the hash map.
+  static constexpr std::size_t kWideChildren = 64;
+
   /// Nodes in the shared tree, root excluded.
   std::size_t node_count() const { return nodes_.size() - free_.size() - 1; }
 
@@ -106,7 +122,8 @@ class PrefixIndex {
 
   struct Node {
     std::vector<Piece> edge;      // pieces of content_
-    std::vector<Child> children;  // sorted by first token
+    std::vector<Child> children;  // sorted by first token; empty when wide
+    bool wide = false;            // the children are in wide_children_
     NodeId parent = kNone;
     std::size_t end_depth = 0;  // prompt position just past this node's edge
     std::size_t length = 0;     // edge length
@@ -117,8 +134,14 @@ class PrefixIndex {
   void set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n);
   NodeId allocate();
   void free_node(NodeId id);
-  NodeId find_child(const Node& node, Token first) const;
+  NodeId find_child(NodeId parent, Token first) const;
   void add_child(NodeId parent, NodeId child);
+  void replace_child(NodeId parent, Token first, NodeId child);
+  void erase_child(NodeId parent, Token first);
+  static std::uint64_t wide_key(NodeId parent, Token first) {
+    return (static_cast<std::uint64_t>(parent) << 32) | first;
+  }
+
   NodeId split(NodeId id, std::size_t at);
   std::uint64_t* bits(NodeId id) { return &bits_[static_cast<std::size_t>(id) * words_]; }
   const std::uint64_t* bits(NodeId id) const { return &bits_[static_cast<std::size_t>(id) * words_]; }
@@ -131,6 +154,8 @@ class PrefixIndex {
   std::vector<Node> nodes_;
   std::vector<std::uint64_t> bits_;  // nodes_.size() * words_ holder bits
   std::vector<NodeId> free_;
+  // (parent, first token) -> child, for the wide nodes' children.
+  std::unordered_map<std::uint64_t, NodeId> wide_children_;
   // end_[r][n]: the shared node at whose end replica r's cache node n ends.
   std::vector<std::vector<NodeId>> end_;
   mutable std::vector<std::size_t> depth_;  // match_held's scratch, per replica
