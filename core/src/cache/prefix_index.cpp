@@ -8,7 +8,7 @@
 #include "prefixroute/cache/radix_cache.h"
 
 #include "../base/first_difference.h"
-#include "sorted_children.h"
+#include "child_links.h"
 
 namespace prefixroute {
 
@@ -50,7 +50,7 @@ PrefixIndex::NodeId PrefixIndex::allocate() {
 void PrefixIndex::free_node(NodeId id) {
   Node& node = nodes_[id];
   node.edge.clear();  // keeps its capacity for the node's next use
-  node.children.clear();  // a freed node is a leaf: none in wide_children_ either
+  node.children.clear();  // a freed node is a leaf: no links in the map either
   node.wide = false;
   node.parent = kNone;
   node.end_depth = 0;
@@ -61,43 +61,13 @@ void PrefixIndex::free_node(NodeId id) {
 
 PrefixIndex::NodeId PrefixIndex::find_child(NodeId parent, Token first) const {
   const Node& node = nodes_[parent];
-  if (!node.wide) return sorted_children::find(node.children, first, kNone);
-  const auto it = wide_children_.find(wide_key(parent, first));
-  return it == wide_children_.end() ? kNone : it->second;
+  return child_links::find(wide_links_, node.children, node.wide, parent, first, kNone);
 }
 
 void PrefixIndex::add_child(NodeId parent, NodeId child) {
   Node& node = nodes_[parent];
   nodes_[child].parent = parent;
-  if (node.wide) {
-    wide_children_.emplace(wide_key(parent, nodes_[child].first), child);
-    return;
-  }
-  sorted_children::insert(node.children, Child{nodes_[child].first, child});
-  if (node.children.size() > kWideChildren) {
-    // Inserting into and erasing from a sorted vector shifts its tail: past
-    // this many children the links move to the hash map.
-    for (const Child& c : node.children) wide_children_.emplace(wide_key(parent, c.first), c.node);
-    node.children.clear();
-    node.children.shrink_to_fit();
-    node.wide = true;
-  }
-}
-
-void PrefixIndex::replace_child(NodeId parent, Token first, NodeId child) {
-  if (nodes_[parent].wide) {
-    wide_children_.find(wide_key(parent, first))->second = child;
-  } else {
-    sorted_children::replace(nodes_[parent].children, first, child);
-  }
-}
-
-void PrefixIndex::erase_child(NodeId parent, Token first) {
-  if (nodes_[parent].wide) {
-    wide_children_.erase(wide_key(parent, first));
-  } else {
-    sorted_children::erase(nodes_[parent].children, first);
-  }
+  child_links::insert(wide_links_, node.children, node.wide, parent, Child{nodes_[child].first, child});
 }
 
 // Splits `id` after its first `at` tokens; the new upper node takes the holder
@@ -119,7 +89,7 @@ PrefixIndex::NodeId PrefixIndex::split(NodeId id, std::size_t at) {
   up.children.push_back(Child{lower.first, id});
   lower.parent = upper;
   std::copy(bits(id), bits(id) + words_, bits(upper));
-  replace_child(parent, up.first, upper);
+  child_links::replace(wide_links_, nodes_[parent].children, nodes_[parent].wide, parent, up.first, upper);
   return upper;
 }
 
@@ -280,7 +250,7 @@ void PrefixIndex::on_evict(std::uint32_t replica, std::uint32_t node, std::size_
     if (clear_bit(s, replica)) {
       // Nobody holds it; its children are held by nobody either, so it has
       // none left (they were freed when their last holder left).
-      erase_child(parent, nodes_[s].first);
+      child_links::erase(wide_links_, nodes_[parent].children, nodes_[parent].wide, parent, nodes_[s].first);
       free_node(s);
     }
     s = parent;
@@ -293,24 +263,11 @@ std::size_t PrefixIndex::wide_node_count() const {
 
 std::string PrefixIndex::check_invariants() const {
   std::ostringstream problem;
-  // Every node's children, sorted by first token, from its vector or the map.
-  std::vector<std::vector<Child>> children(nodes_.size());
-  for (std::size_t id = 0; id < nodes_.size(); ++id) {
-    children[id] = nodes_[id].children;
-    if (nodes_[id].wide && !nodes_[id].children.empty()) problem << "wide node " << id << " has vector children; ";
-  }
-  for (const auto& [key, child] : wide_children_) {
-    const auto parent = static_cast<NodeId>(key >> 32);
-    if (parent >= nodes_.size() || !nodes_[parent].wide) {
-      problem << "map link of " << child << " under a node that is not wide; ";
-      continue;
-    }
-    children[parent].push_back(Child{static_cast<Token>(key & 0xffffffffu), child});
-  }
+  std::size_t stray = 0;
+  const std::vector<std::vector<Child>> children = child_links::all<Child>(wide_links_, nodes_, stray);
+  if (stray != 0) problem << stray << " map links under nodes that are not wide; ";
   for (std::size_t id = 0; id < nodes_.size(); ++id)
-    if (nodes_[id].wide)
-      std::sort(children[id].begin(), children[id].end(),
-                [](const Child& x, const Child& y) { return x.first < y.first; });
+    if (nodes_[id].wide && !nodes_[id].children.empty()) problem << "wide node " << id << " has vector children; ";
   std::size_t reachable = 0;
   std::vector<NodeId> stack{kRoot};
   while (!stack.empty()) {

@@ -32,18 +32,12 @@
 // cache's nodes is a boundary here, and match_all equals each cache's own
 // match (the lockstep test in tests/cache/prefix_index_test.cpp drives both).
 //
-// Children. A node's child links are a vector sorted by first token (binary
-// search) while it has at most kWideChildren of them; past that they move to
-// one hash map keyed by (node, first token) for the whole index, so adding
-// or removing a child of a wide node (a popular tenant's prefix, whose
-// children are the cached turns of every replica: a number that grows with
-// the replicas) is O(1) expected instead of a shift of the vector's tail.
-// Children are only ever looked up by first token, so where they are kept
-// changes no answer.
+// Children: a sorted vector per node, moved to a hash map past 64
+// (core/src/cache/child_links.h): a popular tenant's prefix has the cached
+// turns of every replica as children, a number that grows with the replicas.
 //
 // Cost: match_all is O(L log F + D * R / 64 + R), match_held the same without the R for a prompt of L tokens,
-// D shared nodes on its path and R replicas (F <= kWideChildren; wide nodes
-// are hashed). Maintenance is O(new tokens + nodes on the changed path) per
+// D shared nodes on its path and R replicas (F <= 64: wider nodes are hashed). Maintenance is O(new tokens + nodes on the changed path) per
 // reported change. Memory: O(tokens in the
 // union + nodes * R / 64) plus one id per cache node.
 //
@@ -96,10 +90,8 @@ class PrefixIndex {
   /// Cache leaf `node` with an edge of `length` tokens is being evicted.
   void on_evict(std::uint32_t replica, std::uint32_t node, std::size_t length);
 
-  /// Nodes whose children are in the hash map (more than kWideChildren). O(N); for tests.
+  /// Nodes whose children are in the hash map (over 64 children). O(N); for tests.
   std::size_t wide_node_count() const;
-  /// Children past which a node's links move from its sorted vector to the hash map.
-  static constexpr std::size_t kWideChildren = 64;
 
   /// Nodes in the shared tree, root excluded.
   std::size_t node_count() const { return nodes_.size() - free_.size() - 1; }
@@ -123,7 +115,7 @@ class PrefixIndex {
   struct Node {
     std::vector<Piece> edge;      // pieces of content_
     std::vector<Child> children;  // sorted by first token; empty when wide
-    bool wide = false;            // the children are in wide_children_
+    bool wide = false;            // the children are in wide_links_
     NodeId parent = kNone;
     std::size_t end_depth = 0;  // prompt position just past this node's edge
     std::size_t length = 0;     // edge length
@@ -136,11 +128,6 @@ class PrefixIndex {
   void free_node(NodeId id);
   NodeId find_child(NodeId parent, Token first) const;
   void add_child(NodeId parent, NodeId child);
-  void replace_child(NodeId parent, Token first, NodeId child);
-  void erase_child(NodeId parent, Token first);
-  static std::uint64_t wide_key(NodeId parent, Token first) {
-    return (static_cast<std::uint64_t>(parent) << 32) | first;
-  }
 
   NodeId split(NodeId id, std::size_t at);
   std::uint64_t* bits(NodeId id) { return &bits_[static_cast<std::size_t>(id) * words_]; }
@@ -154,8 +141,7 @@ class PrefixIndex {
   std::vector<Node> nodes_;
   std::vector<std::uint64_t> bits_;  // nodes_.size() * words_ holder bits
   std::vector<NodeId> free_;
-  // (parent, first token) -> child, for the wide nodes' children.
-  std::unordered_map<std::uint64_t, NodeId> wide_children_;
+  std::unordered_map<std::uint64_t, NodeId> wide_links_;  // (node, first token) -> child of a wide node
   // end_[r][n]: the shared node at whose end replica r's cache node n ends.
   std::vector<std::vector<NodeId>> end_;
   mutable std::vector<std::size_t> depth_;  // match_held's scratch, per replica
