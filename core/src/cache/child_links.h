@@ -37,28 +37,43 @@ std::uint64_t key(NodeId parent, Token first) {
   return (static_cast<std::uint64_t>(parent) << 32) | first;
 }
 
-/// The child of `parent` starting with `first`, or `none`.
-template <typename Child, typename NodeId>
-NodeId find(const WideLinks<NodeId>& map, const std::vector<Child>& children, bool wide, NodeId parent,
-            Token first, NodeId none) {
-  if (!wide) return sorted_children::find(children, first, none);
+/// find() for a wide node: a call of its own, so that find() stays small
+/// enough to be inlined into the trees' walks.
+template <typename NodeId>
+[[gnu::noinline]] NodeId find_wide(const WideLinks<NodeId>& map, NodeId parent, Token first, NodeId none) {
   const auto it = map.find(key(parent, first));
   return it == map.end() ? none : it->second;
 }
 
-/// Adds `child` (no sibling starts with the same token); may make the node wide.
+/// The child of `parent` starting with `first`, or `none`.
 template <typename Child, typename NodeId>
-void insert(WideLinks<NodeId>& map, std::vector<Child>& children, bool& wide, NodeId parent, const Child& child) {
-  if (wide) {
-    map.emplace(key(parent, child.first), child.node);
-    return;
-  }
-  sorted_children::insert(children, child);
-  if (children.size() <= kWide) return;
+inline NodeId find(const WideLinks<NodeId>& map, const std::vector<Child>& children, bool wide, NodeId parent,
+                   Token first, NodeId none) {
+  if (!wide) return sorted_children::find(children, first, none);
+  return find_wide(map, parent, first, none);
+}
+
+/// Moves a node's links from its vector to the map (it has just passed kWide).
+template <typename Child, typename NodeId>
+[[gnu::noinline]] void make_wide(WideLinks<NodeId>& map, std::vector<Child>& children, bool& wide, NodeId parent) {
   for (const Child& c : children) map.emplace(key(parent, c.first), c.node);
   children.clear();
   children.shrink_to_fit();
   wide = true;
+}
+
+template <typename NodeId>
+[[gnu::noinline]] void insert_wide(WideLinks<NodeId>& map, NodeId parent, Token first, NodeId node) {
+  map.emplace(key(parent, first), node);
+}
+
+/// Adds `child` (no sibling starts with the same token); may make the node wide.
+template <typename Child, typename NodeId>
+inline void insert(WideLinks<NodeId>& map, std::vector<Child>& children, bool& wide, NodeId parent,
+                   const Child& child) {
+  if (wide) return insert_wide(map, parent, child.first, child.node);
+  sorted_children::insert(children, child);
+  if (children.size() > kWide) make_wide(map, children, wide, parent);
 }
 
 /// Removes the child starting with `first`, which must exist.
