@@ -5,9 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
+
+#include "prefixroute/base/random.h"
 
 #include "replicas.h"
 #include "tokens.h"
@@ -119,6 +123,97 @@ TEST(AibrixPrefix, MatchesComeFromTheRoutersOwnTableAndTheChoiceIsAddedToIt) {
   expected[first] = 100;
   EXPECT_EQ(policy.last_prefix_scores(), expected);
   EXPECT_EQ(policy.predicted_cached_tokens(), 40);
+}
+
+// normalizeScoresArray recomputed from scratch with sorted copies (the
+// median of a sorted copy, then of the sorted deviations), against
+// normalise's selection and the prefix scores' shortcut, on random score
+// lists with frequent ties, zeros and +inf, sized 1, 2, 3, 5, 8 and 70.
+std::vector<double> normalised_by_sorting(const std::vector<double>& raw, Polarity polarity) {
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+  };
+  std::vector<double> out(raw.size(), 0.0), values;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < raw.size(); ++i)
+    if (std::isfinite(raw[i])) {
+      index.push_back(i);
+      values.push_back(raw[i]);
+    }
+  if (values.empty()) return out;
+  if (values.size() >= 3) {
+    const double m = median(values);
+    std::vector<double> deviations;
+    for (const double v : values) deviations.push_back(std::fabs(v - m));
+    const double mad = median(deviations);
+    if (mad != 0)
+      for (double& v : values) v = std::clamp(v, m - 3.0 * mad, m + 3.0 * mad);
+  }
+  const double lo = *std::min_element(values.begin(), values.end());
+  const double hi = *std::max_element(values.begin(), values.end());
+  for (std::size_t j = 0; j < values.size(); ++j)
+    out[index[j]] = hi == lo ? 1.0 : polarity == Polarity::Least ? (hi - values[j]) / (hi - lo) : (values[j] - lo) / (hi - lo);
+  return out;
+}
+
+TEST(AibrixNormalise, SelectionGivesTheSortedMediansResults) {
+  Rng rng(5);
+  for (const std::size_t n : {1u, 2u, 3u, 5u, 8u, 70u}) {
+    for (int round = 0; round < 200; ++round) {
+      std::vector<double> raw(n);
+      const bool sparse = rng.uniform_int(0, 1) == 0;  // mostly zeros, like match percents
+      for (double& v : raw) {
+        const auto pick = rng.uniform_int(0, 9);
+        v = sparse && pick < 7 ? 0.0 : pick == 9 ? kInf : static_cast<double>(rng.uniform_int(0, 6)) * 12.5 / 3.0;
+      }
+      for (const Polarity polarity : {Polarity::Most, Polarity::Least})
+        ASSERT_EQ(normalised(raw, polarity), normalised_by_sorting(raw, polarity)) << "n " << n << " round " << round;
+    }
+  }
+}
+
+// The policy's prefix scores (percents, mostly 0) normalised as from
+// scratch, the blend and the 1e-9 tie rule, on random routed tables and
+// in-flight counts over 1, 3, 5 and 70 replicas.
+void check_choice_against_model(std::size_t n, std::uint64_t seed) {
+  AibrixPrefix policy(AibrixPrefixParams{});
+  auto replicas = make_replicas(n);
+  Rng rng(seed);
+  for (int step = 0; step < 150; ++step) {
+    std::vector<std::uint32_t> counts(n);
+    for (auto& c : counts) c = static_cast<std::uint32_t>(rng.uniform_int(0, 2));
+    set_in_flight(replicas, counts);
+    const Tokens prompt = concat(run_of(static_cast<Token>(rng.uniform_int(0, 3)) * 1000, rng.uniform_int(0, 16)),
+                                 run_of(static_cast<Token>(50'000 + rng.uniform_int(0, 9) * 100), rng.uniform_int(0, 8)));
+    const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, 0);
+    const std::vector<double> prefix = normalised_by_sorting(policy.last_prefix_scores(), Polarity::Most);
+    const std::vector<double> load = normalised_by_sorting(policy.last_load_scores(), Polarity::Least);
+    const auto& candidates = policy.last_candidates();
+    std::size_t best = 0;
+    double best_score = -1.0;
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      double score = 0.0;
+      score += prefix[k] * (5.0 / 9.0);
+      score += load[k] * (4.0 / 9.0);
+      ASSERT_EQ(policy.last_final_scores()[k], score) << "step " << step;
+      if (std::fabs(score - best_score) >= 1e-9 && score > best_score) {
+        best_score = score;
+        best = k;
+      }
+    }
+    ASSERT_EQ(chosen, candidates[best]) << "step " << step;
+    const std::size_t target = rng.uniform_int(0, 2) == 0 ? static_cast<std::size_t>(rng.uniform_int(0, n - 1)) : chosen;
+    record_routed(policy, static_cast<std::uint64_t>(step), target, prompt);
+  }
+}
+
+TEST(AibrixPrefix, ChoiceIsTheBlendOfScoresNormalisedAsFromScratch) {
+  check_choice_against_model(1, 1);
+  check_choice_against_model(3, 2);
+  check_choice_against_model(5, 3);
+  check_choice_against_model(70, 4);
 }
 
 }  // namespace

@@ -217,12 +217,18 @@ TEST(DynamoKv, ANonHolderTyingTheBestHolderJoinsTheTieInReplicaOrder) {
   EXPECT_EQ(policy.last_costs(), (std::vector<double>{24.0, 6.0, 6.0, 24.0}));
   EXPECT_EQ(policy.predicted_cached_tokens(), 0);
   // The same usage on replica 1 (unrelated content): both stay tied and draw lots.
+  // The lots are drawn over {1, 2} in replica order (the holder listed
+  // after the non-holder), with the policy's stream.
   replicas[1].admit(run_of(9000, 4), 0, kPrefill);
+  Rng mirror(mix_seed(42, 0x64796e616d6fULL));  // the policy's stream ("dynamo")
   std::vector<int> counts(4, 0);
-  for (int k = 0; k < 40; ++k) ++counts[policy.choose(prompt_of(prompt), replicas, 0)];
+  for (int k = 0; k < 40; ++k) {
+    const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, 0);
+    ASSERT_EQ(chosen, mirror.uniform_int(0, 1) == 0 ? 1u : 2u) << "draw " << k;
+    ++counts[chosen];
+  }
   EXPECT_GT(counts[1], 0);
   EXPECT_GT(counts[2], 0);
-  EXPECT_EQ(counts[0] + counts[3], 0);
 }
 
 TEST(DynamoKv, LowestCostMatchesEveryReplicasCostOnRandomStates) {
@@ -230,11 +236,12 @@ TEST(DynamoKv, LowestCostMatchesEveryReplicasCostOnRandomStates) {
   // load may reach the lowest cost. Against the rule applied to every
   // replica's cost (last_costs()), with a mirror of the policy's draws:
   // lowest cost, then least usage, then a draw among the survivors in
-  // replica order, drawn only when more than one survives.
-  constexpr std::size_t kReplicas = 40;
+  // replica order, drawn only when more than one survives. On 1, 3, 5, 40
+  // and 70 replicas (idle ones tie at the lowest cost, holders join them).
+  for (const std::size_t kReplicas : {1u, 3u, 5u, 40u, 70u}) {
   constexpr std::uint64_t kSeed = 11;
   auto replicas = make_replicas(kReplicas, kCacheTokens);
-  Rng state(3);
+  Rng state(3 + kReplicas);
   std::vector<Tokens> prefixes;
   for (std::uint32_t t = 0; t < 5; ++t) prefixes.push_back(run_of(1000 * (t + 1), 64));
   for (std::size_t r = 0; r < kReplicas; ++r)
@@ -261,11 +268,12 @@ TEST(DynamoKv, LowestCostMatchesEveryReplicasCostOnRandomStates) {
       }
       const std::size_t expected =
           survivors.size() == 1 ? survivors[0] : survivors[mirror.uniform_int(0, survivors.size() - 1)];
-      ASSERT_EQ(chosen, expected) << "weight " << weight << ", request " << k;
+      ASSERT_EQ(chosen, expected) << kReplicas << " replicas, weight " << weight << ", request " << k;
       policy.on_routed(RoutedRequest{++id, chosen, prompt_of(prompt), state.uniform_int(0, 40), 0});
       if (id > 3 && state.uniform_int(0, 1) == 0) policy.on_first_token(id - 3, 0, 0);
       if (id > 8 && state.uniform_int(0, 1) == 0) policy.on_completed(id - 8, 0, 0);
     }
+  }
   }
 }
 

@@ -6,9 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <vector>
+
+#include "prefixroute/base/random.h"
 
 #include "replicas.h"
 #include "tokens.h"
@@ -103,6 +106,60 @@ TEST(ProdstackPrefix, TheChoiceIsInsertedForTheChosenReplica) {
   const std::size_t first = policy.choose(prompt_of(prompt), replicas, 0);
   policy.on_routed(RoutedRequest{1, first, prompt_of(prompt), 0, 0});
   for (int i = 0; i < 10; ++i) EXPECT_EQ(policy.choose(prompt_of(prompt), replicas, 0), first);
+}
+
+// The rule recomputed from scratch: each replica's match is its longest
+// common prefix with the prompts routed to it, in chunks (the partial last
+// chunk when it covers the whole prompt); the candidates are the replicas at
+// the longest, in index order (every replica when it is 0); one draw from a
+// generator seeded as the policy's, only when several remain. Prompts come
+// from few stems and tails so matches and ties are frequent; some choices
+// are routed elsewhere, so holders spread.
+void check_choice_against_model(std::size_t n, std::uint64_t seed) {
+  const std::size_t chunk = 4;
+  ProdstackPrefix policy(chunks(chunk), seed);
+  Rng model_rng(mix_seed(seed, 0x70737461636bULL));  // the policy's stream ("pstack")
+  std::vector<std::vector<Tokens>> routed(n);
+  auto replicas = make_replicas(n);
+  Rng rng(seed + 100);
+  for (int step = 0; step < 400; ++step) {
+    const Token stem = static_cast<Token>(rng.uniform_int(0, 4)) * 1000;
+    Tokens prompt = run_of(stem, rng.uniform_int(0, 10));
+    const Tokens tail = run_of(static_cast<Token>(100'000 + rng.uniform_int(0, 20) * 50), rng.uniform_int(0, 9));
+    prompt.insert(prompt.end(), tail.begin(), tail.end());
+    const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, 0);
+
+    std::vector<std::size_t> matched_chunks(n, 0);
+    for (std::size_t r = 0; r < n; ++r) {
+      std::size_t m = 0;
+      for (const Tokens& t : routed[r]) {
+        std::size_t k = 0;
+        while (k < t.size() && k < prompt.size() && t[k] == prompt[k]) ++k;
+        m = std::max(m, k);
+      }
+      matched_chunks[r] = m / chunk + (prompt.size() % chunk != 0 && m == prompt.size() ? 1 : 0);
+    }
+    const std::size_t best = *std::max_element(matched_chunks.begin(), matched_chunks.end());
+    std::vector<std::size_t> candidates;
+    for (std::size_t r = 0; r < n; ++r)
+      if (matched_chunks[r] == best) candidates.push_back(r);
+    const std::size_t expected =
+        candidates.size() == 1 ? candidates.front() : candidates[static_cast<std::size_t>(model_rng.below(candidates.size()))];
+    ASSERT_EQ(policy.last_chunks(), best) << "step " << step;
+    ASSERT_EQ(policy.last_candidates(), candidates) << "step " << step;
+    ASSERT_EQ(chosen, expected) << "step " << step;
+
+    const std::size_t target = rng.uniform_int(0, 3) == 0 ? static_cast<std::size_t>(rng.uniform_int(0, n - 1)) : chosen;
+    record_routed(policy, static_cast<std::uint64_t>(step), target, prompt);
+    routed[target].push_back(prompt);
+  }
+}
+
+TEST(ProdstackPrefix, ChoiceIsTheSeededDrawAmongTheLongestChunkMatches) {
+  check_choice_against_model(1, 1);
+  check_choice_against_model(3, 2);
+  check_choice_against_model(5, 3);
+  check_choice_against_model(70, 4);
 }
 
 }  // namespace

@@ -591,5 +591,53 @@ TEST(SglangCacheAware, ChoiceIsTheScansWithTheKeptFewestAndMostInFlight) {
   }
 }
 
+// Nodes with more than 64 children (their links in the tree's hash map):
+// short prompts over 200 tokens, under one shared stem or none, inserted,
+// matched against the model and trimmed away again.
+TEST(ApproxRadixTree, WideNodesAgreeWithTheModelUnderInsertsAndTrims) {
+  Rng rng(11);
+  constexpr std::size_t kReplicas = 6;
+  ApproxRadixTree tree;
+  std::vector<std::vector<Tokens>> sent(kReplicas);
+  auto random_prompt = [&rng] {
+    Tokens t(rng.uniform_int(1, 4));
+    for (Token& x : t) x = static_cast<Token>(rng.uniform_int(0, 199));
+    if (rng.uniform_int(0, 1) == 0) t.insert(t.begin(), 1000);
+    return t;
+  };
+  std::size_t most_wide = 0;
+  for (int step = 0; step < 600; ++step) {
+    const Tokens prompt = random_prompt();
+    const auto r = static_cast<std::size_t>(rng.uniform_int(0, kReplicas - 1));
+    tree.insert(prompt_of(prompt), r);
+    sent[r].push_back(prompt);
+    const Tokens probe = random_prompt();
+    std::vector<std::size_t> per_replica;
+    tree.match(prompt_of(probe), per_replica);
+    for (std::size_t i = 0; i < kReplicas; ++i) {
+      std::size_t best = 0;
+      for (const Tokens& t : sent[i]) {
+        std::size_t k = 0;
+        while (k < t.size() && k < probe.size() && t[k] == probe[k]) ++k;
+        best = std::max(best, k);
+      }
+      ASSERT_EQ(per_replica.size() > i ? per_replica[i] : 0, best) << "step " << step;
+    }
+    ASSERT_TRUE(holders_agree(tree, probe)) << "step " << step;
+    if (step % 20 == 0) ASSERT_EQ(tree.check_invariants(), "") << "step " << step;
+    most_wide = std::max(most_wide, tree.wide_node_count());
+  }
+  EXPECT_GT(most_wide, 0u);
+  for (int step = 0; step < 300; ++step) {
+    const auto r = static_cast<std::size_t>(rng.uniform_int(0, kReplicas - 1));
+    tree.trim(r, rng.uniform_int(0, 200));
+    ASSERT_TRUE(holders_agree(tree, random_prompt())) << "step " << step;
+    if (step % 10 == 0) ASSERT_EQ(tree.check_invariants(), "") << "step " << step;
+  }
+  for (std::size_t r = 0; r < kReplicas; ++r) tree.trim(r, 0);
+  EXPECT_EQ(tree.node_count(), 0u);
+  EXPECT_EQ(tree.check_invariants(), "");
+}
+
 }  // namespace
 }  // namespace prefixroute

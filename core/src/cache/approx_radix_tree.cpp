@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "../base/first_difference.h"
-#include "sorted_children.h"
+#include "child_links.h"
 #include "../base/text.h"
 
 namespace prefixroute {
@@ -22,17 +22,23 @@ ApproxRadixTree::NodeId ApproxRadixTree::allocate() {
   return static_cast<NodeId>(nodes_.size() - 1);
 }
 
-ApproxRadixTree::NodeId ApproxRadixTree::find_child(const Node& node, Token first) const {
-  return sorted_children::find(node.children, first, kNone);
+std::size_t ApproxRadixTree::wide_node_count() const {
+  return static_cast<std::size_t>(std::count_if(nodes_.begin(), nodes_.end(), [](const Node& n) { return n.wide; }));
+}
+
+ApproxRadixTree::NodeId ApproxRadixTree::find_child(NodeId parent, Token first) const {
+  const Node& node = nodes_[parent];
+  return child_links::find(wide_links_, node.children, node.wide, parent, first, kNone);
 }
 
 void ApproxRadixTree::add_child(NodeId parent, NodeId child) {
-  sorted_children::insert(nodes_[parent].children, Child{nodes_[child].first, child});
+  Node& node = nodes_[parent];
   nodes_[child].parent = parent;
+  child_links::insert(wide_links_, node.children, node.wide, parent, Child{nodes_[child].first, child});
 }
 
 void ApproxRadixTree::remove_child(NodeId parent, Token first) {
-  sorted_children::erase(nodes_[parent].children, first);
+  child_links::erase(wide_links_, nodes_[parent].children, nodes_[parent].wide, parent, first);
 }
 
 ApproxRadixTree::Holder* ApproxRadixTree::find_holder(Node& node, std::size_t replica) {
@@ -61,7 +67,7 @@ std::size_t ApproxRadixTree::walk(const Prompt& prompt, OnEdge&& on_edge) const 
   PieceCursor at(prompt.pieces, 0);
   while (pos < prompt.size() && content_ != nullptr) {
     const Piece next = at.rest();
-    const NodeId child = find_child(nodes_[node], prompt.content->token(next.run, next.offset));
+    const NodeId child = find_child(node, prompt.content->token(next.run, next.offset));
     if (child == kNone) break;
     const std::size_t length = nodes_[child].length;
     const std::size_t limit = std::min(length, prompt.size() - pos);
@@ -125,7 +131,7 @@ ApproxRadixTree::NodeId ApproxRadixTree::split(NodeId id, std::size_t at) {
   up.holders = lower.holders;
   for (Holder& h : up.holders) h.children = 1;
   const NodeId parent = lower.parent;
-  sorted_children::replace(nodes_[parent].children, up.first, upper);
+  child_links::replace(wide_links_, nodes_[parent].children, nodes_[parent].wide, parent, up.first, upper);
   up.parent = parent;
   up.children.push_back(Child{lower.first, id});
   lower.parent = upper;
@@ -165,7 +171,7 @@ void ApproxRadixTree::insert(const Prompt& prompt, std::size_t replica) {
   PieceCursor at(prompt.pieces, 0);
   while (pos < prompt.size()) {
     const Piece next = at.rest();
-    NodeId child = find_child(nodes_[node], content_->token(next.run, next.offset));
+    NodeId child = find_child(node, content_->token(next.run, next.offset));
     if (child == kNone) {
       child = allocate();
       set_edge(child, prompt, pos, prompt.size() - pos);
@@ -216,7 +222,8 @@ void ApproxRadixTree::evict_leaf(std::size_t replica) {
     node.edge.clear();
     node.edge.shrink_to_fit();
     node.length = 0;
-    node.children.clear();
+    node.children.clear();  // a freed node is a leaf: no links in wide_links_ either
+    node.wide = false;
     node.holders.clear();
     node.holders.shrink_to_fit();
     node.parent = kNone;
@@ -243,12 +250,17 @@ std::string ApproxRadixTree::check_invariants() const {
   std::vector<std::set<LeafKey>> leaves(tokens_.size());
   std::uint64_t size = 0;
   std::size_t reached = 0;
+  std::size_t stray = 0;
+  const std::vector<std::vector<Child>> children = child_links::all<Child>(wide_links_, nodes_, stray);
+  if (stray != 0) return fail(err << stray << " map links under nodes that are not wide");
   std::vector<NodeId> stack = {kRoot};
   while (!stack.empty()) {
     const NodeId id = stack.back();
     stack.pop_back();
     ++reached;
     const Node& node = nodes_[id];
+    const std::vector<Child>& kids = children[id];
+    if (node.wide && !node.children.empty()) return fail(err << "wide node " << id << " has vector children");
     if (id != kRoot) {
       if (node.length == 0) return fail(err << "node " << id << " has an empty edge");
       if (node.holders.empty()) return fail(err << "node " << id << " has no holder");
@@ -261,7 +273,7 @@ std::string ApproxRadixTree::check_invariants() const {
       if (h.replica >= tokens_.size()) return fail(err << "node " << id << ": unknown replica");
       tokens[h.replica] += node.length;
       std::uint32_t holding_children = 0;
-      for (const Child& c : node.children)
+      for (const Child& c : kids)
         if (const Holder* ch = find_holder(nodes_[c.node], h.replica)) {
           ++holding_children;
           if (ch->last_access > h.last_access)
@@ -272,10 +284,10 @@ std::string ApproxRadixTree::check_invariants() const {
                     << ", recount " << holding_children);
       if (h.children == 0) leaves[h.replica].insert(LeafKey{h.last_access, id});
     }
-    for (std::size_t i = 0; i < node.children.size(); ++i) {
-      const Child& c = node.children[i];
+    for (std::size_t i = 0; i < kids.size(); ++i) {
+      const Child& c = kids[i];
       const Node& child = nodes_[c.node];
-      if (i > 0 && node.children[i - 1].first >= c.first)
+      if (i > 0 && kids[i - 1].first >= c.first)
         return fail(err << "node " << id << ": children not sorted");
       if (child.parent != id || child.length == 0 || child.first != c.first)
         return fail(err << "node " << c.node << ": bad link to parent " << id);

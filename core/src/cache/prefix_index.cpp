@@ -8,7 +8,7 @@
 #include "prefixroute/cache/radix_cache.h"
 
 #include "../base/first_difference.h"
-#include "sorted_children.h"
+#include "child_links.h"
 
 namespace prefixroute {
 
@@ -50,7 +50,8 @@ PrefixIndex::NodeId PrefixIndex::allocate() {
 void PrefixIndex::free_node(NodeId id) {
   Node& node = nodes_[id];
   node.edge.clear();  // keeps its capacity for the node's next use
-  node.children.clear();
+  node.children.clear();  // a freed node is a leaf: no links in the map either
+  node.wide = false;
   node.parent = kNone;
   node.end_depth = 0;
   node.length = 0;
@@ -58,13 +59,15 @@ void PrefixIndex::free_node(NodeId id) {
   free_.push_back(id);
 }
 
-PrefixIndex::NodeId PrefixIndex::find_child(const Node& node, Token first) const {
-  return sorted_children::find(node.children, first, kNone);
+PrefixIndex::NodeId PrefixIndex::find_child(NodeId parent, Token first) const {
+  const Node& node = nodes_[parent];
+  return child_links::find(wide_links_, node.children, node.wide, parent, first, kNone);
 }
 
 void PrefixIndex::add_child(NodeId parent, NodeId child) {
-  sorted_children::insert(nodes_[parent].children, Child{nodes_[child].first, child});
+  Node& node = nodes_[parent];
   nodes_[child].parent = parent;
+  child_links::insert(wide_links_, node.children, node.wide, parent, Child{nodes_[child].first, child});
 }
 
 // Splits `id` after its first `at` tokens; the new upper node takes the holder
@@ -86,7 +89,7 @@ PrefixIndex::NodeId PrefixIndex::split(NodeId id, std::size_t at) {
   up.children.push_back(Child{lower.first, id});
   lower.parent = upper;
   std::copy(bits(id), bits(id) + words_, bits(upper));
-  sorted_children::replace(nodes_[parent].children, up.first, upper);
+  child_links::replace(wide_links_, nodes_[parent].children, nodes_[parent].wide, parent, up.first, upper);
   return upper;
 }
 
@@ -139,7 +142,7 @@ const std::uint64_t* PrefixIndex::walk(const Prompt& prompt, SetDepth&& set_dept
   PieceCursor at(prompt.pieces, 0);
   while (depth < prompt.size() && content_ != nullptr) {
     const Piece next = at.rest();
-    const NodeId child = find_child(nodes_[current], prompt.content->token(next.run, next.offset));
+    const NodeId child = find_child(current, prompt.content->token(next.run, next.offset));
     if (child == kNone) break;
     const std::size_t length = nodes_[child].length;
     const std::size_t limit = std::min(length, prompt.size() - depth);
@@ -197,7 +200,7 @@ void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::
   // replicas already hold, add the rest, and make the leaf's end a boundary.
   while (pos < edge.size()) {
     const Piece next = at.rest();
-    NodeId child = find_child(nodes_[current], content_->token(next.run, next.offset));
+    NodeId child = find_child(current, content_->token(next.run, next.offset));
     if (child == kNone) {
       // Only this replica holds the rest.
       const NodeId fresh = allocate();
@@ -247,15 +250,24 @@ void PrefixIndex::on_evict(std::uint32_t replica, std::uint32_t node, std::size_
     if (clear_bit(s, replica)) {
       // Nobody holds it; its children are held by nobody either, so it has
       // none left (they were freed when their last holder left).
-      sorted_children::erase(nodes_[parent].children, nodes_[s].first);
+      child_links::erase(wide_links_, nodes_[parent].children, nodes_[parent].wide, parent, nodes_[s].first);
       free_node(s);
     }
     s = parent;
   }
 }
 
+std::size_t PrefixIndex::wide_node_count() const {
+  return static_cast<std::size_t>(std::count_if(nodes_.begin(), nodes_.end(), [](const Node& n) { return n.wide; }));
+}
+
 std::string PrefixIndex::check_invariants() const {
   std::ostringstream problem;
+  std::size_t stray = 0;
+  const std::vector<std::vector<Child>> children = child_links::all<Child>(wide_links_, nodes_, stray);
+  if (stray != 0) problem << stray << " map links under nodes that are not wide; ";
+  for (std::size_t id = 0; id < nodes_.size(); ++id)
+    if (nodes_[id].wide && !nodes_[id].children.empty()) problem << "wide node " << id << " has vector children; ";
   std::size_t reachable = 0;
   std::vector<NodeId> stack{kRoot};
   while (!stack.empty()) {
@@ -280,9 +292,10 @@ std::string PrefixIndex::check_invariants() const {
       if (node.end_depth != nodes_[node.parent].end_depth + node.length)
         problem << "node " << id << " depth wrong; ";
     }
-    for (std::size_t i = 0; i < node.children.size(); ++i) {
-      const Child& c = node.children[i];
-      if (i > 0 && !(node.children[i - 1].first < c.first))
+    const std::vector<Child>& kids = children[id];
+    for (std::size_t i = 0; i < kids.size(); ++i) {
+      const Child& c = kids[i];
+      if (i > 0 && !(kids[i - 1].first < c.first))
         problem << "children of " << id << " not sorted/distinct; ";
       if (nodes_[c.node].parent != id) problem << "parent link of " << c.node << " wrong; ";
       if (nodes_[c.node].length == 0 || nodes_[c.node].first != c.first)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <vector>
 
 #include "prefixroute/policies/lmetric.h"
 
@@ -32,18 +34,33 @@ const PolicySpec& aibrix_prefix_policy_spec() {
 
 namespace {
 
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
+// The median of `values` as sorting them would give it (the middle element,
+// or the mean of the two middle ones), found by selection: O(n), reorders
+// `values`. The elements are the sorted order's, so the value is the same.
+double median_in_place(std::vector<double>& values) {
   const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  const double upper = *middle;
+  if (n % 2 == 1) return upper;
+  const double lower = *std::max_element(values.begin(), middle);  // the sorted order's element n/2 - 1
+  return (lower + upper) / 2.0;
 }
 
 }  // namespace
 
 void AibrixPrefix::normalise(const std::vector<double>& raw, Polarity polarity, std::vector<double>& out) {
+  NormaliseScratch scratch;
+  normalise(raw, polarity, out, scratch);
+}
+
+void AibrixPrefix::normalise(const std::vector<double>& raw, Polarity polarity, std::vector<double>& out,
+                             NormaliseScratch& scratch) {
   out.assign(raw.size(), 0.0);
-  std::vector<std::size_t> index;
-  std::vector<double> values;
+  std::vector<std::size_t>& index = scratch.index;
+  std::vector<double>& values = scratch.values;
+  index.clear();
+  values.clear();
   for (std::size_t i = 0; i < raw.size(); ++i)
     if (std::isfinite(raw[i])) {
       index.push_back(i);
@@ -52,10 +69,10 @@ void AibrixPrefix::normalise(const std::vector<double>& raw, Polarity polarity, 
   if (values.empty()) return;
   // Winsorize: clamp values beyond 3 median absolute deviations (3+ values, MAD > 0).
   if (values.size() >= 3) {
-    const double median = median_of(values);
-    std::vector<double> deviations(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) deviations[i] = std::fabs(values[i] - median);
-    const double mad = median_of(deviations);
+    scratch.work.assign(values.begin(), values.end());
+    const double median = median_in_place(scratch.work);
+    for (std::size_t i = 0; i < values.size(); ++i) scratch.work[i] = std::fabs(values[i] - median);
+    const double mad = median_in_place(scratch.work);
     if (mad != 0) {
       const double lower = median - 3.0 * mad, upper = median + 3.0 * mad;
       for (double& v : values) v = v > upper ? upper : (v < lower ? lower : v);
@@ -72,6 +89,29 @@ void AibrixPrefix::normalise(const std::vector<double>& raw, Polarity polarity, 
       out[index[j]] = (values[j] - min) / (max - min);
     }
   }
+}
+
+void AibrixPrefix::normalise_prefix() {
+  // Match percents are finite and >= 0. When more than half are 0, the
+  // median and the MAD are both 0 (no clamp), the minimum is 0 and each
+  // normalised value is (v - 0) / (max - 0) = v / max exactly: no selection.
+  const std::size_t n = prefix_raw_.size();
+  std::size_t zeros = 0;
+  double max = 0;
+  for (const double v : prefix_raw_) {
+    zeros += v == 0 ? 1 : 0;
+    max = std::max(max, v);
+  }
+  if (zeros * 2 <= n) {
+    normalise(prefix_raw_, Polarity::Most, prefix_norm_, scratch_);
+    return;
+  }
+  prefix_norm_.resize(n);
+  if (max == 0) {
+    std::fill(prefix_norm_.begin(), prefix_norm_.end(), 1.0);
+    return;
+  }
+  for (std::size_t k = 0; k < n; ++k) prefix_norm_[k] = (prefix_raw_[k] - 0.0) / (max - 0.0);
 }
 
 AibrixPrefix::AibrixPrefix(const AibrixPrefixParams& params) : params_(params), load_(params.load()) {
@@ -92,8 +132,8 @@ std::size_t AibrixPrefix::choose(const RouteRequest& request, const ClusterView&
     prefix_raw_[k] = blocks == 0 ? 0.0
                                  : static_cast<double>((matched_[candidates_[k]] / params_.block_size) * 100 / blocks);
   load_.scores(cluster, candidates_, load_raw_);
-  normalise(prefix_raw_, Polarity::Most, prefix_norm_);
-  normalise(load_raw_, Polarity::Least, load_norm_);
+  normalise_prefix();
+  normalise(load_raw_, Polarity::Least, load_norm_, scratch_);
   const double total = params_.prefix_weight + params_.load_balance_weight;
   const double prefix_fraction = total > 0 ? params_.prefix_weight / total : 0.0;
   const double load_fraction = total > 0 ? params_.load_balance_weight / total : 0.0;

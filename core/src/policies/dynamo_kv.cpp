@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <iterator>
 #include <limits>
 
 #include "prefixroute/base/deterministic_math.h"
@@ -263,10 +265,25 @@ std::size_t DynamoKv::choose_lowest_cost(const Prompt& prompt, const ClusterView
   const auto bound = [&] { return best * (1 + 1e-9) - offset * (1 - 1e-9) + 1e-9; };
   for (std::size_t i = keys_.first_at_most(0, bound()); i < n; i = keys_.first_at_most(i + 1, bound()))
     if (i != least) visit(i);
+  // The replicas at the lowest cost in replica order, without sorting:
+  // candidates_ holds the holders (replica order), then the least key's
+  // replica if it was visited, then the walk (ascending). The second part
+  // is sorted by moving its first element into place, then the two merge.
   tied_.clear();
-  for (const Candidate& c : candidates_)
-    if (c.cost == best) tied_.push_back(c.replica);
-  std::sort(tied_.begin(), tied_.end());
+  std::size_t k = 0;
+  for (; k < held_.size(); ++k)
+    if (candidates_[k].cost == best) tied_.push_back(candidates_[k].replica);
+  const std::size_t held_tied = tied_.size();
+  for (; k < candidates_.size(); ++k)
+    if (candidates_[k].cost == best) tied_.push_back(candidates_[k].replica);
+  const auto others = tied_.begin() + static_cast<std::ptrdiff_t>(held_tied);
+  if (others != tied_.end())
+    std::rotate(others, others + 1, std::upper_bound(others + 1, tied_.end(), *others));
+  if (held_tied > 0 && others != tied_.end()) {
+    merged_.clear();
+    std::merge(tied_.begin(), others, others, tied_.end(), std::back_inserter(merged_));
+    tied_.swap(merged_);
+  }
   return break_tie(cluster);
 }
 

@@ -32,22 +32,41 @@ std::size_t ProdstackPrefix::choose(const RouteRequest& request, const ClusterVi
   const Prompt& prompt = request.prompt;
   const std::size_t n = cluster.size();
   trie_.set_replicas(n);
-  trie_.match(prompt, matched_);
+  trie_.match_held(prompt, held_);
   const std::size_t chunk = params_.chunk_tokens;
   const bool partial_last = prompt.size() % chunk != 0;
   const auto chunks_of = [&](std::size_t m) {
     return m / chunk + (partial_last && m == prompt.size() ? 1 : 0);
   };
+  // Only the holders (replica order) can match a chunk; every other replica
+  // matches 0 tokens, hence 0 chunks.
   best_chunks_ = 0;
-  for (std::size_t r = 0; r < n; ++r) best_chunks_ = std::max(best_chunks_, chunks_of(matched_[r]));
+  for (const ApproxRadixTree::Held& h : held_)
+    if (h.replica < n) best_chunks_ = std::max(best_chunks_, chunks_of(h.matched));
   candidates_.clear();
-  for (std::size_t r = 0; r < n; ++r)
-    if (chunks_of(matched_[r]) == best_chunks_) candidates_.push_back(r);  // with no match: every replica
-  const std::size_t chosen = candidates_.size() == 1
-                                 ? candidates_.front()
-                                 : candidates_[static_cast<std::size_t>(rng_.below(candidates_.size()))];
+  all_candidates_ = best_chunks_ == 0;
+  replicas_ = n;
+  std::size_t chosen = 0;
+  if (all_candidates_) {
+    // No chunk matched anywhere: the candidates are every replica in index
+    // order, so the draw's index is the replica (listed only on request).
+    chosen = n == 1 ? 0 : static_cast<std::size_t>(rng_.below(n));
+  } else {
+    for (const ApproxRadixTree::Held& h : held_)
+      if (h.replica < n && chunks_of(h.matched) == best_chunks_) candidates_.push_back(h.replica);
+    chosen = candidates_.size() == 1 ? candidates_.front()
+                                     : candidates_[static_cast<std::size_t>(rng_.below(candidates_.size()))];
+  }
   predicted_ = static_cast<std::int64_t>(std::min<std::size_t>(best_chunks_ * chunk, prompt.size()));
   return chosen;
+}
+
+const std::vector<std::size_t>& ProdstackPrefix::last_candidates() const {
+  if (all_candidates_ && candidates_.size() != replicas_) {
+    candidates_.resize(replicas_);
+    for (std::size_t r = 0; r < replicas_; ++r) candidates_[r] = r;
+  }
+  return candidates_;
 }
 
 void ProdstackPrefix::on_routed(const RoutedRequest& request) {

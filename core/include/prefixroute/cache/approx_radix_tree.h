@@ -47,6 +47,12 @@
 //   Edges are pieces of the routed prompts' Content (base/content.h), the
 //   content of the first prompt inserted; every later insert must be of it.
 //
+// Children
+//   A sorted vector per node, moved to a hash map past 64 children
+//   (core/src/cache/child_links.h): the routed continuations of a popular
+//   prefix grow with the replicas, and adding or removing one is then O(1)
+//   expected instead of a shift of the vector's tail.
+//
 // Cost
 //   match: O(L log F + H) for L prompt tokens, fan-out F and H holder entries
 //   on the matched path (at most path nodes x replicas), plus O(R) to clear the
@@ -59,6 +65,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -109,6 +116,8 @@ class ApproxRadixTree {
   }
   /// Tokens in the tree (the union of all shares).
   std::uint64_t size() const { return size_; }
+  /// Nodes whose children are in the hash map (over 64 children). O(N); for tests.
+  std::size_t wide_node_count() const;
   /// Nodes in the tree, root excluded.
   std::size_t node_count() const { return nodes_.size() - free_.size() - 1; }
 
@@ -135,7 +144,8 @@ class ApproxRadixTree {
     std::vector<Piece> edge;      ///< pieces of content_
     std::size_t length = 0;       ///< tokens in edge
     Token first = 0;              ///< the edge's first token
-    std::vector<Child> children;  ///< sorted by first token
+    std::vector<Child> children;  ///< sorted by first token; empty when wide
+    bool wide = false;            ///< the children are in wide_links_ (more than 64)
     std::vector<Holder> holders;  ///< sorted by replica
     NodeId parent = kNone;
   };
@@ -143,7 +153,7 @@ class ApproxRadixTree {
   using LeafKey = std::pair<std::uint64_t, NodeId>;
 
   NodeId allocate();
-  NodeId find_child(const Node& node, Token first) const;
+  NodeId find_child(NodeId parent, Token first) const;
   /// Walks `prompt` down the tree; on_edge(parent, holders of the matched
   /// child, tokens matched so far) for each edge it enters. Returns the
   /// tokens matched.
@@ -162,6 +172,7 @@ class ApproxRadixTree {
 
   std::vector<Node> nodes_;
   std::vector<NodeId> free_;
+  std::unordered_map<std::uint64_t, NodeId> wide_links_;  // (node, first token) -> child of a wide node
   std::vector<std::uint64_t> tokens_;        // per replica
   std::vector<std::set<LeafKey>> leaves_;    // per replica
   std::uint64_t size_ = 0;

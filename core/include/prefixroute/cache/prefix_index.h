@@ -32,9 +32,13 @@
 // cache's nodes is a boundary here, and match_all equals each cache's own
 // match (the lockstep test in tests/cache/prefix_index_test.cpp drives both).
 //
+// Children: a sorted vector per node, moved to a hash map past 64
+// (core/src/cache/child_links.h): a popular tenant's prefix has the cached
+// turns of every replica as children, a number that grows with the replicas.
+//
 // Cost: match_all is O(L log F + D * R / 64 + R), match_held the same without the R for a prompt of L tokens,
-// D shared nodes on its path and R replicas. Maintenance is O(new tokens +
-// nodes on the changed path) per reported change. Memory: O(tokens in the
+// D shared nodes on its path and R replicas (F <= 64: wider nodes are hashed). Maintenance is O(new tokens + nodes on the changed path) per
+// reported change. Memory: O(tokens in the
 // union + nodes * R / 64) plus one id per cache node.
 //
 // Edges are pieces of the indexed caches' Content (base/content.h), copied
@@ -45,6 +49,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "prefixroute/base/content.h"
@@ -85,6 +90,9 @@ class PrefixIndex {
   /// Cache leaf `node` with an edge of `length` tokens is being evicted.
   void on_evict(std::uint32_t replica, std::uint32_t node, std::size_t length);
 
+  /// Nodes whose children are in the hash map (over 64 children). O(N); for tests.
+  std::size_t wide_node_count() const;
+
   /// Nodes in the shared tree, root excluded.
   std::size_t node_count() const { return nodes_.size() - free_.size() - 1; }
 
@@ -106,7 +114,8 @@ class PrefixIndex {
 
   struct Node {
     std::vector<Piece> edge;      // pieces of content_
-    std::vector<Child> children;  // sorted by first token
+    std::vector<Child> children;  // sorted by first token; empty when wide
+    bool wide = false;            // the children are in wide_links_
     NodeId parent = kNone;
     std::size_t end_depth = 0;  // prompt position just past this node's edge
     std::size_t length = 0;     // edge length
@@ -117,8 +126,9 @@ class PrefixIndex {
   void set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n);
   NodeId allocate();
   void free_node(NodeId id);
-  NodeId find_child(const Node& node, Token first) const;
+  NodeId find_child(NodeId parent, Token first) const;
   void add_child(NodeId parent, NodeId child);
+
   NodeId split(NodeId id, std::size_t at);
   std::uint64_t* bits(NodeId id) { return &bits_[static_cast<std::size_t>(id) * words_]; }
   const std::uint64_t* bits(NodeId id) const { return &bits_[static_cast<std::size_t>(id) * words_]; }
@@ -131,6 +141,7 @@ class PrefixIndex {
   std::vector<Node> nodes_;
   std::vector<std::uint64_t> bits_;  // nodes_.size() * words_ holder bits
   std::vector<NodeId> free_;
+  std::unordered_map<std::uint64_t, NodeId> wide_links_;  // (node, first token) -> child of a wide node
   // end_[r][n]: the shared node at whose end replica r's cache node n ends.
   std::vector<std::vector<NodeId>> end_;
   mutable std::vector<std::size_t> depth_;  // match_held's scratch, per replica

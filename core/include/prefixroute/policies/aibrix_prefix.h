@@ -39,8 +39,12 @@
 //
 // Deterministic without randomness. predicted_cached_tokens() is AIBrix's
 // hit estimate for the chosen replica: L x percent / 100.
-// Cost: one walk of the tree for all replicas plus O(R log R) to normalise
-// (medians sort copies); on_routed inserts the prompt.
+// Cost: one walk of the tree for all replicas plus O(R) to gate, score and
+// normalise (medians by selection, nth_element, in reused buffers; the
+// prefix scores, mostly 0, need none when more than half are 0: then the
+// median and MAD are 0 and each normalised score is its value over the
+// largest); on_routed inserts the prompt. Every replica is still scored
+// (its load score enters the median and MAD).
 #pragma once
 
 #include <cstddef>
@@ -86,6 +90,13 @@ class AibrixPrefix final : public RoutingPolicy {
 
   /// AIBrix's normalizeScoresArray: `raw` to [0, 1] (see step 3 above).
   static void normalise(const std::vector<double>& raw, Polarity polarity, std::vector<double>& out);
+  /// Buffers normalise reuses between calls.
+  struct NormaliseScratch {
+    std::vector<std::size_t> index;
+    std::vector<double> values, work;
+  };
+  static void normalise(const std::vector<double>& raw, Polarity polarity, std::vector<double>& out,
+                        NormaliseScratch& scratch);
 
   // ---- inspection, for tests (per candidate, in the order of last_candidates()) ----
   const std::vector<std::size_t>& last_candidates() const { return candidates_; }
@@ -100,7 +111,12 @@ class AibrixPrefix final : public RoutingPolicy {
   AibrixLoad load_;
   ApproxRadixTree table_;
   std::vector<std::size_t> candidates_, matched_;
+  /// prefix_raw_ -> prefix_norm_: normalise's result, without its selections
+  /// when most candidates match nothing.
+  void normalise_prefix();
+
   std::vector<double> prefix_raw_, load_raw_, prefix_norm_, load_norm_, final_;
+  NormaliseScratch scratch_;
   bool gated_ = false;
   std::int64_t predicted_ = -1;
 };

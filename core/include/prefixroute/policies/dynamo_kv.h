@@ -233,6 +233,7 @@ class DynamoKv final : public RoutingPolicy {
   mutable std::vector<double> costs_;                  // per replica: the scan's, or last_costs()'s
   mutable std::vector<std::uint64_t> overlap_blocks_;  // per replica: the scan's, or last_overlap_blocks()'s
   std::vector<std::size_t> tied_;              // scratch
+  std::vector<std::size_t> merged_;            // scratch: tied_ merged in replica order
   std::vector<double> weights_;                // scratch: sampling weights
   std::vector<std::size_t> matched_;           // scratch: per replica, precise_view() match
   bool overlaps_valid_ = false;  // the last choose()'s overlaps belong to the prompt on_routed will see

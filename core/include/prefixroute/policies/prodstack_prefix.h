@@ -31,7 +31,16 @@
 // Signals: only the router's own trie (APX). No load, no cache truth.
 // predicted_cached_tokens() is the chosen replica's matched chunks x
 // chunk_tokens (capped at the prompt).
-// Cost: one walk of the tree for all replicas (O(L log F + H)) plus O(R),
+// How the candidates are found without visiting every replica (the choice
+// is the scan's, draw for draw): the trie's match_held lists, in replica
+// order, the replicas whose routed prefix is not empty with its length; a
+// replica not listed matches no chunk. The longest chunk match is taken
+// over the holders; when it is at least one chunk the candidates are the
+// holders at it, otherwise every replica is, and the draw over replicas
+// 0..R-1 in index order is the replica itself (the list is built only for
+// last_candidates()).
+// Cost: one walk of the tree (O(L log F + H) for H holder entries on the
+// matched path), nothing per replica holding none of the prompt, one draw,
 // and one insert per request. Memory: the tree grows with every distinct
 // prompt routed, as production-stack's does.
 #pragma once
@@ -62,8 +71,9 @@ class ProdstackPrefix final : public RoutingPolicy {
   void on_routed(const RoutedRequest& request) override;
 
   // ---- inspection, for tests ----
-  /// The candidates of the last choose() and their chunk match.
-  const std::vector<std::size_t>& last_candidates() const { return candidates_; }
+  /// The candidates of the last choose() (replica order) and their chunk
+  /// match. O(R) when every replica was a candidate (listed on request).
+  const std::vector<std::size_t>& last_candidates() const;
   std::size_t last_chunks() const { return best_chunks_; }
   const ApproxRadixTree& trie() const { return trie_; }
 
@@ -71,7 +81,10 @@ class ProdstackPrefix final : public RoutingPolicy {
   ProdstackPrefixParams params_;
   Rng rng_;
   ApproxRadixTree trie_;
-  std::vector<std::size_t> matched_, candidates_;
+  std::vector<ApproxRadixTree::Held> held_;       // scratch: the trie's holders of the prompt
+  mutable std::vector<std::size_t> candidates_;  // the longest matches; every replica: built by last_candidates()
+  bool all_candidates_ = false;                   // no chunk matched: every replica was a candidate
+  std::size_t replicas_ = 0;                      // the cluster size of the last choose()
   std::size_t best_chunks_ = 0;
   std::int64_t predicted_ = -1;
 };
