@@ -6,7 +6,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export ROOT
 
-log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each line says how long the script has run (SECONDS: bash's own clock), so
+# a long run's log shows where its time went.
+log() { printf '\033[1m==> [%dm%02ds] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
 # ensure_apt PKG... : installs the Debian packages that are not installed yet.
 ensure_apt() {

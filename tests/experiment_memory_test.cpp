@@ -161,15 +161,33 @@ TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfEachWorkloadKind) {
                 nullptr, nullptr, "gsp 16k requests, unbounded, lagged");
 }
 
+// The Mooncake excerpt, read and recorded in `s` as the command line
+// replays a trace (not ok() where either fails).
+TraceReadResult read_excerpt(Scenario& s) {
+  const std::string& path = testsupport::kMooncakeExcerpt;
+  const std::optional<std::string> text = testsupport::read_file(path);
+  if (!text) {
+    ADD_FAILURE() << "cannot read " << path;
+    return {};
+  }
+  TraceReadResult read = read_trace(*text, trace_read_options(s.trace));
+  if (!read.ok()) {
+    ADD_FAILURE() << read.error_text();
+    return read;
+  }
+  const auto problems = record_replay(s, path, read, static_cast<double>(read.trace->total_prompt_tokens()));
+  if (!problems.empty()) {
+    ADD_FAILURE() << "record_replay refused the excerpt";
+    read.read = false;
+  }
+  return read;
+}
+
 TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfAReplay) {
   if (PREFIXROUTE_TESTS_SANITIZED) GTEST_SKIP() << kNativeOnly;
   Scenario s = parsed({{"policies", "all"}, {"cluster.replicas", "8"}, {"cluster.cache_tokens", "1000000"}});
-  const std::string& path = testsupport::kMooncakeExcerpt;
-  const std::optional<std::string> text = testsupport::read_file(path);
-  ASSERT_TRUE(text) << path;
-  TraceReadResult read = read_trace(*text, trace_read_options(s.trace));
+  const TraceReadResult read = read_excerpt(s);
   ASSERT_TRUE(read.ok());
-  ASSERT_TRUE(record_replay(s, path, read, static_cast<double>(read.trace->total_prompt_tokens())).empty());
   const InMemoryReplay replay(*read.trace);
   expect_bounds(s, &replay.figures().size, &replay, "Mooncake excerpt, 8 replicas");
 }
@@ -180,12 +198,8 @@ TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfAReplay) {
 TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfOnePolicyOnTwoJobs) {
   if (PREFIXROUTE_TESTS_SANITIZED) GTEST_SKIP() << kNativeOnly;
   Scenario s = parsed({{"policies", "affinity_balanced"}, {"cluster.replicas", "8"}, {"cluster.cache_tokens", "1000000"}});
-  const std::string& path = testsupport::kMooncakeExcerpt;
-  const std::optional<std::string> text = testsupport::read_file(path);
-  ASSERT_TRUE(text) << path;
-  TraceReadResult read = read_trace(*text, trace_read_options(s.trace));
+  const TraceReadResult read = read_excerpt(s);
   ASSERT_TRUE(read.ok());
-  ASSERT_TRUE(record_replay(s, path, read, static_cast<double>(read.trace->total_prompt_tokens())).empty());
   const InMemoryReplay replay(*read.trace);
   ASSERT_TRUE(replay.figures().size.ideal_from_block_ids);
   expect_bounds(s, &replay.figures().size, &replay, "Mooncake excerpt, one policy, 2 jobs", 4, 2);

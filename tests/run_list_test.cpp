@@ -317,7 +317,9 @@ TEST(Progress, ACancelledReportNamesItsWorkloadsFingerprint) {
           },
           nullptr, jobs);
       ASSERT_TRUE(report.cancelled) << jobs << " jobs, cancelled at " << cancel_at;
-      if (report.requests != 0) EXPECT_EQ(report.fingerprint, whole.fingerprint) << jobs << " jobs, cancelled at " << cancel_at;
+      if (report.requests != 0) {
+        EXPECT_EQ(report.fingerprint, whole.fingerprint) << jobs << " jobs, cancelled at " << cancel_at;
+      }
     }
 }
 

@@ -456,6 +456,18 @@ TEST(ApproxRadixTree, TrimRemovesNodesNoReplicaHoldsAnyMore) {
   EXPECT_EQ(tree.check_invariants(), "");
 }
 
+// The brute-force model of a replica's match: the longest prefix of `probe`
+// among the prompts routed to it.
+std::size_t longest_sent_prefix(const std::vector<Tokens>& sent, const Tokens& probe) {
+  std::size_t best = 0;
+  for (const Tokens& t : sent) {
+    std::size_t k = 0;
+    while (k < t.size() && k < probe.size() && t[k] == probe[k]) ++k;
+    best = std::max(best, k);
+  }
+  return best;
+}
+
 // match_held lists exactly the replicas match() gives a non-zero length, in
 // replica order, with that length, and the same overall match.
 bool holders_agree(const ApproxRadixTree& tree, const Tokens& probe) {
@@ -495,12 +507,7 @@ TEST(ApproxRadixTree, AgreesWithABruteForceModelAndKeepsItsInvariantsUnderRandom
     const std::size_t overall = tree.match(prompt_of(probe), per_replica);
     std::size_t expected_overall = 0;
     for (std::size_t i = 0; i < kReplicas; ++i) {
-      std::size_t best = 0;
-      for (const Tokens& s : sent[i]) {
-        std::size_t k = 0;
-        while (k < s.size() && k < probe.size() && s[k] == probe[k]) ++k;
-        best = std::max(best, k);
-      }
+      const std::size_t best = longest_sent_prefix(sent[i], probe);
       ASSERT_EQ(per_replica.size() > i ? per_replica[i] : 0, best) << "step " << step;
       expected_overall = std::max(expected_overall, best);
     }
@@ -615,16 +622,12 @@ TEST(ApproxRadixTree, WideNodesAgreeWithTheModelUnderInsertsAndTrims) {
     std::vector<std::size_t> per_replica;
     tree.match(prompt_of(probe), per_replica);
     for (std::size_t i = 0; i < kReplicas; ++i) {
-      std::size_t best = 0;
-      for (const Tokens& t : sent[i]) {
-        std::size_t k = 0;
-        while (k < t.size() && k < probe.size() && t[k] == probe[k]) ++k;
-        best = std::max(best, k);
-      }
-      ASSERT_EQ(per_replica.size() > i ? per_replica[i] : 0, best) << "step " << step;
+      ASSERT_EQ(per_replica.size() > i ? per_replica[i] : 0, longest_sent_prefix(sent[i], probe)) << "step " << step;
     }
     ASSERT_TRUE(holders_agree(tree, probe)) << "step " << step;
-    if (step % 20 == 0) ASSERT_EQ(tree.check_invariants(), "") << "step " << step;
+    if (step % 20 == 0) {
+      ASSERT_EQ(tree.check_invariants(), "") << "step " << step;
+    }
     most_wide = std::max(most_wide, tree.wide_node_count());
   }
   EXPECT_GT(most_wide, 0u);
@@ -632,7 +635,9 @@ TEST(ApproxRadixTree, WideNodesAgreeWithTheModelUnderInsertsAndTrims) {
     const auto r = static_cast<std::size_t>(rng.uniform_int(0, kReplicas - 1));
     tree.trim(r, rng.uniform_int(0, 200));
     ASSERT_TRUE(holders_agree(tree, random_prompt())) << "step " << step;
-    if (step % 10 == 0) ASSERT_EQ(tree.check_invariants(), "") << "step " << step;
+    if (step % 10 == 0) {
+      ASSERT_EQ(tree.check_invariants(), "") << "step " << step;
+    }
   }
   for (std::size_t r = 0; r < kReplicas; ++r) tree.trim(r, 0);
   EXPECT_EQ(tree.node_count(), 0u);
