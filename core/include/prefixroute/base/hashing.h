@@ -31,11 +31,34 @@ constexpr std::uint64_t fmix64(std::uint64_t h) {
   return h;
 }
 
+/// kFnvPrime to the power n, modulo 2^64.
+constexpr std::uint64_t fnv_prime_power(int n) {
+  std::uint64_t p = 1;
+  for (int i = 0; i < n; ++i) p *= kFnvPrime;
+  return p;
+}
+
 /// FNV-1a over the 8 little-endian bytes of each value fed.
+///
+/// A zero byte's XOR changes nothing, so the multiplications of a value's
+/// high zero bytes fold into one by a power of the prime (exact: products
+/// modulo 2^64 associate). Token ids fit in 3 bytes, so a token costs 4
+/// dependent multiplications instead of 8; the hash is the byte-wise one
+/// (test: Hashing.FeedEqualsTheByteWiseDefinition).
 struct Fnv1a64 {
   std::uint64_t value = kFnvOffset;
   void feed(std::uint64_t v) {
-    for (int b = 0; b < 8; ++b) {
+    if (v >> 24 == 0) {
+      feed_bytes(v, 3);
+      value *= fnv_prime_power(5);
+    } else {
+      feed_bytes(v, 8);
+    }
+  }
+
+ private:
+  void feed_bytes(std::uint64_t v, int n) {
+    for (int b = 0; b < n; ++b) {
       value ^= (v >> (8 * b)) & 0xFF;
       value *= kFnvPrime;
     }
