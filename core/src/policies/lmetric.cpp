@@ -115,11 +115,19 @@ std::size_t LMetric::choose_among_idle(std::size_t n) {
   const std::uint64_t length = scored_prompt_tokens_;
   double best = static_cast<double>(length);
   tied_.clear();  // the holders at the least score, in replica order
+  // Holders mostly share a few matched lengths (a tenant's prefix): the hit's
+  // divisions are redone only when the length changes.
+  std::size_t last_matched = ~std::size_t{0};
+  std::uint64_t fresh = 0;
   idle_holders_.clear();
   for (const ApproxRadixTree::Held& h : held_) {
     if (h.replica >= n) break;
     if (pending_requests_[h.replica] == 0) idle_holders_.push_back(h.replica);
-    const double s = score(h.replica, length - hit_tokens(length, h.matched, params_.block_size));
+    if (h.matched != last_matched) {
+      last_matched = h.matched;
+      fresh = length - hit_tokens(length, h.matched, params_.block_size);
+    }
+    const double s = score(h.replica, fresh);
     if (s < best) {
       best = s;
       tied_.clear();
