@@ -1,8 +1,10 @@
 // ExpectedTtft: minimum expected time to first token from router-side signals.
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
+#include "prefixroute/base/random.h"
 #include "prefixroute/policies/expected_ttft.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
@@ -17,6 +19,7 @@ constexpr double kRate = 1000.0;  // tokens/s: 1 ms per token
 const PrefillModel kPrefill{kRate};
 
 using testsupport::record_routed;
+using testsupport::Tokens;
 using testsupport::run_of;
 using testsupport::prompt_of;
 
@@ -173,4 +176,79 @@ TEST(ExpectedTtft, TiesGoToTheLongerMatchThenFewerInFlightThenRotation) {
   EXPECT_EQ(policy.choose(prompt_of(tokens), replicas, 0), 2u);
   EXPECT_EQ(policy.choose(prompt_of(tokens), replicas, 0), 3u);  // it starts at 3 now
   EXPECT_EQ(policy.predicted_cached_tokens(), 0);
+}
+
+namespace {
+
+// The choice recomputed the scan's way on random states: every replica's
+// precise-view match (ClusterView::match_all), its cost (estimated wait plus
+// uncached prefill minus the credit for the cached), and the least (cost,
+// -matched, in flight, position in the order rotated one past the last
+// choice). Prompts come from a few stems of whole milliseconds of prefill
+// and time moves mostly in whole milliseconds, so holders tie with each other
+// and with replicas holding nothing, and sometimes off that grid, so costs
+// differ by less than a token's prefill; small caches evict; some requests are
+// routed around the policy and some first tokens resynchronise its queues.
+void check_choice_against_scan(std::size_t n, double credit, std::uint64_t seed) {
+  ExpectedTtft policy({credit, 0, 0}, kRate);
+  auto replicas = testsupport::make_replicas(n, 120, 0);
+  std::vector<std::size_t> matched;
+  std::vector<std::pair<std::uint64_t, std::size_t>> routed;  // (id, replica)
+  Rng rng(seed);
+  std::size_t start = 0;
+  Tick now = 0;
+  for (std::uint64_t id = 0; id < 300; ++id) {
+    now += static_cast<Tick>(rng.uniform_int(0, 12)) * kTicksPerMillisecond;
+    if (rng.below(3) == 0) now += static_cast<Tick>(rng.below(kTicksPerMillisecond));  // waits off the grid too
+    for (std::size_t r = 0; r < n; ++r) {
+      if (rng.below(4) == 0 && replicas[r].in_flight() > 0) replicas[r].router_completed();
+      if (rng.below(6) == 0) replicas[r].router_dispatched();
+    }
+    if (!routed.empty() && rng.below(2) == 0) {
+      const auto [done, r] = routed[static_cast<std::size_t>(rng.below(routed.size()))];
+      policy.on_first_token(done, r, now);
+    }
+    Tokens prompt = run_of(static_cast<Token>(rng.uniform_int(0, 3)) * 1000, rng.uniform_int(0, 40));
+    const Tokens tail = run_of(static_cast<Token>(50'000 + id * 100), rng.uniform_int(0, 10));
+    prompt.insert(prompt.end(), tail.begin(), tail.end());
+    if (rng.below(8) == 0) {  // routed around the policy
+      const auto r = static_cast<std::size_t>(rng.below(n));
+      policy.on_routed(RoutedRequest{id, r, prompt_of(prompt), 0, now});
+      replicas[r].admit(prompt, now, kPrefill);
+      routed.emplace_back(id, r);
+      continue;
+    }
+    ClusterView(replicas).match_all(prompt_of(prompt), CacheView::Precise, matched);
+    std::size_t best = n, best_match = 0;
+    double best_cost = 0;
+    std::uint32_t best_in_flight = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = (start + k) % n;
+      const double cost = static_cast<double>(policy.estimated_wait(i, now) +
+                                              kPrefill.prefill_ticks(prompt.size() - matched[i])) -
+                          credit * static_cast<double>(kPrefill.prefill_ticks(matched[i]));
+      const std::uint32_t in_flight = replicas[i].in_flight();
+      if (best == n || cost < best_cost ||
+          (cost == best_cost && (matched[i] > best_match || (matched[i] == best_match && in_flight < best_in_flight)))) {
+        best = i;
+        best_cost = cost;
+        best_match = matched[i];
+        best_in_flight = in_flight;
+      }
+    }
+    ASSERT_EQ(route(policy, replicas, id, prompt, now), best) << n << " replicas, credit " << credit << ", request " << id;
+    ASSERT_EQ(policy.predicted_cached_tokens(), static_cast<std::int64_t>(best_match));
+    routed.emplace_back(id, best);
+    start = best + 1;
+  }
+}
+
+}  // namespace
+
+TEST(ExpectedTtft, ChoiceIsTheScansLeastCostThenMatchThenInFlightThenRotation) {
+  check_choice_against_scan(1, 0.5, 1);
+  check_choice_against_scan(3, 0.0, 2);
+  check_choice_against_scan(5, 0.5, 3);
+  check_choice_against_scan(70, 0.5, 4);
+  check_choice_against_scan(70, 2.0, 5);
 }

@@ -135,10 +135,18 @@ ExpectedTtft::Choice ExpectedTtft::choose_by_holders(const Prompt& prompt, const
   cluster.match_held(prompt, CacheView::Precise, held_);
   Choice best{n, 0, 0};
   std::uint32_t best_in_flight = 0;
+  // Holders mostly share a few matched lengths (a tenant's prefix): the two
+  // prefill times are recomputed only when the length changes, as in the scan.
+  std::size_t last_matched = ~std::size_t{0};
+  Tick uncached_ticks = 0, cached_ticks = 0;
   for (const PrefixIndex::Held& h : held_) {
-    const double cost = static_cast<double>(estimated_wait(h.replica, now) +
-                                            prefill_.prefill_ticks(prompt.size() - h.matched)) -
-                        cache_credit_ * static_cast<double>(prefill_.prefill_ticks(h.matched));
+    if (h.matched != last_matched) {
+      last_matched = h.matched;
+      uncached_ticks = prefill_.prefill_ticks(prompt.size() - h.matched);
+      cached_ticks = prefill_.prefill_ticks(h.matched);
+    }
+    const double cost = static_cast<double>(estimated_wait(h.replica, now) + uncached_ticks) -
+                        cache_credit_ * static_cast<double>(cached_ticks);
     const std::uint32_t in_flight = cluster[h.replica].in_flight();
     const bool better =
         best.replica == n || cost < best.cost ||
@@ -152,6 +160,15 @@ ExpectedTtft::Choice ExpectedTtft::choose_by_holders(const Prompt& prompt, const
     }
   }
   if (held_.size() == n) return best;
+  const Tick whole = prefill_.prefill_ticks(prompt.size());
+  // No other replica costs less than the least estimated busy-until of all
+  // (holders included), clamped at now, plus the whole prefill; a holder at
+  // most that cheap keeps the choice (a tie goes to its longer match), and
+  // the holders need not be masked. Rounding to double is monotone, so this
+  // holds for the scan's costs too.
+  if (best.replica != n &&
+      static_cast<double>(std::max(now, busy_until_.least()) - now + whole) >= best.cost)
+    return best;
   // Every other replica matches nothing and costs its wait plus the whole
   // prompt's prefill (cached_ticks 0): the least estimated busy-until among
   // them, clamped at now, gives the least such cost, and it is exact (the sum
@@ -160,7 +177,6 @@ ExpectedTtft::Choice ExpectedTtft::choose_by_holders(const Prompt& prompt, const
   // busy-until is at most max(now, least).
   for (const PrefixIndex::Held& h : held_) busy_until_.set(h.replica, std::numeric_limits<Tick>::max());
   const Tick bound = std::max(now, busy_until_.least());
-  const Tick whole = prefill_.prefill_ticks(prompt.size());
   const Tick sum = bound - now + whole;
   Choice other{n, static_cast<double>(sum), 0};
   // A holder at the same cost wins on its longer match.

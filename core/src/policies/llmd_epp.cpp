@@ -641,21 +641,39 @@ std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& clus
       matched_[r] += run_length_[g];
     }
   };
+  // A block whose masks equal the current runs' in every group (the common
+  // case) only counts towards `same`, added to every group's run length
+  // before any run is counted: the same runs, one comparison per group.
+  std::uint64_t* const run_mask = run_mask_.data();
+  std::uint32_t* const run_length = run_length_.data();
+  std::uint32_t same = 0;
   for (std::size_t b = 0; b < hashes_.size(); ++b) {
     if (b + 8 < hashes_.size()) index_->holders.prefetch(hashes_[b + 8]);
     const std::uint64_t* masks = index_->holder_masks(hashes_[b]);
     if (masks == nullptr) break;
-    for (std::size_t g = 0; g < groups; ++g) {
-      if (masks[g] == run_mask_[g]) {
-        ++run_length_[g];
+    std::size_t g = 0;  // (a loop, not std::equal, which calls memcmp)
+    while (g < groups && masks[g] == run_mask[g]) ++g;
+    if (g == groups) {
+      ++same;
+      continue;
+    }
+    for (std::size_t e = 0; e < g; ++e) run_length[e] += same + 1;
+    for (; g < groups; ++g) {
+      if (masks[g] == run_mask[g]) {
+        run_length[g] += same + 1;
         continue;
       }
+      run_length[g] += same;
       count_run(g);
-      run_mask_[g] = masks[g];
-      run_length_[g] = 1;
+      run_mask[g] = masks[g];
+      run_length[g] = 1;
     }
+    same = 0;
   }
-  for (std::size_t g = 0; g < groups; ++g) count_run(g);
+  for (std::size_t g = 0; g < groups; ++g) {
+    run_length[g] += same;
+    count_run(g);
+  }
 
   // Only the holders' and the session cookie's replica's scores differ from
   // the scrape's base scores.

@@ -80,8 +80,11 @@ std::size_t LMetric::choose(const RouteRequest& request, const ClusterView& clus
   // The idle non-holders (all at score L) decide unless none exists, the
   // prompt is empty (every score may then be 0), or the counts cover more
   // replicas than the view (a replica beyond it is idle but no candidate).
+  // More idle replicas than holders leaves an idle non-holder without
+  // counting the idle holders.
   std::size_t idle_holders = 0;
-  for (const ApproxRadixTree::Held& h : held_) idle_holders += h.replica < n && pending_requests_[h.replica] == 0;
+  if (idle_.size() <= held_.size())
+    for (const ApproxRadixTree::Held& h : held_) idle_holders += h.replica < n && pending_requests_[h.replica] == 0;
   const bool idle_decide = prompt.size() > 0 && pending_tokens_.size() == n && idle_.size() > idle_holders;
   const std::size_t chosen = idle_decide ? choose_among_idle(n) : choose_by_scan(n);
   predicted_ = static_cast<std::int64_t>(scored_prompt_tokens_ - scored_new_tokens(chosen));
@@ -92,12 +95,19 @@ std::size_t LMetric::choose_by_scan(std::size_t n) {
   tied_.clear();
   double best = 0;
   std::size_t next_held = 0;  // held_ is in replica order
+  // Most replicas share a few matched lengths (0, a tenant's prefix): the
+  // hit's divisions are redone only when the length changes.
+  std::size_t last_matched = 0;
+  std::uint64_t fresh = scored_prompt_tokens_ - hit_tokens(scored_prompt_tokens_, 0, params_.block_size);
   for (std::size_t r = 0; r < n; ++r) {
     std::size_t matched = 0;
     while (next_held < held_.size() && held_[next_held].replica < r) ++next_held;
     if (next_held < held_.size() && held_[next_held].replica == r) matched = held_[next_held].matched;
-    const double s =
-        score(r, scored_prompt_tokens_ - hit_tokens(scored_prompt_tokens_, matched, params_.block_size));
+    if (matched != last_matched) {
+      last_matched = matched;
+      fresh = scored_prompt_tokens_ - hit_tokens(scored_prompt_tokens_, matched, params_.block_size);
+    }
+    const double s = score(r, fresh);
     if (tied_.empty() || s < best) {
       best = s;
       tied_.clear();
@@ -115,11 +125,19 @@ std::size_t LMetric::choose_among_idle(std::size_t n) {
   const std::uint64_t length = scored_prompt_tokens_;
   double best = static_cast<double>(length);
   tied_.clear();  // the holders at the least score, in replica order
+  // Holders mostly share a few matched lengths (a tenant's prefix): the hit's
+  // divisions are redone only when the length changes.
+  std::size_t last_matched = ~std::size_t{0};
+  std::uint64_t fresh = 0;
   idle_holders_.clear();
   for (const ApproxRadixTree::Held& h : held_) {
     if (h.replica >= n) break;
     if (pending_requests_[h.replica] == 0) idle_holders_.push_back(h.replica);
-    const double s = score(h.replica, length - hit_tokens(length, h.matched, params_.block_size));
+    if (h.matched != last_matched) {
+      last_matched = h.matched;
+      fresh = length - hit_tokens(length, h.matched, params_.block_size);
+    }
+    const double s = score(h.replica, fresh);
     if (s < best) {
       best = s;
       tied_.clear();

@@ -42,13 +42,18 @@
 // by the hooks, with the holders masked for the query, lists them in rotated
 // order (first_at_most), and only they have their in-flight count read,
 // until one with none in flight; none is visited when a holder costs as
-// little. A cluster of another size than the hooks saw, a non-finite credit
-// or a wait beyond 2^53 ticks falls back to the scan.
+// little. No replica costs less than the least busy-until of all (the
+// tree's root, holders included) plus the whole prefill, so when the
+// cheapest holder costs at most that, it is the choice and the holders are
+// not masked (most requests: the prompt's holders are usually cheapest).
+// A cluster of another size than the hooks saw, a non-finite credit or a
+// wait beyond 2^53 ticks falls back to the scan.
 //
 // Cost: one walk of the cluster's prefix index (O(L log F + D R / 64 +
-// holders)), O(holders x log R), and O(log R) per replica at the least wait
-// visited; plus hashing home_key_tokens tokens and one map lookup; the home
-// map holds one entry per distinct key seen. The hooks: O(log R).
+// holders)), O(holders) when a holder beats the least wait, else
+// O(holders x log R) and O(log R) per replica at the least wait visited;
+// plus hashing home_key_tokens tokens and one map lookup; the home map holds
+// one entry per distinct key seen. The hooks: O(log R).
 #pragma once
 
 #include <cstdint>

@@ -70,7 +70,9 @@
 //     the chained hashes.
 //   - Holders: one lookup per block gives the block's holder masks (64
 //     replicas per word, the words of one block together), and the walk
-//     counts each run of blocks with equal masks once.
+//     counts each run of blocks with equal masks once; a block equal to the
+//     previous one in every word (the common case) costs one comparison per
+//     word and a count.
 //   - The per-replica LRU keeps each hash's latest touch time and, from its
 //     first eviction on, a log of touches in time order (stale entries
 //     skipped, compacted at 2 x size + 64): the same victims as a

@@ -51,8 +51,10 @@
 // and the tied are the tied holders plus, when the least is L, every idle
 // non-holder. The idle replicas live in an OrderStatisticSet
 // (base/order_statistic_set.h), so the draw's k-th tied replica in replica
-// order is found without listing them: the same draw, the same pick. With
-// no idle non-holder, or an empty prompt, every replica is scored.
+// order is found without listing them: the same draw, the same pick. An
+// idle non-holder exists when more replicas are idle than hold the prompt
+// (else the idle holders are counted). With no idle non-holder, or an empty
+// prompt, every replica is scored.
 //
 // Invariants: pending_tokens(r) and pending_requests(r) are the sums over the
 // requests routed to r and not yet completed; the idle set holds exactly the
