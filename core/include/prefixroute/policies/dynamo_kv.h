@@ -189,6 +189,8 @@ class DynamoKv final : public RoutingPolicy {
     std::size_t replicas = 0;
     std::uint64_t prompt_length = 0;
     std::uint64_t prompt_blocks = 0;
+    std::size_t chosen = ~std::size_t{0};  // the replica chosen, and its overlap
+    std::uint64_t chosen_overlap = 0;
   };
   struct Candidate {
     std::uint32_t replica;
@@ -210,8 +212,9 @@ class DynamoKv final : public RoutingPolicy {
   /// Temperature 0 without the side index: the holders plus the replicas
   /// whose load key may reach the lowest cost.
   std::size_t choose_lowest_cost(const Prompt& prompt, const ClusterView& cluster);
-  /// tied_ (lowest-cost replicas, replica order) -> least usage, then lots.
-  std::size_t break_tie(const ClusterView& cluster);
+  /// tied_ (lowest-cost replicas, replica order), plus the replicas of
+  /// idle_free_ when `with_idle_free` -> least usage, then lots.
+  std::size_t break_tie(const ClusterView& cluster, bool with_idle_free = false);
   /// Drops the side index's entries fed more than the TTL before `now`.
   void expire_side(Tick now);
 
@@ -221,19 +224,25 @@ class DynamoKv final : public RoutingPolicy {
   std::vector<std::uint64_t> active_prefill_;  // per replica
   std::vector<std::uint64_t> active_decode_;   // per replica
   std::unordered_map<std::uint64_t, Active> active_;  // by request id; lookups only
-  // keys_[r] = load_key(r): the order of the replicas' costs at overlap 0.
+  // keys_[r] = load_key(r) for a busy replica, infinity for an idle one:
+  // the order of the busy replicas' costs at overlap 0.
   TournamentTree<double> keys_{0, 0.0};
+  // Bit r (word r / 64) set: replica r is idle (no active prefill tokens, no
+  // active decode blocks), so at overlap 0 it costs cost(0, 0, ...).
+  std::vector<std::uint64_t> idle_bits_;
+  std::vector<std::uint64_t> held_bits_;       // scratch: the holders of the current choose()
+  std::vector<std::uint64_t> idle_free_;       // scratch: idle_bits_ less held_bits_, replicas < n
   std::uint64_t chooses_ = 0;                  // choose() calls: the stamp of the marks below
   std::vector<std::uint64_t> changed_at_;      // per replica: the last choose() after which a hook changed it
-  std::vector<std::uint64_t> held_mark_;       // per replica: the last choose() in whose holders it was
   std::vector<Snapshot> before_change_;        // loads at the last choose() of the replicas changed since
   LastChoice last_;
   std::vector<PrefixIndex::Held> held_;        // last choose(): the holders (choose_lowest_cost)
   std::vector<Candidate> candidates_;          // scratch: replicas at or below the running lowest cost
   mutable std::vector<double> costs_;                  // per replica: the scan's, or last_costs()'s
   mutable std::vector<std::uint64_t> overlap_blocks_;  // per replica: the scan's, or last_overlap_blocks()'s
-  std::vector<std::size_t> tied_;              // scratch
-  std::vector<std::size_t> merged_;            // scratch: tied_ merged in replica order
+  std::vector<std::size_t> tied_;              // scratch: the tied replicas, then the survivors
+  std::vector<std::size_t> idle_kept_;         // scratch: idle non-holders at the least usage
+  std::vector<std::size_t> merged_;            // scratch: two lists merged in replica order
   std::vector<double> weights_;                // scratch: sampling weights
   std::vector<std::size_t> matched_;           // scratch: per replica, precise_view() match
   bool overlaps_valid_ = false;  // the last choose()'s overlaps belong to the prompt on_routed will see
