@@ -74,28 +74,41 @@
 // no side index; the result is the scan's, replica for replica). A replica
 // whose precise view holds none of the prompt (overlap 0) costs
 //   overlap_weight x active_prefill_tokens / B + active_decode_blocks
-// (its load key) plus the same prompt term for every such replica, so the
-// policy keeps the load keys in a TournamentTree (base/tournament_tree.h),
-// updated by the hooks. choose() scores the holders
-// (ClusterView::match_held), then the least-key replica, then, in replica
-// order, every replica whose key is at most the running lowest cost less the
-// prompt term (first_at_most on the tree, with a 1e-9 relative margin far
-// wider than the rounding of either sum); a replica above that bound costs
-// more than the lowest cost and is never visited. The replicas at the lowest
-// cost, sorted by replica, then go through the tie-breaks above unchanged.
-// Temperature sampling and the side index need every replica's cost and
-// still scan. last_costs() / last_overlap_blocks() rebuild every replica's
-// figure on request, from the holders of the last choose() and each
-// replica's load at it (a replica's load is kept when a hook first changes
-// it after a choose()).
+// (its load key) plus the same prompt term for every such replica. An idle
+// replica (no active prefill tokens, no decode blocks) costs that prompt
+// term alone, like every other idle one, so the idle replicas are a bit set
+// kept by the hooks and the busy ones' keys a TournamentTree
+// (base/tournament_tree.h; idle replicas at infinity). choose() scores the
+// holders (ClusterView::match_held; an idle holder's cost depends only on
+// its matched length, so a run of idle holders of one length is costed
+// once); then the idle non-holders (the idle set less the holders) as one
+// group at the prompt term; then the least-key busy replica and, in replica
+// order, every busy replica whose key is at most the running lowest cost
+// less the prompt term (first_at_most on the tree, with a 1e-9 relative
+// margin far wider than the rounding of either sum): a replica above that
+// bound costs more than the lowest cost and is never visited. The tied are
+// the holders and visited replicas at the lowest cost, in replica order,
+// plus the idle group when it is at the lowest cost; the tie-breaks above
+// then read the usage of each tied replica, the idle group's members
+// included (the usage changes with inserts, evictions and reservations the
+// policy is not told of), and draw over the survivors merged in replica
+// order. Temperature sampling and the side index need every replica's cost
+// and still scan. last_costs() / last_overlap_blocks() rebuild every
+// replica's figure on request, from the holders of the last choose() and
+// each replica's load at it (a replica's load is kept when a hook first
+// changes it after a choose()).
 //
 // Invariants: active prefill tokens and decode blocks per replica equal the
 // sums over the requests routed there and not yet past first token /
-// completion; keys_[r] is replica r's load key; predicted_cached_tokens() is
-// overlap x B on the last choice.
+// completion; replica r's idle bit is set exactly when both are 0, and
+// keys_[r] is its load key when it is clear, infinity when it is set;
+// predicted_cached_tokens() is overlap x B on the last choice.
 // Cost (temperature 0, no side index): choose is one walk of the cluster's
-// prefix index (O(L log F + D R / 64 + holders)) plus O((holders + visited) x
-// log R) for the replicas at or near the lowest cost; the hooks are O(log R)
+// prefix index (O(L log F + D R / 64 + holders)) plus O(holders + R / 64)
+// for the holders and the idle group, O(visited x log R) for the busy
+// replicas at or near the lowest cost, and one usage read per tied replica
+// (the idle group's members only when the group ties at the lowest cost,
+// i.e. when no holder or busy replica is cheaper). The hooks are O(log R)
 // (a tree update) plus O(1) expected (a hash map keyed by request id, only
 // looked up, never iterated). With temperature or the side index: O(R) per
 // choose plus the side index's match.
