@@ -294,17 +294,19 @@ TEST(DynamoKv, LowestCostFollowsTheRuleOverEveryReplicaAmidManyTies) {
   constexpr std::uint64_t kSeed = 5;
   for (const std::size_t kReplicas : {1u, 3u, 70u, 256u}) {
   for (const bool some_empty : {true, false}) {
-    for (const double weight : {1.0, 0.3, 0.0}) {
+    for (const double weight : {1.0, 0.0}) {  // 0: prefill ignored, busy replicas tie at equal decode blocks
       auto replicas = make_replicas(kReplicas, kCacheTokens);
       Rng state(17 + kReplicas);
       std::vector<Tokens> prefixes;
       for (std::uint32_t t = 0; t < 4; ++t) prefixes.push_back(run_of(1000 * (t + 1), 48));
       const std::size_t cuts[] = {2, 8, 24, 48};
       for (std::size_t r = 0; r < kReplicas; ++r) {
-        if (state.uniform_int(0, 2) == 0)
-          cache_prefix(replicas, r, prefixes[state.uniform_int(0, 3)], cuts[state.uniform_int(0, 3)], kPrefill);
-        else if (!some_empty)
+        if (state.uniform_int(0, 2) == 0) {
+          const Tokens& prefix = prefixes[state.uniform_int(0, 3)];  // draws in sequence: the same set-up everywhere
+          cache_prefix(replicas, r, prefix, cuts[state.uniform_int(0, 3)], kPrefill);
+        } else if (!some_empty) {
           cache_prefix(replicas, r, run_of(static_cast<Token>(50'000 + 2 * r), 2), 2, kPrefill);
+        }
       }
       std::vector<std::size_t> reserved(kReplicas, 0);
       DynamoKv policy(params(kBlock, weight), kSeed);
@@ -312,7 +314,7 @@ TEST(DynamoKv, LowestCostFollowsTheRuleOverEveryReplicaAmidManyTies) {
       std::vector<std::uint64_t> open;                  // requests routed and not completed
       std::uint64_t id = 0;
       std::size_t draws = 0, most_survivors = 0;
-      for (int k = 0; k < 150; ++k) {
+      for (int k = 0; k < 100; ++k) {
         const Tokens& prefix = prefixes[state.uniform_int(0, 3)];
         const Tokens prompt(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(state.uniform_int(1, 48)));
         const std::uint64_t length = prompt.size(), blocks = (length + kBlock - 1) / kBlock;
@@ -349,18 +351,19 @@ TEST(DynamoKv, LowestCostFollowsTheRuleOverEveryReplicaAmidManyTies) {
           open.erase(open.begin() + static_cast<std::ptrdiff_t>(j));
         }
         const std::size_t r = state.uniform_int(0, kReplicas - 1);
+        if (state.uniform_int(0, 2) != 0) continue;  // usage changes now and then: equal usages stay common
         if (reserved[r] > 0 && state.uniform_int(0, 1) == 0) {
           replicas[r].cache().release(reserved[r]);
           reserved[r] = 0;
         } else {
-          const std::size_t tokens = state.uniform_int(1, 2);  // small: equal usages stay common
+          const std::size_t tokens = state.uniform_int(1, 2);
           replicas[r].cache().reserve(tokens);
           reserved[r] += tokens;
         }
       }
-      if (kReplicas > 1) {  // the case the test is for: lots drawn, among dozens where there are dozens
-        EXPECT_GE(draws, 5u) << kReplicas << " replicas, weight " << weight;
-        EXPECT_GE(most_survivors, std::min<std::size_t>(kReplicas - 1, 20)) << kReplicas << " replicas, weight " << weight;
+      if (kReplicas >= 70) {  // the case the test is for: lots drawn, among dozens
+        EXPECT_GE(draws, 20u) << kReplicas << " replicas, weight " << weight;
+        EXPECT_GE(most_survivors, 20u) << kReplicas << " replicas, weight " << weight;
       }
     }
   }
