@@ -229,11 +229,10 @@ std::size_t DynamoKv::break_tie(const ClusterView& cluster, bool with_idle_free)
   std::size_t best_used = 0;
   for (const std::size_t i : tied_) {
     const std::size_t used = cluster[i].precise_view().used();
+    if (kept != 0 && used > best_used) continue;
     if (kept == 0 || used < best_used) {
       kept = 0;
       best_used = used;
-    } else if (used != best_used) {
-      continue;
     }
     tied_[kept++] = i;
   }
@@ -302,11 +301,13 @@ std::size_t DynamoKv::choose_lowest_cost(const Prompt& prompt, const ClusterView
     } else {
       c = cost(active_prefill_[h.replica], active_decode_[h.replica], length, blocks, h.matched / params_.block_size);
     }
-    if (c < best) {
-      best = c;
-      held_tied = 0;
+    if (c <= best) {
+      if (c < best) {
+        best = c;
+        held_tied = 0;
+      }
+      tied_[held_tied++] = h.replica;
     }
-    if (c == best) tied_[held_tied++] = h.replica;
   }
   tied_.resize(held_tied);
   const double best_held = best;
