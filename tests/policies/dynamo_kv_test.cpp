@@ -277,6 +277,99 @@ TEST(DynamoKv, LowestCostMatchesEveryReplicasCostOnRandomStates) {
   }
 }
 
+TEST(DynamoKv, LowestCostFollowsTheRuleOverEveryReplicaAmidManyTies) {
+  // choose() at temperature 0 takes the idle replicas (no active work) that
+  // hold none of the prompt as one group and costs the idle holders of one
+  // matched length once. Against the rule recomputed from scratch before
+  // each choice: every replica's cost from the policy's bookkeeping and its
+  // precise view's match, the lowest, then the least usage, then a draw
+  // (mirrored) among the survivors in replica order. Most replicas are idle
+  // with equal caches (ties and survivors by the dozen): either a third
+  // are empty, or every replica holds 2 tokens or more, so that holders at
+  // overlap 0 (a 2-token cut of the prompt) and non-holders tie at equal
+  // usage. Holders share matched lengths, usage changes between choices on
+  // idle and busy replicas (reservations), and work ends in any order, so
+  // replicas go idle again.
+  constexpr std::uint32_t kBlock = 4;
+  constexpr std::uint64_t kSeed = 5;
+  for (const std::size_t kReplicas : {1u, 3u, 70u, 256u}) {
+  for (const bool some_empty : {true, false}) {
+    for (const double weight : {1.0, 0.0}) {  // 0: prefill ignored, busy replicas tie at equal decode blocks
+      auto replicas = make_replicas(kReplicas, kCacheTokens);
+      Rng state(17 + kReplicas);
+      std::vector<Tokens> prefixes;
+      for (std::uint32_t t = 0; t < 4; ++t) prefixes.push_back(run_of(1000 * (t + 1), 48));
+      const std::size_t cuts[] = {2, 8, 24, 48};
+      for (std::size_t r = 0; r < kReplicas; ++r) {
+        if (state.uniform_int(0, 2) == 0) {
+          const Tokens& prefix = prefixes[state.uniform_int(0, 3)];  // draws in sequence: the same set-up everywhere
+          cache_prefix(replicas, r, prefix, cuts[state.uniform_int(0, 3)], kPrefill);
+        } else if (!some_empty) {
+          cache_prefix(replicas, r, run_of(static_cast<Token>(50'000 + 2 * r), 2), 2, kPrefill);
+        }
+      }
+      std::vector<std::size_t> reserved(kReplicas, 0);
+      DynamoKv policy(params(kBlock, weight), kSeed);
+      Rng mirror(mix_seed(kSeed, 0x64796e616d6fULL));  // the policy's stream ("dynamo")
+      std::vector<std::uint64_t> open;                  // requests routed and not completed
+      std::uint64_t id = 0;
+      std::size_t draws = 0, most_survivors = 0;
+      for (int k = 0; k < 100; ++k) {
+        const Tokens& prefix = prefixes[state.uniform_int(0, 3)];
+        const Tokens prompt(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(state.uniform_int(1, 48)));
+        const std::uint64_t length = prompt.size(), blocks = (length + kBlock - 1) / kBlock;
+        std::vector<double> costs(kReplicas);
+        for (std::size_t r = 0; r < kReplicas; ++r) {
+          const std::uint64_t overlap = replicas[r].precise_view().match(prompt_of(prompt)) / kBlock;
+          costs[r] = weight * static_cast<double>(policy.active_prefill_tokens(r) + length - overlap * kBlock) /
+                         static_cast<double>(kBlock) +
+                     static_cast<double>(policy.active_decode_blocks(r) + blocks - overlap);
+        }
+        const double lowest = *std::min_element(costs.begin(), costs.end());
+        std::vector<std::size_t> survivors;
+        std::size_t least_used = 0;
+        for (std::size_t r = 0; r < kReplicas; ++r) {
+          if (costs[r] != lowest) continue;
+          const std::size_t used = replicas[r].precise_view().used();
+          if (survivors.empty() || used < least_used) survivors.clear(), least_used = used;
+          if (used == least_used) survivors.push_back(r);
+        }
+        draws += survivors.size() > 1 ? 1 : 0;
+        most_survivors = std::max(most_survivors, survivors.size());
+        const std::size_t expected =
+            survivors.size() == 1 ? survivors[0] : survivors[mirror.uniform_int(0, survivors.size() - 1)];
+        const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, 0);
+        ASSERT_EQ(chosen, expected) << kReplicas << " replicas, weight " << weight << ", some empty " << some_empty
+                                    << ", request " << k;
+        ASSERT_EQ(policy.last_costs(), costs) << kReplicas << " replicas, weight " << weight << ", request " << k;
+        policy.on_routed(RoutedRequest{++id, chosen, prompt_of(prompt), state.uniform_int(0, 40), 0});
+        open.push_back(id);
+        if (state.uniform_int(0, 3) == 0) policy.on_first_token(open[state.uniform_int(0, open.size() - 1)], 0, 0);
+        while (!open.empty() && state.uniform_int(0, 2) != 0) {
+          const std::size_t j = state.uniform_int(0, open.size() - 1);
+          policy.on_completed(open[j], 0, 0);
+          open.erase(open.begin() + static_cast<std::ptrdiff_t>(j));
+        }
+        const std::size_t r = state.uniform_int(0, kReplicas - 1);
+        if (state.uniform_int(0, 2) != 0) continue;  // usage changes now and then: equal usages stay common
+        if (reserved[r] > 0 && state.uniform_int(0, 1) == 0) {
+          replicas[r].cache().release(reserved[r]);
+          reserved[r] = 0;
+        } else {
+          const std::size_t tokens = state.uniform_int(1, 2);
+          replicas[r].cache().reserve(tokens);
+          reserved[r] += tokens;
+        }
+      }
+      if (kReplicas >= 70) {  // the case the test is for: lots drawn, among dozens
+        EXPECT_GE(draws, 20u) << kReplicas << " replicas, weight " << weight;
+        EXPECT_GE(most_survivors, 20u) << kReplicas << " replicas, weight " << weight;
+      }
+    }
+  }
+  }
+}
+
 TEST(DynamoKv, TemperatureSamplesTheSoftmaxOfNormalisedCosts) {
   // The costs of the first test, {8, 14, 21}: normalised (c - 8)/13, so with
   // T = 1 the weights are e^0, e^(-6/13), e^-1.

@@ -1,6 +1,7 @@
 #include "prefixroute/policies/dynamo_kv.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <iterator>
@@ -87,7 +88,10 @@ void DynamoKv::ensure_replicas(std::size_t n) {
   active_prefill_.resize(n, 0);
   active_decode_.resize(n, 0);
   changed_at_.resize(n, 0);
-  held_mark_.resize(n, 0);
+  const std::size_t words = (n + 63) / 64;
+  idle_bits_.resize(words, 0);
+  held_bits_.resize(words, 0);
+  idle_free_.resize(words, 0);
   keys_ = TournamentTree<double>(n, std::numeric_limits<double>::infinity());
   for (std::size_t i = 0; i < n; ++i) refresh_key(i);
 }
@@ -146,7 +150,16 @@ void DynamoKv::note_change(std::size_t replica) {
   }
 }
 
-void DynamoKv::refresh_key(std::size_t replica) { keys_.set(replica, load_key(replica)); }
+void DynamoKv::refresh_key(std::size_t replica) {
+  const std::uint64_t bit = std::uint64_t{1} << (replica % 64);
+  if (active_prefill_[replica] == 0 && active_decode_[replica] == 0) {
+    idle_bits_[replica / 64] |= bit;
+    keys_.set(replica, std::numeric_limits<double>::infinity());
+  } else {
+    idle_bits_[replica / 64] &= ~bit;
+    keys_.set(replica, load_key(replica));
+  }
+}
 
 bool DynamoKv::scans_every_replica() const {
   return params_.temperature > 0 || side_ != nullptr || !std::isfinite(params_.overlap_weight) ||
@@ -156,6 +169,7 @@ bool DynamoKv::scans_every_replica() const {
 std::uint64_t DynamoKv::overlap_of(std::size_t replica) const {
   if (!last_.valid || replica >= last_.replicas) return 0;
   if (last_.scanned) return overlap_blocks_[replica];
+  if (replica == last_.chosen) return last_.chosen_overlap;
   return held_length(held_, replica) / params_.block_size;
 }
 
@@ -199,27 +213,58 @@ std::size_t DynamoKv::choose(const RouteRequest& request, const ClusterView& clu
   last_ = LastChoice{true, scans_every_replica(), n, prompt.size(), ceil_div(prompt.size(), params_.block_size)};
   overlaps_valid_ = true;
   const std::size_t chosen = last_.scanned ? choose_by_scan(request, cluster, now) : choose_lowest_cost(prompt, cluster);
-  predicted_ = static_cast<std::int64_t>(overlap_of(chosen) * params_.block_size);
+  last_.chosen_overlap = overlap_of(chosen);  // on_routed reads it again
+  last_.chosen = chosen;
+  predicted_ = static_cast<std::int64_t>(last_.chosen_overlap * params_.block_size);
   return chosen;
 }
 
-std::size_t DynamoKv::break_tie(const ClusterView& cluster) {
-  // tied_ holds the replicas at the lowest cost, in replica order: the least
-  // precise-view usage wins, the survivors draw lots. The usage is read only
-  // for them: reading it means visiting each replica's cache.
+std::size_t DynamoKv::break_tie(const ClusterView& cluster, bool with_idle_free) {
+  // tied_ holds the replicas at the lowest cost, in replica order, and with
+  // `with_idle_free` the replicas of idle_free_ tie with them: the least
+  // precise-view usage wins, the survivors (in replica order) draw lots.
+  // The usage is read only for the tied: reading it means visiting each
+  // replica's cache.
   std::size_t kept = 0;
   std::size_t best_used = 0;
   for (const std::size_t i : tied_) {
     const std::size_t used = cluster[i].precise_view().used();
+    if (kept != 0 && used > best_used) continue;
     if (kept == 0 || used < best_used) {
       kept = 0;
       best_used = used;
-    } else if (used != best_used) {
-      continue;
     }
     tied_[kept++] = i;
   }
   tied_.resize(kept);
+  if (with_idle_free) {
+    // The same rule over the idle non-holders, ascending by replica; a lower
+    // usage among them drops every survivor so far.
+    idle_kept_.clear();
+    bool any = kept > 0;
+    for (std::size_t w = 0; w < idle_free_.size(); ++w) {
+      for (std::uint64_t bits = idle_free_[w]; bits != 0; bits &= bits - 1) {
+        const std::size_t i = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+        const std::size_t used = cluster[i].precise_view().used();
+        if (!any || used < best_used) {
+          any = true;
+          best_used = used;
+          tied_.clear();
+          idle_kept_.clear();
+        } else if (used != best_used) {
+          continue;
+        }
+        idle_kept_.push_back(i);
+      }
+    }
+    if (tied_.empty()) {
+      tied_.swap(idle_kept_);
+    } else if (!idle_kept_.empty()) {
+      merged_.clear();
+      std::merge(tied_.begin(), tied_.end(), idle_kept_.begin(), idle_kept_.end(), std::back_inserter(merged_));
+      tied_.swap(merged_);
+    }
+  }
   // Costs are finite (validated parameters), so the minimum ties at least
   // once; the guard keeps a NaN from a hand-built instance from indexing an
   // empty list.
@@ -230,32 +275,69 @@ std::size_t DynamoKv::break_tie(const ClusterView& cluster) {
 
 std::size_t DynamoKv::choose_lowest_cost(const Prompt& prompt, const ClusterView& cluster) {
   const std::uint64_t length = last_.prompt_length, blocks = last_.prompt_blocks;
+  const std::size_t n = cluster.size();  // keys_ may cover more (hooks of replicas past the cluster)
+  const std::size_t words = (n + 63) / 64;
   cluster.match_held(prompt, CacheView::Precise, held_);
-  // The holders' costs, exactly as the scan computes them.
+  // The holders' costs, exactly as the scan computes them: the lowest, and
+  // the holders at it (replica order, as held_ is).
+  std::fill_n(held_bits_.begin(), words, std::uint64_t{0});
+  tied_.resize(held_.size());
   double best = std::numeric_limits<double>::infinity();
-  candidates_.clear();
+  std::size_t held_tied = 0;
+  // An idle holder's cost depends only on its matched length, which the
+  // holders of a popular prefix share: it is computed once per run of them.
+  std::size_t idle_matched = ~std::size_t{0};  // no holder matches that much
+  double idle_matched_cost = 0;
   for (const PrefixIndex::Held& h : held_) {
-    held_mark_[h.replica] = chooses_;
-    const double c = cost(active_prefill_[h.replica], active_decode_[h.replica], length, blocks,
-                          h.matched / params_.block_size);
-    best = std::min(best, c);
-    candidates_.push_back(Candidate{h.replica, c});
+    const std::uint64_t bit = std::uint64_t{1} << (h.replica % 64);
+    held_bits_[h.replica / 64] |= bit;
+    double c;
+    if ((idle_bits_[h.replica / 64] & bit) != 0) {
+      if (h.matched != idle_matched) {
+        idle_matched = h.matched;
+        idle_matched_cost = cost(0, 0, length, blocks, h.matched / params_.block_size);
+      }
+      c = idle_matched_cost;
+    } else {
+      c = cost(active_prefill_[h.replica], active_decode_[h.replica], length, blocks, h.matched / params_.block_size);
+    }
+    if (c <= best) {
+      if (c < best) {
+        best = c;
+        held_tied = 0;
+      }
+      tied_[held_tied++] = h.replica;
+    }
   }
-  // Every other replica has overlap 0: its cost is its load key plus the
-  // same offset for all, so only those whose key may reach `best` are
-  // visited. Seed `best` with the least key's replica, then walk the keys at
-  // most the bound, in replica order (tournament tree), tightening it.
+  tied_.resize(held_tied);
+  const double best_held = best;
+  // Every other replica has overlap 0. The idle ones (no active work) all
+  // cost the same, so they enter as one group, never one by one.
+  std::uint64_t any_idle_free = 0;
+  for (std::size_t w = 0; w < idle_free_.size(); ++w) {
+    std::uint64_t free = w < words ? idle_bits_[w] & ~held_bits_[w] : 0;
+    if (w + 1 == words && n % 64 != 0) free &= (std::uint64_t{1} << (n % 64)) - 1;
+    idle_free_[w] = free;
+    any_idle_free |= free;
+  }
+  const bool idle_free = any_idle_free != 0;
+  const double idle_cost = cost(0, 0, length, blocks, 0);
+  if (idle_free) best = std::min(best, idle_cost);
+  // A busy one costs its load key plus the same offset for all, so only
+  // those whose key may reach `best` are visited: the least key's replica,
+  // then the keys at most the bound, in replica order (tournament tree,
+  // idle replicas at infinity), tightening it.
   const double offset = params_.overlap_weight * static_cast<double>(length) /
                             static_cast<double>(params_.block_size) +
                         static_cast<double>(blocks);
+  candidates_.clear();
   const auto visit = [&](std::size_t i) {
-    if (held_mark_[i] == chooses_) return;
+    if (((held_bits_[i / 64] | idle_bits_[i / 64]) >> (i % 64) & 1) != 0) return;
     const double c = cost(active_prefill_[i], active_decode_[i], length, blocks, 0);
     if (c > best) return;
     best = c;
     candidates_.push_back(Candidate{static_cast<std::uint32_t>(i), c});
   };
-  const std::size_t n = cluster.size();  // keys_ may cover more (hooks of replicas past the cluster)
   const std::size_t least = keys_.position_of_least();
   if (least < n) visit(least);
   // Costs and keys are sums of non-negative terms rounded once per
@@ -265,26 +347,22 @@ std::size_t DynamoKv::choose_lowest_cost(const Prompt& prompt, const ClusterView
   const auto bound = [&] { return best * (1 + 1e-9) - offset * (1 - 1e-9) + 1e-9; };
   for (std::size_t i = keys_.first_at_most(0, bound()); i < n; i = keys_.first_at_most(i + 1, bound()))
     if (i != least) visit(i);
-  // The replicas at the lowest cost in replica order, without sorting:
-  // candidates_ holds the holders (replica order), then the least key's
-  // replica if it was visited, then the walk (ascending). The second part
-  // is sorted by moving its first element into place, then the two merge.
-  tied_.clear();
-  std::size_t k = 0;
-  for (; k < held_.size(); ++k)
-    if (candidates_[k].cost == best) tied_.push_back(candidates_[k].replica);
-  const std::size_t held_tied = tied_.size();
-  for (; k < candidates_.size(); ++k)
-    if (candidates_[k].cost == best) tied_.push_back(candidates_[k].replica);
-  const auto others = tied_.begin() + static_cast<std::ptrdiff_t>(held_tied);
+  // The replicas at the lowest cost in replica order: the holders at it
+  // (sorted), the busy visited at it (the least key's replica first, then
+  // ascending: sorted by moving the first into place), then the idle group.
+  if (best_held != best) tied_.clear();
+  const std::size_t held_count = tied_.size();
+  for (const Candidate& c : candidates_)
+    if (c.cost == best) tied_.push_back(c.replica);
+  const auto others = tied_.begin() + static_cast<std::ptrdiff_t>(held_count);
   if (others != tied_.end())
     std::rotate(others, others + 1, std::upper_bound(others + 1, tied_.end(), *others));
-  if (held_tied > 0 && others != tied_.end()) {
+  if (held_count > 0 && others != tied_.end()) {
     merged_.clear();
     std::merge(tied_.begin(), others, others, tied_.end(), std::back_inserter(merged_));
     tied_.swap(merged_);
   }
-  return break_tie(cluster);
+  return break_tie(cluster, idle_free && idle_cost == best);
 }
 
 std::size_t DynamoKv::choose_by_scan(const RouteRequest& request, const ClusterView& cluster, Tick now) {

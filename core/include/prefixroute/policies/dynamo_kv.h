@@ -74,28 +74,41 @@
 // no side index; the result is the scan's, replica for replica). A replica
 // whose precise view holds none of the prompt (overlap 0) costs
 //   overlap_weight x active_prefill_tokens / B + active_decode_blocks
-// (its load key) plus the same prompt term for every such replica, so the
-// policy keeps the load keys in a TournamentTree (base/tournament_tree.h),
-// updated by the hooks. choose() scores the holders
-// (ClusterView::match_held), then the least-key replica, then, in replica
-// order, every replica whose key is at most the running lowest cost less the
-// prompt term (first_at_most on the tree, with a 1e-9 relative margin far
-// wider than the rounding of either sum); a replica above that bound costs
-// more than the lowest cost and is never visited. The replicas at the lowest
-// cost, sorted by replica, then go through the tie-breaks above unchanged.
-// Temperature sampling and the side index need every replica's cost and
-// still scan. last_costs() / last_overlap_blocks() rebuild every replica's
-// figure on request, from the holders of the last choose() and each
-// replica's load at it (a replica's load is kept when a hook first changes
-// it after a choose()).
+// (its load key) plus the same prompt term for every such replica. An idle
+// replica (no active prefill tokens, no decode blocks) costs that prompt
+// term alone, like every other idle one, so the idle replicas are a bit set
+// kept by the hooks and the busy ones' keys a TournamentTree
+// (base/tournament_tree.h; idle replicas at infinity). choose() scores the
+// holders (ClusterView::match_held; an idle holder's cost depends only on
+// its matched length, so a run of idle holders of one length is costed
+// once); then the idle non-holders (the idle set less the holders) as one
+// group at the prompt term; then the least-key busy replica and, in replica
+// order, every busy replica whose key is at most the running lowest cost
+// less the prompt term (first_at_most on the tree, with a 1e-9 relative
+// margin far wider than the rounding of either sum): a replica above that
+// bound costs more than the lowest cost and is never visited. The tied are
+// the holders and visited replicas at the lowest cost, in replica order,
+// plus the idle group when it is at the lowest cost; the tie-breaks above
+// then read the usage of each tied replica, the idle group's members
+// included (the usage changes with inserts, evictions and reservations the
+// policy is not told of), and draw over the survivors merged in replica
+// order. Temperature sampling and the side index need every replica's cost
+// and still scan. last_costs() / last_overlap_blocks() rebuild every
+// replica's figure on request, from the holders of the last choose() and
+// each replica's load at it (a replica's load is kept when a hook first
+// changes it after a choose()).
 //
 // Invariants: active prefill tokens and decode blocks per replica equal the
 // sums over the requests routed there and not yet past first token /
-// completion; keys_[r] is replica r's load key; predicted_cached_tokens() is
-// overlap x B on the last choice.
+// completion; replica r's idle bit is set exactly when both are 0, and
+// keys_[r] is its load key when it is clear, infinity when it is set;
+// predicted_cached_tokens() is overlap x B on the last choice.
 // Cost (temperature 0, no side index): choose is one walk of the cluster's
-// prefix index (O(L log F + D R / 64 + holders)) plus O((holders + visited) x
-// log R) for the replicas at or near the lowest cost; the hooks are O(log R)
+// prefix index (O(L log F + D R / 64 + holders)) plus O(holders + R / 64)
+// for the holders and the idle group, O(visited x log R) for the busy
+// replicas at or near the lowest cost, and one usage read per tied replica
+// (the idle group's members only when the group ties at the lowest cost,
+// i.e. when no holder or busy replica is cheaper). The hooks are O(log R)
 // (a tree update) plus O(1) expected (a hash map keyed by request id, only
 // looked up, never iterated). With temperature or the side index: O(R) per
 // choose plus the side index's match.
@@ -189,6 +202,8 @@ class DynamoKv final : public RoutingPolicy {
     std::size_t replicas = 0;
     std::uint64_t prompt_length = 0;
     std::uint64_t prompt_blocks = 0;
+    std::size_t chosen = ~std::size_t{0};  // the replica chosen, and its overlap
+    std::uint64_t chosen_overlap = 0;
   };
   struct Candidate {
     std::uint32_t replica;
@@ -210,8 +225,9 @@ class DynamoKv final : public RoutingPolicy {
   /// Temperature 0 without the side index: the holders plus the replicas
   /// whose load key may reach the lowest cost.
   std::size_t choose_lowest_cost(const Prompt& prompt, const ClusterView& cluster);
-  /// tied_ (lowest-cost replicas, replica order) -> least usage, then lots.
-  std::size_t break_tie(const ClusterView& cluster);
+  /// tied_ (lowest-cost replicas, replica order), plus the replicas of
+  /// idle_free_ when `with_idle_free` -> least usage, then lots.
+  std::size_t break_tie(const ClusterView& cluster, bool with_idle_free = false);
   /// Drops the side index's entries fed more than the TTL before `now`.
   void expire_side(Tick now);
 
@@ -221,19 +237,25 @@ class DynamoKv final : public RoutingPolicy {
   std::vector<std::uint64_t> active_prefill_;  // per replica
   std::vector<std::uint64_t> active_decode_;   // per replica
   std::unordered_map<std::uint64_t, Active> active_;  // by request id; lookups only
-  // keys_[r] = load_key(r): the order of the replicas' costs at overlap 0.
+  // keys_[r] = load_key(r) for a busy replica, infinity for an idle one:
+  // the order of the busy replicas' costs at overlap 0.
   TournamentTree<double> keys_{0, 0.0};
+  // Bit r (word r / 64) set: replica r is idle (no active prefill tokens, no
+  // active decode blocks), so at overlap 0 it costs cost(0, 0, ...).
+  std::vector<std::uint64_t> idle_bits_;
+  std::vector<std::uint64_t> held_bits_;       // scratch: the holders of the current choose()
+  std::vector<std::uint64_t> idle_free_;       // scratch: idle_bits_ less held_bits_, replicas < n
   std::uint64_t chooses_ = 0;                  // choose() calls: the stamp of the marks below
   std::vector<std::uint64_t> changed_at_;      // per replica: the last choose() after which a hook changed it
-  std::vector<std::uint64_t> held_mark_;       // per replica: the last choose() in whose holders it was
   std::vector<Snapshot> before_change_;        // loads at the last choose() of the replicas changed since
   LastChoice last_;
   std::vector<PrefixIndex::Held> held_;        // last choose(): the holders (choose_lowest_cost)
   std::vector<Candidate> candidates_;          // scratch: replicas at or below the running lowest cost
   mutable std::vector<double> costs_;                  // per replica: the scan's, or last_costs()'s
   mutable std::vector<std::uint64_t> overlap_blocks_;  // per replica: the scan's, or last_overlap_blocks()'s
-  std::vector<std::size_t> tied_;              // scratch
-  std::vector<std::size_t> merged_;            // scratch: tied_ merged in replica order
+  std::vector<std::size_t> tied_;              // scratch: the tied replicas, then the survivors
+  std::vector<std::size_t> idle_kept_;         // scratch: idle non-holders at the least usage
+  std::vector<std::size_t> merged_;            // scratch: two lists merged in replica order
   std::vector<double> weights_;                // scratch: sampling weights
   std::vector<std::size_t> matched_;           // scratch: per replica, precise_view() match
   bool overlaps_valid_ = false;  // the last choose()'s overlaps belong to the prompt on_routed will see
