@@ -48,7 +48,15 @@ export function serveStatic(root, mount = '/', onFile = () => {}) {
   return new Promise((ok) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
-      ok({ url: `http://127.0.0.1:${port}${mount}`, close: () => new Promise((done) => server.close(done)) });
+      // close() also ends the browser's open keep-alive connections: a
+      // closing server otherwise waits for the browser to drop them (about
+      // 100 s for Chromium's idle sockets to a page still open).
+      const close = () =>
+        new Promise((done) => {
+          server.close(done);
+          server.closeAllConnections();
+        });
+      ok({ url: `http://127.0.0.1:${port}${mount}`, close });
     });
   });
 }
