@@ -39,7 +39,7 @@ std::uint64_t ExpectedTtft::home_key(const Prompt& prompt) {
   hashing::Fnv1a64 hash;
   key_tokens_.resize(std::min<std::size_t>(prompt.size(), home_key_tokens_));
   prompt.copy(0, key_tokens_.size(), key_tokens_.data());
-  for (const Token t : key_tokens_) hash.feed(t);
+  hash.feed_tokens(key_tokens_.data(), key_tokens_.size());
   return hash.value;
 }
 

@@ -25,7 +25,7 @@ std::uint64_t RequestTrace::fingerprint() const {
     prompt(i, pieces);
     pieces.view().materialize(tokens);
     h.feed(tokens.size());
-    for (Token t : tokens) h.feed(t);
+    h.feed_tokens(tokens.data(), tokens.size());
   }
   return h.value;
 }

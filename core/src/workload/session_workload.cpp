@@ -157,7 +157,7 @@ std::uint64_t SessionWorkload::fingerprint() const {
   h.feed(vocab_size_);
   for (const auto& prefix : prefixes_) {
     h.feed(prefix.size());
-    for (const Token t : prefix) h.feed(t);
+    h.feed_tokens(prefix.data(), prefix.size());
   }
   for (const Message& m : messages_) {
     h.feed(static_cast<std::uint64_t>(m.kind));
