@@ -8,19 +8,10 @@ void AibrixLoadOrder::touched(std::size_t r) {
   touched_.push_back(static_cast<std::uint32_t>(r));
 }
 
-void AibrixLoadOrder::count(std::uint32_t c, int delta) {
-  if (c >= at_count_.size()) at_count_.resize(static_cast<std::size_t>(c) + 1, 0);
-  at_count_[c] = static_cast<std::uint32_t>(static_cast<int>(at_count_[c]) + delta);
-  if (delta > 0 && c > most_) most_ = c;
-  while (most_ > 0 && at_count_[most_] == 0) --most_;
-}
-
 void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback) {
   const Replica& replica = cluster[r];
   const std::uint32_t c = replica.in_flight();
-  count(counts_[r], -1);
-  count(c, +1);
-  counts_[r] = c;
+  counts_.set(r, c);
   const Key key{load.score(replica, r, fallback), replica.scraped().kv_usage};
   keys_.set(r, key);
   gated_keys_.set(r, GatedKey{c, key});
@@ -32,9 +23,7 @@ void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& lo
     keys_ = TournamentTree<Key>(n, Key{kInf, kInf});
     gated_keys_ = TournamentTree<GatedKey>(n, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}});
   }
-  counts_.assign(n, 0);
-  at_count_.assign(1, static_cast<std::uint32_t>(n));  // every replica at count 0 until rekeyed
-  most_ = 0;
+  if (counts_.size() != n) counts_ = InFlightOrder(n);  // the counts are set below
   fallback_ = -1;
   for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fallback_);
   touched_.clear();
@@ -68,7 +57,7 @@ std::size_t AibrixLoadOrder::choose(const ClusterView& cluster, AibrixLoad& load
     touched_.clear();
   }
   // The gate of AibrixLoad::gate, on the kept least, most and total counts.
-  const std::uint64_t min = gated_keys_.least().count, max = most_, sum = cluster.total_in_flight();
+  const std::uint64_t min = counts_.least(), max = counts_.most(), sum = cluster.total_in_flight();
   const AibrixLoadParams& params = load.params();
   bool imbalanced = n >= 2 && static_cast<double>(max - min) >= params.gate_min_gap;
   if (imbalanced && n > 2) {

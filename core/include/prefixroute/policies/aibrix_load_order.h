@@ -12,7 +12,7 @@
 // with the gate the least (c, score, usage) over every replica.
 //
 // Structures: two TournamentTrees, of (score, usage) and of (c, score,
-// usage), and the number of replicas at each count (the gate's max). A
+// usage), and an InFlightOrder of the counts as keyed (the gate's max). A
 // replica's score changes with its count (every request), its scraped queue
 // and usage (every scrape) and the capacity estimates (every sample of the
 // output rates); usage only with scrapes. So: every replica is rekeyed when
@@ -26,8 +26,7 @@
 // per change of the estimates, not per request.
 //
 // Invariants (when keyed for the view): key r holds replica r's count, score
-// and usage as AibrixLoad::score computes them now; at_count_[c] is the
-// number of replicas with count c, most_ the largest c with at_count_[c] > 0.
+// and usage as AibrixLoad::score computes them now, and counts_ its count.
 // Cost: choose O((1 + survivors) log R), survivors being the replicas at the
 // least key (each is visited); a touched replica O(log R); rekeying every
 // replica O(R log R), once per scrape or per sample of the estimates.
@@ -43,6 +42,7 @@
 #include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/policies/aibrix_load_balance.h"
 #include "prefixroute/policies/cluster_view.h"
+#include "prefixroute/sim/in_flight_order.h"
 
 namespace prefixroute {
 
@@ -74,16 +74,13 @@ class AibrixLoadOrder {
 
   void rekey_all(const ClusterView& cluster, const AibrixLoad& load);
   void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback);
-  void count(std::uint32_t c, int delta);
   // The positions of `tree` whose key equals its least, in order, into survivors_.
   template <typename K>
   void least_positions(const TournamentTree<K>& tree);
 
   TournamentTree<Key> keys_{0, Key{kInf, kInf}};
   TournamentTree<GatedKey> gated_keys_{0, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}}};
-  std::vector<std::uint32_t> counts_;    // per replica, as keyed
-  std::vector<std::uint32_t> at_count_;  // replicas per count
-  std::uint32_t most_ = 0;
+  InFlightOrder counts_{0};              // per replica, as keyed
   std::vector<std::uint32_t> touched_;   // replicas to rekey, each once
   std::vector<std::uint8_t> is_touched_;
   std::vector<std::size_t> survivors_;
