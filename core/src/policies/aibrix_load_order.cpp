@@ -58,14 +58,8 @@ std::size_t AibrixLoadOrder::choose(const ClusterView& cluster, AibrixLoad& load
   }
   // The gate of AibrixLoad::gate, on the kept least, most and total counts.
   const std::uint64_t min = counts_.least(), max = counts_.most(), sum = cluster.total_in_flight();
-  const AibrixLoadParams& params = load.params();
-  bool imbalanced = n >= 2 && static_cast<double>(max - min) >= params.gate_min_gap;
-  if (imbalanced && n > 2) {
-    const double others_mean = static_cast<double>(sum - max) / static_cast<double>(n - 1);
-    imbalanced = static_cast<double>(max) > params.gate_factor * (others_mean + 1);
-  }
-  gated = imbalanced;
-  if (imbalanced) {
+  gated = load.imbalanced(n, min, max, sum);
+  if (gated) {
     least_positions(gated_keys_);
   } else {
     least_positions(keys_);

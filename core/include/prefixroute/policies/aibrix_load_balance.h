@@ -87,6 +87,8 @@ class AibrixLoad {
   /// Replicas allowed past the gate (in replica order) into `out`; returns
   /// whether the gate fired.
   bool gate(const ClusterView& cluster, std::vector<std::size_t>& out) const;
+  /// The gate's rule on the least, most and total running counts of n replicas.
+  bool imbalanced(std::size_t n, std::uint64_t min, std::uint64_t max, std::uint64_t sum) const;
   /// Samples the rates due up to `now` (a sample at T sees completions before T).
   void advance(Tick now);
   /// score(r) for each r of `candidates` into `out` (same order); reads the

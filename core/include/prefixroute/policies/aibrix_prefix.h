@@ -39,16 +39,25 @@
 //
 // Deterministic without randomness. predicted_cached_tokens() is AIBrix's
 // hit estimate for the chosen replica: L x percent / 100.
-// Cost: one walk of the tree for all replicas plus O(R) to gate, score and
+// Cost, scanning (small clusters, views AibrixLoadOrder::usable rejects):
+// one walk of the tree for all replicas plus O(R) to gate, score and
 // normalise (medians by selection, nth_element, in reused buffers; the
 // prefix scores, mostly 0, need none when more than half are 0: then the
 // median and MAD are 0 and each normalised score is its value over the
-// largest); on_routed inserts the prompt. Every replica is still scored
-// (its load score enters the median and MAD).
+// largest). From `ranked_from_replicas` replicas with the simulator's view,
+// the load scores live in order structures (AibrixLoadRanks,
+// aibrix_load_ranks.h) and choose_ranked() finds the same replica with
+// O(log^2 R) selections and O((H + G) log R) for the H holders of the prompt
+// (ApproxRadixTree::match_held) and G groups of equal load score it visits,
+// plus the keying (O(log R) per touched replica, O(R log R) per scrape or
+// sample of the estimates); it scans when most candidates hold the prompt,
+// when no candidate's load score is finite, or past a visit budget.
+// on_routed inserts the prompt.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "prefixroute/cache/approx_radix_tree.h"
@@ -74,19 +83,22 @@ struct AibrixPrefixParams {
   }
 };
 
+class AibrixLoadRanks;
+
 class AibrixPrefix final : public RoutingPolicy {
  public:
   enum class Polarity : std::uint8_t { Least, Most };
 
-  explicit AibrixPrefix(const AibrixPrefixParams& params);
+  /// The cluster size from which choose_ranked() serves the simulator's view.
+  static constexpr std::size_t kRankedFromReplicas = 16;
+  explicit AibrixPrefix(const AibrixPrefixParams& params, std::size_t ranked_from_replicas = kRankedFromReplicas);
+  ~AibrixPrefix() override;
 
   std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "aibrix_prefix"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;
-  void on_completed(std::uint64_t id, std::size_t replica, Tick now) override {
-    load_.on_completed(id, replica, now);
-  }
+  void on_completed(std::uint64_t id, std::size_t replica, Tick now) override;
 
   /// AIBrix's normalizeScoresArray: `raw` to [0, 1] (see step 3 above).
   static void normalise(const std::vector<double>& raw, Polarity polarity, std::vector<double>& out);
@@ -98,12 +110,15 @@ class AibrixPrefix final : public RoutingPolicy {
   static void normalise(const std::vector<double>& raw, Polarity polarity, std::vector<double>& out,
                         NormaliseScratch& scratch);
 
-  // ---- inspection, for tests (per candidate, in the order of last_candidates()) ----
+  // ---- inspection, for tests (per candidate, in the order of last_candidates(),
+  // from the last choose() that scanned) ----
   const std::vector<std::size_t>& last_candidates() const { return candidates_; }
   const std::vector<double>& last_prefix_scores() const { return prefix_raw_; }
   const std::vector<double>& last_load_scores() const { return load_raw_; }
   const std::vector<double>& last_final_scores() const { return final_; }
   bool last_gated() const { return gated_; }
+  /// Whether the last choose() found its replica without scanning.
+  bool last_ranked() const { return ranked_; }
   const AibrixLoad& load() const { return load_; }
 
  private:
@@ -111,6 +126,19 @@ class AibrixPrefix final : public RoutingPolicy {
   AibrixLoad load_;
   ApproxRadixTree table_;
   std::vector<std::size_t> candidates_, matched_;
+  std::unique_ptr<AibrixLoadRanks> ranks_;
+  std::size_t ranked_from_replicas_;
+  /// The scan's choice from the order structures, or kScan where it scans.
+  static constexpr std::size_t kScan = ~std::size_t{0};
+  std::size_t choose_ranked(const RouteRequest& request, const ClusterView& cluster);
+  struct Scored {  // a replica and its final score
+    std::size_t replica;
+    double final;
+  };
+  std::vector<ApproxRadixTree::Held> held_;
+  std::vector<Scored> holders_;
+  std::vector<Scored> finalists_;
+  bool ranked_ = false;
   /// prefix_raw_ -> prefix_norm_: normalise's result, without its selections
   /// when most candidates match nothing.
   void normalise_prefix();

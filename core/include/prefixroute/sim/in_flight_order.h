@@ -14,7 +14,7 @@
 // of replicas with count c; most_ is the largest c with at_count_[c] > 0 (0
 // when there is none).
 // Cost: set O(log R) (the most moves one count at a time, so lowering it is
-// O(1) per unit of change); least, first_least O(1) / O(log R); most O(1).
+// O(1) per unit of change); least, first_least O(1) / O(log R); most, at O(1).
 // Memory: 2 x R rounded up to a power of two counts, plus one per count value.
 #pragma once
 
@@ -56,6 +56,8 @@ class InFlightOrder {
   std::size_t first_least() const { return counts_.position_of_least(); }
   /// The most in flight.
   std::uint32_t most() const { return most_; }
+  /// The replicas with exactly `count` in flight.
+  std::uint32_t at(std::uint32_t count) const { return count < at_count_.size() ? at_count_[count] : 0; }
 
  private:
   TournamentTree<std::uint32_t> counts_;
