@@ -10,18 +10,14 @@ void AibrixLoadRanks::touched(std::size_t r) {
   touched_.push_back(static_cast<std::uint32_t>(r));
 }
 
-void AibrixLoadRanks::set_first(std::size_t r) {
-  first_.set(r, Key{0, scores_[r]});
-  gated_first_.set(r, Key{counts_.count(r), scores_[r]});
-}
-
 void AibrixLoadRanks::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r) {
   const Replica& replica = cluster[r];
   const std::uint32_t c = replica.in_flight();
   const double score = load.score(replica, r, fallback_);
   counts_.set(r, c);
   scores_[r] = score;
-  set_first(r);
+  first_.set(r, Key{0, score});
+  gated_first_.set(r, Key{c, score});
   if (std::isinf(score)) {
     ranked_.erase(r);
     gated_ranked_.erase(r);
@@ -38,8 +34,8 @@ void AibrixLoadRanks::rekey_all(const ClusterView& cluster, const AibrixLoad& lo
     counts_ = InFlightOrder(n);
     ranked_ = RankedKeys<Key>(n);
     gated_ranked_ = RankedKeys<Key>(n);
-    first_ = TournamentTree<Key>(n, Key{kMasked, kInf});
-    gated_first_ = TournamentTree<Key>(n, Key{kMasked, kInf});
+    first_ = TournamentTree<Key>(n, Key{kEmpty, kInf});
+    gated_first_ = TournamentTree<Key>(n, Key{kEmpty, kInf});
   }
   fallback_ = -1;
   for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r);
@@ -65,17 +61,6 @@ void AibrixLoadRanks::update(const ClusterView& cluster, AibrixLoad& load) {
     rekey(cluster, load, r);
   }
   touched_.clear();
-}
-
-void AibrixLoadRanks::mask(std::size_t r) {
-  masked_.push_back(static_cast<std::uint32_t>(r));
-  first_.set(r, Key{kMasked, kInf});
-  gated_first_.set(r, Key{kMasked, kInf});
-}
-
-void AibrixLoadRanks::unmask_all() {
-  for (const std::uint32_t r : masked_) set_first(r);
-  masked_.clear();
 }
 
 }  // namespace prefixroute

@@ -237,12 +237,20 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   const double total = params_.prefix_weight + params_.load_balance_weight;
   const double prefix_fraction = total > 0 ? params_.prefix_weight / total : 0.0;
   const double load_fraction = total > 0 ? params_.load_balance_weight / total : 0.0;
+  if (is_holder_.size() < n) is_holder_.resize(n, 0);
   for (Scored& h : holders_) {
     h.final = blend((h.final - 0.0) / (most_percent - 0.0), load_norm(ranks.score(h.replica)), prefix_fraction,
                     load_fraction);
-    ranks.mask(h.replica);
+    is_holder_[h.replica] = 1;
   }
-  std::sort(holders_.begin(), holders_.end(), [](const Scored& a, const Scored& b) { return a.final > b.final; });
+  // The holders, highest final first, popped from a heap as the visit needs
+  // them (the order among equal finals does not matter: they are visited
+  // alike).
+  const auto lower_final = [](const Scored& a, const Scored& b) { return a.final < b.final; };
+  std::make_heap(holders_.begin(), holders_.end(), lower_final);
+  const auto clear_holders = [&] {
+    for (const ApproxRadixTree::Held& h : held_) is_holder_[h.replica] = 0;
+  };
 
   // Step 4. The scan keeps the running best in replica order and takes a
   // score more than 1e-9 above it. A replica with a lower-index one scoring
@@ -260,13 +268,19 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
                                 [&](const Scored& h) { return std::isinf(ranks.score(h.replica)); }));
   constexpr std::size_t kVisitBudget = 48;
   finalists_.clear();
-  std::size_t next_holder = 0, rank = 0, visits = 0;
+  std::size_t heap_end = holders_.size(), rank = 0, visits = 0;
   bool infinite_done = infinite_others == 0, have = false;
   double lowest = 0;
   std::size_t last_rep = n;
   for (;;) {
     // The next group of non-holders: its score and its bound.
-    while (rank < finite && ranks.first(gated)[ranked.slot_at(rank)].group == AibrixLoadRanks::kMasked) ++rank;
+    while (rank < finite && is_holder_[ranked.slot_at(rank)] != 0) {
+      ++rank;
+      if (++visits > kVisitBudget) {
+        clear_holders();
+        return kScan;
+      }
+    }
     bool group_next = false;
     double group_final = 0, bound = 0;
     if (rank < finite) {
@@ -279,22 +293,36 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
       group_final = blend(zero_norm, 0.0, prefix_fraction, load_fraction);
       bound = AibrixLoadRanks::kInf;
     }
-    const bool holder_next = next_holder < holders_.size();
+    const bool holder_next = heap_end > 0;
     if (!group_next && !holder_next) break;
-    const bool take_holder = holder_next && (!group_next || holders_[next_holder].final >= group_final);
-    const double s = take_holder ? holders_[next_holder].final : group_final;
+    const bool take_holder = holder_next && (!group_next || holders_.front().final >= group_final);
+    const double s = take_holder ? holders_.front().final : group_final;
     if (have && lowest - s >= 1e-9) break;  // the gap
     if (++visits > kVisitBudget) {
-      ranks.unmask_all();
+      clear_holders();
       return kScan;
     }
     have = true;
     lowest = s;
     if (take_holder) {
-      finalists_.push_back(holders_[next_holder++]);
+      finalists_.push_back(holders_.front());
+      std::pop_heap(holders_.begin(), holders_.begin() + static_cast<std::ptrdiff_t>(heap_end--), lower_final);
       continue;
     }
-    const std::size_t rep = first.first_at_most(0, AibrixLoadRanks::Key{group, bound});
+    // The lowest-index non-holder at or below the bound.
+    const AibrixLoadRanks::Key key{group, bound};
+    std::size_t rep = first.first_at_most(0, key);
+    while (rep < n && is_holder_[rep] != 0) {
+      rep = first.first_at_most(rep + 1, key);
+      if (++visits > kVisitBudget) {
+        clear_holders();
+        return kScan;
+      }
+    }
+    if (rep == n) {  // (a non-holder is at or below every bound visited)
+      clear_holders();
+      return kScan;
+    }
     if (rep != last_rep) finalists_.push_back(Scored{rep, group_final});
     last_rep = rep;
     if (rank < finite) {
@@ -303,7 +331,7 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
       infinite_done = true;
     }
   }
-  ranks.unmask_all();
+  clear_holders();
   std::sort(finalists_.begin(), finalists_.end(),
             [](const Scored& a, const Scored& b) { return a.replica < b.replica; });
   std::size_t best = 0;

@@ -10,9 +10,8 @@
 // replicas at the least count) are the gated order's first keys.
 //   ranked(gated)   RankedKeys of the finite keys: the k-th least candidate
 //                   score, the candidates below a score.
-//   first(gated)    TournamentTree of every key (+inf scores too) with the
-//                   replicas mask() names set above every group: the
-//                   lowest-index unmasked replica whose key is at most x.
+//   first(gated)    TournamentTree of every key (+inf scores too): the
+//                   lowest-index replica from p on whose key is at most x.
 //   counts()        InFlightOrder of the counts as keyed (the gate's least,
 //                   most and replicas at the least).
 //
@@ -24,11 +23,10 @@
 //
 // Invariants (after update, for the view it was given): score(r) is
 // AibrixLoad::score of replica r now, count(r) its running count; ranked(g)
-// holds r's key exactly when the score is finite; first(g) holds every key,
-// masked replicas' as {kMasked, +inf}.
+// holds r's key exactly when the score is finite; first(g) holds every key.
 // Cost: update O(T log R) for T touched replicas, O(R log R) when every
-// replica is rekeyed (once per scrape or sample of the estimates); mask and
-// unmask O(log R) per replica. Memory: O(R).
+// replica is rekeyed (once per scrape or sample of the estimates).
+// Memory: O(R).
 #pragma once
 
 #include <cstddef>
@@ -52,7 +50,7 @@ class AibrixLoadRanks {
     double score;
     bool operator<(const Key& o) const { return group < o.group || (group == o.group && score < o.score); }
   };
-  static constexpr std::uint32_t kMasked = ~std::uint32_t{0};
+  static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};  // first()'s padding: above every group
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
   /// Replica r's count may have changed (see AibrixLoadOrder::touched).
@@ -66,20 +64,15 @@ class AibrixLoadRanks {
   const InFlightOrder& counts() const { return counts_; }
   const RankedKeys<Key>& ranked(bool gated) const { return gated ? gated_ranked_ : ranked_; }
   const TournamentTree<Key>& first(bool gated) const { return gated ? gated_first_ : first_; }
-  /// Hides replica r from first() until unmask_all().
-  void mask(std::size_t r);
-  void unmask_all();
 
  private:
   void rekey_all(const ClusterView& cluster, const AibrixLoad& load);
   void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r);
-  void set_first(std::size_t r);
 
   std::vector<double> scores_;
   InFlightOrder counts_{0};
   RankedKeys<Key> ranked_, gated_ranked_;
-  TournamentTree<Key> first_{0, Key{kMasked, kInf}}, gated_first_{0, Key{kMasked, kInf}};
-  std::vector<std::uint32_t> masked_;
+  TournamentTree<Key> first_{0, Key{kEmpty, kInf}}, gated_first_{0, Key{kEmpty, kInf}};
   std::vector<std::uint32_t> touched_;  // replicas to rekey, each once
   std::vector<std::uint8_t> is_touched_;
   double fallback_ = -1;  // AibrixLoad::score's fallback capacity, kept until the estimates change

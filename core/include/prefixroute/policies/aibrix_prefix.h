@@ -138,6 +138,7 @@ class AibrixPrefix final : public RoutingPolicy {
   std::vector<ApproxRadixTree::Held> held_;
   std::vector<Scored> holders_;
   std::vector<Scored> finalists_;
+  std::vector<std::uint8_t> is_holder_;  // per replica: a holder of the prompt in choose_ranked()
   bool ranked_ = false;
   /// prefix_raw_ -> prefix_norm_: normalise's result, without its selections
   /// when most candidates match nothing.
