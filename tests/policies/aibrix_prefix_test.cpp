@@ -227,8 +227,8 @@ TEST(AibrixPrefix, ChoiceIsTheBlendOfScoresNormalisedAsFromScratch) {
 // scrapes set KV usages from a few values, some 3e-10 apart (final scores
 // within 1e-9 of each other: the tie tolerance's chains), some past the KV
 // guardrail (+inf) and sometimes all of them; prompts share a few prefixes
-// and requests often go elsewhere than chosen, so holders vary from none to
-// most replicas; completions carry output tokens over many seconds (the
+// (half of them one common run) and requests often go elsewhere than
+// chosen, so holders vary from none to every replica; completions carry output tokens over many seconds (the
 // capacity estimates).
 void check_ranked_against_scan(std::size_t n, std::uint64_t seed, std::size_t requests) {
   AibrixPrefixParams p;
@@ -267,7 +267,11 @@ void check_ranked_against_scan(std::size_t n, std::uint64_t seed, std::size_t re
       ranked.on_completed(done, replica, now);
       scanning.on_completed(done, replica, now);
     }
-    const Tokens tokens = concat(run_of(static_cast<Token>(rng.uniform_int(0, 4)) * 1000, rng.uniform_int(0, 24)),
+    // Half the prompts open with one shared run (a system prompt most
+    // replicas come to hold: the most common percent is then not 0).
+    const Tokens shared = run_of(7, rng.uniform_int(0, 1) == 0 ? 8 : 0);
+    const Tokens tokens = concat(concat(shared, run_of(static_cast<Token>(rng.uniform_int(0, 4)) * 1000,
+                                                       rng.uniform_int(0, 24))),
                                  run_of(static_cast<Token>(50'000 + rng.uniform_int(0, 9) * 100), rng.uniform_int(0, 8)));
     const PromptPieces prompt = prompt_of(tokens);
     const RouteRequest request(prompt, id, 0, 0, 0);
@@ -277,7 +281,9 @@ void check_ranked_against_scan(std::size_t n, std::uint64_t seed, std::size_t re
     ASSERT_EQ(ranked.predicted_cached_tokens(), scanning.predicted_cached_tokens()) << n << " replicas, request " << id;
     ranked_choices += ranked.last_ranked() ? 1 : 0;
     gated += scanning.last_gated() ? 1 : 0;
-    const std::size_t target = rng.uniform_int(0, 1) == 0 ? static_cast<std::size_t>(rng.below(n)) : chosen;
+    // Elsewhere than chosen: at random, or to one hot replica (the gate fires).
+    const auto where = rng.uniform_int(0, 7);
+    const std::size_t target = where < 3 ? static_cast<std::size_t>(rng.below(n)) : where == 3 ? n / 2 : chosen;
     const std::uint64_t output = rng.uniform_int(0, 3) * 100;
     ranked.on_routed(RoutedRequest{id, target, prompt, output, now});
     scanning.on_routed(RoutedRequest{id, target, prompt, output, now});

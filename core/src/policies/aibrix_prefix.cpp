@@ -117,6 +117,51 @@ void AibrixPrefix::normalise_prefix() {
   for (std::size_t k = 0; k < n; ++k) prefix_norm_[k] = (prefix_raw_[k] - 0.0) / (max - 0.0);
 }
 
+void AibrixPrefix::normalise_percents(std::size_t n) {
+  // normalise() (or normalise_prefix()'s shortcut) of n percents given as
+  // counts per value: the same medians, clamp and min-max, per value.
+  const auto value_at = [&](std::size_t k) {  // the k-th least percent
+    std::size_t p = 0;
+    for (std::size_t seen = percent_count_[0]; seen <= k; seen += percent_count_[++p]) {
+    }
+    return static_cast<double>(p);
+  };
+  std::size_t least = 0, most = 100;
+  while (percent_count_[least] == 0) ++least;
+  while (percent_count_[most] == 0) --most;
+  percent_norm_.assign(101, 0.0);
+  if (percent_count_[0] * 2 > n) {  // normalise_prefix's shortcut
+    for (std::size_t p = 0; p <= 100; ++p)
+      percent_norm_[p] = most == 0 ? 1.0 : (static_cast<double>(p) - 0.0) / (static_cast<double>(most) - 0.0);
+    return;
+  }
+  bool clamp = false;
+  double lower = 0, upper = 0;
+  if (n >= 3) {
+    const double median = n % 2 == 1 ? value_at(n / 2) : (value_at(n / 2 - 1) + value_at(n / 2)) / 2.0;
+    deviations_.clear();
+    for (std::size_t p = least; p <= most; ++p)
+      if (percent_count_[p] > 0) deviations_.emplace_back(std::fabs(static_cast<double>(p) - median), percent_count_[p]);
+    std::sort(deviations_.begin(), deviations_.end());
+    const auto deviation_at = [&](std::size_t k) {
+      std::size_t i = 0;
+      for (std::size_t seen = deviations_[0].second; seen <= k; seen += deviations_[++i].second) {
+      }
+      return deviations_[i].first;
+    };
+    const double mad = n % 2 == 1 ? deviation_at(n / 2) : (deviation_at(n / 2 - 1) + deviation_at(n / 2)) / 2.0;
+    if (mad != 0) {
+      clamp = true;
+      lower = median - 3.0 * mad;
+      upper = median + 3.0 * mad;
+    }
+  }
+  const auto clip = [&](double v) { return clamp ? (v > upper ? upper : (v < lower ? lower : v)) : v; };
+  const double min = clip(static_cast<double>(least)), max = clip(static_cast<double>(most));
+  for (std::size_t p = 0; p <= 100; ++p)
+    percent_norm_[p] = max == min ? 1.0 : (clip(static_cast<double>(p)) - min) / (max - min);
+}
+
 AibrixPrefix::AibrixPrefix(const AibrixPrefixParams& params, std::size_t ranked_from_replicas)
     : params_(params),
       load_(params.load()),
@@ -185,24 +230,47 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
                                    : ranked.size();
   if (finite == 0) return kScan;
 
-  // Step 2, prefix: the holders of a non-zero percent among the candidates;
-  // every other candidate scores 0.
+  // Step 2, prefix: each candidate's match percent, an integer 0 .. 100
+  // (0 for the replicas match_held leaves out), counted per value.
   const Prompt& prompt = request.prompt;
   table_.set_replicas(n);
   table_.match_held(prompt, held_);
   const std::uint64_t blocks = prompt.size() / params_.block_size;
+  percent_count_.assign(101, 0);
   holders_.clear();
-  double most_percent = 0;
+  std::size_t last_matched = ~std::size_t{0};
+  std::uint64_t percent = 0;
   for (const ApproxRadixTree::Held& h : held_) {
-    if (blocks == 0 || (gated && ranks.count(h.replica) != least)) continue;
-    const double percent = static_cast<double>((h.matched / params_.block_size) * 100 / blocks);
-    if (percent == 0) continue;
-    holders_.push_back(Scored{h.replica, percent});
-    most_percent = std::max(most_percent, percent);
+    if (gated && ranks.count(h.replica) != least) continue;
+    if (h.matched != last_matched) {  // neighbours often match the same length
+      last_matched = h.matched;
+      percent = blocks == 0 ? 0 : (h.matched / params_.block_size) * 100 / blocks;
+    }
+    ++percent_count_[percent];
+    holders_.push_back(Scored{h.replica, static_cast<double>(percent)});
   }
-  // normalise_prefix's rule when more than half are 0; else scan.
-  if ((candidates - holders_.size()) * 2 <= candidates) return kScan;
-  const double zero_norm = holders_.empty() ? 1.0 : (0.0 - 0.0) / (most_percent - 0.0);
+  const std::size_t unheld = candidates - holders_.size();
+  percent_count_[0] += static_cast<std::uint32_t>(unheld);
+  normalise_percents(candidates);
+  // The most common percent (the least on a tie) plays the non-holders'
+  // part below: its candidates share one normalised prefix score and are
+  // told apart by load alone. The others are scored one by one.
+  std::uint64_t bulk = 0;
+  for (std::uint64_t p = 1; p <= 100; ++p)
+    if (percent_count_[p] > percent_count_[bulk]) bulk = p;
+  if (candidates - percent_count_[bulk] > kMaxSingles) return kScan;
+  holders_.erase(std::remove_if(holders_.begin(), holders_.end(),
+                                [&](const Scored& h) { return static_cast<std::uint64_t>(h.final) == bulk; }),
+                 holders_.end());
+  if (bulk != 0 && unheld > 0) {  // the replicas matching nothing are singles too
+    std::size_t at = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      while (at < held_.size() && held_[at].replica < r) ++at;
+      if (at < held_.size() && held_[at].replica == r) continue;
+      if (!gated || ranks.count(r) == least) holders_.push_back(Scored{r, 0.0});
+    }
+  }
+  const double bulk_norm = percent_norm_[bulk];
 
   // Step 3, load: normalise's median, MAD, clamp and min-max over the finite
   // candidate scores, ranks 0 .. finite - 1 of `ranked`.
@@ -239,8 +307,8 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   const double load_fraction = total > 0 ? params_.load_balance_weight / total : 0.0;
   if (is_holder_.size() < n) is_holder_.resize(n, 0);
   for (Scored& h : holders_) {
-    h.final = blend((h.final - 0.0) / (most_percent - 0.0), load_norm(ranks.score(h.replica)), prefix_fraction,
-                    load_fraction);
+    h.final = blend(percent_norm_[static_cast<std::size_t>(h.final)], load_norm(ranks.score(h.replica)),
+                    prefix_fraction, load_fraction);
     is_holder_[h.replica] = 1;
   }
   // The holders, highest final first, popped from a heap as the visit needs
@@ -249,7 +317,7 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   const auto lower_final = [](const Scored& a, const Scored& b) { return a.final < b.final; };
   std::make_heap(holders_.begin(), holders_.end(), lower_final);
   const auto clear_holders = [&] {
-    for (const ApproxRadixTree::Held& h : held_) is_holder_[h.replica] = 0;
+    for (const Scored& h : holders_) is_holder_[h.replica] = 0;
   };
 
   // Step 4. The scan keeps the running best in replica order and takes a
@@ -286,11 +354,11 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
     if (rank < finite) {
       const double v = at(rank);
       group_next = true;
-      group_final = blend(zero_norm, load_norm(v), prefix_fraction, load_fraction);
+      group_final = blend(bulk_norm, load_norm(v), prefix_fraction, load_fraction);
       bound = clamp && v < lower ? lower : (clamp && v > upper ? at(finite - 1) : v);
     } else if (!infinite_done) {
       group_next = true;
-      group_final = blend(zero_norm, 0.0, prefix_fraction, load_fraction);
+      group_final = blend(bulk_norm, 0.0, prefix_fraction, load_fraction);
       bound = AibrixLoadRanks::kInf;
     }
     const bool holder_next = heap_end > 0;

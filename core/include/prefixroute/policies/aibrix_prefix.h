@@ -58,6 +58,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "prefixroute/cache/approx_radix_tree.h"
@@ -138,7 +139,15 @@ class AibrixPrefix final : public RoutingPolicy {
   std::vector<ApproxRadixTree::Held> held_;
   std::vector<Scored> holders_;
   std::vector<Scored> finalists_;
-  std::vector<std::uint8_t> is_holder_;  // per replica: a holder of the prompt in choose_ranked()
+  std::vector<std::uint8_t> is_holder_;  // per replica: one of holders_ in choose_ranked()
+  /// Candidates scored one by one at most; more, and choose_ranked() scans.
+  static constexpr std::size_t kMaxSingles = 64;
+  /// percent_norm_[p]: the normalised prefix score of percent p, from
+  /// percent_count_[p], the candidates matching p percent.
+  void normalise_percents(std::size_t candidates);
+  std::vector<std::uint32_t> percent_count_;
+  std::vector<double> percent_norm_;
+  std::vector<std::pair<double, std::size_t>> deviations_;
   bool ranked_ = false;
   /// prefix_raw_ -> prefix_norm_: normalise's result, without its selections
   /// when most candidates match nothing.
