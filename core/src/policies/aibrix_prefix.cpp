@@ -228,7 +228,6 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   const RankedKeys<AibrixLoadRanks::Key>& ranked = ranks.ranked(gated);
   const std::size_t finite = gated ? ranked.count_below(AibrixLoadRanks::Key{least + 1, -AibrixLoadRanks::kInf})
                                    : ranked.size();
-  if (finite == 0) return kScan;
 
   // Step 2, prefix: each candidate's match percent, an integer 0 .. 100
   // (0 for the replicas match_held leaves out), counted per value.
@@ -258,7 +257,7 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   std::uint64_t bulk = 0;
   for (std::uint64_t p = 1; p <= 100; ++p)
     if (percent_count_[p] > percent_count_[bulk]) bulk = p;
-  if (candidates - percent_count_[bulk] > kMaxSingles) return kScan;
+  if ((candidates - percent_count_[bulk]) * 2 > candidates) return kScan;
   holders_.erase(std::remove_if(holders_.begin(), holders_.end(),
                                 [&](const Scored& h) { return static_cast<std::uint64_t>(h.final) == bulk; }),
                  holders_.end());
@@ -296,7 +295,7 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
     }
   }
   const auto clip = [&](double v) { return clamp ? (v > upper ? upper : (v < lower ? lower : v)) : v; };
-  const double min = clip(at(0)), max = clip(at(finite - 1));
+  const double min = finite == 0 ? 0.0 : clip(at(0)), max = finite == 0 ? 0.0 : clip(at(finite - 1));
   const auto load_norm = [&](double v) {
     if (std::isinf(v)) return 0.0;
     return max == min ? 1.0 : (max - clip(v)) / (max - min);
@@ -334,42 +333,41 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
       candidates - finite - static_cast<std::size_t>(std::count_if(
                                 holders_.begin(), holders_.end(),
                                 [&](const Scored& h) { return std::isinf(ranks.score(h.replica)); }));
-  constexpr std::size_t kVisitBudget = 48;
+  // Group steps (each a few O(log R) walks) past this, and it scans; the
+  // holders' visits are bounded by their number.
+  constexpr std::size_t kGroupBudget = 48;
   finalists_.clear();
-  std::size_t heap_end = holders_.size(), rank = 0, visits = 0;
-  bool infinite_done = infinite_others == 0, have = false;
-  double lowest = 0;
+  std::size_t heap_end = holders_.size(), rank = 0, steps = 0;
+  bool infinite_done = infinite_others == 0, have = false, group_ready = false, group_next = false;
+  double lowest = 0, group_final = 0, bound = 0;
   std::size_t last_rep = n;
   for (;;) {
-    // The next group of non-holders: its score and its bound.
-    while (rank < finite && is_holder_[ranked.slot_at(rank)] != 0) {
-      ++rank;
-      if (++visits > kVisitBudget) {
-        clear_holders();
-        return kScan;
+    if (!group_ready) {  // the next group of non-holders: its score and its bound
+      while (rank < finite && is_holder_[ranked.slot_at(rank)] != 0) {
+        ++rank;
+        if (++steps > kGroupBudget) {
+          clear_holders();
+          return kScan;
+        }
       }
-    }
-    bool group_next = false;
-    double group_final = 0, bound = 0;
-    if (rank < finite) {
-      const double v = at(rank);
-      group_next = true;
-      group_final = blend(bulk_norm, load_norm(v), prefix_fraction, load_fraction);
-      bound = clamp && v < lower ? lower : (clamp && v > upper ? at(finite - 1) : v);
-    } else if (!infinite_done) {
-      group_next = true;
-      group_final = blend(bulk_norm, 0.0, prefix_fraction, load_fraction);
-      bound = AibrixLoadRanks::kInf;
+      group_next = false;
+      if (rank < finite) {
+        const double v = at(rank);
+        group_next = true;
+        group_final = blend(bulk_norm, load_norm(v), prefix_fraction, load_fraction);
+        bound = clamp && v < lower ? lower : (clamp && v > upper ? at(finite - 1) : v);
+      } else if (!infinite_done) {
+        group_next = true;
+        group_final = blend(bulk_norm, 0.0, prefix_fraction, load_fraction);
+        bound = AibrixLoadRanks::kInf;
+      }
+      group_ready = true;
     }
     const bool holder_next = heap_end > 0;
     if (!group_next && !holder_next) break;
     const bool take_holder = holder_next && (!group_next || holders_.front().final >= group_final);
     const double s = take_holder ? holders_.front().final : group_final;
     if (have && lowest - s >= 1e-9) break;  // the gap
-    if (++visits > kVisitBudget) {
-      clear_holders();
-      return kScan;
-    }
     have = true;
     lowest = s;
     if (take_holder) {
@@ -382,12 +380,12 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
     std::size_t rep = first.first_at_most(0, key);
     while (rep < n && is_holder_[rep] != 0) {
       rep = first.first_at_most(rep + 1, key);
-      if (++visits > kVisitBudget) {
+      if (++steps > kGroupBudget) {
         clear_holders();
         return kScan;
       }
     }
-    if (rep == n) {  // (a non-holder is at or below every bound visited)
+    if (rep == n || ++steps > kGroupBudget) {  // (rep == n: not expected, a non-holder is at or below the bound)
       clear_holders();
       return kScan;
     }
@@ -398,6 +396,7 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
     } else {
       infinite_done = true;
     }
+    group_ready = false;
   }
   clear_holders();
   std::sort(finalists_.begin(), finalists_.end(),

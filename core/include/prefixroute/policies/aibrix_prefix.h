@@ -140,8 +140,6 @@ class AibrixPrefix final : public RoutingPolicy {
   std::vector<Scored> holders_;
   std::vector<Scored> finalists_;
   std::vector<std::uint8_t> is_holder_;  // per replica: one of holders_ in choose_ranked()
-  /// Candidates scored one by one at most; more, and choose_ranked() scans.
-  static constexpr std::size_t kMaxSingles = 64;
   /// percent_norm_[p]: the normalised prefix score of percent p, from
   /// percent_count_[p], the candidates matching p percent.
   void normalise_percents(std::size_t candidates);
