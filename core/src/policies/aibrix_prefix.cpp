@@ -117,30 +117,32 @@ void AibrixPrefix::normalise_prefix() {
   for (std::size_t k = 0; k < n; ++k) prefix_norm_[k] = (prefix_raw_[k] - 0.0) / (max - 0.0);
 }
 
-void AibrixPrefix::normalise_percents(std::size_t n) {
+double AibrixPrefix::PercentNorm::operator()(std::uint64_t percent) const {
+  const auto p = static_cast<double>(percent);
+  if (shortcut) return most == 0 ? 1.0 : (p - 0.0) / (most - 0.0);
+  const double v = clamp ? (p > upper ? upper : (p < lower ? lower : p)) : p;
+  return max == min ? 1.0 : (v - min) / (max - min);
+}
+
+AibrixPrefix::PercentNorm AibrixPrefix::normalise_percents(std::size_t n, std::uint64_t least, std::uint64_t most) {
   // normalise() (or normalise_prefix()'s shortcut) of n percents given as
-  // counts per value: the same medians, clamp and min-max, per value.
+  // counts per value (least and most: the least and largest counted).
+  PercentNorm norm;
+  norm.most = static_cast<double>(most);
+  if (percent_count_[0] * 2 > n) {  // normalise_prefix's shortcut
+    norm.shortcut = true;
+    return norm;
+  }
   const auto value_at = [&](std::size_t k) {  // the k-th least percent
     std::size_t p = 0;
     for (std::size_t seen = percent_count_[0]; seen <= k; seen += percent_count_[++p]) {
     }
     return static_cast<double>(p);
   };
-  std::size_t least = 0, most = 100;
-  while (percent_count_[least] == 0) ++least;
-  while (percent_count_[most] == 0) --most;
-  percent_norm_.assign(101, 0.0);
-  if (percent_count_[0] * 2 > n) {  // normalise_prefix's shortcut
-    for (std::size_t p = 0; p <= 100; ++p)
-      percent_norm_[p] = most == 0 ? 1.0 : (static_cast<double>(p) - 0.0) / (static_cast<double>(most) - 0.0);
-    return;
-  }
-  bool clamp = false;
-  double lower = 0, upper = 0;
   if (n >= 3) {
     const double median = n % 2 == 1 ? value_at(n / 2) : (value_at(n / 2 - 1) + value_at(n / 2)) / 2.0;
     deviations_.clear();
-    for (std::size_t p = least; p <= most; ++p)
+    for (std::uint64_t p = least; p <= most; ++p)
       if (percent_count_[p] > 0) deviations_.emplace_back(std::fabs(static_cast<double>(p) - median), percent_count_[p]);
     std::sort(deviations_.begin(), deviations_.end());
     const auto deviation_at = [&](std::size_t k) {
@@ -151,15 +153,15 @@ void AibrixPrefix::normalise_percents(std::size_t n) {
     };
     const double mad = n % 2 == 1 ? deviation_at(n / 2) : (deviation_at(n / 2 - 1) + deviation_at(n / 2)) / 2.0;
     if (mad != 0) {
-      clamp = true;
-      lower = median - 3.0 * mad;
-      upper = median + 3.0 * mad;
+      norm.clamp = true;
+      norm.lower = median - 3.0 * mad;
+      norm.upper = median + 3.0 * mad;
     }
   }
-  const auto clip = [&](double v) { return clamp ? (v > upper ? upper : (v < lower ? lower : v)) : v; };
-  const double min = clip(static_cast<double>(least)), max = clip(static_cast<double>(most));
-  for (std::size_t p = 0; p <= 100; ++p)
-    percent_norm_[p] = max == min ? 1.0 : (clip(static_cast<double>(p)) - min) / (max - min);
+  const auto clip = [&](double v) { return norm.clamp ? (v > norm.upper ? norm.upper : (v < norm.lower ? norm.lower : v)) : v; };
+  norm.min = clip(static_cast<double>(least));
+  norm.max = clip(static_cast<double>(most));
+  return norm;
 }
 
 AibrixPrefix::AibrixPrefix(const AibrixPrefixParams& params, std::size_t ranked_from_replicas)
@@ -235,32 +237,45 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   table_.set_replicas(n);
   table_.match_held(prompt, held_);
   const std::uint64_t blocks = prompt.size() / params_.block_size;
+  // One pass counts (and keeps) the percents, the next takes the singles.
+  constexpr std::uint8_t kNotCandidate = 255;
   percent_count_.assign(101, 0);
-  holders_.clear();
-  std::size_t last_matched = ~std::size_t{0};
-  std::uint64_t percent = 0;
-  for (const ApproxRadixTree::Held& h : held_) {
-    if (gated && ranks.count(h.replica) != least) continue;
+  percents_.resize(held_.size());
+  std::size_t held_candidates = 0, last_matched = ~std::size_t{0};
+  std::uint64_t percent = 0, least_percent = 100, most_percent = 0, bulk = 0;
+  for (std::size_t i = 0; i < held_.size(); ++i) {
+    const ApproxRadixTree::Held& h = held_[i];
+    if (gated && ranks.count(h.replica) != least) {
+      percents_[i] = kNotCandidate;
+      continue;
+    }
     if (h.matched != last_matched) {  // neighbours often match the same length
       last_matched = h.matched;
       percent = blocks == 0 ? 0 : (h.matched / params_.block_size) * 100 / blocks;
     }
-    ++percent_count_[percent];
-    holders_.push_back(Scored{h.replica, static_cast<double>(percent)});
+    percents_[i] = static_cast<std::uint8_t>(percent);
+    ++held_candidates;
+    const std::uint32_t count = ++percent_count_[percent];
+    least_percent = std::min(least_percent, percent);
+    most_percent = std::max(most_percent, percent);
+    // The most common percent, the least on a tie (0's count is completed below).
+    if (count > percent_count_[bulk] || (count == percent_count_[bulk] && percent < bulk)) bulk = percent;
   }
-  const std::size_t unheld = candidates - holders_.size();
-  percent_count_[0] += static_cast<std::uint32_t>(unheld);
-  normalise_percents(candidates);
-  // The most common percent (the least on a tie) plays the non-holders'
-  // part below: its candidates share one normalised prefix score and are
-  // told apart by load alone. The others are scored one by one.
-  std::uint64_t bulk = 0;
-  for (std::uint64_t p = 1; p <= 100; ++p)
-    if (percent_count_[p] > percent_count_[bulk]) bulk = p;
+  const std::size_t unheld = candidates - held_candidates;
+  if (unheld > 0) {
+    percent_count_[0] += static_cast<std::uint32_t>(unheld);
+    least_percent = 0;
+    if (percent_count_[0] >= percent_count_[bulk]) bulk = 0;
+  }
+  // The bulk plays the non-holders' part below: its candidates share one
+  // normalised prefix score and are told apart by load alone. The others,
+  // the singles, are scored one by one.
   if ((candidates - percent_count_[bulk]) * 2 > candidates) return kScan;
-  holders_.erase(std::remove_if(holders_.begin(), holders_.end(),
-                                [&](const Scored& h) { return static_cast<std::uint64_t>(h.final) == bulk; }),
-                 holders_.end());
+  const PercentNorm percent_norm = normalise_percents(candidates, least_percent, most_percent);
+  holders_.clear();
+  for (std::size_t i = 0; i < held_.size(); ++i)
+    if (percents_[i] != kNotCandidate && percents_[i] != bulk)
+      holders_.push_back(Scored{held_[i].replica, static_cast<double>(percents_[i])});
   if (bulk != 0 && unheld > 0) {  // the replicas matching nothing are singles too
     std::size_t at = 0;
     for (std::size_t r = 0; r < n; ++r) {
@@ -269,7 +284,7 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
       if (!gated || ranks.count(r) == least) holders_.push_back(Scored{r, 0.0});
     }
   }
-  const double bulk_norm = percent_norm_[bulk];
+  const double bulk_norm = percent_norm(bulk);
 
   // Step 3, load: normalise's median, MAD, clamp and min-max over the finite
   // candidate scores, ranks 0 .. finite - 1 of `ranked`.
@@ -305,16 +320,23 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   const double prefix_fraction = total > 0 ? params_.prefix_weight / total : 0.0;
   const double load_fraction = total > 0 ? params_.load_balance_weight / total : 0.0;
   if (is_holder_.size() < n) is_holder_.resize(n, 0);
+  double best_single = -1.0;
   for (Scored& h : holders_) {
-    h.final = blend(percent_norm_[static_cast<std::size_t>(h.final)], load_norm(ranks.score(h.replica)),
+    h.final = blend(percent_norm(static_cast<std::uint64_t>(h.final)), load_norm(ranks.score(h.replica)),
                     prefix_fraction, load_fraction);
+    best_single = std::max(best_single, h.final);
     is_holder_[h.replica] = 1;
   }
-  // The holders, highest final first, popped from a heap as the visit needs
+  // The singles, highest final first, popped from a heap as the visit needs
   // them (the order among equal finals does not matter: they are visited
-  // alike).
+  // alike). The visit rarely goes far below the best: the heap holds those
+  // within 1e-6 of it first ([heap_begin, heap_end)), the rest only if needed.
   const auto lower_final = [](const Scored& a, const Scored& b) { return a.final < b.final; };
-  std::make_heap(holders_.begin(), holders_.end(), lower_final);
+  const auto far = std::partition(holders_.begin(), holders_.end(),
+                                  [&](const Scored& h) { return h.final >= best_single - 1e-6; });
+  const auto far_begin = static_cast<std::size_t>(far - holders_.begin());
+  std::size_t heap_begin = 0, heap_end = far_begin;
+  std::make_heap(holders_.begin(), far, lower_final);
   const auto clear_holders = [&] {
     for (const Scored& h : holders_) is_holder_[h.replica] = 0;
   };
@@ -337,7 +359,7 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   // holders' visits are bounded by their number.
   constexpr std::size_t kGroupBudget = 48;
   finalists_.clear();
-  std::size_t heap_end = holders_.size(), rank = 0, steps = 0;
+  std::size_t rank = 0, steps = 0;
   bool infinite_done = infinite_others == 0, have = false, group_ready = false, group_next = false;
   double lowest = 0, group_final = 0, bound = 0;
   std::size_t last_rep = n;
@@ -363,16 +385,22 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
       }
       group_ready = true;
     }
-    const bool holder_next = heap_end > 0;
+    if (heap_end == heap_begin && heap_begin < far_begin && far_begin < holders_.size()) {  // the rest
+      heap_begin = far_begin;
+      heap_end = holders_.size();
+      std::make_heap(holders_.begin() + static_cast<std::ptrdiff_t>(heap_begin), holders_.end(), lower_final);
+    }
+    const bool holder_next = heap_end > heap_begin;
     if (!group_next && !holder_next) break;
-    const bool take_holder = holder_next && (!group_next || holders_.front().final >= group_final);
-    const double s = take_holder ? holders_.front().final : group_final;
+    const bool take_holder = holder_next && (!group_next || holders_[heap_begin].final >= group_final);
+    const double s = take_holder ? holders_[heap_begin].final : group_final;
     if (have && lowest - s >= 1e-9) break;  // the gap
     have = true;
     lowest = s;
     if (take_holder) {
-      finalists_.push_back(holders_.front());
-      std::pop_heap(holders_.begin(), holders_.begin() + static_cast<std::ptrdiff_t>(heap_end--), lower_final);
+      finalists_.push_back(holders_[heap_begin]);
+      std::pop_heap(holders_.begin() + static_cast<std::ptrdiff_t>(heap_begin),
+                    holders_.begin() + static_cast<std::ptrdiff_t>(heap_end--), lower_final);
       continue;
     }
     // The lowest-index non-holder at or below the bound.

@@ -140,11 +140,16 @@ class AibrixPrefix final : public RoutingPolicy {
   std::vector<Scored> holders_;
   std::vector<Scored> finalists_;
   std::vector<std::uint8_t> is_holder_;  // per replica: one of holders_ in choose_ranked()
-  /// percent_norm_[p]: the normalised prefix score of percent p, from
-  /// percent_count_[p], the candidates matching p percent.
-  void normalise_percents(std::size_t candidates);
+  /// The normalised prefix score of each percent, from percent_count_ (the
+  /// candidates matching each percent): normalise()'s arithmetic.
+  struct PercentNorm {
+    bool shortcut = false, clamp = false;
+    double most = 0, lower = 0, upper = 0, min = 0, max = 0;
+    double operator()(std::uint64_t percent) const;
+  };
+  PercentNorm normalise_percents(std::size_t candidates, std::uint64_t least, std::uint64_t most);
   std::vector<std::uint32_t> percent_count_;
-  std::vector<double> percent_norm_;
+  std::vector<std::uint8_t> percents_;  // per held_ entry: its percent, 255 for a non-candidate
   std::vector<std::pair<double, std::size_t>> deviations_;
   bool ranked_ = false;
   /// prefix_raw_ -> prefix_norm_: normalise's result, without its selections
