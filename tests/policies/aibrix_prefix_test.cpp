@@ -224,13 +224,13 @@ TEST(AibrixPrefix, ChoiceIsTheBlendOfScoresNormalisedAsFromScratch) {
 // announces in-flight changes) in lockstep with the scan (a view of the
 // replicas alone): two policies told the same hooks, on random states. Counts
 // move with routed and completed requests (the gate fires and does not);
-// scrapes set KV usages from a few values, some 3e-10 apart (final scores
-// within 1e-9 of each other: the tie tolerance's chains), some past the KV
+// scrapes set KV usages from a few values, some 2e-9 apart (final scores
+// about 1e-9 apart: the tie tolerance's chains), some past the KV
 // guardrail (+inf) and sometimes all of them; prompts share a few prefixes
 // (half of them one common run) and requests often go elsewhere than
 // chosen, so holders vary from none to every replica; completions carry output tokens over many seconds (the
 // capacity estimates).
-void check_ranked_against_scan(std::size_t n, std::uint64_t seed, std::size_t requests) {
+void check_ranked_against_scan(std::size_t n, std::uint64_t seed, std::size_t requests, int most_completions = 2) {
   AibrixPrefixParams p;
   p.gate_min_gap = 3;
   p.gate_factor = 1.5;
@@ -253,13 +253,13 @@ void check_ranked_against_scan(std::size_t n, std::uint64_t seed, std::size_t re
         EngineMetrics m;
         const auto pick = rng.uniform_int(0, 9);
         m.kv_usage = all_past_guardrail || pick == 0 ? 0.95
-                     : pick < 5                      ? 0.5 + 3e-10 * static_cast<double>(rng.uniform_int(0, 3))
+                     : pick < 5                      ? 0.5 + 2e-9 * static_cast<double>(rng.uniform_int(0, 3))
                                                      : static_cast<double>(rng.uniform_int(0, 2)) / 4;
         r.set_scraped(m);
       }
       ++scrapes;
     }
-    for (std::uint64_t k = rng.uniform_int(0, 2); k > 0 && !in_flight.empty(); --k) {
+    for (std::uint64_t k = rng.uniform_int(0, most_completions); k > 0 && !in_flight.empty(); --k) {
       const auto at = static_cast<std::size_t>(rng.below(in_flight.size()));
       const auto [done, replica] = in_flight[at];
       in_flight.erase(in_flight.begin() + static_cast<std::ptrdiff_t>(at));
@@ -279,7 +279,16 @@ void check_ranked_against_scan(std::size_t n, std::uint64_t seed, std::size_t re
     ASSERT_EQ(chosen, scanning.choose(request, plain, now)) << n << " replicas, request " << id;
     ASSERT_EQ(ranked.last_gated(), scanning.last_gated()) << n << " replicas, request " << id;
     ASSERT_EQ(ranked.predicted_cached_tokens(), scanning.predicted_cached_tokens()) << n << " replicas, request " << id;
-    ranked_choices += ranked.last_ranked() ? 1 : 0;
+    if (ranked.last_ranked()) {
+      ++ranked_choices;
+      // Each replica compared has the scan's final score.
+      const auto& candidates = scanning.last_candidates();
+      for (const AibrixPrefix::Scored& f : ranked.last_finalists()) {
+        const auto k = std::lower_bound(candidates.begin(), candidates.end(), f.replica) - candidates.begin();
+        ASSERT_EQ(f.final, scanning.last_final_scores()[static_cast<std::size_t>(k)])
+            << n << " replicas, request " << id << ", replica " << f.replica;
+      }
+    }
     gated += scanning.last_gated() ? 1 : 0;
     // Elsewhere than chosen: at random, or to one hot replica (the gate fires).
     const auto where = rng.uniform_int(0, 7);
@@ -304,6 +313,7 @@ TEST(AibrixPrefix, TheOrderStructuresChooseAsTheScan) {
   check_ranked_against_scan(3, 2, 600);
   check_ranked_against_scan(70, 3, 800);
   check_ranked_against_scan(256, 4, 500);
+  check_ranked_against_scan(70, 5, 800, /*most_completions=*/1);  // busier: idle replicas are outliers
 }
 
 }  // namespace

@@ -118,8 +118,14 @@ class AibrixPrefix final : public RoutingPolicy {
   const std::vector<double>& last_load_scores() const { return load_raw_; }
   const std::vector<double>& last_final_scores() const { return final_; }
   bool last_gated() const { return gated_; }
-  /// Whether the last choose() found its replica without scanning.
+  /// Whether the last choose() found its replica without scanning, and then
+  /// the replicas it compared and their final scores (replica order).
   bool last_ranked() const { return ranked_; }
+  struct Scored {  // a replica and its final score
+    std::size_t replica;
+    double final;
+  };
+  const std::vector<Scored>& last_finalists() const { return finalists_; }
   const AibrixLoad& load() const { return load_; }
 
  private:
@@ -132,10 +138,6 @@ class AibrixPrefix final : public RoutingPolicy {
   /// The scan's choice from the order structures, or kScan where it scans.
   static constexpr std::size_t kScan = ~std::size_t{0};
   std::size_t choose_ranked(const RouteRequest& request, const ClusterView& cluster);
-  struct Scored {  // a replica and its final score
-    std::size_t replica;
-    double final;
-  };
   std::vector<ApproxRadixTree::Held> held_;
   std::vector<Scored> holders_;
   std::vector<Scored> finalists_;
