@@ -346,10 +346,10 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   // at least as much is never taken, and with a gap of 1e-9 between the
   // scores >= t and those below, the replicas below never decide. So the
   // finalists are visited from the highest score down until such a gap:
-  // every holder, and each group of non-holders of one clipped load score,
-  // represented by the lowest-index non-holder at or below that score (their
-  // final falls as the load score rises). The scan over the finalists in
-  // replica order then takes the scan's replica.
+  // the singles one by one, and each group of bulk candidates of one
+  // clipped load score, represented by the lowest-index bulk candidate at or
+  // below that score (their final falls as the load score rises). The scan
+  // over the finalists in replica order then takes the scan's replica.
   const TournamentTree<AibrixLoadRanks::Key>& first = ranks.first(gated);
   const std::size_t infinite_others =
       candidates - finite - static_cast<std::size_t>(std::count_if(

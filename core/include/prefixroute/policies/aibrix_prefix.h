@@ -39,19 +39,31 @@
 //
 // Deterministic without randomness. predicted_cached_tokens() is AIBrix's
 // hit estimate for the chosen replica: L x percent / 100.
-// Cost, scanning (small clusters, views AibrixLoadOrder::usable rejects):
-// one walk of the tree for all replicas plus O(R) to gate, score and
-// normalise (medians by selection, nth_element, in reused buffers; the
-// prefix scores, mostly 0, need none when more than half are 0: then the
-// median and MAD are 0 and each normalised score is its value over the
-// largest). From `ranked_from_replicas` replicas with the simulator's view,
-// the load scores live in order structures (AibrixLoadRanks,
-// aibrix_load_ranks.h) and choose_ranked() finds the same replica with
-// O(log^2 R) selections and O((H + G) log R) for the H holders of the prompt
-// (ApproxRadixTree::match_held) and G groups of equal load score it visits,
-// plus the keying (O(log R) per touched replica, O(R log R) per scrape or
-// sample of the estimates); it scans when most candidates hold the prompt,
-// when no candidate's load score is finite, or past a visit budget.
+// Cost, scanning (below `ranked_from_replicas` replicas, or a view
+// AibrixLoadOrder::usable rejects): one walk of the tree for all replicas
+// plus O(R) to gate, score and normalise (medians by selection,
+// nth_element, in reused buffers; the prefix scores, mostly 0, need none
+// when more than half are 0: then the median and MAD are 0 and each
+// normalised score is its value over the largest).
+// Otherwise choose_ranked() finds the same replica without scoring every
+// one. The load scores live in order structures (AibrixLoadRanks,
+// aibrix_load_ranks.h): the gate from the kept counts, the medians as k-th
+// least keys, the MAD as the k-th least of two sorted runs (the deviations
+// below and above the median), all O(log^2 R). The prefix percents come
+// from the prompt's holders (ApproxRadixTree::match_held, O(H)), counted
+// per value (normalised from the counts); the most common percent (the
+// bulk: 0, or a prefix every replica holds) is shared by most candidates,
+// whose final then falls as their load score rises, so each group of one
+// clipped load score is represented by its lowest-index member (a
+// TournamentTree query); the other candidates (singles) are scored one by
+// one. The scan's running best with the 1e-9 tolerance is then reproduced
+// over the finalists only: those from the highest final down to the first
+// gap of 1e-9 (a replica with a lower-index one scoring at least as much is
+// never taken; below such a gap none decides). O(H + S log S + G log R) for
+// S singles and G groups visited, plus the keying (O(log R) per touched
+// replica, O(R log R) per scrape or sample of the estimates). It scans
+// instead when more than half the candidates are singles or past 48 group
+// steps (lockstep test: AibrixPrefix.TheOrderStructuresChooseAsTheScan).
 // on_routed inserts the prompt.
 #pragma once
 
@@ -90,7 +102,8 @@ class AibrixPrefix final : public RoutingPolicy {
  public:
   enum class Polarity : std::uint8_t { Least, Most };
 
-  /// The cluster size from which choose_ranked() serves the simulator's view.
+  /// The cluster size from which choose_ranked() serves the simulator's view
+  /// (AibrixLoadBalance's crossing; not measured for this policy).
   static constexpr std::size_t kRankedFromReplicas = 16;
   explicit AibrixPrefix(const AibrixPrefixParams& params, std::size_t ranked_from_replicas = kRankedFromReplicas);
   ~AibrixPrefix() override;
@@ -139,7 +152,7 @@ class AibrixPrefix final : public RoutingPolicy {
   static constexpr std::size_t kScan = ~std::size_t{0};
   std::size_t choose_ranked(const RouteRequest& request, const ClusterView& cluster);
   std::vector<ApproxRadixTree::Held> held_;
-  std::vector<Scored> holders_;
+  std::vector<Scored> holders_;  // choose_ranked()'s singles: their percent, then their final
   std::vector<Scored> finalists_;
   std::vector<std::uint8_t> is_holder_;  // per replica: one of holders_ in choose_ranked()
   /// The normalised prefix score of each percent, from percent_count_ (the
