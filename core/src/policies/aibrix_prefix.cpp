@@ -117,14 +117,14 @@ void AibrixPrefix::normalise_prefix() {
   for (std::size_t k = 0; k < n; ++k) prefix_norm_[k] = (prefix_raw_[k] - 0.0) / (max - 0.0);
 }
 
-double AibrixPrefix::PercentNorm::operator()(std::uint64_t percent) const {
+double AibrixPrefix::PercentNorm::operator()(std::size_t percent) const {
   const auto p = static_cast<double>(percent);
   if (shortcut) return most == 0 ? 1.0 : (p - 0.0) / (most - 0.0);
   const double v = clamp ? (p > upper ? upper : (p < lower ? lower : p)) : p;
   return max == min ? 1.0 : (v - min) / (max - min);
 }
 
-AibrixPrefix::PercentNorm AibrixPrefix::normalise_percents(std::size_t n, std::uint64_t least, std::uint64_t most) {
+AibrixPrefix::PercentNorm AibrixPrefix::normalise_percents(std::size_t n, std::size_t least, std::size_t most) {
   // normalise() (or normalise_prefix()'s shortcut) of n percents given as
   // counts per value (least and most: the least and largest counted).
   PercentNorm norm;
@@ -142,7 +142,7 @@ AibrixPrefix::PercentNorm AibrixPrefix::normalise_percents(std::size_t n, std::u
   if (n >= 3) {
     const double median = n % 2 == 1 ? value_at(n / 2) : (value_at(n / 2 - 1) + value_at(n / 2)) / 2.0;
     deviations_.clear();
-    for (std::uint64_t p = least; p <= most; ++p)
+    for (std::size_t p = least; p <= most; ++p)
       if (percent_count_[p] > 0) deviations_.emplace_back(std::fabs(static_cast<double>(p) - median), percent_count_[p]);
     std::sort(deviations_.begin(), deviations_.end());
     const auto deviation_at = [&](std::size_t k) {
@@ -242,7 +242,7 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   percent_count_.assign(101, 0);
   percents_.resize(held_.size());
   std::size_t held_candidates = 0, last_matched = ~std::size_t{0};
-  std::uint64_t percent = 0, least_percent = 100, most_percent = 0, bulk = 0;
+  std::size_t percent = 0, least_percent = 100, most_percent = 0, bulk = 0;
   for (std::size_t i = 0; i < held_.size(); ++i) {
     const ApproxRadixTree::Held& h = held_[i];
     if (gated && ranks.count(h.replica) != least) {
@@ -251,7 +251,7 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
     }
     if (h.matched != last_matched) {  // neighbours often match the same length
       last_matched = h.matched;
-      percent = blocks == 0 ? 0 : (h.matched / params_.block_size) * 100 / blocks;
+      percent = blocks == 0 ? 0 : static_cast<std::size_t>((h.matched / params_.block_size) * 100 / blocks);
     }
     percents_[i] = static_cast<std::uint8_t>(percent);
     ++held_candidates;
@@ -322,7 +322,7 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   if (is_holder_.size() < n) is_holder_.resize(n, 0);
   double best_single = -1.0;
   for (Scored& h : holders_) {
-    h.final = blend(percent_norm(static_cast<std::uint64_t>(h.final)), load_norm(ranks.score(h.replica)),
+    h.final = blend(percent_norm(static_cast<std::size_t>(h.final)), load_norm(ranks.score(h.replica)),
                     prefix_fraction, load_fraction);
     best_single = std::max(best_single, h.final);
     is_holder_[h.replica] = 1;

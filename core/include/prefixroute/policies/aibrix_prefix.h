@@ -160,9 +160,9 @@ class AibrixPrefix final : public RoutingPolicy {
   struct PercentNorm {
     bool shortcut = false, clamp = false;
     double most = 0, lower = 0, upper = 0, min = 0, max = 0;
-    double operator()(std::uint64_t percent) const;
+    double operator()(std::size_t percent) const;
   };
-  PercentNorm normalise_percents(std::size_t candidates, std::uint64_t least, std::uint64_t most);
+  PercentNorm normalise_percents(std::size_t candidates, std::size_t least, std::size_t most);
   std::vector<std::uint32_t> percent_count_;
   std::vector<std::uint8_t> percents_;  // per held_ entry: its percent, 255 for a non-candidate
   std::vector<std::pair<double, std::size_t>> deviations_;
