@@ -316,5 +316,29 @@ TEST(AibrixPrefix, TheOrderStructuresChooseAsTheScan) {
   check_ranked_against_scan(70, 5, 800, /*most_completions=*/1);  // busier: idle replicas are outliers
 }
 
+
+// Winsorizing clamps the low outliers to one bound, so they tie: the lowest
+// index wins, not the least load. Counts (= load scores: no KV use, no
+// estimates) 4 x 6, 5 x 7, 6 x 6, and replica 5 at 1, replica 9 at 0:
+// median 5, MAD 1, both clamped to 2.
+TEST(AibrixPrefix, ClampedLowLoadsTieAndTheOrderStructuresTakeTheLowestIndex) {
+  AibrixPrefix ranked(AibrixPrefixParams{}, /*ranked_from_replicas=*/1), scanning(AibrixPrefixParams{});
+  auto replicas = make_replicas(21);
+  std::vector<std::uint32_t> counts(21);
+  std::size_t next = 0;
+  const std::vector<std::uint32_t> others = {4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6};
+  for (std::size_t r = 0; r < 21; ++r) counts[r] = r == 5 ? 1 : r == 9 ? 0 : others[next++];
+  set_in_flight(replicas, counts);
+  std::uint64_t scrapes = 0;
+  ClusterView announced(std::span<const Replica>(replicas), nullptr, CacheView::None, false, nullptr);
+  announced.set_scrape_count(&scrapes);
+  announced.set_in_flight_announced(true);
+  const PromptPieces prompt = prompt_of(run_of(1, 8));
+  const RouteRequest request(prompt, 0, 0, 0, 0);
+  EXPECT_EQ(scanning.choose(request, ClusterView(replicas), 0), 5u);
+  EXPECT_EQ(ranked.choose(request, announced, 0), 5u);
+  EXPECT_TRUE(ranked.last_ranked());
+}
+
 }  // namespace
 }  // namespace prefixroute
