@@ -10,10 +10,11 @@ void AibrixLoadRanks::touched(std::size_t r) {
   touched_.push_back(static_cast<std::uint32_t>(r));
 }
 
-void AibrixLoadRanks::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r) {
+void AibrixLoadRanks::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, bool fresh) {
   const Replica& replica = cluster[r];
   const std::uint32_t c = replica.in_flight();
   const double score = load.score(replica, r, fallback_);
+  if (!fresh && c == counts_.count(r) && score == scores_[r]) return;  // every key as it is
   counts_.set(r, c);
   scores_[r] = score;
   first_.set(r, Key{0, score});
@@ -29,7 +30,8 @@ void AibrixLoadRanks::rekey(const ClusterView& cluster, const AibrixLoad& load, 
 
 void AibrixLoadRanks::rekey_all(const ClusterView& cluster, const AibrixLoad& load) {
   const std::size_t n = cluster.size();
-  if (scores_.size() != n) {  // every key is set below: the structures are rebuilt only for a new size
+  const bool fresh = scores_.size() != n;
+  if (fresh) {  // every key is set below: the structures are rebuilt only for a new size
     scores_.assign(n, kInf);
     counts_ = InFlightOrder(n);
     ranked_ = RankedKeys<Key>(n);
@@ -38,7 +40,7 @@ void AibrixLoadRanks::rekey_all(const ClusterView& cluster, const AibrixLoad& lo
     gated_first_ = TournamentTree<Key>(n, Key{kEmpty, kInf});
   }
   fallback_ = -1;
-  for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r);
+  for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fresh);
   touched_.clear();
   is_touched_.assign(n, 0);
   keyed_ = true;
@@ -58,7 +60,7 @@ void AibrixLoadRanks::update(const ClusterView& cluster, AibrixLoad& load) {
   }
   for (const std::uint32_t r : touched_) {
     is_touched_[r] = 0;
-    rekey(cluster, load, r);
+    rekey(cluster, load, r, false);
   }
   touched_.clear();
 }

@@ -67,7 +67,8 @@ class AibrixLoadRanks {
 
  private:
   void rekey_all(const ClusterView& cluster, const AibrixLoad& load);
-  void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r);
+  // `fresh`: the structures were just rebuilt (every key must be set).
+  void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, bool fresh);
 
   std::vector<double> scores_;
   InFlightOrder counts_{0};
