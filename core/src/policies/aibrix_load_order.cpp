@@ -8,24 +8,28 @@ void AibrixLoadOrder::touched(std::size_t r) {
   touched_.push_back(static_cast<std::uint32_t>(r));
 }
 
-void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback) {
+void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback,
+                            bool fresh) {
   const Replica& replica = cluster[r];
   const std::uint32_t c = replica.in_flight();
-  counts_.set(r, c);
   const Key key{load.score(replica, r, fallback), replica.scraped().kv_usage};
+  const Key& kept = keys_[r];
+  if (!fresh && c == counts_.count(r) && kept.score == key.score && kept.usage == key.usage) return;  // as it is
+  counts_.set(r, c);
   keys_.set(r, key);
   gated_keys_.set(r, GatedKey{c, key});
 }
 
 void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& load) {
   const std::size_t n = cluster.size();
+  const bool fresh = keys_.size() != n || counts_.size() != n;
   if (keys_.size() != n) {  // every key is set below: the trees are rebuilt only for a new size
     keys_ = TournamentTree<Key>(n, Key{kInf, kInf});
     gated_keys_ = TournamentTree<GatedKey>(n, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}});
   }
   if (counts_.size() != n) counts_ = InFlightOrder(n);  // the counts are set below
   fallback_ = -1;
-  for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fallback_);
+  for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fallback_, fresh);
   touched_.clear();
   is_touched_.assign(n, 0);
   keyed_ = true;
@@ -52,7 +56,7 @@ std::size_t AibrixLoadOrder::choose(const ClusterView& cluster, AibrixLoad& load
   } else {
     for (const std::uint32_t r : touched_) {
       is_touched_[r] = 0;
-      rekey(cluster, load, r, fallback_);
+      rekey(cluster, load, r, fallback_, false);
     }
     touched_.clear();
   }

@@ -73,7 +73,8 @@ class AibrixLoadOrder {
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
   void rekey_all(const ClusterView& cluster, const AibrixLoad& load);
-  void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback);
+  // `fresh`: the structures were just rebuilt (every key must be set).
+  void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback, bool fresh);
   // The positions of `tree` whose key equals its least, in order, into survivors_.
   template <typename K>
   void least_positions(const TournamentTree<K>& tree);
