@@ -14,8 +14,9 @@ void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, 
   const std::uint32_t c = replica.in_flight();
   const Key key{load.score(replica, r, fallback), replica.scraped().kv_usage};
   const Key& kept = keys_[r];
-  if (!fresh && c == counts_.count(r) && kept.score == key.score && kept.usage == key.usage) return;  // as it is
-  counts_.set(r, c);
+  if (!fresh && c == counts_[r] && kept.score == key.score && kept.usage == key.usage) return;  // as it is
+  tally_.move(counts_[r], c);
+  counts_[r] = c;
   keys_.set(r, key);
   gated_keys_.set(r, GatedKey{c, key});
 }
@@ -23,11 +24,14 @@ void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, 
 void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& load) {
   const std::size_t n = cluster.size();
   const bool fresh = keys_.size() != n || counts_.size() != n;
+  if (counts_.size() != n) {  // every replica at count 0 until rekeyed below
+    counts_.assign(n, 0);
+    tally_ = CountTally(n);
+  }
   if (keys_.size() != n) {  // every key is set below: the trees are rebuilt only for a new size
     keys_ = TournamentTree<Key>(n, Key{kInf, kInf});
     gated_keys_ = TournamentTree<GatedKey>(n, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}});
   }
-  if (counts_.size() != n) counts_ = InFlightOrder(n);  // the counts are set below
   fallback_ = -1;
   for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fallback_, fresh);
   touched_.clear();
@@ -61,7 +65,7 @@ std::size_t AibrixLoadOrder::choose(const ClusterView& cluster, AibrixLoad& load
     touched_.clear();
   }
   // The gate of AibrixLoad::gate, on the kept least, most and total counts.
-  const std::uint64_t min = counts_.least(), max = counts_.most(), sum = cluster.total_in_flight();
+  const std::uint64_t min = gated_keys_.least().count, max = tally_.most(), sum = cluster.total_in_flight();
   gated = load.imbalanced(n, min, max, sum);
   if (gated) {
     least_positions(gated_keys_);

@@ -12,7 +12,8 @@
 // with the gate the least (c, score, usage) over every replica.
 //
 // Structures: two TournamentTrees, of (score, usage) and of (c, score,
-// usage), and an InFlightOrder of the counts as keyed (the gate's max). A
+// usage) (whose least gives the gate's min), and a CountTally of the counts
+// as keyed (the gate's max). A
 // replica's score changes with its count (every request), its scraped queue
 // and usage (every scrape) and the capacity estimates (every sample of the
 // output rates); usage only with scrapes. So: every replica is rekeyed when
@@ -26,7 +27,8 @@
 // per change of the estimates, not per request.
 //
 // Invariants (when keyed for the view): key r holds replica r's count, score
-// and usage as AibrixLoad::score computes them now, and counts_ its count.
+// and usage as AibrixLoad::score computes them now, counts_[r] its count,
+// and tally_ holds every counts_[r].
 // Cost: choose O((1 + survivors) log R), survivors being the replicas at the
 // least key (each is visited); a touched replica O(log R); rekeying every
 // replica O(R log R), once per scrape or per sample of the estimates.
@@ -38,11 +40,11 @@
 #include <optional>
 #include <vector>
 
+#include "prefixroute/base/count_tally.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/policies/aibrix_load_balance.h"
 #include "prefixroute/policies/cluster_view.h"
-#include "prefixroute/sim/in_flight_order.h"
 
 namespace prefixroute {
 
@@ -81,7 +83,8 @@ class AibrixLoadOrder {
 
   TournamentTree<Key> keys_{0, Key{kInf, kInf}};
   TournamentTree<GatedKey> gated_keys_{0, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}}};
-  InFlightOrder counts_{0};              // per replica, as keyed
+  std::vector<std::uint32_t> counts_;    // per replica, as keyed
+  CountTally tally_;
   std::vector<std::uint32_t> touched_;   // replicas to rekey, each once
   std::vector<std::uint8_t> is_touched_;
   std::vector<std::size_t> survivors_;
