@@ -43,15 +43,6 @@ bool AibrixLoad::gate(const ClusterView& cluster, std::vector<std::size_t>& out)
   return imbalanced;
 }
 
-bool AibrixLoad::imbalanced(std::size_t n, std::uint64_t min, std::uint64_t max, std::uint64_t sum) const {
-  bool imbalanced = n >= 2 && static_cast<double>(max - min) >= params_.gate_min_gap;
-  if (imbalanced && n > 2) {
-    const double others_mean = static_cast<double>(sum - max) / static_cast<double>(n - 1);
-    imbalanced = static_cast<double>(max) > params_.gate_factor * (others_mean + 1);
-  }
-  return imbalanced;
-}
-
 void AibrixLoad::ensure_replicas(std::size_t n) {
   if (completed_.size() >= n) return;
   const std::size_t old = completed_.size();

@@ -88,7 +88,14 @@ class AibrixLoad {
   /// whether the gate fired.
   bool gate(const ClusterView& cluster, std::vector<std::size_t>& out) const;
   /// The gate's rule on the least, most and total running counts of n replicas.
-  bool imbalanced(std::size_t n, std::uint64_t min, std::uint64_t max, std::uint64_t sum) const;
+  bool imbalanced(std::size_t n, std::uint64_t min, std::uint64_t max, std::uint64_t sum) const {
+    bool imbalanced = n >= 2 && static_cast<double>(max - min) >= params_.gate_min_gap;
+    if (imbalanced && n > 2) {
+      const double others_mean = static_cast<double>(sum - max) / static_cast<double>(n - 1);
+      imbalanced = static_cast<double>(max) > params_.gate_factor * (others_mean + 1);
+    }
+    return imbalanced;
+  }
   /// Samples the rates due up to `now` (a sample at T sees completions before T).
   void advance(Tick now);
   /// score(r) for each r of `candidates` into `out` (same order); reads the
