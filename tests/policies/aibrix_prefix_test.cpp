@@ -9,9 +9,12 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "prefixroute/base/random.h"
+#include "prefixroute/policies/cluster_view.h"
 
 #include "replicas.h"
 #include "tokens.h"
@@ -214,6 +217,127 @@ TEST(AibrixPrefix, ChoiceIsTheBlendOfScoresNormalisedAsFromScratch) {
   check_choice_against_model(3, 2);
   check_choice_against_model(5, 3);
   check_choice_against_model(70, 4);
+}
+
+
+// The choice from the order structures (a view that counts scrapes and
+// announces in-flight changes) in lockstep with the scan (a view of the
+// replicas alone): two policies told the same hooks, on random states. Counts
+// move with routed and completed requests (the gate fires and does not);
+// scrapes set KV usages from a few values, some 2e-9 apart (final scores
+// about 1e-9 apart: the tie tolerance's chains), some past the KV
+// guardrail (+inf) and sometimes all of them; prompts share a few prefixes
+// (half of them one common run) and requests often go elsewhere than
+// chosen, so holders vary from none to every replica; completions carry output tokens over many seconds (the
+// capacity estimates).
+void check_ranked_against_scan(std::size_t n, std::uint64_t seed, std::size_t requests, int most_completions = 2) {
+  AibrixPrefixParams p;
+  p.gate_min_gap = 3;
+  p.gate_factor = 1.5;
+  AibrixPrefix ranked(p, /*ranked_from_replicas=*/1), scanning(p);
+  auto replicas = make_replicas(n);
+  std::uint64_t scrapes = 0;
+  ClusterView announced(std::span<const Replica>(replicas), nullptr, CacheView::None, false, nullptr);
+  announced.set_scrape_count(&scrapes);
+  announced.set_in_flight_announced(true);
+  const ClusterView plain(replicas);
+  std::vector<std::pair<std::uint64_t, std::size_t>> in_flight;  // (id, replica)
+  Rng rng(seed);
+  Tick now = 0;
+  std::size_t ranked_choices = 0, gated = 0;
+  for (std::uint64_t id = 0; id < requests; ++id) {
+    now += static_cast<Tick>(rng.uniform_int(0, 300)) * kTicksPerMillisecond;
+    if (id % 7 == 0) {
+      const bool all_past_guardrail = rng.uniform_int(0, 40) == 0;
+      for (Replica& r : replicas) {
+        EngineMetrics m;
+        const auto pick = rng.uniform_int(0, 9);
+        m.kv_usage = all_past_guardrail || pick == 0 ? 0.95
+                     : pick < 5                      ? 0.5 + 2e-9 * static_cast<double>(rng.uniform_int(0, 3))
+                                                     : static_cast<double>(rng.uniform_int(0, 2)) / 4;
+        r.set_scraped(m);
+      }
+      ++scrapes;
+    }
+    for (std::uint64_t k = rng.uniform_int(0, most_completions); k > 0 && !in_flight.empty(); --k) {
+      const auto at = static_cast<std::size_t>(rng.below(in_flight.size()));
+      const auto [done, replica] = in_flight[at];
+      in_flight.erase(in_flight.begin() + static_cast<std::ptrdiff_t>(at));
+      replicas[replica].router_completed();
+      ranked.on_completed(done, replica, now);
+      scanning.on_completed(done, replica, now);
+    }
+    // Half the prompts open with one shared run (a system prompt most
+    // replicas come to hold: the most common percent is then not 0).
+    const Tokens shared = run_of(7, rng.uniform_int(0, 1) == 0 ? 8 : 0);
+    const Tokens tokens = concat(concat(shared, run_of(static_cast<Token>(rng.uniform_int(0, 4)) * 1000,
+                                                       rng.uniform_int(0, 24))),
+                                 run_of(static_cast<Token>(50'000 + rng.uniform_int(0, 9) * 100), rng.uniform_int(0, 8)));
+    const PromptPieces prompt = prompt_of(tokens);
+    const RouteRequest request(prompt, id, 0, 0, 0);
+    const std::size_t chosen = ranked.choose(request, announced, now);
+    ASSERT_EQ(chosen, scanning.choose(request, plain, now)) << n << " replicas, request " << id;
+    ASSERT_EQ(ranked.last_gated(), scanning.last_gated()) << n << " replicas, request " << id;
+    ASSERT_EQ(ranked.predicted_cached_tokens(), scanning.predicted_cached_tokens()) << n << " replicas, request " << id;
+    if (ranked.last_ranked()) {
+      ++ranked_choices;
+      // Each replica compared has the scan's final score.
+      const auto& candidates = scanning.last_candidates();
+      for (const AibrixPrefix::Scored& f : ranked.last_finalists()) {
+        const auto k = std::lower_bound(candidates.begin(), candidates.end(), f.replica) - candidates.begin();
+        ASSERT_EQ(f.final, scanning.last_final_scores()[static_cast<std::size_t>(k)])
+            << n << " replicas, request " << id << ", replica " << f.replica;
+      }
+    }
+    gated += scanning.last_gated() ? 1 : 0;
+    // Elsewhere than chosen: at random, or to one hot replica (the gate fires).
+    const auto where = rng.uniform_int(0, 7);
+    const std::size_t target = where < 3 ? static_cast<std::size_t>(rng.below(n)) : where == 3 ? n / 2 : chosen;
+    const std::uint64_t output = rng.uniform_int(0, 3) * 100;
+    ranked.on_routed(RoutedRequest{id, target, prompt, output, now});
+    scanning.on_routed(RoutedRequest{id, target, prompt, output, now});
+    replicas[target].router_dispatched();
+    in_flight.emplace_back(id, target);
+  }
+  // Many choices come from the structures (not the scan they fall back to
+  // where most candidates hold the prompt: often on few replicas), with and
+  // without the gate.
+  EXPECT_GT(ranked_choices * (n >= 70 ? 2 : 8), requests) << n << " replicas";
+  if (n >= 3) {
+    EXPECT_GT(gated, 0u) << n << " replicas";
+  }
+}
+
+TEST(AibrixPrefix, TheOrderStructuresChooseAsTheScan) {
+  check_ranked_against_scan(1, 1, 300);
+  check_ranked_against_scan(3, 2, 600);
+  check_ranked_against_scan(70, 3, 800);
+  check_ranked_against_scan(256, 4, 500);
+  check_ranked_against_scan(70, 5, 800, /*most_completions=*/1);  // busier: idle replicas are outliers
+}
+
+
+// Winsorizing clamps the low outliers to one bound, so they tie: the lowest
+// index wins, not the least load. Counts (= load scores: no KV use, no
+// estimates) 4 x 6, 5 x 7, 6 x 6, and replica 5 at 1, replica 9 at 0:
+// median 5, MAD 1, both clamped to 2.
+TEST(AibrixPrefix, ClampedLowLoadsTieAndTheOrderStructuresTakeTheLowestIndex) {
+  AibrixPrefix ranked(AibrixPrefixParams{}, /*ranked_from_replicas=*/1), scanning(AibrixPrefixParams{});
+  auto replicas = make_replicas(21);
+  std::vector<std::uint32_t> counts(21);
+  std::size_t next = 0;
+  const std::vector<std::uint32_t> others = {4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6};
+  for (std::size_t r = 0; r < 21; ++r) counts[r] = r == 5 ? 1 : r == 9 ? 0 : others[next++];
+  set_in_flight(replicas, counts);
+  std::uint64_t scrapes = 0;
+  ClusterView announced(std::span<const Replica>(replicas), nullptr, CacheView::None, false, nullptr);
+  announced.set_scrape_count(&scrapes);
+  announced.set_in_flight_announced(true);
+  const PromptPieces prompt = prompt_of(run_of(1, 8));
+  const RouteRequest request(prompt, 0, 0, 0, 0);
+  EXPECT_EQ(scanning.choose(request, ClusterView(replicas), 0), 5u);
+  EXPECT_EQ(ranked.choose(request, announced, 0), 5u);
+  EXPECT_TRUE(ranked.last_ranked());
 }
 
 }  // namespace

@@ -37,11 +37,7 @@ bool AibrixLoad::gate(const ClusterView& cluster, std::vector<std::size_t>& out)
     max = std::max(max, c);
     sum += c;
   }
-  bool imbalanced = n >= 2 && static_cast<double>(max - min) >= params_.gate_min_gap;
-  if (imbalanced && n > 2) {
-    const double others_mean = static_cast<double>(sum - max) / static_cast<double>(n - 1);
-    imbalanced = static_cast<double>(max) > params_.gate_factor * (others_mean + 1);
-  }
+  const bool imbalanced = this->imbalanced(n, min, max, sum);
   for (std::size_t r = 0; r < n; ++r)
     if (!imbalanced || cluster[r].in_flight() == min) out.push_back(r);
   return imbalanced;

@@ -8,35 +8,32 @@ void AibrixLoadOrder::touched(std::size_t r) {
   touched_.push_back(static_cast<std::uint32_t>(r));
 }
 
-void AibrixLoadOrder::count(std::uint32_t c, int delta) {
-  if (c >= at_count_.size()) at_count_.resize(static_cast<std::size_t>(c) + 1, 0);
-  at_count_[c] = static_cast<std::uint32_t>(static_cast<int>(at_count_[c]) + delta);
-  if (delta > 0 && c > most_) most_ = c;
-  while (most_ > 0 && at_count_[most_] == 0) --most_;
-}
-
-void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback) {
+void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback,
+                            bool fresh) {
   const Replica& replica = cluster[r];
   const std::uint32_t c = replica.in_flight();
-  count(counts_[r], -1);
-  count(c, +1);
-  counts_[r] = c;
   const Key key{load.score(replica, r, fallback), replica.scraped().kv_usage};
+  const Key& kept = keys_[r];
+  if (!fresh && c == counts_[r] && kept.score == key.score && kept.usage == key.usage) return;  // as it is
+  tally_.move(counts_[r], c);
+  counts_[r] = c;
   keys_.set(r, key);
   gated_keys_.set(r, GatedKey{c, key});
 }
 
 void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& load) {
   const std::size_t n = cluster.size();
+  const bool fresh = keys_.size() != n || counts_.size() != n;
+  if (counts_.size() != n) {  // every replica at count 0 until rekeyed below
+    counts_.assign(n, 0);
+    tally_ = CountTally(n);
+  }
   if (keys_.size() != n) {  // every key is set below: the trees are rebuilt only for a new size
     keys_ = TournamentTree<Key>(n, Key{kInf, kInf});
     gated_keys_ = TournamentTree<GatedKey>(n, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}});
   }
-  counts_.assign(n, 0);
-  at_count_.assign(1, static_cast<std::uint32_t>(n));  // every replica at count 0 until rekeyed
-  most_ = 0;
   fallback_ = -1;
-  for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fallback_);
+  for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fallback_, fresh);
   touched_.clear();
   is_touched_.assign(n, 0);
   keyed_ = true;
@@ -63,20 +60,14 @@ std::size_t AibrixLoadOrder::choose(const ClusterView& cluster, AibrixLoad& load
   } else {
     for (const std::uint32_t r : touched_) {
       is_touched_[r] = 0;
-      rekey(cluster, load, r, fallback_);
+      rekey(cluster, load, r, fallback_, false);
     }
     touched_.clear();
   }
   // The gate of AibrixLoad::gate, on the kept least, most and total counts.
-  const std::uint64_t min = gated_keys_.least().count, max = most_, sum = cluster.total_in_flight();
-  const AibrixLoadParams& params = load.params();
-  bool imbalanced = n >= 2 && static_cast<double>(max - min) >= params.gate_min_gap;
-  if (imbalanced && n > 2) {
-    const double others_mean = static_cast<double>(sum - max) / static_cast<double>(n - 1);
-    imbalanced = static_cast<double>(max) > params.gate_factor * (others_mean + 1);
-  }
-  gated = imbalanced;
-  if (imbalanced) {
+  const std::uint64_t min = gated_keys_.least().count, max = tally_.most(), sum = cluster.total_in_flight();
+  gated = load.imbalanced(n, min, max, sum);
+  if (gated) {
     least_positions(gated_keys_);
   } else {
     least_positions(keys_);

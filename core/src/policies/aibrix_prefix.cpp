@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <vector>
 
+#include "prefixroute/policies/aibrix_load_order.h"
+#include "prefixroute/policies/aibrix_load_ranks.h"
 #include "prefixroute/policies/lmetric.h"
 
 namespace prefixroute {
@@ -114,14 +117,345 @@ void AibrixPrefix::normalise_prefix() {
   for (std::size_t k = 0; k < n; ++k) prefix_norm_[k] = (prefix_raw_[k] - 0.0) / (max - 0.0);
 }
 
-AibrixPrefix::AibrixPrefix(const AibrixPrefixParams& params) : params_(params), load_(params.load()) {
+double AibrixPrefix::PercentNorm::operator()(std::size_t percent) const {
+  const auto p = static_cast<double>(percent);
+  if (shortcut) return most == 0 ? 1.0 : (p - 0.0) / (most - 0.0);
+  const double v = clamp ? (p > upper ? upper : (p < lower ? lower : p)) : p;
+  return max == min ? 1.0 : (v - min) / (max - min);
+}
+
+AibrixPrefix::PercentNorm AibrixPrefix::normalise_percents(std::size_t n, std::size_t least, std::size_t most) {
+  // normalise() (or normalise_prefix()'s shortcut) of n percents given as
+  // counts per value (least and most: the least and largest counted).
+  PercentNorm norm;
+  norm.most = static_cast<double>(most);
+  if (percent_count_[0] * 2 > n) {  // normalise_prefix's shortcut
+    norm.shortcut = true;
+    return norm;
+  }
+  const auto value_at = [&](std::size_t k) {  // the k-th least percent
+    std::size_t p = 0;
+    for (std::size_t seen = percent_count_[0]; seen <= k; seen += percent_count_[++p]) {
+    }
+    return static_cast<double>(p);
+  };
+  if (n >= 3) {
+    const double median = n % 2 == 1 ? value_at(n / 2) : (value_at(n / 2 - 1) + value_at(n / 2)) / 2.0;
+    deviations_.clear();
+    for (std::size_t p = least; p <= most; ++p)
+      if (percent_count_[p] > 0) deviations_.emplace_back(std::fabs(static_cast<double>(p) - median), percent_count_[p]);
+    std::sort(deviations_.begin(), deviations_.end());
+    const auto deviation_at = [&](std::size_t k) {
+      std::size_t i = 0;
+      for (std::size_t seen = deviations_[0].second; seen <= k; seen += deviations_[++i].second) {
+      }
+      return deviations_[i].first;
+    };
+    const double mad = n % 2 == 1 ? deviation_at(n / 2) : (deviation_at(n / 2 - 1) + deviation_at(n / 2)) / 2.0;
+    if (mad != 0) {
+      norm.clamp = true;
+      norm.lower = median - 3.0 * mad;
+      norm.upper = median + 3.0 * mad;
+    }
+  }
+  const auto clip = [&](double v) { return norm.clamp ? (v > norm.upper ? norm.upper : (v < norm.lower ? norm.lower : v)) : v; };
+  norm.min = clip(static_cast<double>(least));
+  norm.max = clip(static_cast<double>(most));
+  return norm;
+}
+
+AibrixPrefix::AibrixPrefix(const AibrixPrefixParams& params, std::size_t ranked_from_replicas)
+    : params_(params),
+      load_(params.load()),
+      ranks_(std::make_unique<AibrixLoadRanks>()),
+      ranked_from_replicas_(ranked_from_replicas) {
   if (params_.block_size == 0) params_.block_size = 1;
+}
+
+AibrixPrefix::~AibrixPrefix() = default;
+
+namespace {
+
+// The blend of step 4, in the scan's order of operations.
+double blend(double prefix_norm, double load_norm, double prefix_fraction, double load_fraction) {
+  double score = 0.0;
+  score += prefix_norm * prefix_fraction;
+  score += load_norm * load_fraction;
+  return score;
+}
+
+// The k-th least (from 0) of the union of two non-decreasing sequences a(0 ..
+// na - 1) and b(0 .. nb - 1), read through the functions a and b, and the
+// (k-1)-th when `previous` is not null: O(log min(k, na)) reads.
+template <typename A, typename B>
+double kth_of_two(std::size_t k, std::size_t na, std::size_t nb, const A& a, const B& b, double* previous) {
+  // i of the k + 1 least come from a, j = k + 1 - i from b: the least i with
+  // a(i) >= b(j - 1) (or i = na, or j = 0).
+  std::size_t lo = k + 1 > nb ? k + 1 - nb : 0, hi = std::min(k + 1, na);
+  while (lo < hi) {
+    const std::size_t i = lo + (hi - lo) / 2;
+    if (a(i) >= b(k - i)) {
+      hi = i;
+    } else {
+      lo = i + 1;
+    }
+  }
+  const std::size_t i = lo, j = k + 1 - lo;
+  constexpr double kNone = -std::numeric_limits<double>::infinity();
+  const double last_a = i > 0 ? a(i - 1) : kNone, last_b = j > 0 ? b(j - 1) : kNone;
+  if (previous != nullptr) {
+    if (j == 0 || (i > 0 && last_a >= last_b)) {  // the k-th is a(i - 1)
+      *previous = std::max(i > 1 ? a(i - 2) : kNone, last_b);
+    } else {
+      *previous = std::max(last_a, j > 1 ? b(j - 2) : kNone);
+    }
+  }
+  return std::max(last_a, last_b);
+}
+
+}  // namespace
+
+std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const ClusterView& cluster) {
+  AibrixLoadRanks& ranks = *ranks_;
+  ranks.update(cluster, load_);
+  const std::size_t n = cluster.size();
+  // Step 1, the gate, on the kept counts: the candidates are every replica
+  // (group 0 of the ungated order) or those at the least count (the gated
+  // order's first group).
+  const InFlightOrder& counts = ranks.counts();
+  const std::uint32_t least = counts.least();
+  const bool gated = load_.imbalanced(n, least, counts.most(), cluster.total_in_flight());
+  const std::uint32_t group = gated ? least : 0;
+  const std::size_t candidates = gated ? counts.at(least) : n;
+  const RankedKeys<AibrixLoadRanks::Key>& ranked = ranks.ranked(gated);
+  const std::size_t finite = gated ? ranked.count_below(AibrixLoadRanks::Key{least + 1, -AibrixLoadRanks::kInf})
+                                   : ranked.size();
+
+  // Step 2, prefix: each candidate's match percent, an integer 0 .. 100
+  // (0 for the replicas match_held leaves out), counted per value.
+  const Prompt& prompt = request.prompt;
+  table_.set_replicas(n);
+  table_.match_held(prompt, held_);
+  const std::uint64_t blocks = prompt.size() / params_.block_size;
+  // One pass counts (and keeps) the percents, the next takes the singles.
+  constexpr std::uint8_t kNotCandidate = 255;
+  percent_count_.assign(101, 0);
+  percents_.resize(held_.size());
+  std::size_t held_candidates = 0, last_matched = ~std::size_t{0};
+  std::size_t percent = 0, least_percent = 100, most_percent = 0, bulk = 0;
+  for (std::size_t i = 0; i < held_.size(); ++i) {
+    const ApproxRadixTree::Held& h = held_[i];
+    if (gated && ranks.count(h.replica) != least) {
+      percents_[i] = kNotCandidate;
+      continue;
+    }
+    if (h.matched != last_matched) {  // neighbours often match the same length
+      last_matched = h.matched;
+      percent = blocks == 0 ? 0 : static_cast<std::size_t>((h.matched / params_.block_size) * 100 / blocks);
+    }
+    percents_[i] = static_cast<std::uint8_t>(percent);
+    ++held_candidates;
+    const std::uint32_t count = ++percent_count_[percent];
+    least_percent = std::min(least_percent, percent);
+    most_percent = std::max(most_percent, percent);
+    // The most common percent, the least on a tie (0's count is completed below).
+    if (count > percent_count_[bulk] || (count == percent_count_[bulk] && percent < bulk)) bulk = percent;
+  }
+  const std::size_t unheld = candidates - held_candidates;
+  if (unheld > 0) {
+    percent_count_[0] += static_cast<std::uint32_t>(unheld);
+    least_percent = 0;
+    if (percent_count_[0] >= percent_count_[bulk]) bulk = 0;
+  }
+  // The bulk plays the non-holders' part below: its candidates share one
+  // normalised prefix score and are told apart by load alone. The others,
+  // the singles, are scored one by one.
+  if ((candidates - percent_count_[bulk]) * 2 > candidates) return kScan;
+  const PercentNorm percent_norm = normalise_percents(candidates, least_percent, most_percent);
+  holders_.clear();
+  for (std::size_t i = 0; i < held_.size(); ++i)
+    if (percents_[i] != kNotCandidate && percents_[i] != bulk)
+      holders_.push_back(Scored{held_[i].replica, static_cast<double>(percents_[i])});
+  if (bulk != 0 && unheld > 0) {  // the replicas matching nothing are singles too
+    std::size_t at = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      while (at < held_.size() && held_[at].replica < r) ++at;
+      if (at < held_.size() && held_[at].replica == r) continue;
+      if (!gated || ranks.count(r) == least) holders_.push_back(Scored{r, 0.0});
+    }
+  }
+  const double bulk_norm = percent_norm(bulk);
+
+  // Step 3, load: normalise's median, MAD, clamp and min-max over the finite
+  // candidate scores, ranks 0 .. finite - 1 of `ranked`.
+  const auto at = [&](std::size_t k) { return ranked.key_at(k).score; };
+  bool clamp = false;
+  double lower = 0, upper = 0;
+  if (finite >= 3) {
+    const std::size_t half = finite / 2;
+    const double median = finite % 2 == 1 ? at(half) : (at(half - 1) + at(half)) / 2.0;
+    // |score - median| in rank order falls to the median's rank, then rises:
+    // two sorted runs, below (ranks below - 1 down to 0) and from (below on).
+    const std::size_t below = ranked.count_below(AibrixLoadRanks::Key{group, median});
+    const auto deviation_below = [&](std::size_t j) { return std::fabs(at(below - 1 - j) - median); };
+    const auto deviation_from = [&](std::size_t j) { return std::fabs(at(below + j) - median); };
+    double previous = 0;
+    const double upper_middle = kth_of_two(half, below, finite - below, deviation_below, deviation_from,
+                                           finite % 2 == 1 ? nullptr : &previous);
+    const double mad = finite % 2 == 1 ? upper_middle : (previous + upper_middle) / 2.0;
+    if (mad != 0) {
+      clamp = true;
+      lower = median - 3.0 * mad;
+      upper = median + 3.0 * mad;
+    }
+  }
+  const auto clip = [&](double v) { return clamp ? (v > upper ? upper : (v < lower ? lower : v)) : v; };
+  const double min = finite == 0 ? 0.0 : clip(at(0)), max = finite == 0 ? 0.0 : clip(at(finite - 1));
+  const auto load_norm = [&](double v) {
+    if (std::isinf(v)) return 0.0;
+    return max == min ? 1.0 : (max - clip(v)) / (max - min);
+  };
+
+  const double total = params_.prefix_weight + params_.load_balance_weight;
+  const double prefix_fraction = total > 0 ? params_.prefix_weight / total : 0.0;
+  const double load_fraction = total > 0 ? params_.load_balance_weight / total : 0.0;
+  if (is_holder_.size() < n) is_holder_.resize(n, 0);
+  double best_single = -1.0;
+  for (Scored& h : holders_) {
+    h.final = blend(percent_norm(static_cast<std::size_t>(h.final)), load_norm(ranks.score(h.replica)),
+                    prefix_fraction, load_fraction);
+    best_single = std::max(best_single, h.final);
+    is_holder_[h.replica] = 1;
+  }
+  // The singles, highest final first, popped from a heap as the visit needs
+  // them (the order among equal finals does not matter: they are visited
+  // alike). The visit rarely goes far below the best: the heap holds those
+  // within 1e-6 of it first ([heap_begin, heap_end)), the rest only if needed.
+  const auto lower_final = [](const Scored& a, const Scored& b) { return a.final < b.final; };
+  const auto far = std::partition(holders_.begin(), holders_.end(),
+                                  [&](const Scored& h) { return h.final >= best_single - 1e-6; });
+  const auto far_begin = static_cast<std::size_t>(far - holders_.begin());
+  std::size_t heap_begin = 0, heap_end = far_begin;
+  std::make_heap(holders_.begin(), far, lower_final);
+  const auto clear_holders = [&] {
+    for (const Scored& h : holders_) is_holder_[h.replica] = 0;
+  };
+
+  // Step 4. The scan keeps the running best in replica order and takes a
+  // score more than 1e-9 above it. A replica with a lower-index one scoring
+  // at least as much is never taken, and with a gap of 1e-9 between the
+  // scores >= t and those below, the replicas below never decide. So the
+  // finalists are visited from the highest score down until such a gap:
+  // the singles one by one, and each group of bulk candidates of one
+  // clipped load score, represented by the lowest-index bulk candidate at or
+  // below that score (their final falls as the load score rises). The scan
+  // over the finalists in replica order then takes the scan's replica.
+  const TournamentTree<AibrixLoadRanks::Key>& first = ranks.first(gated);
+  const std::size_t infinite_others =
+      candidates - finite - static_cast<std::size_t>(std::count_if(
+                                holders_.begin(), holders_.end(),
+                                [&](const Scored& h) { return std::isinf(ranks.score(h.replica)); }));
+  // Group steps (each a few O(log R) walks) past this, and it scans; the
+  // holders' visits are bounded by their number.
+  constexpr std::size_t kGroupBudget = 48;
+  finalists_.clear();
+  std::size_t rank = 0, steps = 0;
+  bool infinite_done = infinite_others == 0, have = false, group_ready = false, group_next = false;
+  double lowest = 0, group_final = 0, bound = 0;
+  std::size_t last_rep = n;
+  for (;;) {
+    if (!group_ready) {  // the next group of non-holders: its score and its bound
+      while (rank < finite && is_holder_[ranked.slot_at(rank)] != 0) {
+        ++rank;
+        if (++steps > kGroupBudget) {
+          clear_holders();
+          return kScan;
+        }
+      }
+      group_next = false;
+      if (rank < finite) {
+        const double v = at(rank);
+        group_next = true;
+        group_final = blend(bulk_norm, load_norm(v), prefix_fraction, load_fraction);
+        bound = clamp && v < lower ? lower : (clamp && v > upper ? at(finite - 1) : v);
+      } else if (!infinite_done) {
+        group_next = true;
+        group_final = blend(bulk_norm, 0.0, prefix_fraction, load_fraction);
+        bound = AibrixLoadRanks::kInf;
+      }
+      group_ready = true;
+    }
+    if (heap_end == heap_begin && heap_begin < far_begin && far_begin < holders_.size()) {  // the rest
+      heap_begin = far_begin;
+      heap_end = holders_.size();
+      std::make_heap(holders_.begin() + static_cast<std::ptrdiff_t>(heap_begin), holders_.end(), lower_final);
+    }
+    const bool holder_next = heap_end > heap_begin;
+    if (!group_next && !holder_next) break;
+    const bool take_holder = holder_next && (!group_next || holders_[heap_begin].final >= group_final);
+    const double s = take_holder ? holders_[heap_begin].final : group_final;
+    if (have && lowest - s >= 1e-9) break;  // the gap
+    have = true;
+    lowest = s;
+    if (take_holder) {
+      finalists_.push_back(holders_[heap_begin]);
+      std::pop_heap(holders_.begin() + static_cast<std::ptrdiff_t>(heap_begin),
+                    holders_.begin() + static_cast<std::ptrdiff_t>(heap_end--), lower_final);
+      continue;
+    }
+    // The lowest-index non-holder at or below the bound.
+    const AibrixLoadRanks::Key key{group, bound};
+    std::size_t rep = first.first_at_most(0, key);
+    while (rep < n && is_holder_[rep] != 0) {
+      rep = first.first_at_most(rep + 1, key);
+      if (++steps > kGroupBudget) {
+        clear_holders();
+        return kScan;
+      }
+    }
+    if (rep == n || ++steps > kGroupBudget) {  // (rep == n: not expected, a non-holder is at or below the bound)
+      clear_holders();
+      return kScan;
+    }
+    if (rep != last_rep) finalists_.push_back(Scored{rep, group_final});
+    last_rep = rep;
+    if (rank < finite) {
+      rank = ranked.count_at_most(AibrixLoadRanks::Key{group, bound});
+    } else {
+      infinite_done = true;
+    }
+    group_ready = false;
+  }
+  clear_holders();
+  std::sort(finalists_.begin(), finalists_.end(),
+            [](const Scored& a, const Scored& b) { return a.replica < b.replica; });
+  std::size_t best = 0;
+  double best_score = -1.0;
+  for (const Scored& f : finalists_) {
+    if (std::fabs(f.final - best_score) < 1e-9) continue;
+    if (f.final > best_score) {
+      best_score = f.final;
+      best = f.replica;
+    }
+  }
+  gated_ = gated;
+  predicted_ = static_cast<std::int64_t>(
+      LMetric::hit_tokens(prompt.size(), held_length(held_, best), params_.block_size));
+  return best;
 }
 
 std::size_t AibrixPrefix::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
   const Prompt& prompt = request.prompt;
   const std::size_t n = cluster.size();
   load_.advance(now);
+  ranked_ = false;
+  if (n >= ranked_from_replicas_ && AibrixLoadOrder::usable(cluster)) {
+    const std::size_t chosen = choose_ranked(request, cluster);
+    if (chosen != kScan) {
+      ranked_ = true;
+      return chosen;
+    }
+  }
   gated_ = load_.gate(cluster, candidates_);
   table_.set_replicas(n);
   table_.match(prompt, matched_);
@@ -161,6 +495,12 @@ void AibrixPrefix::on_routed(const RoutedRequest& request) {
   table_.set_replicas(request.replica + 1);
   table_.insert(request.prompt, request.replica);
   load_.on_routed(request);
+  ranks_->touched(request.replica);
+}
+
+void AibrixPrefix::on_completed(std::uint64_t id, std::size_t replica, Tick now) {
+  load_.on_completed(id, replica, now);
+  ranks_->touched(replica);
 }
 
 }  // namespace prefixroute

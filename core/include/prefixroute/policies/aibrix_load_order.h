@@ -12,7 +12,8 @@
 // with the gate the least (c, score, usage) over every replica.
 //
 // Structures: two TournamentTrees, of (score, usage) and of (c, score,
-// usage), and the number of replicas at each count (the gate's max). A
+// usage) (whose least gives the gate's min), and a CountTally of the counts
+// as keyed (the gate's max). A
 // replica's score changes with its count (every request), its scraped queue
 // and usage (every scrape) and the capacity estimates (every sample of the
 // output rates); usage only with scrapes. So: every replica is rekeyed when
@@ -26,8 +27,8 @@
 // per change of the estimates, not per request.
 //
 // Invariants (when keyed for the view): key r holds replica r's count, score
-// and usage as AibrixLoad::score computes them now; at_count_[c] is the
-// number of replicas with count c, most_ the largest c with at_count_[c] > 0.
+// and usage as AibrixLoad::score computes them now, counts_[r] its count,
+// and tally_ holds every counts_[r].
 // Cost: choose O((1 + survivors) log R), survivors being the replicas at the
 // least key (each is visited); a touched replica O(log R); rekeying every
 // replica O(R log R), once per scrape or per sample of the estimates.
@@ -39,6 +40,7 @@
 #include <optional>
 #include <vector>
 
+#include "prefixroute/base/count_tally.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/policies/aibrix_load_balance.h"
@@ -73,8 +75,8 @@ class AibrixLoadOrder {
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
   void rekey_all(const ClusterView& cluster, const AibrixLoad& load);
-  void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback);
-  void count(std::uint32_t c, int delta);
+  // `fresh`: the structures were just rebuilt (every key must be set).
+  void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback, bool fresh);
   // The positions of `tree` whose key equals its least, in order, into survivors_.
   template <typename K>
   void least_positions(const TournamentTree<K>& tree);
@@ -82,8 +84,7 @@ class AibrixLoadOrder {
   TournamentTree<Key> keys_{0, Key{kInf, kInf}};
   TournamentTree<GatedKey> gated_keys_{0, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}}};
   std::vector<std::uint32_t> counts_;    // per replica, as keyed
-  std::vector<std::uint32_t> at_count_;  // replicas per count
-  std::uint32_t most_ = 0;
+  CountTally tally_;
   std::vector<std::uint32_t> touched_;   // replicas to rekey, each once
   std::vector<std::uint8_t> is_touched_;
   std::vector<std::size_t> survivors_;

@@ -39,16 +39,38 @@
 //
 // Deterministic without randomness. predicted_cached_tokens() is AIBrix's
 // hit estimate for the chosen replica: L x percent / 100.
-// Cost: one walk of the tree for all replicas plus O(R) to gate, score and
-// normalise (medians by selection, nth_element, in reused buffers; the
-// prefix scores, mostly 0, need none when more than half are 0: then the
-// median and MAD are 0 and each normalised score is its value over the
-// largest); on_routed inserts the prompt. Every replica is still scored
-// (its load score enters the median and MAD).
+// Cost, scanning (below `ranked_from_replicas` replicas, or a view
+// AibrixLoadOrder::usable rejects): one walk of the tree for all replicas
+// plus O(R) to gate, score and normalise (medians by selection,
+// nth_element, in reused buffers; the prefix scores, mostly 0, need none
+// when more than half are 0: then the median and MAD are 0 and each
+// normalised score is its value over the largest).
+// Otherwise choose_ranked() finds the same replica without scoring every
+// one. The load scores live in order structures (AibrixLoadRanks,
+// aibrix_load_ranks.h): the gate from the kept counts, the medians as k-th
+// least keys, the MAD as the k-th least of two sorted runs (the deviations
+// below and above the median), all O(log^2 R). The prefix percents come
+// from the prompt's holders (ApproxRadixTree::match_held, O(H)), counted
+// per value (normalised from the counts); the most common percent (the
+// bulk: 0, or a prefix every replica holds) is shared by most candidates,
+// whose final then falls as their load score rises, so each group of one
+// clipped load score is represented by its lowest-index member (a
+// TournamentTree query); the other candidates (singles) are scored one by
+// one. The scan's running best with the 1e-9 tolerance is then reproduced
+// over the finalists only: those from the highest final down to the first
+// gap of 1e-9 (a replica with a lower-index one scoring at least as much is
+// never taken; below such a gap none decides). O(H + S log S + G log R) for
+// S singles and G groups visited, plus the keying (O(log R) per touched
+// replica, O(R log R) per scrape or sample of the estimates). It scans
+// instead when more than half the candidates are singles or past 48 group
+// steps (lockstep test: AibrixPrefix.TheOrderStructuresChooseAsTheScan).
+// on_routed inserts the prompt.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "prefixroute/cache/approx_radix_tree.h"
@@ -74,19 +96,23 @@ struct AibrixPrefixParams {
   }
 };
 
+class AibrixLoadRanks;
+
 class AibrixPrefix final : public RoutingPolicy {
  public:
   enum class Polarity : std::uint8_t { Least, Most };
 
-  explicit AibrixPrefix(const AibrixPrefixParams& params);
+  /// The cluster size from which choose_ranked() serves the simulator's view
+  /// (AibrixLoadBalance's crossing; not measured for this policy).
+  static constexpr std::size_t kRankedFromReplicas = 16;
+  explicit AibrixPrefix(const AibrixPrefixParams& params, std::size_t ranked_from_replicas = kRankedFromReplicas);
+  ~AibrixPrefix() override;
 
   std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "aibrix_prefix"; }
   std::int64_t predicted_cached_tokens() const override { return predicted_; }
   void on_routed(const RoutedRequest& request) override;
-  void on_completed(std::uint64_t id, std::size_t replica, Tick now) override {
-    load_.on_completed(id, replica, now);
-  }
+  void on_completed(std::uint64_t id, std::size_t replica, Tick now) override;
 
   /// AIBrix's normalizeScoresArray: `raw` to [0, 1] (see step 3 above).
   static void normalise(const std::vector<double>& raw, Polarity polarity, std::vector<double>& out);
@@ -98,12 +124,21 @@ class AibrixPrefix final : public RoutingPolicy {
   static void normalise(const std::vector<double>& raw, Polarity polarity, std::vector<double>& out,
                         NormaliseScratch& scratch);
 
-  // ---- inspection, for tests (per candidate, in the order of last_candidates()) ----
+  // ---- inspection, for tests (per candidate, in the order of last_candidates(),
+  // from the last choose() that scanned) ----
   const std::vector<std::size_t>& last_candidates() const { return candidates_; }
   const std::vector<double>& last_prefix_scores() const { return prefix_raw_; }
   const std::vector<double>& last_load_scores() const { return load_raw_; }
   const std::vector<double>& last_final_scores() const { return final_; }
   bool last_gated() const { return gated_; }
+  /// Whether the last choose() found its replica without scanning, and then
+  /// the replicas it compared and their final scores (replica order).
+  bool last_ranked() const { return ranked_; }
+  struct Scored {  // a replica and its final score
+    std::size_t replica;
+    double final;
+  };
+  const std::vector<Scored>& last_finalists() const { return finalists_; }
   const AibrixLoad& load() const { return load_; }
 
  private:
@@ -111,6 +146,27 @@ class AibrixPrefix final : public RoutingPolicy {
   AibrixLoad load_;
   ApproxRadixTree table_;
   std::vector<std::size_t> candidates_, matched_;
+  std::unique_ptr<AibrixLoadRanks> ranks_;
+  std::size_t ranked_from_replicas_;
+  /// The scan's choice from the order structures, or kScan where it scans.
+  static constexpr std::size_t kScan = ~std::size_t{0};
+  std::size_t choose_ranked(const RouteRequest& request, const ClusterView& cluster);
+  std::vector<ApproxRadixTree::Held> held_;
+  std::vector<Scored> holders_;  // choose_ranked()'s singles: their percent, then their final
+  std::vector<Scored> finalists_;
+  std::vector<std::uint8_t> is_holder_;  // per replica: one of holders_ in choose_ranked()
+  /// The normalised prefix score of each percent, from percent_count_ (the
+  /// candidates matching each percent): normalise()'s arithmetic.
+  struct PercentNorm {
+    bool shortcut = false, clamp = false;
+    double most = 0, lower = 0, upper = 0, min = 0, max = 0;
+    double operator()(std::size_t percent) const;
+  };
+  PercentNorm normalise_percents(std::size_t candidates, std::size_t least, std::size_t most);
+  std::vector<std::uint32_t> percent_count_;
+  std::vector<std::uint8_t> percents_;  // per held_ entry: its percent, 255 for a non-candidate
+  std::vector<std::pair<double, std::size_t>> deviations_;
+  bool ranked_ = false;
   /// prefix_raw_ -> prefix_norm_: normalise's result, without its selections
   /// when most candidates match nothing.
   void normalise_prefix();

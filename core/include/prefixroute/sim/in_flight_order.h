@@ -2,7 +2,8 @@
 // the routing instance's own counts) in order structures, so a policy that
 // reads the fewest or the most requests in flight need not scan them:
 // a TournamentTree of the counts (the least count, and the lowest-index
-// replica holding it) and the number of replicas at each count (the most).
+// replica holding it) and a CountTally (base/count_tally.h: the replicas at
+// each count, the most).
 //
 // The simulator keeps one when a policy asks for it
 // (RoutingPolicy::reads_in_flight_order): RouterInstances sets a replica's
@@ -10,11 +11,10 @@
 // count when another instance enters. Policies read it through ClusterView
 // (least_in_flight, most_in_flight).
 //
-// Invariants: count(r) is replica r's shown count; at_count_[c] is the number
-// of replicas with count c; most_ is the largest c with at_count_[c] > 0 (0
-// when there is none).
+// Invariants: count(r) is replica r's shown count; tally_ holds every
+// replica's count.
 // Cost: set O(log R) (the most moves one count at a time, so lowering it is
-// O(1) per unit of change); least, first_least O(1) / O(log R); most O(1).
+// O(1) per unit of change); least, first_least O(1) / O(log R); most, at O(1).
 // Memory: 2 x R rounded up to a power of two counts, plus one per count value.
 #pragma once
 
@@ -23,6 +23,7 @@
 #include <limits>
 #include <vector>
 
+#include "prefixroute/base/count_tally.h"
 #include "prefixroute/base/tournament_tree.h"
 
 namespace prefixroute {
@@ -31,7 +32,7 @@ class InFlightOrder {
  public:
   /// `n` replicas, every count 0.
   explicit InFlightOrder(std::size_t n)
-      : counts_(n, std::numeric_limits<std::uint32_t>::max()), at_count_(1, static_cast<std::uint32_t>(n)) {
+      : counts_(n, std::numeric_limits<std::uint32_t>::max()), tally_(n) {
     for (std::size_t r = 0; r < n; ++r) counts_.set(r, 0);
   }
 
@@ -42,11 +43,7 @@ class InFlightOrder {
   void set(std::size_t r, std::uint32_t count) {
     const std::uint32_t old = counts_[r];
     if (old == count) return;
-    --at_count_[old];
-    if (count >= at_count_.size()) at_count_.resize(static_cast<std::size_t>(count) + 1, 0);
-    ++at_count_[count];
-    if (count > most_) most_ = count;
-    while (most_ > 0 && at_count_[most_] == 0) --most_;
+    tally_.move(old, count);
     counts_.set(r, count);
   }
 
@@ -55,12 +52,13 @@ class InFlightOrder {
   /// The lowest-index replica with the fewest in flight.
   std::size_t first_least() const { return counts_.position_of_least(); }
   /// The most in flight.
-  std::uint32_t most() const { return most_; }
+  std::uint32_t most() const { return tally_.most(); }
+  /// The replicas with exactly `count` in flight.
+  std::uint32_t at(std::uint32_t count) const { return tally_.at(count); }
 
  private:
   TournamentTree<std::uint32_t> counts_;
-  std::vector<std::uint32_t> at_count_;
-  std::uint32_t most_ = 0;
+  CountTally tally_;
 };
 
 }  // namespace prefixroute

@@ -1,0 +1,53 @@
+// RankedKeys: the k-th least key and the keys below a bound, against a
+// sorted list of (key, slot), on random sets, replacements and erasures with
+// frequent equal keys.
+#include "prefixroute/base/ranked_keys.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "prefixroute/base/random.h"
+
+namespace prefixroute {
+namespace {
+
+TEST(RankedKeys, AnswersAsASortedListOfKeyAndSlot) {
+  for (const std::size_t n : {1u, 2u, 7u, 64u, 257u}) {
+    RankedKeys<double> ranked(n);
+    std::vector<std::optional<double>> model(n);
+    Rng rng(n);
+    for (int step = 0; step < 1500; ++step) {
+      const auto slot = static_cast<std::size_t>(rng.below(n));
+      if (rng.uniform_int(0, 4) == 0) {
+        ranked.erase(slot);
+        model[slot].reset();
+      } else {
+        const double key = static_cast<double>(rng.uniform_int(0, 9)) / 4;
+        ranked.set(slot, key);
+        model[slot] = key;
+      }
+      std::vector<std::pair<double, std::size_t>> sorted;
+      for (std::size_t s = 0; s < n; ++s)
+        if (model[s]) sorted.emplace_back(*model[s], s);
+      std::sort(sorted.begin(), sorted.end());
+      ASSERT_EQ(ranked.size(), sorted.size());
+      for (std::size_t k = 0; k < sorted.size(); ++k) {
+        ASSERT_EQ(ranked.slot_at(k), sorted[k].second) << n << " slots, step " << step << ", k " << k;
+        ASSERT_EQ(ranked.key_at(k), sorted[k].first);
+      }
+      for (std::size_t s = 0; s < n; ++s) ASSERT_EQ(ranked.holds(s), model[s].has_value());
+      const double bound = static_cast<double>(rng.uniform_int(0, 10)) / 4;
+      const auto below = std::count_if(sorted.begin(), sorted.end(), [&](const auto& e) { return e.first < bound; });
+      const auto at_most = std::count_if(sorted.begin(), sorted.end(), [&](const auto& e) { return e.first <= bound; });
+      ASSERT_EQ(ranked.count_below(bound), static_cast<std::size_t>(below));
+      ASSERT_EQ(ranked.count_at_most(bound), static_cast<std::size_t>(at_most));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace prefixroute
