@@ -2,12 +2,6 @@
 
 namespace prefixroute {
 
-void AibrixLoadOrder::touched(std::size_t r) {
-  if (!keyed_ || r >= is_touched_.size() || is_touched_[r] != 0) return;
-  is_touched_[r] = 1;
-  touched_.push_back(static_cast<std::uint32_t>(r));
-}
-
 void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback,
                             bool fresh) {
   const Replica& replica = cluster[r];
@@ -34,13 +28,7 @@ void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& lo
   }
   fallback_ = -1;
   for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fallback_, fresh);
-  touched_.clear();
-  is_touched_.assign(n, 0);
-  keyed_ = true;
-  keyed_scrape_ = cluster.scrape_count();
-  keyed_estimates_ = load.estimate_changes();
-  keyed_replicas_ = cluster.replicas().data();
-  keyed_n_ = n;
+  schedule_.keyed(cluster, load);
 }
 
 template <typename K>
@@ -54,15 +42,10 @@ void AibrixLoadOrder::least_positions(const TournamentTree<K>& tree) {
 std::size_t AibrixLoadOrder::choose(const ClusterView& cluster, AibrixLoad& load, Rng& rng, bool& gated) {
   const std::size_t n = cluster.size();
   load.ensure_replicas(n);
-  if (!keyed_ || keyed_scrape_ != cluster.scrape_count() || keyed_estimates_ != load.estimate_changes() ||
-      keyed_replicas_ != cluster.replicas().data() || keyed_n_ != n) {
+  if (schedule_.stale(cluster, load)) {
     rekey_all(cluster, load);
   } else {
-    for (const std::uint32_t r : touched_) {
-      is_touched_[r] = 0;
-      rekey(cluster, load, r, fallback_, false);
-    }
-    touched_.clear();
+    schedule_.rekey_touched([&](std::size_t r) { rekey(cluster, load, r, fallback_, false); });
   }
   // The gate of AibrixLoad::gate, on the kept least, most and total counts.
   const std::uint64_t min = gated_keys_.least().count, max = tally_.most(), sum = cluster.total_in_flight();

@@ -4,12 +4,6 @@
 
 namespace prefixroute {
 
-void AibrixLoadRanks::touched(std::size_t r) {
-  if (!keyed_ || r >= is_touched_.size() || is_touched_[r] != 0) return;
-  is_touched_[r] = 1;
-  touched_.push_back(static_cast<std::uint32_t>(r));
-}
-
 void AibrixLoadRanks::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, bool fresh) {
   const Replica& replica = cluster[r];
   const std::uint32_t c = replica.in_flight();
@@ -41,28 +35,16 @@ void AibrixLoadRanks::rekey_all(const ClusterView& cluster, const AibrixLoad& lo
   }
   fallback_ = -1;
   for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fresh);
-  touched_.clear();
-  is_touched_.assign(n, 0);
-  keyed_ = true;
-  keyed_scrape_ = cluster.scrape_count();
-  keyed_estimates_ = load.estimate_changes();
-  keyed_replicas_ = cluster.replicas().data();
-  keyed_n_ = n;
+  schedule_.keyed(cluster, load);
 }
 
 void AibrixLoadRanks::update(const ClusterView& cluster, AibrixLoad& load) {
-  const std::size_t n = cluster.size();
-  load.ensure_replicas(n);
-  if (!keyed_ || keyed_scrape_ != cluster.scrape_count() || keyed_estimates_ != load.estimate_changes() ||
-      keyed_replicas_ != cluster.replicas().data() || keyed_n_ != n) {
+  load.ensure_replicas(cluster.size());
+  if (schedule_.stale(cluster, load)) {
     rekey_all(cluster, load);
     return;
   }
-  for (const std::uint32_t r : touched_) {
-    is_touched_[r] = 0;
-    rekey(cluster, load, r, false);
-  }
-  touched_.clear();
+  schedule_.rekey_touched([&](std::size_t r) { rekey(cluster, load, r, false); });
 }
 
 }  // namespace prefixroute

@@ -18,7 +18,8 @@
 // and usage (every scrape) and the capacity estimates (every sample of the
 // output rates); usage only with scrapes. So: every replica is rekeyed when
 // the scrape or the estimates changed since the last rekeying, and otherwise
-// only the replicas whose count the policy's hooks announced (touched()).
+// only the replicas whose count the policy's hooks announced (touched();
+// the schedule is AibrixRekeySchedule, shared with AibrixLoadRanks).
 // That needs a view whose counts change only with the policy's own requests
 // (ClusterView::in_flight_announced) and that counts scrapes; with any other
 // view, usable() is false and the policy scans.
@@ -44,6 +45,7 @@
 #include "prefixroute/base/random.h"
 #include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/policies/aibrix_load_balance.h"
+#include "prefixroute/policies/aibrix_rekey_schedule.h"
 #include "prefixroute/policies/cluster_view.h"
 
 namespace prefixroute {
@@ -56,7 +58,7 @@ class AibrixLoadOrder {
   }
   /// Replica r's count may have changed (the policy routed a request there or
   /// one it routed there completed).
-  void touched(std::size_t r);
+  void touched(std::size_t r) { schedule_.touch(r); }
   /// AIBrix's choice over `cluster` (usable) with the scores and estimates of
   /// `load` (advanced to now); `gated` says whether the gate fired.
   std::size_t choose(const ClusterView& cluster, AibrixLoad& load, Rng& rng, bool& gated);
@@ -85,17 +87,11 @@ class AibrixLoadOrder {
   TournamentTree<GatedKey> gated_keys_{0, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}}};
   std::vector<std::uint32_t> counts_;    // per replica, as keyed
   CountTally tally_;
-  std::vector<std::uint32_t> touched_;   // replicas to rekey, each once
-  std::vector<std::uint8_t> is_touched_;
+  AibrixRekeySchedule schedule_;
   std::vector<std::size_t> survivors_;
   // The capacity of replicas without an estimate (AibrixLoad::score's
   // fallback): negative until needed, then kept until the estimates change.
   double fallback_ = -1;
-  bool keyed_ = false;
-  std::optional<std::uint64_t> keyed_scrape_;
-  std::uint64_t keyed_estimates_ = 0;
-  const Replica* keyed_replicas_ = nullptr;
-  std::size_t keyed_n_ = 0;
 };
 
 }  // namespace prefixroute

@@ -38,6 +38,7 @@
 #include "prefixroute/base/ranked_keys.h"
 #include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/policies/aibrix_load_balance.h"
+#include "prefixroute/policies/aibrix_rekey_schedule.h"
 #include "prefixroute/policies/cluster_view.h"
 #include "prefixroute/sim/in_flight_order.h"
 
@@ -54,7 +55,7 @@ class AibrixLoadRanks {
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
   /// Replica r's count may have changed (see AibrixLoadOrder::touched).
-  void touched(std::size_t r);
+  void touched(std::size_t r) { schedule_.touch(r); }
   /// Brings every key up to date for `cluster` (AibrixLoadOrder::usable) and
   /// the scores and estimates of `load` (advanced to now).
   void update(const ClusterView& cluster, AibrixLoad& load);
@@ -74,14 +75,8 @@ class AibrixLoadRanks {
   InFlightOrder counts_{0};
   RankedKeys<Key> ranked_, gated_ranked_;
   TournamentTree<Key> first_{0, Key{kEmpty, kInf}}, gated_first_{0, Key{kEmpty, kInf}};
-  std::vector<std::uint32_t> touched_;  // replicas to rekey, each once
-  std::vector<std::uint8_t> is_touched_;
+  AibrixRekeySchedule schedule_;
   double fallback_ = -1;  // AibrixLoad::score's fallback capacity, kept until the estimates change
-  bool keyed_ = false;
-  std::optional<std::uint64_t> keyed_scrape_;
-  std::uint64_t keyed_estimates_ = 0;
-  const Replica* keyed_replicas_ = nullptr;
-  std::size_t keyed_n_ = 0;
 };
 
 }  // namespace prefixroute
