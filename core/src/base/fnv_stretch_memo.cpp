@@ -24,4 +24,50 @@ FnvStretchMemo::Offsets* FnvStretchMemo::sighted(const Key& key) {
   return slot.offsets.get();
 }
 
+namespace {
+
+/// Fnv1a64::feed_tokens on kLanes states at once, for tokens whose bytes
+/// from the Bytes-th on are zero.
+template <int Bytes, std::size_t Lanes>
+void feed_lanes(std::array<std::uint64_t, Lanes>& state, const Token* tokens, std::size_t n) {
+  constexpr std::uint64_t kTail = fnv_prime_power(8 - Bytes);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t v = tokens[i];
+    for (int b = 0; b < Bytes; ++b) {
+      const std::uint64_t byte = (v >> (8 * b)) & 0xFF;
+      for (std::uint64_t& h : state) h = (h ^ byte) * kFnvPrime;
+    }
+    if constexpr (Bytes < 8) {
+      for (std::uint64_t& h : state) h *= kTail;
+    }
+  }
+}
+
+}  // namespace
+
+void FnvStretchMemo::learn_and_feed(Offsets& offsets, Fnv1a64& h, const Token* tokens, std::size_t n) {
+  // Lane 0 is h itself; the others enter with the next low bytes not yet
+  // learnt (h's high bytes: any would do).
+  std::array<std::uint64_t, kLanes> state;
+  state.fill(h.value);
+  std::size_t lanes = 1;
+  const std::size_t low = h.value & 0xFF;
+  for (std::size_t step = 1; step < 256 && lanes < kLanes; ++step) {
+    const std::size_t other = (low + step) & 0xFF;
+    if (!(offsets.known[other / 64] >> (other % 64) & 1)) state[lanes++] = (h.value & ~std::uint64_t{0xFF}) | other;
+  }
+  const std::array<std::uint64_t, kLanes> before = state;
+  Token largest = 0;
+  for (std::size_t i = 0; i < n; ++i) largest = tokens[i] > largest ? tokens[i] : largest;
+  if (largest >> 16 == 0) {
+    feed_lanes<2>(state, tokens, n);
+  } else if (largest >> 24 == 0) {
+    feed_lanes<3>(state, tokens, n);
+  } else {
+    feed_lanes<4>(state, tokens, n);
+  }
+  for (std::size_t lane = 0; lane < lanes; ++lane) offsets.learn(before[lane], state[lane]);
+  h.value = state[0];
+}
+
 }  // namespace prefixroute::hashing

@@ -17,7 +17,10 @@
 //
 // so C, for each of the 256 low bytes a stretch is entered with, is all
 // there is to remember. C is learnt from the first feeding that enters with
-// that low byte: C = h_after - P^(8n) * h_before. Which low byte a prompt
+// that low byte: C = h_after - P^(8n) * h_before, and a pass that learns
+// one also learns three more low bytes not yet seen, in chains the CPU
+// overlaps with the first (from any states with those low bytes: C does
+// not depend on the high bytes). Which low byte a prompt
 // enters with is effectively random (it follows the request's arrival time
 // and length), so a stretch fed K times is computed about
 // 256 * (1 - e^(-K/256)) times: the top tenants' prompts of the reference
@@ -67,10 +70,11 @@ class FnvStretchMemo {
   template <class Tokens>
   void feed(Fnv1a64& h, const Key& key, Tokens&& tokens) {
     Offsets* offsets = sighted(key);
-    if (offsets != nullptr && offsets->apply(h)) return;
-    const std::uint64_t before = h.value;
-    h.feed_tokens(tokens(), key.length);
-    if (offsets != nullptr) offsets->learn(before, h.value);
+    if (offsets == nullptr) {
+      h.feed_tokens(tokens(), key.length);
+    } else if (!offsets->apply(h)) {
+      learn_and_feed(*offsets, h, tokens(), key.length);
+    }
   }
 
   /// Stretches with a table of offsets (for tests).
@@ -105,6 +109,13 @@ class FnvStretchMemo {
 
   /// Counts a sighting of `key`; its offsets if it is remembered, else nullptr.
   Offsets* sighted(const Key& key);
+  /// Feeds the stretch to h, learning the offset of h's low byte and of up
+  /// to kLanes - 1 other low bytes not yet learnt, in one pass over the
+  /// tokens: the lanes' multiplication chains are independent, so the CPU
+  /// overlaps them and a pass of kLanes costs about what one chain does
+  /// (FNV-1a is latency-bound: two dependent multiplications a token).
+  static void learn_and_feed(Offsets& offsets, Fnv1a64& h, const Token* tokens, std::size_t n);
+  static constexpr std::size_t kLanes = 4;
   static std::size_t slot_of(const Key& key);
 
   std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
