@@ -96,6 +96,11 @@ class ClusterView {
   /// index there is no per-replica cost for replicas holding none of it.
   void match_held(const Prompt& prompt, CacheView view, std::vector<PrefixIndex::Held>& out) const;
 
+  /// The same replicas grouped by matched length (cache/held_groups.h). With
+  /// the index O(L log F + D R / 64) (nothing per holder), else a scan and a
+  /// sort of the holders by length.
+  void match_groups(const Prompt& prompt, CacheView view, HeldGroups& out) const;
+
   /// The simulator's count of scrapes taken (set_scrape_count), or nullopt
   /// for a view without one: then any replica's scraped() may differ from
   /// the previous call's.
@@ -138,13 +143,14 @@ class ClusterView {
 
  private:
   // The last walk that read the engines' caches: either one length per
-  // replica (match_all) or the holders (match_held).
+  // replica (match_all), the holders (match_held) or their groups (match_groups).
   struct Walk {
     const Piece* data = nullptr;  // the walked prompt's pieces
     std::size_t size = 0;         // and its length
-    bool all = false;
+    enum class Kind : std::uint8_t { All, Held, Groups } kind = Kind::All;
     std::vector<std::size_t> lengths;          // match_all
     std::vector<PrefixIndex::Held> held;       // match_held, by replica
+    HeldGroups groups;                         // match_groups
   };
 
   bool index_serves(CacheView view) const { return index_ != nullptr && view == index_view_; }
@@ -164,6 +170,7 @@ class ClusterView {
   bool in_flight_announced_ = false;
   const InFlightOrder* in_flight_order_ = nullptr;
   mutable Walk walk_;
+  mutable std::vector<PrefixIndex::Held> scan_held_;  // match_groups' scratch without the index
 };
 
 }  // namespace prefixroute

@@ -123,6 +123,7 @@
 #include <vector>
 
 #include "prefixroute/cache/approx_radix_tree.h"
+#include "prefixroute/cache/held_groups.h"
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/base/tournament_tree.h"
@@ -205,8 +206,11 @@ class DynamoKv final : public RoutingPolicy {
     std::size_t chosen = ~std::size_t{0};  // the replica chosen, and its overlap
     std::uint64_t chosen_overlap = 0;
   };
+  /// A replica, or a holder group's idle members (all at one cost), at or
+  /// below the running lowest cost when it was costed.
   struct Candidate {
-    std::uint32_t replica;
+    std::uint32_t index;  // the replica, or the group in held_
+    bool idle_group;
     double cost;
   };
 
@@ -225,9 +229,8 @@ class DynamoKv final : public RoutingPolicy {
   /// Temperature 0 without the side index: the holders plus the replicas
   /// whose load key may reach the lowest cost.
   std::size_t choose_lowest_cost(const Prompt& prompt, const ClusterView& cluster);
-  /// tied_ (lowest-cost replicas, replica order), plus the replicas of
-  /// idle_free_ when `with_idle_free` -> least usage, then lots.
-  std::size_t break_tie(const ClusterView& cluster, bool with_idle_free = false);
+  /// tied_bits_ (the lowest-cost replicas) -> least usage, then lots.
+  std::size_t break_tie(const ClusterView& cluster);
   /// Drops the side index's entries fed more than the TTL before `now`.
   void expire_side(Tick now);
 
@@ -243,19 +246,17 @@ class DynamoKv final : public RoutingPolicy {
   // Bit r (word r / 64) set: replica r is idle (no active prefill tokens, no
   // active decode blocks), so at overlap 0 it costs cost(0, 0, ...).
   std::vector<std::uint64_t> idle_bits_;
-  std::vector<std::uint64_t> held_bits_;       // scratch: the holders of the current choose()
   std::vector<std::uint64_t> idle_free_;       // scratch: idle_bits_ less held_bits_, replicas < n
   std::uint64_t chooses_ = 0;                  // choose() calls: the stamp of the marks below
   std::vector<std::uint64_t> changed_at_;      // per replica: the last choose() after which a hook changed it
   std::vector<Snapshot> before_change_;        // loads at the last choose() of the replicas changed since
   LastChoice last_;
-  std::vector<PrefixIndex::Held> held_;        // last choose(): the holders (choose_lowest_cost)
+  HeldGroups held_;                            // last choose(): the holders by matched length (choose_lowest_cost)
   std::vector<Candidate> candidates_;          // scratch: replicas at or below the running lowest cost
   mutable std::vector<double> costs_;                  // per replica: the scan's, or last_costs()'s
   mutable std::vector<std::uint64_t> overlap_blocks_;  // per replica: the scan's, or last_overlap_blocks()'s
-  std::vector<std::size_t> tied_;              // scratch: the tied replicas, then the survivors
-  std::vector<std::size_t> idle_kept_;         // scratch: idle non-holders at the least usage
-  std::vector<std::size_t> merged_;            // scratch: two lists merged in replica order
+  std::vector<std::uint64_t> tied_bits_;       // scratch: the replicas at the lowest cost
+  std::vector<std::size_t> tied_;              // scratch: the survivors of the usage tie-break
   std::vector<double> weights_;                // scratch: sampling weights
   std::vector<std::size_t> matched_;           // scratch: per replica, precise_view() match
   bool overlaps_valid_ = false;  // the last choose()'s overlaps belong to the prompt on_routed will see
