@@ -216,7 +216,8 @@ void PrefixIndex::match_groups(const Prompt& prompt, HeldGroups& out) const {
     if (group == nullptr || out.lengths.back() != depth) group = out.add_group(depth);
     group[w] |= bits;
   });
-  if (first_held != nullptr) std::copy(first_held, first_held + words_, out.all.begin());
+  if (first_held != nullptr)
+    for (std::size_t w = 0; w < words_; ++w) out.all[w] = first_held[w];
 }
 
 void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::uint32_t leaf, const Prompt& edge) {

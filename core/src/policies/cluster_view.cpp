@@ -89,7 +89,7 @@ void ClusterView::match_groups(const Prompt& prompt, CacheView view, HeldGroups&
     walk_.data = prompt.pieces.data();
     walk_.size = prompt.size();
     walk_.kind = Walk::Kind::Groups;
-    walk_.groups = out;
+    walk_.groups = &out;
   }
 }
 
@@ -128,7 +128,7 @@ std::optional<std::size_t> ClusterView::known_engine_match(const Prompt& prompt,
   if (walk_.data == nullptr || walk_.data != prompt.pieces.data() || walk_.size != prompt.size()) return std::nullopt;
   if (walk_.kind == Walk::Kind::All)
     return replica < walk_.lengths.size() ? std::optional<std::size_t>(walk_.lengths[replica]) : std::nullopt;
-  if (walk_.kind == Walk::Kind::Groups) return walk_.groups.length_of(replica);
+  if (walk_.kind == Walk::Kind::Groups) return walk_.groups->length_of(replica);
   const auto it = std::lower_bound(walk_.held.begin(), walk_.held.end(), replica,
                                    [](const PrefixIndex::Held& h, std::size_t r) { return h.replica < r; });
   return it != walk_.held.end() && it->replica == replica ? it->matched : 0;

@@ -33,15 +33,18 @@ struct HeldGroups {
   /// Empties it for sets of `word_count` words (keeps the buffers' capacity).
   void reset(std::size_t word_count) {
     words = word_count;
-    all.assign(word_count, 0);
+    all.resize(word_count);
+    for (std::uint64_t& w : all) w = 0;
     lengths.clear();
     members.clear();
   }
   /// Appends an empty group of `length` tokens; returns its set to fill.
   std::uint64_t* add_group(std::size_t length) {
     lengths.push_back(length);
-    members.resize(members.size() + words, 0);
-    return members.data() + (lengths.size() - 1) * words;
+    members.resize(members.size() + words);
+    std::uint64_t* set = members.data() + (lengths.size() - 1) * words;
+    for (std::size_t w = 0; w < words; ++w) set[w] = 0;
+    return set;
   }
   /// The prefix `replica` holds: 0 when it is in no group.
   std::size_t length_of(std::size_t replica) const {

@@ -98,7 +98,11 @@ class ClusterView {
 
   /// The same replicas grouped by matched length (cache/held_groups.h). With
   /// the index O(L log F + D R / 64) (nothing per holder), else a scan and a
-  /// sort of the holders by length.
+  /// sort of the holders by length. When the walk reads the engines' caches,
+  /// known_engine_match reads `out` itself (not a copy: a copy per request is
+  /// a measurable share of a choice) until forget_walk(): the caller keeps it
+  /// alive and unchanged until then (a policy's member, as the simulator
+  /// asks known_engine_match right after choose()).
   void match_groups(const Prompt& prompt, CacheView view, HeldGroups& out) const;
 
   /// The simulator's count of scrapes taken (set_scrape_count), or nullopt
@@ -150,7 +154,7 @@ class ClusterView {
     enum class Kind : std::uint8_t { All, Held, Groups } kind = Kind::All;
     std::vector<std::size_t> lengths;          // match_all
     std::vector<PrefixIndex::Held> held;       // match_held, by replica
-    HeldGroups groups;                         // match_groups
+    const HeldGroups* groups = nullptr;        // match_groups: the caller's answer
   };
 
   bool index_serves(CacheView view) const { return index_ != nullptr && view == index_view_; }
