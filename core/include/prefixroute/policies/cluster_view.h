@@ -2,11 +2,12 @@
 // one read-only value: the replicas, and the shared structures the simulator
 // keeps so policies need not scan every replica.
 //
-//   match_all / match_held   every replica's cached prefix of the prompt, in
-//                            the engine's caches or the router's precise view:
+//   match_all / match_held / every replica's cached prefix of the prompt, in
+//   match_groups             the engine's caches or the router's precise view:
 //                            one walk of the cluster's PrefixIndex when the
 //                            view has one for those caches, else one match per
-//                            replica (the same numbers).
+//                            replica (the same numbers); per replica, per
+//                            holder, or per matched length (replica sets).
 //   least_wait               the least-wait replica, first in rotated order:
 //                            O(log R) from the TournamentTree of busy_until()
 //                            when the view has one, else a scan.
@@ -36,7 +37,8 @@
 //
 // Invariant: index and busy_until, when present, describe exactly `replicas`,
 // in order. Cost: see each function; the memo of the last walk copies its
-// answer (O(holders) for match_held, O(R) for match_all).
+// answer (O(holders) for match_held, O(R) for match_all; match_groups'
+// answer is remembered, not copied).
 #pragma once
 
 #include <cstddef>
