@@ -312,14 +312,25 @@ TEST(DynamoKv, LowestCostFollowsTheRuleOverEveryReplicaAmidManyTies) {
       std::vector<Tokens> prefixes;
       for (std::uint32_t t = 0; t < 4; ++t) prefixes.push_back(run_of(1000 * (t + 1), 48));
       const std::size_t cuts[] = {2, 8, 24, 48};
+      // Admitted as prompts of the caches' content (an array of tokens would
+      // be of another content, which a cache of a shared store does not keep).
+      const auto cache = [&](std::size_t r, const Tokens& tokens, std::size_t k) {
+        replicas[r].admit(prompt_of(Tokens(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(k))), 0,
+                          kPrefill);
+      };
+      std::size_t cached = 0;
       for (std::size_t r = 0; r < kReplicas; ++r) {
         if (state.uniform_int(0, 2) == 0) {
           const Tokens& prefix = prefixes[state.uniform_int(0, 3)];  // draws in sequence: the same set-up everywhere
-          cache_prefix(replicas, r, prefix, cuts[state.uniform_int(0, 3)], kPrefill);
+          cache(r, prefix, cuts[state.uniform_int(0, 3)]);
         } else if (!some_empty) {
-          cache_prefix(replicas, r, run_of(static_cast<Token>(50'000 + 2 * r), 2), 2, kPrefill);
+          cache(r, run_of(static_cast<Token>(50'000 + 2 * r), 2), 2);
         }
+        cached += replicas[r].cache().size() > 0 ? 1 : 0;
       }
+      if (kReplicas >= 70) ASSERT_GT(cached, kReplicas / 5);  // the set-up above took
+      if (indexed) ASSERT_EQ(index.check_invariants(), "");
+      if (indexed && kReplicas >= 70) ASSERT_GT(index.node_count(), 10u);  // the choices go through it
       std::vector<std::size_t> reserved(kReplicas, 0);
       DynamoKv policy(params(kBlock, weight), kSeed);
       Rng mirror(mix_seed(kSeed, 0x64796e616d6fULL));  // the policy's stream ("dynamo")
