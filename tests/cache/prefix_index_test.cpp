@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,6 +55,37 @@ struct Cluster {
     return out;
   }
 
+  // match_groups' answer spread back over all replicas; also checks the
+  // groups' invariants (lengths ascending, distinct and non-zero; sets
+  // non-empty, disjoint, their union `all`, no replica past the cluster).
+  Matches grouped(const Tokens& prompt) const {
+    HeldGroups groups;
+    index.match_groups(prompt_of(prompt), groups);
+    Matches out(caches.size(), 0);
+    EXPECT_EQ(groups.words, (caches.size() + 63) / 64);
+    EXPECT_EQ(groups.members.size(), groups.size() * groups.words);
+    std::vector<std::uint64_t> seen(groups.words, 0);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      EXPECT_GT(groups.lengths[g], g == 0 ? 0u : groups.lengths[g - 1]);
+      bool any = false;
+      for (std::size_t w = 0; w < groups.words; ++w) {
+        const std::uint64_t bits = groups.group(g)[w];
+        any = any || bits != 0;
+        EXPECT_EQ(seen[w] & bits, 0u) << "replica sets overlap";
+        seen[w] |= bits;
+        for (std::uint64_t b = bits; b != 0; b &= b - 1) {
+          const std::size_t r = w * 64 + static_cast<std::size_t>(std::countr_zero(b));
+          EXPECT_LT(r, caches.size());
+          if (r < caches.size()) out[r] = groups.lengths[g];
+        }
+      }
+      EXPECT_TRUE(any) << "empty group " << g;
+    }
+    EXPECT_EQ(seen, groups.all);
+    for (std::size_t r = 0; r < caches.size(); ++r) EXPECT_EQ(groups.length_of(r), out[r]) << "replica " << r;
+    return out;
+  }
+
   Matches direct(const Tokens& prompt) const {
     Matches out;
     for (const RadixCache& c : caches) out.push_back(c.match(prompt));
@@ -75,6 +107,24 @@ TEST(PrefixIndex, EachReplicaLeavesTheHolderSetWhereItsCacheEnds) {
   EXPECT_EQ(cluster.indexed(Tokens{1, 2, 9, 9}), (Matches{2, 3, 0}));
   EXPECT_EQ(cluster.held(Tokens{1, 2, 3, 7}), (Matches{3, 2, 0}));
   EXPECT_EQ(cluster.index.check_invariants(), "");
+}
+
+TEST(PrefixIndex, HoldersAreGroupedByTheLengthTheyHold) {
+  Cluster cluster(5, 100);
+  cluster.caches[0].insert(prompt_of(Tokens{1, 2, 3, 4}));
+  cluster.caches[1].insert(prompt_of(Tokens{1, 2, 3, 5}));
+  cluster.caches[2].insert(prompt_of(Tokens{1, 2, 9}));
+  cluster.caches[4].insert(prompt_of(Tokens{1, 2, 3, 7, 8}));
+  HeldGroups groups;
+  cluster.index.match_groups(prompt_of(Tokens{1, 2, 3, 7, 1}), groups);
+  // Replica 2 leaves at depth 2, replicas 0 and 1 at 3 (one group), replica 4 holds 4; replica 3 none.
+  EXPECT_EQ(groups.lengths, (std::vector<std::size_t>{2, 3, 4}));
+  EXPECT_EQ(groups.members, (std::vector<std::uint64_t>{0b00100, 0b00011, 0b10000}));
+  EXPECT_EQ(groups.all, (std::vector<std::uint64_t>{0b10111}));
+  EXPECT_EQ(cluster.grouped(Tokens{1, 2, 3, 7, 1}), (Matches{3, 3, 2, 0, 4}));
+  cluster.index.match_groups(prompt_of(Tokens{8}), groups);
+  EXPECT_EQ(groups.size(), 0u);
+  EXPECT_EQ(groups.all, (std::vector<std::uint64_t>{0}));
 }
 
 TEST(PrefixIndex, ASplitInOneReplicaKeepsTheOthersWhole) {
@@ -157,6 +207,7 @@ std::size_t run_lockstep(std::size_t replicas, std::uint64_t seed, int steps, st
       const Tokens prompt = random_prompt(rng, prefixes, alphabet);
       EXPECT_EQ(cluster.indexed(prompt), cluster.direct(prompt)) << "seed " << seed << " step " << step;
       EXPECT_EQ(cluster.held(prompt), cluster.direct(prompt)) << "seed " << seed << " step " << step;
+      EXPECT_EQ(cluster.grouped(prompt), cluster.direct(prompt)) << "seed " << seed << " step " << step;
       if (cluster.indexed(prompt) != cluster.direct(prompt)) return most_wide;
     }
   }

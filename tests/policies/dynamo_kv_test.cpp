@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "prefixroute/base/random.h"
+#include "prefixroute/cache/prefix_index.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/sim/simulator.h"
@@ -289,25 +290,47 @@ TEST(DynamoKv, LowestCostFollowsTheRuleOverEveryReplicaAmidManyTies) {
   // overlap 0 (a 2-token cut of the prompt) and non-holders tie at equal
   // usage. Holders share matched lengths, usage changes between choices on
   // idle and busy replicas (reservations), and work ends in any order, so
-  // replicas go idle again.
+  // replicas go idle again. Each case runs with a view that scans the
+  // replicas and with the simulator's kind of view, whose PrefixIndex
+  // reports the holders grouped by matched length (match_groups).
   constexpr std::uint32_t kBlock = 4;
   constexpr std::uint64_t kSeed = 5;
+  for (const bool indexed : {false, true}) {
   for (const std::size_t kReplicas : {1u, 3u, 70u, 256u}) {
   for (const bool some_empty : {true, false}) {
     for (const double weight : {1.0, 0.0}) {  // 0: prefill ignored, busy replicas tie at equal decode blocks
-      auto replicas = make_replicas(kReplicas, kCacheTokens);
+      std::vector<Replica> replicas;
+      replicas.reserve(kReplicas);  // one content for every cache, as an index needs
+      for (std::size_t r = 0; r < kReplicas; ++r)
+        replicas.emplace_back(RadixCache(kCacheTokens, RadixCache::kDefaultProtectAfterHits, &testsupport::test_store()));
+      PrefixIndex index(kReplicas);
+      if (indexed)
+        for (std::size_t r = 0; r < kReplicas; ++r) replicas[r].cache().attach_index(&index, static_cast<std::uint32_t>(r));
+      const ClusterView view =
+          indexed ? ClusterView(replicas, &index, CacheView::Precise, true, nullptr) : ClusterView(replicas);
       Rng state(17 + kReplicas);
       std::vector<Tokens> prefixes;
       for (std::uint32_t t = 0; t < 4; ++t) prefixes.push_back(run_of(1000 * (t + 1), 48));
       const std::size_t cuts[] = {2, 8, 24, 48};
+      // Admitted as prompts of the caches' content (an array of tokens would
+      // be of another content, which a cache of a shared store does not keep).
+      const auto cache = [&](std::size_t r, const Tokens& tokens, std::size_t k) {
+        replicas[r].admit(prompt_of(Tokens(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(k))), 0,
+                          kPrefill);
+      };
+      std::size_t cached = 0;
       for (std::size_t r = 0; r < kReplicas; ++r) {
         if (state.uniform_int(0, 2) == 0) {
           const Tokens& prefix = prefixes[state.uniform_int(0, 3)];  // draws in sequence: the same set-up everywhere
-          cache_prefix(replicas, r, prefix, cuts[state.uniform_int(0, 3)], kPrefill);
+          cache(r, prefix, cuts[state.uniform_int(0, 3)]);
         } else if (!some_empty) {
-          cache_prefix(replicas, r, run_of(static_cast<Token>(50'000 + 2 * r), 2), 2, kPrefill);
+          cache(r, run_of(static_cast<Token>(50'000 + 2 * r), 2), 2);
         }
+        cached += replicas[r].cache().size() > 0 ? 1 : 0;
       }
+      if (kReplicas >= 70) ASSERT_GT(cached, kReplicas / 5);  // the set-up above took
+      if (indexed) ASSERT_EQ(index.check_invariants(), "");
+      if (indexed && kReplicas >= 70) ASSERT_GT(index.node_count(), 10u);  // the choices go through it
       std::vector<std::size_t> reserved(kReplicas, 0);
       DynamoKv policy(params(kBlock, weight), kSeed);
       Rng mirror(mix_seed(kSeed, 0x64796e616d6fULL));  // the policy's stream ("dynamo")
@@ -338,9 +361,9 @@ TEST(DynamoKv, LowestCostFollowsTheRuleOverEveryReplicaAmidManyTies) {
         most_survivors = std::max(most_survivors, survivors.size());
         const std::size_t expected =
             survivors.size() == 1 ? survivors[0] : survivors[mirror.uniform_int(0, survivors.size() - 1)];
-        const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, 0);
+        const std::size_t chosen = policy.choose(prompt_of(prompt), view, 0);
         ASSERT_EQ(chosen, expected) << kReplicas << " replicas, weight " << weight << ", some empty " << some_empty
-                                    << ", request " << k;
+                                    << ", indexed " << indexed << ", request " << k;
         ASSERT_EQ(policy.last_costs(), costs) << kReplicas << " replicas, weight " << weight << ", request " << k;
         policy.on_routed(RoutedRequest{++id, chosen, prompt_of(prompt), state.uniform_int(0, 40), 0});
         open.push_back(id);
@@ -366,6 +389,7 @@ TEST(DynamoKv, LowestCostFollowsTheRuleOverEveryReplicaAmidManyTies) {
         EXPECT_GE(most_survivors, 20u) << kReplicas << " replicas, weight " << weight;
       }
     }
+  }
   }
   }
 }

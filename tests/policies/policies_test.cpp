@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "prefixroute/base/random.h"
+#include "prefixroute/cache/prefix_index.h"
+#include "prefixroute/policies/cluster_view.h"
 #include "prefixroute/scenario.h"
 #include "replicas.h"
 #include "tokens.h"
@@ -439,6 +441,38 @@ TEST(AffinityBalanced, NameAndSlackAccessor) {
   const AffinityBalanced policy = with_slack(123);
   EXPECT_EQ(policy.name(), "affinity_balanced");
   EXPECT_EQ(policy.load_slack(), 123);
+}
+
+// ClusterView::match_groups: with the simulator's kind of view (an index of
+// the engines' caches) and with a view that scans, the same groups; the
+// indexed walk is remembered for the simulator's insert (known_engine_match)
+// until forget_walk().
+TEST(ClusterView, MatchGroupsIsTheSameWithAndWithoutTheIndexAndIsRemembered) {
+  std::vector<Replica> replicas;
+  for (int r = 0; r < 5; ++r)
+    replicas.emplace_back(RadixCache(1000, RadixCache::kDefaultProtectAfterHits, &testsupport::test_store()));
+  PrefixIndex index(replicas.size());
+  for (std::uint32_t r = 0; r < replicas.size(); ++r) replicas[r].cache().attach_index(&index, r);
+  const PrefillModel prefill{1000.0};
+  replicas[0].admit(prompt_of(Tokens{1, 2, 3, 4}), 0, prefill);
+  replicas[1].admit(prompt_of(Tokens{1, 2, 3, 5}), 0, prefill);
+  replicas[3].admit(prompt_of(Tokens{1, 2, 9}), 0, prefill);
+  replicas[4].admit(prompt_of(Tokens{7}), 0, prefill);
+  const ClusterView indexed(replicas, &index, CacheView::Engine, true, nullptr);
+  const ClusterView scanning(replicas);
+  const PromptPieces prompt = prompt_of(Tokens{1, 2, 3, 4, 6});
+  HeldGroups from_index, from_scan;
+  indexed.match_groups(prompt, CacheView::Engine, from_index);
+  scanning.match_groups(prompt, CacheView::Engine, from_scan);
+  EXPECT_EQ(from_index.lengths, (std::vector<std::size_t>{2, 3, 4}));
+  EXPECT_EQ(from_index.members, (std::vector<std::uint64_t>{0b01000, 0b00010, 0b00001}));
+  EXPECT_EQ(from_scan.lengths, from_index.lengths);
+  EXPECT_EQ(from_scan.members, from_index.members);
+  EXPECT_EQ(from_scan.all, from_index.all);
+  for (std::size_t r = 0; r < replicas.size(); ++r)
+    EXPECT_EQ(indexed.known_engine_match(prompt, r), replicas[r].cache().match(prompt)) << "replica " << r;
+  indexed.forget_walk();
+  EXPECT_EQ(indexed.known_engine_match(prompt, 0), std::nullopt);
 }
 
 }  // namespace

@@ -130,11 +130,13 @@ void for_each_bit(const std::uint64_t* words, std::size_t count, F&& f) {
 // Walks the prompt's path once. A replica's holder bit, once cleared along the
 // path, stays cleared (holder sets shrink with depth), so a replica's match is
 // the depth reached when it leaves the holder set: reported when it drops out,
-// and for the holders of the last node reached, at the end. Returns the
-// holders of the first node on the path (nullptr when there is none): the
-// replicas with a non-empty match.
-template <typename SetDepth>
-const std::uint64_t* PrefixIndex::walk(const Prompt& prompt, SetDepth&& set_depth) const {
+// and for the holders of the last node reached, at the end, one word of
+// replicas at a time: drop(w, bits, depth) for each non-zero word (the depths
+// of successive calls never decrease). Returns the holders of the first node
+// on the path (nullptr when there is none): the replicas with a non-empty
+// match.
+template <typename Drop>
+const std::uint64_t* PrefixIndex::walk(const Prompt& prompt, Drop&& drop) const {
   std::size_t depth = 0;
   NodeId current = kRoot;
   const std::uint64_t* first_held = nullptr;
@@ -156,11 +158,8 @@ const std::uint64_t* PrefixIndex::walk(const Prompt& prompt, SetDepth&& set_dept
     const std::uint64_t* child_held = bits(child);
     if (held != nullptr) {
       for (std::size_t w = 0; w < words_; ++w) {
-        std::uint64_t dropped = held[w] & ~child_held[w];
-        while (dropped != 0) {
-          set_depth(w * 64 + static_cast<std::size_t>(std::countr_zero(dropped)), depth);
-          dropped &= dropped - 1;
-        }
+        const std::uint64_t dropped = held[w] & ~child_held[w];
+        if (dropped != 0) drop(w, dropped, depth);
       }
     } else {
       first_held = child_held;
@@ -171,13 +170,27 @@ const std::uint64_t* PrefixIndex::walk(const Prompt& prompt, SetDepth&& set_dept
     if (depth < prompt.size()) at.advance(common);
     current = child;
   }
-  if (held != nullptr) for_each_bit(held, words_, [&](std::size_t r) { set_depth(r, depth); });
+  if (held != nullptr)
+    for (std::size_t w = 0; w < words_; ++w)
+      if (held[w] != 0) drop(w, held[w], depth);
   return first_held;
 }
 
+namespace {
+
+// A walk's drop callback that calls set_depth(r, depth) for each replica r of the word.
+template <typename SetDepth>
+auto per_replica(SetDepth&& set_depth) {
+  return [&set_depth](std::size_t w, std::uint64_t bits, std::size_t depth) {
+    for (; bits != 0; bits &= bits - 1) set_depth(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)), depth);
+  };
+}
+
+}  // namespace
+
 void PrefixIndex::match_all(const Prompt& prompt, std::vector<std::size_t>& out) const {
   out.assign(replicas_, 0);
-  walk(prompt, [&out](std::size_t r, std::size_t depth) { out[r] = depth; });
+  walk(prompt, per_replica([&out](std::size_t r, std::size_t depth) { out[r] = depth; }));
 }
 
 void PrefixIndex::match_held(const Prompt& prompt, std::vector<Held>& out) const {
@@ -185,11 +198,26 @@ void PrefixIndex::match_held(const Prompt& prompt, std::vector<Held>& out) const
   // As match_all, but only the holders of the first node on the path (the
   // replicas with a non-empty match) get a depth, in depth_ (scratch).
   if (depth_.size() < replicas_) depth_.resize(replicas_);
-  const std::uint64_t* first_held = walk(prompt, [this](std::size_t r, std::size_t depth) { depth_[r] = depth; });
+  const std::uint64_t* first_held =
+      walk(prompt, per_replica([this](std::size_t r, std::size_t depth) { depth_[r] = depth; }));
   if (first_held == nullptr) return;
   for_each_bit(first_held, words_, [&](std::size_t r) {
     out.push_back(Held{static_cast<std::uint32_t>(r), depth_[r]});
   });
+}
+
+void PrefixIndex::match_groups(const Prompt& prompt, HeldGroups& out) const {
+  out.reset(words_);
+  // The replicas dropping out at one node boundary share their depth: the
+  // walk reports them a word at a time, at non-decreasing depths, so a new
+  // depth opens the next group.
+  std::uint64_t* group = nullptr;
+  const std::uint64_t* first_held = walk(prompt, [&](std::size_t w, std::uint64_t bits, std::size_t depth) {
+    if (group == nullptr || out.lengths.back() != depth) group = out.add_group(depth);
+    group[w] |= bits;
+  });
+  if (first_held != nullptr)
+    for (std::size_t w = 0; w < words_; ++w) out.all[w] = first_held[w];
 }
 
 void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::uint32_t leaf, const Prompt& edge) {

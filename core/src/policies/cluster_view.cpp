@@ -39,7 +39,7 @@ void ClusterView::match_all(const Prompt& prompt, CacheView view, std::vector<st
   if (reads_engine(view)) {
     walk_.data = prompt.pieces.data();
     walk_.size = prompt.size();
-    walk_.all = true;
+    walk_.kind = Walk::Kind::All;
     walk_.lengths.assign(out.begin(), out.end());
   }
 }
@@ -57,8 +57,39 @@ void ClusterView::match_held(const Prompt& prompt, CacheView view, std::vector<P
   if (reads_engine(view)) {
     walk_.data = prompt.pieces.data();
     walk_.size = prompt.size();
-    walk_.all = false;
+    walk_.kind = Walk::Kind::Held;
     walk_.held.assign(out.begin(), out.end());
+  }
+}
+
+void ClusterView::match_groups(const Prompt& prompt, CacheView view, HeldGroups& out) const {
+  if (index_serves(view)) {
+    index_->match_groups(prompt, out);
+  } else {
+    // Each holder's (length, replica), sorted: runs of one length are the groups.
+    std::vector<PrefixIndex::Held>& held = scan_held_;
+    held.clear();
+    for (std::size_t i = 0; i < replicas_.size(); ++i) {
+      const std::size_t matched = cache_in(replicas_[i], view).match(prompt);
+      if (matched > 0) held.push_back(PrefixIndex::Held{static_cast<std::uint32_t>(i), matched});
+    }
+    std::sort(held.begin(), held.end(), [](const PrefixIndex::Held& a, const PrefixIndex::Held& b) {
+      return a.matched != b.matched ? a.matched < b.matched : a.replica < b.replica;
+    });
+    out.reset((replicas_.size() + 63) / 64);
+    std::uint64_t* group = nullptr;
+    for (const PrefixIndex::Held& h : held) {
+      if (group == nullptr || out.lengths.back() != h.matched) group = out.add_group(h.matched);
+      const std::uint64_t bit = std::uint64_t{1} << (h.replica % 64);
+      group[h.replica / 64] |= bit;
+      out.all[h.replica / 64] |= bit;
+    }
+  }
+  if (reads_engine(view)) {
+    walk_.data = prompt.pieces.data();
+    walk_.size = prompt.size();
+    walk_.kind = Walk::Kind::Groups;
+    walk_.groups = &out;
   }
 }
 
@@ -95,7 +126,9 @@ std::size_t ClusterView::least_wait(Tick now, std::size_t start) const {
 
 std::optional<std::size_t> ClusterView::known_engine_match(const Prompt& prompt, std::size_t replica) const {
   if (walk_.data == nullptr || walk_.data != prompt.pieces.data() || walk_.size != prompt.size()) return std::nullopt;
-  if (walk_.all) return replica < walk_.lengths.size() ? std::optional<std::size_t>(walk_.lengths[replica]) : std::nullopt;
+  if (walk_.kind == Walk::Kind::All)
+    return replica < walk_.lengths.size() ? std::optional<std::size_t>(walk_.lengths[replica]) : std::nullopt;
+  if (walk_.kind == Walk::Kind::Groups) return walk_.groups->length_of(replica);
   const auto it = std::lower_bound(walk_.held.begin(), walk_.held.end(), replica,
                                    [](const PrefixIndex::Held& h, std::size_t r) { return h.replica < r; });
   return it != walk_.held.end() && it->replica == replica ? it->matched : 0;

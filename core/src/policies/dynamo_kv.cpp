@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstddef>
-#include <iterator>
 #include <limits>
 
 #include "prefixroute/base/deterministic_math.h"
@@ -90,7 +90,6 @@ void DynamoKv::ensure_replicas(std::size_t n) {
   changed_at_.resize(n, 0);
   const std::size_t words = (n + 63) / 64;
   idle_bits_.resize(words, 0);
-  held_bits_.resize(words, 0);
   idle_free_.resize(words, 0);
   keys_ = TournamentTree<double>(n, std::numeric_limits<double>::infinity());
   for (std::size_t i = 0; i < n; ++i) refresh_key(i);
@@ -170,7 +169,7 @@ std::uint64_t DynamoKv::overlap_of(std::size_t replica) const {
   if (!last_.valid || replica >= last_.replicas) return 0;
   if (last_.scanned) return overlap_blocks_[replica];
   if (replica == last_.chosen) return last_.chosen_overlap;
-  return held_length(held_, replica) / params_.block_size;
+  return held_.length_of(replica) / params_.block_size;
 }
 
 double DynamoKv::last_cost(std::size_t replica) const {
@@ -219,50 +218,23 @@ std::size_t DynamoKv::choose(const RouteRequest& request, const ClusterView& clu
   return chosen;
 }
 
-std::size_t DynamoKv::break_tie(const ClusterView& cluster, bool with_idle_free) {
-  // tied_ holds the replicas at the lowest cost, in replica order, and with
-  // `with_idle_free` the replicas of idle_free_ tie with them: the least
-  // precise-view usage wins, the survivors (in replica order) draw lots.
-  // The usage is read only for the tied: reading it means visiting each
-  // replica's cache.
-  std::size_t kept = 0;
+std::size_t DynamoKv::break_tie(const ClusterView& cluster) {
+  // tied_bits_ holds the replicas at the lowest cost: the least precise-view
+  // usage wins, the survivors (in replica order) draw lots. The usage is
+  // read only for the tied: reading it means visiting each replica's cache.
+  tied_.clear();
   std::size_t best_used = 0;
-  for (const std::size_t i : tied_) {
-    const std::size_t used = cluster[i].precise_view().used();
-    if (kept != 0 && used > best_used) continue;
-    if (kept == 0 || used < best_used) {
-      kept = 0;
-      best_used = used;
-    }
-    tied_[kept++] = i;
-  }
-  tied_.resize(kept);
-  if (with_idle_free) {
-    // The same rule over the idle non-holders, ascending by replica; a lower
-    // usage among them drops every survivor so far.
-    idle_kept_.clear();
-    bool any = kept > 0;
-    for (std::size_t w = 0; w < idle_free_.size(); ++w) {
-      for (std::uint64_t bits = idle_free_[w]; bits != 0; bits &= bits - 1) {
-        const std::size_t i = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
-        const std::size_t used = cluster[i].precise_view().used();
-        if (!any || used < best_used) {
-          any = true;
-          best_used = used;
-          tied_.clear();
-          idle_kept_.clear();
-        } else if (used != best_used) {
-          continue;
-        }
-        idle_kept_.push_back(i);
+  for (std::size_t w = 0; w < tied_bits_.size(); ++w) {
+    for (std::uint64_t bits = tied_bits_[w]; bits != 0; bits &= bits - 1) {
+      const std::size_t i = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+      const std::size_t used = cluster[i].precise_view().used();
+      if (tied_.empty() || used < best_used) {
+        best_used = used;
+        tied_.clear();
+      } else if (used != best_used) {
+        continue;
       }
-    }
-    if (tied_.empty()) {
-      tied_.swap(idle_kept_);
-    } else if (!idle_kept_.empty()) {
-      merged_.clear();
-      std::merge(tied_.begin(), tied_.end(), idle_kept_.begin(), idle_kept_.end(), std::back_inserter(merged_));
-      tied_.swap(merged_);
+      tied_.push_back(i);
     }
   }
   // Costs are finite (validated parameters), so the minimum ties at least
@@ -277,45 +249,42 @@ std::size_t DynamoKv::choose_lowest_cost(const Prompt& prompt, const ClusterView
   const std::uint64_t length = last_.prompt_length, blocks = last_.prompt_blocks;
   const std::size_t n = cluster.size();  // keys_ may cover more (hooks of replicas past the cluster)
   const std::size_t words = (n + 63) / 64;
-  cluster.match_held(prompt, CacheView::Precise, held_);
-  // The holders' costs, exactly as the scan computes them: the lowest, and
-  // the holders at it (replica order, as held_ is).
-  std::fill_n(held_bits_.begin(), words, std::uint64_t{0});
-  tied_.resize(held_.size());
+  cluster.match_groups(prompt, CacheView::Precise, held_);
+  assert(held_.words == words);
+  // The holders, a group (one matched length) at a time, exactly as the scan
+  // costs them: a busy member one by one, the idle members (whose cost
+  // depends only on the matched length) once for the group. A candidate is
+  // kept when it is at or below the running lowest cost, so every replica
+  // at the final lowest cost is among those kept.
   double best = std::numeric_limits<double>::infinity();
-  std::size_t held_tied = 0;
-  // An idle holder's cost depends only on its matched length, which the
-  // holders of a popular prefix share: it is computed once per run of them.
-  std::size_t idle_matched = ~std::size_t{0};  // no holder matches that much
-  double idle_matched_cost = 0;
-  for (const PrefixIndex::Held& h : held_) {
-    const std::uint64_t bit = std::uint64_t{1} << (h.replica % 64);
-    held_bits_[h.replica / 64] |= bit;
-    double c;
-    if ((idle_bits_[h.replica / 64] & bit) != 0) {
-      if (h.matched != idle_matched) {
-        idle_matched = h.matched;
-        idle_matched_cost = cost(0, 0, length, blocks, h.matched / params_.block_size);
-      }
-      c = idle_matched_cost;
-    } else {
-      c = cost(active_prefill_[h.replica], active_decode_[h.replica], length, blocks, h.matched / params_.block_size);
-    }
-    if (c <= best) {
-      if (c < best) {
+  candidates_.clear();
+  for (std::size_t g = 0; g < held_.size(); ++g) {
+    const std::uint64_t overlap = held_.lengths[g] / params_.block_size;
+    const std::uint64_t* members = held_.group(g);
+    std::uint64_t any_idle = 0;
+    for (std::size_t w = 0; w < words; ++w) {
+      any_idle |= members[w] & idle_bits_[w];
+      for (std::uint64_t busy = members[w] & ~idle_bits_[w]; busy != 0; busy &= busy - 1) {
+        const std::size_t r = w * 64 + static_cast<std::size_t>(std::countr_zero(busy));
+        const double c = cost(active_prefill_[r], active_decode_[r], length, blocks, overlap);
+        if (c > best) continue;
         best = c;
-        held_tied = 0;
+        candidates_.push_back(Candidate{static_cast<std::uint32_t>(r), false, c});
       }
-      tied_[held_tied++] = h.replica;
+    }
+    if (any_idle != 0) {
+      const double c = cost(0, 0, length, blocks, overlap);
+      if (c <= best) {
+        best = c;
+        candidates_.push_back(Candidate{static_cast<std::uint32_t>(g), true, c});
+      }
     }
   }
-  tied_.resize(held_tied);
-  const double best_held = best;
   // Every other replica has overlap 0. The idle ones (no active work) all
   // cost the same, so they enter as one group, never one by one.
   std::uint64_t any_idle_free = 0;
   for (std::size_t w = 0; w < idle_free_.size(); ++w) {
-    std::uint64_t free = w < words ? idle_bits_[w] & ~held_bits_[w] : 0;
+    std::uint64_t free = w < words ? idle_bits_[w] & ~held_.all[w] : 0;
     if (w + 1 == words && n % 64 != 0) free &= (std::uint64_t{1} << (n % 64)) - 1;
     idle_free_[w] = free;
     any_idle_free |= free;
@@ -330,13 +299,12 @@ std::size_t DynamoKv::choose_lowest_cost(const Prompt& prompt, const ClusterView
   const double offset = params_.overlap_weight * static_cast<double>(length) /
                             static_cast<double>(params_.block_size) +
                         static_cast<double>(blocks);
-  candidates_.clear();
   const auto visit = [&](std::size_t i) {
-    if (((held_bits_[i / 64] | idle_bits_[i / 64]) >> (i % 64) & 1) != 0) return;
+    if (((held_.all[i / 64] | idle_bits_[i / 64]) >> (i % 64) & 1) != 0) return;
     const double c = cost(active_prefill_[i], active_decode_[i], length, blocks, 0);
     if (c > best) return;
     best = c;
-    candidates_.push_back(Candidate{static_cast<std::uint32_t>(i), c});
+    candidates_.push_back(Candidate{static_cast<std::uint32_t>(i), false, c});
   };
   const std::size_t least = keys_.position_of_least();
   if (least < n) visit(least);
@@ -347,22 +315,22 @@ std::size_t DynamoKv::choose_lowest_cost(const Prompt& prompt, const ClusterView
   const auto bound = [&] { return best * (1 + 1e-9) - offset * (1 - 1e-9) + 1e-9; };
   for (std::size_t i = keys_.first_at_most(0, bound()); i < n; i = keys_.first_at_most(i + 1, bound()))
     if (i != least) visit(i);
-  // The replicas at the lowest cost in replica order: the holders at it
-  // (sorted), the busy visited at it (the least key's replica first, then
-  // ascending: sorted by moving the first into place), then the idle group.
-  if (best_held != best) tied_.clear();
-  const std::size_t held_count = tied_.size();
-  for (const Candidate& c : candidates_)
-    if (c.cost == best) tied_.push_back(c.replica);
-  const auto others = tied_.begin() + static_cast<std::ptrdiff_t>(held_count);
-  if (others != tied_.end())
-    std::rotate(others, others + 1, std::upper_bound(others + 1, tied_.end(), *others));
-  if (held_count > 0 && others != tied_.end()) {
-    merged_.clear();
-    std::merge(tied_.begin(), others, others, tied_.end(), std::back_inserter(merged_));
-    tied_.swap(merged_);
+  // The replicas at the lowest cost, as a set (so in replica order): the
+  // candidates at it, an idle group's members, and the idle non-holders
+  // when they cost as much.
+  tied_bits_.assign(words, 0);
+  for (const Candidate& c : candidates_) {
+    if (c.cost != best) continue;
+    if (c.idle_group) {
+      const std::uint64_t* members = held_.group(c.index);
+      for (std::size_t w = 0; w < words; ++w) tied_bits_[w] |= members[w] & idle_bits_[w];
+    } else {
+      tied_bits_[c.index / 64] |= std::uint64_t{1} << (c.index % 64);
+    }
   }
-  return break_tie(cluster, idle_free && idle_cost == best);
+  if (idle_free && idle_cost == best)
+    for (std::size_t w = 0; w < words; ++w) tied_bits_[w] |= idle_free_[w];
+  return break_tie(cluster);
 }
 
 std::size_t DynamoKv::choose_by_scan(const RouteRequest& request, const ClusterView& cluster, Tick now) {
@@ -414,9 +382,9 @@ std::size_t DynamoKv::choose_by_scan(const RouteRequest& request, const ClusterV
     return n - 1;  // rounding can leave target >= the running sum's last value
   }
   const double min_cost = *std::min_element(costs_.begin(), costs_.end());
-  tied_.clear();
+  tied_bits_.assign((n + 63) / 64, 0);
   for (std::size_t i = 0; i < n; ++i)
-    if (costs_[i] == min_cost) tied_.push_back(i);
+    if (costs_[i] == min_cost) tied_bits_[i / 64] |= std::uint64_t{1} << (i % 64);
   return break_tie(cluster);
 }
 

@@ -36,7 +36,8 @@
 // (core/src/cache/child_links.h): a popular tenant's prefix has the cached
 // turns of every replica as children, a number that grows with the replicas.
 //
-// Cost: match_all is O(L log F + D * R / 64 + R), match_held the same without the R for a prompt of L tokens,
+// Cost: match_all is O(L log F + D * R / 64 + R), match_held the same without the R, plus O(holders), and
+// match_groups without either, for a prompt of L tokens,
 // D shared nodes on its path and R replicas (F <= 64: wider nodes are hashed). Maintenance is O(new tokens + nodes on the changed path) per
 // reported change. Memory: O(tokens in the
 // union + nodes * R / 64) plus one id per cache node.
@@ -54,6 +55,7 @@
 
 #include "prefixroute/base/content.h"
 #include "prefixroute/base/token.h"
+#include "prefixroute/cache/held_groups.h"
 #include "prefixroute/cache/held_prefix.h"
 
 namespace prefixroute {
@@ -76,6 +78,10 @@ class PrefixIndex {
   /// order, with its length (every other replica matches 0). O(L log F +
   /// D * R / 64 + holders): no per-replica cost for replicas holding none of it.
   void match_held(const Prompt& prompt, std::vector<Held>& out) const;
+
+  /// The same replicas as match_held, as one replica set per matched length
+  /// (cache/held_groups.h): O(L log F + D * R / 64), nothing per holder.
+  void match_groups(const Prompt& prompt, HeldGroups& out) const;
 
   // ---- changes reported by replica `replica`'s RadixCache ----
   /// Registers replica `replica`'s cache; RadixCache::attach_index calls it.
@@ -101,8 +107,8 @@ class PrefixIndex {
 
  private:
   /// The single walk behind match_all and match_held (prefix_index.cpp).
-  template <typename SetDepth>
-  const std::uint64_t* walk(const Prompt& prompt, SetDepth&& set_depth) const;
+  template <typename Drop>
+  const std::uint64_t* walk(const Prompt& prompt, Drop&& drop) const;
   using NodeId = std::uint32_t;
   static constexpr NodeId kRoot = 0;
   static constexpr NodeId kNone = ~NodeId{0};

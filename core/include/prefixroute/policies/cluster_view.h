@@ -2,11 +2,12 @@
 // one read-only value: the replicas, and the shared structures the simulator
 // keeps so policies need not scan every replica.
 //
-//   match_all / match_held   every replica's cached prefix of the prompt, in
-//                            the engine's caches or the router's precise view:
+//   match_all / match_held / every replica's cached prefix of the prompt, in
+//   match_groups             the engine's caches or the router's precise view:
 //                            one walk of the cluster's PrefixIndex when the
 //                            view has one for those caches, else one match per
-//                            replica (the same numbers).
+//                            replica (the same numbers); per replica, per
+//                            holder, or per matched length (replica sets).
 //   least_wait               the least-wait replica, first in rotated order:
 //                            O(log R) from the TournamentTree of busy_until()
 //                            when the view has one, else a scan.
@@ -36,7 +37,8 @@
 //
 // Invariant: index and busy_until, when present, describe exactly `replicas`,
 // in order. Cost: see each function; the memo of the last walk copies its
-// answer (O(holders) for match_held, O(R) for match_all).
+// answer (O(holders) for match_held, O(R) for match_all; match_groups'
+// answer is remembered, not copied).
 #pragma once
 
 #include <cstddef>
@@ -96,6 +98,15 @@ class ClusterView {
   /// index there is no per-replica cost for replicas holding none of it.
   void match_held(const Prompt& prompt, CacheView view, std::vector<PrefixIndex::Held>& out) const;
 
+  /// The same replicas grouped by matched length (cache/held_groups.h). With
+  /// the index O(L log F + D R / 64) (nothing per holder), else a scan and a
+  /// sort of the holders by length. When the walk reads the engines' caches,
+  /// known_engine_match reads `out` itself (not a copy: a copy per request is
+  /// a measurable share of a choice) until forget_walk(): the caller keeps it
+  /// alive and unchanged until then (a policy's member, as the simulator
+  /// asks known_engine_match right after choose()).
+  void match_groups(const Prompt& prompt, CacheView view, HeldGroups& out) const;
+
   /// The simulator's count of scrapes taken (set_scrape_count), or nullopt
   /// for a view without one: then any replica's scraped() may differ from
   /// the previous call's.
@@ -138,13 +149,14 @@ class ClusterView {
 
  private:
   // The last walk that read the engines' caches: either one length per
-  // replica (match_all) or the holders (match_held).
+  // replica (match_all), the holders (match_held) or their groups (match_groups).
   struct Walk {
     const Piece* data = nullptr;  // the walked prompt's pieces
     std::size_t size = 0;         // and its length
-    bool all = false;
+    enum class Kind : std::uint8_t { All, Held, Groups } kind = Kind::All;
     std::vector<std::size_t> lengths;          // match_all
     std::vector<PrefixIndex::Held> held;       // match_held, by replica
+    const HeldGroups* groups = nullptr;        // match_groups: the caller's answer
   };
 
   bool index_serves(CacheView view) const { return index_ != nullptr && view == index_view_; }
@@ -164,6 +176,7 @@ class ClusterView {
   bool in_flight_announced_ = false;
   const InFlightOrder* in_flight_order_ = nullptr;
   mutable Walk walk_;
+  mutable std::vector<PrefixIndex::Held> scan_held_;  // match_groups' scratch without the index
 };
 
 }  // namespace prefixroute

@@ -78,25 +78,27 @@
 // replica (no active prefill tokens, no decode blocks) costs that prompt
 // term alone, like every other idle one, so the idle replicas are a bit set
 // kept by the hooks and the busy ones' keys a TournamentTree
-// (base/tournament_tree.h; idle replicas at infinity). choose() scores the
-// holders (ClusterView::match_held; an idle holder's cost depends only on
-// its matched length, so a run of idle holders of one length is costed
-// once); then the idle non-holders (the idle set less the holders) as one
+// (base/tournament_tree.h; idle replicas at infinity). choose() takes the
+// holders from ClusterView::match_groups: one replica set per matched length
+// (cache/held_groups.h), with nothing per holder in the index's walk. In a
+// group, each busy member is costed; the idle members all cost the same (the
+// cost depends only on the matched length), so they are costed once, as one
+// candidate. Then the idle non-holders (the idle set less the holders) as one
 // group at the prompt term; then the least-key busy replica and, in replica
 // order, every busy replica whose key is at most the running lowest cost
 // less the prompt term (first_at_most on the tree, with a 1e-9 relative
 // margin far wider than the rounding of either sum): a replica above that
 // bound costs more than the lowest cost and is never visited. The tied are
-// the holders and visited replicas at the lowest cost, in replica order,
-// plus the idle group when it is at the lowest cost; the tie-breaks above
-// then read the usage of each tied replica, the idle group's members
-// included (the usage changes with inserts, evictions and reservations the
-// policy is not told of), and draw over the survivors merged in replica
-// order. Temperature sampling and the side index need every replica's cost
-// and still scan. last_costs() / last_overlap_blocks() rebuild every
-// replica's figure on request, from the holders of the last choose() and
-// each replica's load at it (a replica's load is kept when a hook first
-// changes it after a choose()).
+// a replica set (so in replica order whatever the order they were found
+// in): the candidates at the lowest cost, an idle group's members in full,
+// and the idle non-holders when they cost as much; the tie-breaks above
+// then read the usage of each tied replica (the usage changes with inserts,
+// evictions and reservations the policy is not told of) and draw over the
+// survivors in replica order. Temperature sampling and the side index need
+// every replica's cost and still scan. last_costs() / last_overlap_blocks()
+// rebuild every replica's figure on request, from the holder groups of the
+// last choose() and each replica's load at it (a replica's load is kept when
+// a hook first changes it after a choose()).
 //
 // Invariants: active prefill tokens and decode blocks per replica equal the
 // sums over the requests routed there and not yet past first token /
@@ -104,12 +106,12 @@
 // keys_[r] is its load key when it is clear, infinity when it is set;
 // predicted_cached_tokens() is overlap x B on the last choice.
 // Cost (temperature 0, no side index): choose is one walk of the cluster's
-// prefix index (O(L log F + D R / 64 + holders)) plus O(holders + R / 64)
-// for the holders and the idle group, O(visited x log R) for the busy
-// replicas at or near the lowest cost, and one usage read per tied replica
-// (the idle group's members only when the group ties at the lowest cost,
-// i.e. when no holder or busy replica is cheaper). The hooks are O(log R)
-// (a tree update) plus O(1) expected (a hash map keyed by request id, only
+// prefix index (O(L log F + D R / 64), D shared nodes on the path) plus
+// O(G R / 64 + busy holders) for the G holder groups (G <= D), O(R / 64) for
+// the idle non-holders, O(visited x log R) for the busy replicas at or near
+// the lowest cost, and one usage read per tied replica (an idle group's
+// members only when it ties at the lowest cost). The hooks are O(log R) (a
+// tree update) plus O(1) expected (a hash map keyed by request id, only
 // looked up, never iterated). With temperature or the side index: O(R) per
 // choose plus the side index's match.
 #pragma once
@@ -123,6 +125,7 @@
 #include <vector>
 
 #include "prefixroute/cache/approx_radix_tree.h"
+#include "prefixroute/cache/held_groups.h"
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/base/tournament_tree.h"
@@ -168,12 +171,12 @@ class DynamoKv final : public RoutingPolicy {
   std::uint64_t active_prefill_tokens(std::size_t replica) const;
   std::uint64_t active_decode_blocks(std::size_t replica) const;
   /// Replica `replica`'s cost at the last choose(), whatever hooks ran
-  /// since (0 before any choose() or past the cluster size it saw). O(log holders) (plus the replicas whose
+  /// since (0 before any choose() or past the cluster size it saw). O(holder groups) (plus the replicas whose
   /// load changed since, when it is one of them).
   double last_cost(std::size_t replica) const;
   /// Every replica's cost at the last choose(). O(R): for tests and reports.
   const std::vector<double>& last_costs() const;
-  /// Replica `replica`'s overlap (full blocks) at the last choose(); O(log holders).
+  /// Replica `replica`'s overlap (full blocks) at the last choose(); O(holder groups).
   std::uint64_t overlap_of(std::size_t replica) const;
   /// Every replica's overlap (full blocks) at the last choose(). O(R): for tests.
   const std::vector<std::uint64_t>& last_overlap_blocks() const;
@@ -205,8 +208,11 @@ class DynamoKv final : public RoutingPolicy {
     std::size_t chosen = ~std::size_t{0};  // the replica chosen, and its overlap
     std::uint64_t chosen_overlap = 0;
   };
+  /// A replica, or a holder group's idle members (all at one cost), at or
+  /// below the running lowest cost when it was costed.
   struct Candidate {
-    std::uint32_t replica;
+    std::uint32_t index;  // the replica, or the group in held_
+    bool idle_group;
     double cost;
   };
 
@@ -225,9 +231,8 @@ class DynamoKv final : public RoutingPolicy {
   /// Temperature 0 without the side index: the holders plus the replicas
   /// whose load key may reach the lowest cost.
   std::size_t choose_lowest_cost(const Prompt& prompt, const ClusterView& cluster);
-  /// tied_ (lowest-cost replicas, replica order), plus the replicas of
-  /// idle_free_ when `with_idle_free` -> least usage, then lots.
-  std::size_t break_tie(const ClusterView& cluster, bool with_idle_free = false);
+  /// tied_bits_ (the lowest-cost replicas) -> least usage, then lots.
+  std::size_t break_tie(const ClusterView& cluster);
   /// Drops the side index's entries fed more than the TTL before `now`.
   void expire_side(Tick now);
 
@@ -243,19 +248,17 @@ class DynamoKv final : public RoutingPolicy {
   // Bit r (word r / 64) set: replica r is idle (no active prefill tokens, no
   // active decode blocks), so at overlap 0 it costs cost(0, 0, ...).
   std::vector<std::uint64_t> idle_bits_;
-  std::vector<std::uint64_t> held_bits_;       // scratch: the holders of the current choose()
   std::vector<std::uint64_t> idle_free_;       // scratch: idle_bits_ less held_bits_, replicas < n
   std::uint64_t chooses_ = 0;                  // choose() calls: the stamp of the marks below
   std::vector<std::uint64_t> changed_at_;      // per replica: the last choose() after which a hook changed it
   std::vector<Snapshot> before_change_;        // loads at the last choose() of the replicas changed since
   LastChoice last_;
-  std::vector<PrefixIndex::Held> held_;        // last choose(): the holders (choose_lowest_cost)
+  HeldGroups held_;                            // last choose(): the holders by matched length (choose_lowest_cost)
   std::vector<Candidate> candidates_;          // scratch: replicas at or below the running lowest cost
   mutable std::vector<double> costs_;                  // per replica: the scan's, or last_costs()'s
   mutable std::vector<std::uint64_t> overlap_blocks_;  // per replica: the scan's, or last_overlap_blocks()'s
-  std::vector<std::size_t> tied_;              // scratch: the tied replicas, then the survivors
-  std::vector<std::size_t> idle_kept_;         // scratch: idle non-holders at the least usage
-  std::vector<std::size_t> merged_;            // scratch: two lists merged in replica order
+  std::vector<std::uint64_t> tied_bits_;       // scratch: the replicas at the lowest cost
+  std::vector<std::size_t> tied_;              // scratch: the survivors of the usage tie-break
   std::vector<double> weights_;                // scratch: sampling weights
   std::vector<std::size_t> matched_;           // scratch: per replica, precise_view() match
   bool overlaps_valid_ = false;  // the last choose()'s overlaps belong to the prompt on_routed will see
