@@ -272,18 +272,6 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   // the singles, are scored one by one.
   if ((candidates - percent_count_[bulk]) * 2 > candidates) return kScan;
   const PercentNorm percent_norm = normalise_percents(candidates, least_percent, most_percent);
-  holders_.clear();
-  for (std::size_t i = 0; i < held_.size(); ++i)
-    if (percents_[i] != kNotCandidate && percents_[i] != bulk)
-      holders_.push_back(Scored{held_[i].replica, static_cast<double>(percents_[i])});
-  if (bulk != 0 && unheld > 0) {  // the replicas matching nothing are singles too
-    std::size_t at = 0;
-    for (std::size_t r = 0; r < n; ++r) {
-      while (at < held_.size() && held_[at].replica < r) ++at;
-      if (at < held_.size() && held_[at].replica == r) continue;
-      if (!gated || ranks.count(r) == least) holders_.push_back(Scored{r, 0.0});
-    }
-  }
   const double bulk_norm = percent_norm(bulk);
 
   // Step 3, load: normalise's median, MAD, clamp and min-max over the finite
@@ -315,62 +303,76 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
     if (std::isinf(v)) return 0.0;
     return max == min ? 1.0 : (max - clip(v)) / (max - min);
   };
-
   const double total = params_.prefix_weight + params_.load_balance_weight;
   const double prefix_fraction = total > 0 ? params_.prefix_weight / total : 0.0;
   const double load_fraction = total > 0 ? params_.load_balance_weight / total : 0.0;
-  if (is_holder_.size() < n) is_holder_.resize(n, 0);
-  double best_single = -1.0;
-  for (Scored& h : holders_) {
-    h.final = blend(percent_norm(static_cast<std::size_t>(h.final)), load_norm(ranks.score(h.replica)),
-                    prefix_fraction, load_fraction);
-    best_single = std::max(best_single, h.final);
-    is_holder_[h.replica] = 1;
-  }
-  // The singles, highest final first, popped from a heap as the visit needs
-  // them (the order among equal finals does not matter: they are visited
-  // alike). The visit rarely goes far below the best: the heap holds those
-  // within 1e-6 of it first ([heap_begin, heap_end)), the rest only if needed.
-  const auto lower_final = [](const Scored& a, const Scored& b) { return a.final < b.final; };
-  const auto far = std::partition(holders_.begin(), holders_.end(),
-                                  [&](const Scored& h) { return h.final >= best_single - 1e-6; });
-  const auto far_begin = static_cast<std::size_t>(far - holders_.begin());
-  std::size_t heap_begin = 0, heap_end = far_begin;
-  std::make_heap(holders_.begin(), far, lower_final);
-  const auto clear_holders = [&] {
-    for (const Scored& h : holders_) is_holder_[h.replica] = 0;
-  };
 
   // Step 4. The scan keeps the running best in replica order and takes a
-  // score more than 1e-9 above it. A replica with a lower-index one scoring
-  // at least as much is never taken, and with a gap of 1e-9 between the
-  // scores >= t and those below, the replicas below never decide. So the
-  // finalists are visited from the highest score down until such a gap:
-  // the singles one by one, and each group of bulk candidates of one
-  // clipped load score, represented by the lowest-index bulk candidate at or
-  // below that score (their final falls as the load score rises). The scan
-  // over the finalists in replica order then takes the scan's replica.
+  // score more than 1e-9 above it, so it takes only records: replicas
+  // scoring more than every lower-index one (a replica with a lower-index
+  // one scoring at least as much is never taken, and skipping it changes
+  // nothing). Where a record scores 1e-9 or more above the one before it the
+  // scan takes it whatever came before. So the finalists are the records
+  // from the highest score down to the first such gap, and the scan over
+  // them in replica order takes the scan's replica.
+  //
+  // The singles' records, in replica order (their finals rise along it);
+  // every single is marked, for the groups below to pass over.
+  if (single_mark_.size() < n) single_mark_.resize(n, 0);
+  if (++mark_ == 0) {  // the marks wrapped: none may look current
+    std::fill(single_mark_.begin(), single_mark_.end(), 0);
+    mark_ = 1;
+  }
+  records_.clear();
+  std::size_t infinite_singles = 0;
+  double best_single = -1.0;
+  const auto single = [&](std::size_t r, std::size_t its_percent) {
+    single_mark_[r] = mark_;
+    const double score = ranks.score(r);
+    infinite_singles += std::isinf(score) ? 1 : 0;
+    const double final = blend(percent_norm(its_percent), load_norm(score), prefix_fraction, load_fraction);
+    if (final > best_single) {
+      best_single = final;
+      records_.push_back(Scored{r, final});
+    }
+  };
+  if (bulk != 0 && unheld > 0) {  // the replicas matching nothing are singles too: every replica, in order
+    std::size_t at_held = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      if (at_held < held_.size() && held_[at_held].replica == r) {
+        const std::uint8_t p = percents_[at_held++];
+        if (p != kNotCandidate && p != bulk) single(r, p);
+      } else if (!gated || ranks.count(r) == least) {
+        single(r, 0);
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < held_.size(); ++i)
+      if (percents_[i] != kNotCandidate && percents_[i] != bulk) single(held_[i].replica, percents_[i]);
+  }
+  const auto is_single = [&](std::size_t r) { return single_mark_[r] == mark_; };
+
+  // The bulk's records, highest final first: each group of bulk candidates
+  // of one clipped load score is represented by the lowest-index bulk
+  // candidate at or below that score (their final falls as the load score
+  // rises), found in `first`.
   const TournamentTree<AibrixLoadRanks::Key>& first = ranks.first(gated);
-  const std::size_t infinite_others =
-      candidates - finite - static_cast<std::size_t>(std::count_if(
-                                holders_.begin(), holders_.end(),
-                                [&](const Scored& h) { return std::isinf(ranks.score(h.replica)); }));
-  // Group steps (each a few O(log R) walks) past this, and it scans; the
-  // holders' visits are bounded by their number.
+  const std::size_t infinite_others = candidates - finite - infinite_singles;
+  // Group steps (each a few O(log R) reads) past this, and it scans; the
+  // singles' visits are bounded by their number.
   constexpr std::size_t kGroupBudget = 48;
-  finalists_.clear();
-  std::size_t rank = 0, steps = 0;
+  bulk_records_.clear();
+  std::size_t rank = 0, steps = 0, singles_left = records_.size();
   bool infinite_done = infinite_others == 0, have = false, group_ready = false, group_next = false;
   double lowest = 0, group_final = 0, bound = 0;
-  std::size_t last_rep = n;
+  // From the highest final down, singles' records and groups merged, until
+  // the first gap of 1e-9 (the records of each kind are all visited, so a
+  // gap here is at most the records' gap there).
   for (;;) {
-    if (!group_ready) {  // the next group of non-holders: its score and its bound
-      while (rank < finite && is_holder_[ranked.slot_at(rank)] != 0) {
+    if (!group_ready) {  // the next group of bulk candidates: its final and its bound
+      while (rank < finite && is_single(ranked.slot_at(rank))) {
         ++rank;
-        if (++steps > kGroupBudget) {
-          clear_holders();
-          return kScan;
-        }
+        if (++steps > kGroupBudget) return kScan;
       }
       group_next = false;
       if (rank < finite) {
@@ -385,50 +387,46 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
       }
       group_ready = true;
     }
-    if (heap_end == heap_begin && heap_begin < far_begin && far_begin < holders_.size()) {  // the rest
-      heap_begin = far_begin;
-      heap_end = holders_.size();
-      std::make_heap(holders_.begin() + static_cast<std::ptrdiff_t>(heap_begin), holders_.end(), lower_final);
-    }
-    const bool holder_next = heap_end > heap_begin;
-    if (!group_next && !holder_next) break;
-    const bool take_holder = holder_next && (!group_next || holders_[heap_begin].final >= group_final);
-    const double s = take_holder ? holders_[heap_begin].final : group_final;
+    const bool single_next = singles_left > 0;
+    if (!group_next && !single_next) break;
+    const bool take_single = single_next && (!group_next || records_[singles_left - 1].final >= group_final);
+    const double s = take_single ? records_[singles_left - 1].final : group_final;
     if (have && lowest - s >= 1e-9) break;  // the gap
     have = true;
     lowest = s;
-    if (take_holder) {
-      finalists_.push_back(holders_[heap_begin]);
-      std::pop_heap(holders_.begin() + static_cast<std::ptrdiff_t>(heap_begin),
-                    holders_.begin() + static_cast<std::ptrdiff_t>(heap_end--), lower_final);
+    if (take_single) {
+      --singles_left;
       continue;
     }
-    // The lowest-index non-holder at or below the bound.
+    // The lowest-index bulk candidate at or below the bound.
     const AibrixLoadRanks::Key key{group, bound};
     std::size_t rep = first.first_at_most(0, key);
-    while (rep < n && is_holder_[rep] != 0) {
+    while (rep < n && is_single(rep)) {
       rep = first.first_at_most(rep + 1, key);
-      if (++steps > kGroupBudget) {
-        clear_holders();
-        return kScan;
-      }
+      if (++steps > kGroupBudget) return kScan;
     }
-    if (rep == n || ++steps > kGroupBudget) {  // (rep == n: not expected, a non-holder is at or below the bound)
-      clear_holders();
-      return kScan;
-    }
-    if (rep != last_rep) finalists_.push_back(Scored{rep, group_final});
-    last_rep = rep;
+    if (rep == n || ++steps > kGroupBudget) return kScan;  // (rep == n: not expected, one is at or below the bound)
+    // The groups so far are at or below the bound too, so rep is at most the
+    // last group's replica. The same replica is no record: it was entered
+    // with its own, higher final (this lower one is the group's, not its).
+    if (bulk_records_.empty() || rep != bulk_records_.back().replica) bulk_records_.push_back(Scored{rep, group_final});
     if (rank < finite) {
-      rank = ranked.count_at_most(AibrixLoadRanks::Key{group, bound});
+      rank = ranked.count_at_most(key);
     } else {
       infinite_done = true;
     }
     group_ready = false;
   }
-  clear_holders();
-  std::sort(finalists_.begin(), finalists_.end(),
-            [](const Scored& a, const Scored& b) { return a.replica < b.replica; });
+  // The finalists in replica order: the singles' records visited (rising
+  // along records_) merged with the bulk's (falling along bulk_records_).
+  finalists_.clear();
+  for (std::size_t i = singles_left, j = bulk_records_.size(); i < records_.size() || j > 0;) {
+    if (j == 0 || (i < records_.size() && records_[i].replica < bulk_records_[j - 1].replica)) {
+      finalists_.push_back(records_[i++]);
+    } else {
+      finalists_.push_back(bulk_records_[--j]);
+    }
+  }
   std::size_t best = 0;
   double best_score = -1.0;
   for (const Scored& f : finalists_) {

@@ -152,9 +152,12 @@ class AibrixPrefix final : public RoutingPolicy {
   static constexpr std::size_t kScan = ~std::size_t{0};
   std::size_t choose_ranked(const RouteRequest& request, const ClusterView& cluster);
   std::vector<ApproxRadixTree::Held> held_;
-  std::vector<Scored> holders_;  // choose_ranked()'s singles: their percent, then their final
-  std::vector<Scored> finalists_;
-  std::vector<std::uint8_t> is_holder_;  // per replica: one of holders_ in choose_ranked()
+  // choose_ranked()'s records (replicas scoring more than every lower-index
+  // one of their kind): the singles' in replica order, the bulk's from the
+  // highest final down; then the finalists, in replica order.
+  std::vector<Scored> records_, bulk_records_, finalists_;
+  std::vector<std::uint32_t> single_mark_;  // per replica: mark_ when a single of this choose_ranked()
+  std::uint32_t mark_ = 0;
   /// The normalised prefix score of each percent, from percent_count_ (the
   /// candidates matching each percent): normalise()'s arithmetic.
   struct PercentNorm {
