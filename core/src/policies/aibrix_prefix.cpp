@@ -237,41 +237,75 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   table_.set_replicas(n);
   table_.match_held(prompt, held_);
   const std::uint64_t blocks = prompt.size() / params_.block_size;
-  // One pass counts (and keeps) the percents, the next takes the singles.
+  // One pass keeps each held candidate's percent and counts those matching
+  // nothing; it also lists the others (the singles when, as usual, most
+  // candidates match nothing: the bulk is then 0), passing over one that
+  // comes after another of its percent scoring no more load (it is no
+  // record; step 4). (Locals: the uint8_t stores would otherwise make every
+  // member reload.)
   constexpr std::uint8_t kNotCandidate = 255;
-  percent_count_.assign(101, 0);
-  percents_.resize(held_.size());
-  std::size_t held_candidates = 0, last_matched = ~std::size_t{0};
-  std::size_t percent = 0, least_percent = 100, most_percent = 0, bulk = 0;
-  for (std::size_t i = 0; i < held_.size(); ++i) {
-    const ApproxRadixTree::Held& h = held_[i];
+  const ApproxRadixTree::Held* const held = held_.data();
+  const std::size_t held_count = held_.size();
+  percents_.resize(held_count);
+  std::uint8_t* const percents = percents_.data();
+  const bool any_infinite = finite < candidates;
+  matching_.clear();
+  std::size_t held_candidates = 0, zeros = 0, most_percent = 0, infinite_matching = 0;
+  std::size_t last_matched = ~std::size_t{0}, percent = 0, last_listed = kNotCandidate;
+  double last_listed_score = 0;
+  for (std::size_t i = 0; i < held_count; ++i) {
+    const ApproxRadixTree::Held& h = held[i];
     if (gated && ranks.count(h.replica) != least) {
-      percents_[i] = kNotCandidate;
+      percents[i] = kNotCandidate;
       continue;
     }
     if (h.matched != last_matched) {  // neighbours often match the same length
       last_matched = h.matched;
       percent = blocks == 0 ? 0 : static_cast<std::size_t>((h.matched / params_.block_size) * 100 / blocks);
     }
-    percents_[i] = static_cast<std::uint8_t>(percent);
+    percents[i] = static_cast<std::uint8_t>(percent);
     ++held_candidates;
-    const std::uint32_t count = ++percent_count_[percent];
-    least_percent = std::min(least_percent, percent);
+    if (percent == 0) {
+      ++zeros;
+      continue;
+    }
     most_percent = std::max(most_percent, percent);
-    // The most common percent, the least on a tie (0's count is completed below).
-    if (count > percent_count_[bulk] || (count == percent_count_[bulk] && percent < bulk)) bulk = percent;
+    const double score = ranks.score(h.replica);
+    if (any_infinite && std::isinf(score)) ++infinite_matching;
+    if (percent == last_listed && !(score < last_listed_score)) continue;
+    last_listed = percent;
+    last_listed_score = score;
+    matching_.push_back(Listed{h.replica, static_cast<std::uint32_t>(percent)});
   }
   const std::size_t unheld = candidates - held_candidates;
-  if (unheld > 0) {
-    percent_count_[0] += static_cast<std::uint32_t>(unheld);
-    least_percent = 0;
-    if (percent_count_[0] >= percent_count_[bulk]) bulk = 0;
-  }
   // The bulk plays the non-holders' part below: its candidates share one
   // normalised prefix score and are told apart by load alone. The others,
   // the singles, are scored one by one.
-  if ((candidates - percent_count_[bulk]) * 2 > candidates) return kScan;
-  const PercentNorm percent_norm = normalise_percents(candidates, least_percent, most_percent);
+  std::size_t bulk = 0;
+  PercentNorm percent_norm;
+  if ((zeros + unheld) * 2 > candidates) {  // most match nothing: normalise_prefix's shortcut
+    percent_norm.shortcut = true;
+    percent_norm.most = static_cast<double>(most_percent);
+  } else {  // count the percents
+    percent_count_.assign(101, 0);
+    std::uint32_t* const percent_count = percent_count_.data();
+    std::size_t least_percent = 100;
+    for (std::size_t i = 0; i < held_count; ++i) {
+      const std::size_t p = percents[i];
+      if (p == kNotCandidate) continue;
+      const std::uint32_t count = ++percent_count[p];
+      least_percent = std::min(least_percent, p);
+      // The most common percent, the least on a tie (0's count is completed below).
+      if (count > percent_count[bulk] || (count == percent_count[bulk] && p < bulk)) bulk = p;
+    }
+    if (unheld > 0) {
+      percent_count[0] += static_cast<std::uint32_t>(unheld);
+      least_percent = 0;
+      if (percent_count[0] >= percent_count[bulk]) bulk = 0;
+    }
+    if ((candidates - percent_count[bulk]) * 2 > candidates) return kScan;
+    percent_norm = normalise_percents(candidates, least_percent, most_percent);
+  }
   const double bulk_norm = percent_norm(bulk);
 
   // Step 3, load: normalise's median, MAD, clamp and min-max over the finite
@@ -316,41 +350,51 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   // from the highest score down to the first such gap, and the scan over
   // them in replica order takes the scan's replica.
   //
-  // The singles' records, in replica order (their finals rise along it);
-  // every single is marked, for the groups below to pass over.
-  if (single_mark_.size() < n) single_mark_.resize(n, 0);
-  if (++mark_ == 0) {  // the marks wrapped: none may look current
-    std::fill(single_mark_.begin(), single_mark_.end(), 0);
-    mark_ = 1;
-  }
+  // The singles' records, in replica order (their finals rise along it). A
+  // single of the last record's percent and a load score not below its is
+  // no record (its final is at most the record's): passed over unscored.
   records_.clear();
-  std::size_t infinite_singles = 0;
-  double best_single = -1.0;
+  std::size_t infinite_singles = 0, record_percent = kNotCandidate;
+  double best_single = -1.0, record_score = 0;
   const auto single = [&](std::size_t r, std::size_t its_percent) {
-    single_mark_[r] = mark_;
     const double score = ranks.score(r);
-    infinite_singles += std::isinf(score) ? 1 : 0;
+    if (its_percent == record_percent && !(score < record_score)) return;
     const double final = blend(percent_norm(its_percent), load_norm(score), prefix_fraction, load_fraction);
     if (final > best_single) {
       best_single = final;
+      record_percent = its_percent;
+      record_score = score;
       records_.push_back(Scored{r, final});
     }
   };
-  if (bulk != 0 && unheld > 0) {  // the replicas matching nothing are singles too: every replica, in order
-    std::size_t at_held = 0;
-    for (std::size_t r = 0; r < n; ++r) {
-      if (at_held < held_.size() && held_[at_held].replica == r) {
-        const std::uint8_t p = percents_[at_held++];
-        if (p != kNotCandidate && p != bulk) single(r, p);
+  const bool unheld_singles = bulk != 0 && unheld > 0;  // the replicas matching nothing are singles too
+  const auto single_counted = [&](std::size_t r, std::size_t its_percent) {
+    if (any_infinite && std::isinf(ranks.score(r))) ++infinite_singles;
+    single(r, its_percent);
+  };
+  if (bulk == 0) {  // the singles are those listed
+    infinite_singles = infinite_matching;
+    for (const Listed& m : matching_) single(m.replica, m.percent);
+  } else if (unheld_singles) {  // every replica, in order
+    for (std::size_t r = 0, i = 0; r < n; ++r) {
+      if (i < held_count && held[i].replica == r) {
+        const std::uint8_t p = percents[i++];
+        if (p != kNotCandidate && p != bulk) single_counted(r, p);
       } else if (!gated || ranks.count(r) == least) {
-        single(r, 0);
+        single_counted(r, 0);
       }
     }
   } else {
-    for (std::size_t i = 0; i < held_.size(); ++i)
-      if (percents_[i] != kNotCandidate && percents_[i] != bulk) single(held_[i].replica, percents_[i]);
+    for (std::size_t i = 0; i < held_count; ++i)
+      if (percents[i] != kNotCandidate && percents[i] != bulk) single_counted(held[i].replica, percents[i]);
   }
-  const auto is_single = [&](std::size_t r) { return single_mark_[r] == mark_; };
+  // Whether candidate r is a single (the groups below pass over them).
+  const auto is_single = [&](std::size_t r) {
+    const auto it = std::lower_bound(held, held + held_count, r,
+                                     [](const ApproxRadixTree::Held& h, std::size_t x) { return h.replica < x; });
+    if (it == held + held_count || it->replica != r) return unheld_singles;
+    return percents[it - held] != bulk;
+  };
 
   // The bulk's records, highest final first: each group of bulk candidates
   // of one clipped load score is represented by the lowest-index bulk

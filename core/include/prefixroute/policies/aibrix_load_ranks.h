@@ -50,6 +50,7 @@ class AibrixLoadRanks {
     std::uint32_t group;
     double score;
     bool operator<(const Key& o) const { return group < o.group || (group == o.group && score < o.score); }
+    bool operator==(const Key&) const = default;
   };
   static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};  // first()'s padding: above every group
   static constexpr double kInf = std::numeric_limits<double>::infinity();

@@ -156,8 +156,6 @@ class AibrixPrefix final : public RoutingPolicy {
   // one of their kind): the singles' in replica order, the bulk's from the
   // highest final down; then the finalists, in replica order.
   std::vector<Scored> records_, bulk_records_, finalists_;
-  std::vector<std::uint32_t> single_mark_;  // per replica: mark_ when a single of this choose_ranked()
-  std::uint32_t mark_ = 0;
   /// The normalised prefix score of each percent, from percent_count_ (the
   /// candidates matching each percent): normalise()'s arithmetic.
   struct PercentNorm {
@@ -167,6 +165,11 @@ class AibrixPrefix final : public RoutingPolicy {
   };
   PercentNorm normalise_percents(std::size_t candidates, std::size_t least, std::size_t most);
   std::vector<std::uint32_t> percent_count_;
+  struct Listed {  // a candidate holding part of the prompt and its percent
+    std::size_t replica;
+    std::uint32_t percent;
+  };
+  std::vector<Listed> matching_;  // choose_ranked()'s held candidates of a nonzero percent, some passed over
   std::vector<std::uint8_t> percents_;  // per held_ entry: its percent, 255 for a non-candidate
   std::vector<std::pair<double, std::size_t>> deviations_;
   bool ranked_ = false;
