@@ -49,5 +49,37 @@ TEST(RankedKeys, AnswersAsASortedListOfKeyAndSlot) {
   }
 }
 
+// The header's example, then moves up and down past equal keys (which go in
+// slot order) and an erasure.
+TEST(RankedKeys, AChangedKeyMovesPastTheKeysBetweenAndEqualKeysStayInSlotOrder) {
+  RankedKeys<double> ranked(5);
+  ranked.set(0, 7.0);
+  ranked.set(1, 4.0);
+  ranked.set(2, 5.0);
+  ranked.set(3, 1.5);
+  const auto slots = [&] {
+    std::vector<std::size_t> out;
+    for (std::size_t k = 0; k < ranked.size(); ++k) out.push_back(ranked.slot_at(k));
+    return out;
+  };
+  EXPECT_EQ(slots(), (std::vector<std::size_t>{3, 1, 2, 0}));
+  EXPECT_EQ(ranked.count_below(5.0), 2u);
+  EXPECT_EQ(ranked.count_at_most(5.0), 3u);
+  ranked.set(1, 6.0);  // up, past slot 2
+  EXPECT_EQ(slots(), (std::vector<std::size_t>{3, 2, 1, 0}));
+  ranked.set(4, 6.0);  // equal to slot 1's: after it
+  ranked.set(0, 6.0);  // down, past slot 4 and before slot 1 (slot order)
+  EXPECT_EQ(slots(), (std::vector<std::size_t>{3, 2, 0, 1, 4}));
+  ranked.set(3, 6.0);  // up to the last of the equal keys
+  EXPECT_EQ(slots(), (std::vector<std::size_t>{2, 0, 1, 3, 4}));
+  ranked.erase(1);
+  ranked.set(4, 1.0);  // down to the first place
+  EXPECT_EQ(slots(), (std::vector<std::size_t>{4, 2, 0, 3}));
+  EXPECT_EQ(ranked.key_at(3), 6.0);
+  EXPECT_EQ(ranked.count_below(6.0), 2u);
+  EXPECT_EQ(ranked.count_at_most(6.0), 4u);
+  EXPECT_FALSE(ranked.holds(1));
+}
+
 }  // namespace
 }  // namespace prefixroute

@@ -49,6 +49,37 @@ TEST(TournamentTree, AgreesWithAScanAfterEveryUpdate) {
   }
 }
 
+// update() climbs only while the least keys change: a tree kept with
+// update() answers as one kept with set(), on random updates with frequent
+// ties; raising the least key must reach the root, and a key that leaves a
+// subtree's least as it was must not disturb the keys above.
+TEST(TournamentTree, UpdateAnswersAsSet) {
+  Rng rng(20261202);
+  for (const std::size_t n : {1u, 2u, 5u, 8u, 70u}) {
+    TournamentTree<std::int64_t> updated(n, kEmpty), set(n, kEmpty);
+    for (int step = 0; step < 400; ++step) {
+      const std::size_t position = rng.below(n);
+      const auto key = static_cast<std::int64_t>(rng.below(6));
+      updated.update(position, key);
+      set.set(position, key);
+      ASSERT_EQ(updated.least(), set.least()) << "n " << n << " step " << step;
+      ASSERT_EQ(updated.position_of_least(), set.position_of_least()) << "n " << n << " step " << step;
+      for (std::int64_t bound = 0; bound < 6; ++bound)
+        ASSERT_EQ(updated.first_at_most(position / 2, bound), set.first_at_most(position / 2, bound))
+            << "n " << n << " step " << step;
+    }
+  }
+  TournamentTree<std::int64_t> tree(8, kEmpty);
+  for (std::size_t i = 0; i < 8; ++i) tree.update(i, i == 0 ? 1 : 5);
+  tree.update(7, 2);
+  tree.update(0, 9);  // the least, raised: every level above changes
+  EXPECT_EQ(tree.least(), 2);
+  EXPECT_EQ(tree.position_of_least(), 7u);
+  tree.update(3, 4);  // below its sibling's 5, above the root's 2
+  EXPECT_EQ(tree.first_at_most(0, 4), 3u);
+  EXPECT_EQ(tree.position_of_least(), 7u);
+}
+
 TEST(TournamentTree, PaddingNeverWinsAndAnEmptyTreeFindsNothing) {
   TournamentTree<std::int64_t> tree(5, kEmpty);  // width 8: three padding leaves
   for (std::size_t i = 0; i < 5; ++i) tree.set(i, 100);

@@ -340,5 +340,95 @@ TEST(AibrixPrefix, ClampedLowLoadsTieAndTheOrderStructuresTakeTheLowestIndex) {
   EXPECT_TRUE(ranked.last_ranked());
 }
 
+// A crafted state for the order structures: no replica holds the prompt
+// (every final is 5/9 + 4/9 x the load's), one running request each except
+// the far ones, and KV usages that put three load scores ~4e-9 apart:
+//   replica 5 least (final f5), replica 1 next (f1, within 1e-9 of f5),
+//   replica 3 next (f3, within 1e-9 of f1, 1e-9 or more below f5),
+//   replicas 0, 2, 4, 6, 7 far above (score 4).
+// The scan takes replica 1 (5 ties with it). The groups visited from the
+// least load are {5}, {1}, {3}, and the group of replica 3 is represented
+// by replica 1 again (the lowest index at or below its score): entered with
+// the group's final f3, replica 1 would come first in replica order and the
+// scan over the finalists would take 5 (f5 - f3 >= 1e-9).
+struct ChainOfThreeLoads {
+  std::vector<Replica> replicas = make_replicas(8);
+  std::uint64_t scrapes = 1;
+  ChainOfThreeLoads() {
+    set_in_flight(replicas, {4, 1, 4, 1, 4, 1, 4, 4});
+    const std::vector<double> usage = {0, std::sqrt(2e-9), 0, std::sqrt(4e-9), 0, 0, 0, 0};
+    for (std::size_t r = 0; r < replicas.size(); ++r) {
+      EngineMetrics m;
+      m.kv_usage = usage[r];
+      replicas[r].set_scraped(m);
+    }
+  }
+  ClusterView announced() const {
+    ClusterView view(std::span<const Replica>(replicas), nullptr, CacheView::None, false, nullptr);
+    view.set_scrape_count(&scrapes);
+    view.set_in_flight_announced(true);
+    return view;
+  }
+};
+
+TEST(AibrixPrefix, AGroupRepresentedByTheLastGroupsReplicaAddsNoFinalist) {
+  ChainOfThreeLoads state;
+  AibrixPrefix ranked(AibrixPrefixParams{}, /*ranked_from_replicas=*/1), scanning(AibrixPrefixParams{});
+  const PromptPieces prompt = prompt_of(run_of(1, 40));
+  const RouteRequest request(prompt, 0, 0, 0, 0);
+  ASSERT_EQ(scanning.choose(request, ClusterView(state.replicas), 0), 1u);
+  // The state is as described: the finals' gaps straddle 1e-9.
+  const std::vector<double>& f = scanning.last_final_scores();
+  ASSERT_FALSE(scanning.last_gated());
+  ASSERT_TRUE(f[5] > f[1] && f[5] - f[1] < 1e-9);
+  ASSERT_TRUE(f[1] > f[3] && f[1] - f[3] < 1e-9);
+  ASSERT_GE(f[5] - f[3], 1e-9);
+  for (const std::size_t far : {0u, 2u, 4u, 6u, 7u}) ASSERT_GE(f[3] - f[far], 1e-9);
+
+  EXPECT_EQ(ranked.choose(request, state.announced(), 0), 1u);
+  ASSERT_TRUE(ranked.last_ranked());
+  std::vector<std::size_t> finalists;
+  for (const AibrixPrefix::Scored& s : ranked.last_finalists()) {
+    finalists.push_back(s.replica);
+    EXPECT_EQ(s.final, f[s.replica]) << "replica " << s.replica;
+  }
+  EXPECT_EQ(finalists, (std::vector<std::size_t>{1, 5}));
+}
+
+// Singles (replicas holding part of the prompt while most hold none) are
+// compared in replica order: of two holding the same part at the same load
+// the lower index is the finalist; one further on with less load is one too.
+TEST(AibrixPrefix, SinglesOfOnePercentAreFinalistsOnlyWhenLessLoadedThanTheOnesBefore) {
+  auto replicas = make_replicas(12);
+  std::uint64_t scrapes = 1;
+  ClusterView announced(std::span<const Replica>(replicas), nullptr, CacheView::None, false, nullptr);
+  announced.set_scrape_count(&scrapes);
+  announced.set_in_flight_announced(true);
+  AibrixPrefix ranked(AibrixPrefixParams{}, /*ranked_from_replicas=*/1), scanning(AibrixPrefixParams{});
+  const Tokens prompt = run_of(1, 40);
+  for (const std::size_t holder : {2u, 4u, 7u, 9u}) {
+    record_routed(ranked, holder, holder, prompt);
+    record_routed(scanning, holder, holder, prompt);
+  }
+  // Holders 2 and 4 at one running request, 7 at two, 9 at none; the others at three.
+  set_in_flight(replicas, {3, 3, 1, 3, 1, 3, 3, 2, 3, 0, 3, 3});
+  const PromptPieces pieces = prompt_of(prompt);
+  const RouteRequest request(pieces, 99, 0, 0, 0);
+  ASSERT_EQ(scanning.choose(request, ClusterView(replicas), 0), 9u);
+  EXPECT_EQ(ranked.choose(request, announced, 0), 9u);
+  ASSERT_TRUE(ranked.last_ranked());
+  std::vector<std::size_t> finalists;
+  for (const AibrixPrefix::Scored& s : ranked.last_finalists()) finalists.push_back(s.replica);
+  EXPECT_EQ(finalists, (std::vector<std::size_t>{9}));  // 9 scores 1e-9 and more above 2, the record before it
+  // With 9 as busy as 2 and 4: 2 is taken, the finalist of the three.
+  set_in_flight(replicas, {3, 3, 1, 3, 1, 3, 3, 2, 3, 1, 3, 3});
+  ++scrapes;  // (the counts moved without the hooks: every key is recomputed)
+  ASSERT_EQ(scanning.choose(request, ClusterView(replicas), 0), 2u);
+  EXPECT_EQ(ranked.choose(request, announced, 0), 2u);
+  finalists.clear();
+  for (const AibrixPrefix::Scored& s : ranked.last_finalists()) finalists.push_back(s.replica);
+  EXPECT_EQ(finalists, (std::vector<std::size_t>{2}));
+}
+
 }  // namespace
 }  // namespace prefixroute

@@ -11,8 +11,8 @@ void AibrixLoadRanks::rekey(const ClusterView& cluster, const AibrixLoad& load, 
   if (!fresh && c == counts_.count(r) && score == scores_[r]) return;  // every key as it is
   counts_.set(r, c);
   scores_[r] = score;
-  first_.set(r, Key{0, score});
-  gated_first_.set(r, Key{c, score});
+  first_.update(r, Key{0, score});
+  gated_first_.update(r, Key{c, score});
   if (std::isinf(score)) {
     ranked_.erase(r);
     gated_ranked_.erase(r);

@@ -237,52 +237,74 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
   table_.set_replicas(n);
   table_.match_held(prompt, held_);
   const std::uint64_t blocks = prompt.size() / params_.block_size;
-  // One pass counts (and keeps) the percents, the next takes the singles.
+  // One pass keeps each held candidate's percent and counts those matching
+  // nothing; it also lists the others (the singles when, as usual, most
+  // candidates match nothing: the bulk is then 0), passing over one that
+  // comes after another of its percent scoring no more load (it is no
+  // record; step 4). (Locals: the uint8_t stores would otherwise make every
+  // member reload.)
   constexpr std::uint8_t kNotCandidate = 255;
-  percent_count_.assign(101, 0);
-  percents_.resize(held_.size());
-  std::size_t held_candidates = 0, last_matched = ~std::size_t{0};
-  std::size_t percent = 0, least_percent = 100, most_percent = 0, bulk = 0;
-  for (std::size_t i = 0; i < held_.size(); ++i) {
-    const ApproxRadixTree::Held& h = held_[i];
+  const ApproxRadixTree::Held* const held = held_.data();
+  const std::size_t held_count = held_.size();
+  percents_.resize(held_count);
+  std::uint8_t* const percents = percents_.data();
+  const bool any_infinite = finite < candidates;
+  matching_.clear();
+  std::size_t held_candidates = 0, zeros = 0, most_percent = 0, infinite_matching = 0;
+  std::size_t last_matched = ~std::size_t{0}, percent = 0, last_listed = kNotCandidate;
+  double last_listed_score = 0;
+  for (std::size_t i = 0; i < held_count; ++i) {
+    const ApproxRadixTree::Held& h = held[i];
     if (gated && ranks.count(h.replica) != least) {
-      percents_[i] = kNotCandidate;
+      percents[i] = kNotCandidate;
       continue;
     }
     if (h.matched != last_matched) {  // neighbours often match the same length
       last_matched = h.matched;
       percent = blocks == 0 ? 0 : static_cast<std::size_t>((h.matched / params_.block_size) * 100 / blocks);
     }
-    percents_[i] = static_cast<std::uint8_t>(percent);
+    percents[i] = static_cast<std::uint8_t>(percent);
     ++held_candidates;
-    const std::uint32_t count = ++percent_count_[percent];
-    least_percent = std::min(least_percent, percent);
+    if (percent == 0) {
+      ++zeros;
+      continue;
+    }
     most_percent = std::max(most_percent, percent);
-    // The most common percent, the least on a tie (0's count is completed below).
-    if (count > percent_count_[bulk] || (count == percent_count_[bulk] && percent < bulk)) bulk = percent;
+    const double score = ranks.score(h.replica);
+    if (any_infinite && std::isinf(score)) ++infinite_matching;
+    if (percent == last_listed && !(score < last_listed_score)) continue;
+    last_listed = percent;
+    last_listed_score = score;
+    matching_.push_back(Listed{h.replica, static_cast<std::uint32_t>(percent)});
   }
   const std::size_t unheld = candidates - held_candidates;
-  if (unheld > 0) {
-    percent_count_[0] += static_cast<std::uint32_t>(unheld);
-    least_percent = 0;
-    if (percent_count_[0] >= percent_count_[bulk]) bulk = 0;
-  }
   // The bulk plays the non-holders' part below: its candidates share one
   // normalised prefix score and are told apart by load alone. The others,
   // the singles, are scored one by one.
-  if ((candidates - percent_count_[bulk]) * 2 > candidates) return kScan;
-  const PercentNorm percent_norm = normalise_percents(candidates, least_percent, most_percent);
-  holders_.clear();
-  for (std::size_t i = 0; i < held_.size(); ++i)
-    if (percents_[i] != kNotCandidate && percents_[i] != bulk)
-      holders_.push_back(Scored{held_[i].replica, static_cast<double>(percents_[i])});
-  if (bulk != 0 && unheld > 0) {  // the replicas matching nothing are singles too
-    std::size_t at = 0;
-    for (std::size_t r = 0; r < n; ++r) {
-      while (at < held_.size() && held_[at].replica < r) ++at;
-      if (at < held_.size() && held_[at].replica == r) continue;
-      if (!gated || ranks.count(r) == least) holders_.push_back(Scored{r, 0.0});
+  std::size_t bulk = 0;
+  PercentNorm percent_norm;
+  if ((zeros + unheld) * 2 > candidates) {  // most match nothing: normalise_prefix's shortcut
+    percent_norm.shortcut = true;
+    percent_norm.most = static_cast<double>(most_percent);
+  } else {  // count the percents
+    percent_count_.assign(101, 0);
+    std::uint32_t* const percent_count = percent_count_.data();
+    std::size_t least_percent = 100;
+    for (std::size_t i = 0; i < held_count; ++i) {
+      const std::size_t p = percents[i];
+      if (p == kNotCandidate) continue;
+      const std::uint32_t count = ++percent_count[p];
+      least_percent = std::min(least_percent, p);
+      // The most common percent, the least on a tie (0's count is completed below).
+      if (count > percent_count[bulk] || (count == percent_count[bulk] && p < bulk)) bulk = p;
     }
+    if (unheld > 0) {
+      percent_count[0] += static_cast<std::uint32_t>(unheld);
+      least_percent = 0;
+      if (percent_count[0] >= percent_count[bulk]) bulk = 0;
+    }
+    if ((candidates - percent_count[bulk]) * 2 > candidates) return kScan;
+    percent_norm = normalise_percents(candidates, least_percent, most_percent);
   }
   const double bulk_norm = percent_norm(bulk);
 
@@ -315,62 +337,86 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
     if (std::isinf(v)) return 0.0;
     return max == min ? 1.0 : (max - clip(v)) / (max - min);
   };
-
   const double total = params_.prefix_weight + params_.load_balance_weight;
   const double prefix_fraction = total > 0 ? params_.prefix_weight / total : 0.0;
   const double load_fraction = total > 0 ? params_.load_balance_weight / total : 0.0;
-  if (is_holder_.size() < n) is_holder_.resize(n, 0);
-  double best_single = -1.0;
-  for (Scored& h : holders_) {
-    h.final = blend(percent_norm(static_cast<std::size_t>(h.final)), load_norm(ranks.score(h.replica)),
-                    prefix_fraction, load_fraction);
-    best_single = std::max(best_single, h.final);
-    is_holder_[h.replica] = 1;
-  }
-  // The singles, highest final first, popped from a heap as the visit needs
-  // them (the order among equal finals does not matter: they are visited
-  // alike). The visit rarely goes far below the best: the heap holds those
-  // within 1e-6 of it first ([heap_begin, heap_end)), the rest only if needed.
-  const auto lower_final = [](const Scored& a, const Scored& b) { return a.final < b.final; };
-  const auto far = std::partition(holders_.begin(), holders_.end(),
-                                  [&](const Scored& h) { return h.final >= best_single - 1e-6; });
-  const auto far_begin = static_cast<std::size_t>(far - holders_.begin());
-  std::size_t heap_begin = 0, heap_end = far_begin;
-  std::make_heap(holders_.begin(), far, lower_final);
-  const auto clear_holders = [&] {
-    for (const Scored& h : holders_) is_holder_[h.replica] = 0;
-  };
 
   // Step 4. The scan keeps the running best in replica order and takes a
-  // score more than 1e-9 above it. A replica with a lower-index one scoring
-  // at least as much is never taken, and with a gap of 1e-9 between the
-  // scores >= t and those below, the replicas below never decide. So the
-  // finalists are visited from the highest score down until such a gap:
-  // the singles one by one, and each group of bulk candidates of one
-  // clipped load score, represented by the lowest-index bulk candidate at or
-  // below that score (their final falls as the load score rises). The scan
-  // over the finalists in replica order then takes the scan's replica.
+  // score more than 1e-9 above it, so it takes only records: replicas
+  // scoring more than every lower-index one (a replica with a lower-index
+  // one scoring at least as much is never taken, and skipping it changes
+  // nothing). Where a record scores 1e-9 or more above the one before it the
+  // scan takes it whatever came before. So the finalists are the records
+  // from the highest score down to the first such gap, and the scan over
+  // them in replica order takes the scan's replica.
+  //
+  // The singles' records, in replica order (their finals rise along it). A
+  // single of the last record's percent and a load score not below its is
+  // no record (its final is at most the record's): passed over unscored.
+  records_.clear();
+  std::size_t infinite_singles = 0, record_percent = kNotCandidate;
+  double best_single = -1.0, record_score = 0;
+  const auto single = [&](std::size_t r, std::size_t its_percent) {
+    const double score = ranks.score(r);
+    if (its_percent == record_percent && !(score < record_score)) return;
+    const double final = blend(percent_norm(its_percent), load_norm(score), prefix_fraction, load_fraction);
+    if (final > best_single) {
+      best_single = final;
+      record_percent = its_percent;
+      record_score = score;
+      records_.push_back(Scored{r, final});
+    }
+  };
+  const bool unheld_singles = bulk != 0 && unheld > 0;  // the replicas matching nothing are singles too
+  const auto single_counted = [&](std::size_t r, std::size_t its_percent) {
+    if (any_infinite && std::isinf(ranks.score(r))) ++infinite_singles;
+    single(r, its_percent);
+  };
+  if (bulk == 0) {  // the singles are those listed
+    infinite_singles = infinite_matching;
+    for (const Listed& m : matching_) single(m.replica, m.percent);
+  } else if (unheld_singles) {  // every replica, in order
+    for (std::size_t r = 0, i = 0; r < n; ++r) {
+      if (i < held_count && held[i].replica == r) {
+        const std::uint8_t p = percents[i++];
+        if (p != kNotCandidate && p != bulk) single_counted(r, p);
+      } else if (!gated || ranks.count(r) == least) {
+        single_counted(r, 0);
+      }
+    }
+  } else {
+    for (std::size_t i = 0; i < held_count; ++i)
+      if (percents[i] != kNotCandidate && percents[i] != bulk) single_counted(held[i].replica, percents[i]);
+  }
+  // Whether candidate r is a single (the groups below pass over them).
+  const auto is_single = [&](std::size_t r) {
+    const auto it = std::lower_bound(held, held + held_count, r,
+                                     [](const ApproxRadixTree::Held& h, std::size_t x) { return h.replica < x; });
+    if (it == held + held_count || it->replica != r) return unheld_singles;
+    return percents[it - held] != bulk;
+  };
+
+  // The bulk's records, highest final first: each group of bulk candidates
+  // of one clipped load score is represented by the lowest-index bulk
+  // candidate at or below that score (their final falls as the load score
+  // rises), found in `first`.
   const TournamentTree<AibrixLoadRanks::Key>& first = ranks.first(gated);
-  const std::size_t infinite_others =
-      candidates - finite - static_cast<std::size_t>(std::count_if(
-                                holders_.begin(), holders_.end(),
-                                [&](const Scored& h) { return std::isinf(ranks.score(h.replica)); }));
-  // Group steps (each a few O(log R) walks) past this, and it scans; the
-  // holders' visits are bounded by their number.
+  const std::size_t infinite_others = candidates - finite - infinite_singles;
+  // Group steps (each a few O(log R) reads) past this, and it scans; the
+  // singles' visits are bounded by their number.
   constexpr std::size_t kGroupBudget = 48;
-  finalists_.clear();
-  std::size_t rank = 0, steps = 0;
+  bulk_records_.clear();
+  std::size_t rank = 0, steps = 0, singles_left = records_.size();
   bool infinite_done = infinite_others == 0, have = false, group_ready = false, group_next = false;
   double lowest = 0, group_final = 0, bound = 0;
-  std::size_t last_rep = n;
+  // From the highest final down, singles' records and groups merged, until
+  // the first gap of 1e-9 (the records of each kind are all visited, so a
+  // gap here is at most the records' gap there).
   for (;;) {
-    if (!group_ready) {  // the next group of non-holders: its score and its bound
-      while (rank < finite && is_holder_[ranked.slot_at(rank)] != 0) {
+    if (!group_ready) {  // the next group of bulk candidates: its final and its bound
+      while (rank < finite && is_single(ranked.slot_at(rank))) {
         ++rank;
-        if (++steps > kGroupBudget) {
-          clear_holders();
-          return kScan;
-        }
+        if (++steps > kGroupBudget) return kScan;
       }
       group_next = false;
       if (rank < finite) {
@@ -385,50 +431,46 @@ std::size_t AibrixPrefix::choose_ranked(const RouteRequest& request, const Clust
       }
       group_ready = true;
     }
-    if (heap_end == heap_begin && heap_begin < far_begin && far_begin < holders_.size()) {  // the rest
-      heap_begin = far_begin;
-      heap_end = holders_.size();
-      std::make_heap(holders_.begin() + static_cast<std::ptrdiff_t>(heap_begin), holders_.end(), lower_final);
-    }
-    const bool holder_next = heap_end > heap_begin;
-    if (!group_next && !holder_next) break;
-    const bool take_holder = holder_next && (!group_next || holders_[heap_begin].final >= group_final);
-    const double s = take_holder ? holders_[heap_begin].final : group_final;
+    const bool single_next = singles_left > 0;
+    if (!group_next && !single_next) break;
+    const bool take_single = single_next && (!group_next || records_[singles_left - 1].final >= group_final);
+    const double s = take_single ? records_[singles_left - 1].final : group_final;
     if (have && lowest - s >= 1e-9) break;  // the gap
     have = true;
     lowest = s;
-    if (take_holder) {
-      finalists_.push_back(holders_[heap_begin]);
-      std::pop_heap(holders_.begin() + static_cast<std::ptrdiff_t>(heap_begin),
-                    holders_.begin() + static_cast<std::ptrdiff_t>(heap_end--), lower_final);
+    if (take_single) {
+      --singles_left;
       continue;
     }
-    // The lowest-index non-holder at or below the bound.
+    // The lowest-index bulk candidate at or below the bound.
     const AibrixLoadRanks::Key key{group, bound};
     std::size_t rep = first.first_at_most(0, key);
-    while (rep < n && is_holder_[rep] != 0) {
+    while (rep < n && is_single(rep)) {
       rep = first.first_at_most(rep + 1, key);
-      if (++steps > kGroupBudget) {
-        clear_holders();
-        return kScan;
-      }
+      if (++steps > kGroupBudget) return kScan;
     }
-    if (rep == n || ++steps > kGroupBudget) {  // (rep == n: not expected, a non-holder is at or below the bound)
-      clear_holders();
-      return kScan;
-    }
-    if (rep != last_rep) finalists_.push_back(Scored{rep, group_final});
-    last_rep = rep;
+    if (rep == n || ++steps > kGroupBudget) return kScan;  // (rep == n: not expected, one is at or below the bound)
+    // The groups so far are at or below the bound too, so rep is at most the
+    // last group's replica. The same replica is no record: it was entered
+    // with its own, higher final (this lower one is the group's, not its).
+    if (bulk_records_.empty() || rep != bulk_records_.back().replica) bulk_records_.push_back(Scored{rep, group_final});
     if (rank < finite) {
-      rank = ranked.count_at_most(AibrixLoadRanks::Key{group, bound});
+      rank = ranked.count_at_most(key);
     } else {
       infinite_done = true;
     }
     group_ready = false;
   }
-  clear_holders();
-  std::sort(finalists_.begin(), finalists_.end(),
-            [](const Scored& a, const Scored& b) { return a.replica < b.replica; });
+  // The finalists in replica order: the singles' records visited (rising
+  // along records_) merged with the bulk's (falling along bulk_records_).
+  finalists_.clear();
+  for (std::size_t i = singles_left, j = bulk_records_.size(); i < records_.size() || j > 0;) {
+    if (j == 0 || (i < records_.size() && records_[i].replica < bulk_records_[j - 1].replica)) {
+      finalists_.push_back(records_[i++]);
+    } else {
+      finalists_.push_back(bulk_records_[--j]);
+    }
+  }
   std::size_t best = 0;
   double best_score = -1.0;
   for (const Scored& f : finalists_) {

@@ -16,9 +16,12 @@
 // leaves past n hold `empty` (a key no query asks for), so they never win.
 // Ties go to the lower position.
 //
-// Cost: set() O(log n); least() O(1); first_at_most() and position_of_least()
-// O(log n). Memory: 2 * width keys, width = n rounded up to a power of two.
-// `Key` needs operator< and copy.
+// Cost: set() O(log n); update() O(log n), up to the first node whose least
+// is unchanged (a changed key changes the least only of the subtrees whose
+// least it was or becomes); least() O(1); first_at_most() and
+// position_of_least() O(log n). Memory: 2 * width keys, width = n rounded up
+// to a power of two.
+// `Key` needs operator< and copy (update(): operator== too).
 #pragma once
 
 #include <bit>
@@ -45,6 +48,21 @@ class TournamentTree {
       const Key& left = nodes_[2 * node];
       const Key& right = nodes_[2 * node + 1];
       nodes_[node] = right < left ? right : left;
+    }
+  }
+  /// set(), climbing only while the least keys change: the nodes above the
+  /// first that keeps its least keep theirs too. For keys that change often
+  /// and are rarely a large subtree's least, a few levels instead of log n;
+  /// each level compares once more than set(). Needs Key's operator==.
+  void update(std::size_t position, const Key& key) {
+    std::size_t node = width_ + position;
+    nodes_[node] = key;
+    for (node >>= 1; node >= 1; node >>= 1) {
+      const Key& left = nodes_[2 * node];
+      const Key& right = nodes_[2 * node + 1];
+      const Key& least = right < left ? right : left;
+      if (least == nodes_[node]) return;
+      nodes_[node] = least;
     }
   }
 

@@ -24,8 +24,11 @@
 // Invariants (after update, for the view it was given): score(r) is
 // AibrixLoad::score of replica r now, count(r) its running count; ranked(g)
 // holds r's key exactly when the score is finite; first(g) holds every key.
-// Cost: update O(T log R) for T touched replicas, O(R log R) when every
-// replica is rekeyed (once per scrape or sample of the estimates).
+// Cost: update O(T log R) for T touched replicas whose keys changed, plus
+// RankedKeys' move of the keys between each old and new place (at most R
+// each; the trees climb only while their least keys change:
+// TournamentTree::update); every replica is rekeyed once per scrape or
+// sample of the estimates (those whose keys changed, as above).
 // Memory: O(R).
 #pragma once
 
@@ -50,6 +53,7 @@ class AibrixLoadRanks {
     std::uint32_t group;
     double score;
     bool operator<(const Key& o) const { return group < o.group || (group == o.group && score < o.score); }
+    bool operator==(const Key&) const = default;
   };
   static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};  // first()'s padding: above every group
   static constexpr double kInf = std::numeric_limits<double>::infinity();

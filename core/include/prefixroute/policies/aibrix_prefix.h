@@ -48,22 +48,30 @@
 // Otherwise choose_ranked() finds the same replica without scoring every
 // one. The load scores live in order structures (AibrixLoadRanks,
 // aibrix_load_ranks.h): the gate from the kept counts, the medians as k-th
-// least keys, the MAD as the k-th least of two sorted runs (the deviations
-// below and above the median), all O(log^2 R). The prefix percents come
-// from the prompt's holders (ApproxRadixTree::match_held, O(H)), counted
-// per value (normalised from the counts); the most common percent (the
-// bulk: 0, or a prefix every replica holds) is shared by most candidates,
-// whose final then falls as their load score rises, so each group of one
-// clipped load score is represented by its lowest-index member (a
-// TournamentTree query); the other candidates (singles) are scored one by
-// one. The scan's running best with the 1e-9 tolerance is then reproduced
-// over the finalists only: those from the highest final down to the first
-// gap of 1e-9 (a replica with a lower-index one scoring at least as much is
-// never taken; below such a gap none decides). O(H + S log S + G log R) for
-// S singles and G groups visited, plus the keying (O(log R) per touched
-// replica, O(R log R) per scrape or sample of the estimates). It scans
-// instead when more than half the candidates are singles or past 48 group
-// steps (lockstep test: AibrixPrefix.TheOrderStructuresChooseAsTheScan).
+// least keys (one read each), the MAD as the k-th least of two sorted runs
+// (the deviations below and above the median), O(log R) reads. The prefix
+// percents come from the prompt's holders (ApproxRadixTree::match_held,
+// O(H)); when most candidates match nothing (the usual case) one pass over
+// the holders gives the normalisation (normalise_prefix's shortcut: the
+// largest percent) and lists the singles, else the percents are counted per
+// value. The most common percent (the bulk: 0, or a prefix every replica
+// holds) is shared by most candidates, whose final then falls as their load
+// score rises, so each group of one clipped load score is represented by its
+// lowest-index member (a TournamentTree query); the other candidates
+// (singles) are scored one by one in replica order. The scan's running best
+// with the 1e-9 tolerance takes only records (a replica scoring more than
+// every lower-index one: one with a lower-index one scoring at least as much
+// is never taken, and leaving it out changes nothing), and a record 1e-9 or
+// more above the record before it is taken whatever came before. So only
+// the singles' records are kept (one of the last record's percent and no
+// less load is passed over unscored), and the finalists are the records of
+// both kinds from the highest final down to the first gap of 1e-9; the scan
+// over them in replica order takes the scan's replica. O(H + S + G log R)
+// for S singles and G groups visited, plus the keying (O(log R) per touched
+// replica and a move of the sorted keys between its old and new place,
+// O(R log R) per scrape or sample of the estimates). It scans instead when
+// more than half the candidates are singles or past 48 group steps
+// (lockstep test: AibrixPrefix.TheOrderStructuresChooseAsTheScan).
 // on_routed inserts the prompt.
 #pragma once
 
@@ -102,9 +110,13 @@ class AibrixPrefix final : public RoutingPolicy {
  public:
   enum class Polarity : std::uint8_t { Least, Most };
 
-  /// The cluster size from which choose_ranked() serves the simulator's view
-  /// (AibrixLoadBalance's crossing; not measured for this policy).
-  static constexpr std::size_t kRankedFromReplicas = 16;
+  /// The cluster size from which choose_ranked() serves the simulator's view:
+  /// the measured crossing (callgrind, instructions per request of simulate()
+  /// at 25 requests/s and 3 tenants per replica, 20,000 requests, scan /
+  /// order structures: 4 replicas 6,714 / 7,792, 8: 7,317 / 8,337, 16:
+  /// 8,786 / 9,314, 20: 9,419 / 9,549, 22: 9,660 / 9,731, 24: 9,907 / 9,731,
+  /// 28: 10,417 / 9,863, 32: 10,902 / 9,987).
+  static constexpr std::size_t kRankedFromReplicas = 24;
   explicit AibrixPrefix(const AibrixPrefixParams& params, std::size_t ranked_from_replicas = kRankedFromReplicas);
   ~AibrixPrefix() override;
 
@@ -152,9 +164,10 @@ class AibrixPrefix final : public RoutingPolicy {
   static constexpr std::size_t kScan = ~std::size_t{0};
   std::size_t choose_ranked(const RouteRequest& request, const ClusterView& cluster);
   std::vector<ApproxRadixTree::Held> held_;
-  std::vector<Scored> holders_;  // choose_ranked()'s singles: their percent, then their final
-  std::vector<Scored> finalists_;
-  std::vector<std::uint8_t> is_holder_;  // per replica: one of holders_ in choose_ranked()
+  // choose_ranked()'s records (replicas scoring more than every lower-index
+  // one of their kind): the singles' in replica order, the bulk's from the
+  // highest final down; then the finalists, in replica order.
+  std::vector<Scored> records_, bulk_records_, finalists_;
   /// The normalised prefix score of each percent, from percent_count_ (the
   /// candidates matching each percent): normalise()'s arithmetic.
   struct PercentNorm {
@@ -164,6 +177,11 @@ class AibrixPrefix final : public RoutingPolicy {
   };
   PercentNorm normalise_percents(std::size_t candidates, std::size_t least, std::size_t most);
   std::vector<std::uint32_t> percent_count_;
+  struct Listed {  // a candidate holding part of the prompt and its percent
+    std::size_t replica;
+    std::uint32_t percent;
+  };
+  std::vector<Listed> matching_;  // choose_ranked()'s held candidates of a nonzero percent, some passed over
   std::vector<std::uint8_t> percents_;  // per held_ entry: its percent, 255 for a non-candidate
   std::vector<std::pair<double, std::size_t>> deviations_;
   bool ranked_ = false;
