@@ -81,6 +81,29 @@ TEST(Jobs, ASweepIsTheSameBytesWithOneAndFourJobs) {
   EXPECT_NE(one.find("\"interval\""), std::string::npos);
 }
 
+TEST(RunList, SweepPointsOfOneWorkloadShareItAndEachEqualsItsScenarioRunAlone) {
+  // Over a policy's setting the points' workloads are equal (one workload
+  // per replicate, shared: run_list.cpp); over the arrival rate they differ.
+  // Either way each point's results are its scenario's, run alone, with
+  // its own workload and fingerprint.
+  for (const char* sweep : {"affinity_balanced.load_slack_s=0:0.1:3", "workload.arrival_rate_per_s=50,150"}) {
+    SweepSpec spec;
+    std::string error;
+    ASSERT_TRUE(parse_sweep(sweep, spec, error)) << error;
+    const std::vector<Override> base = {
+        {"workload.requests", "300"}, {"policies", "affinity_balanced,round_robin"}, {"replicates", "2"}};
+    for (const unsigned jobs : {1u, 2u}) {
+      const SweepReport report = run_sweep("", base, spec, {}, jobs);
+      ASSERT_TRUE(report.errors.empty());
+      for (const SweepPoint& point : report.points) {
+        EXPECT_EQ(results_to_json(point.scenario, point.report),
+                  results_to_json(point.scenario, run_experiment(point.scenario, {}, nullptr, 1)))
+            << sweep << " = " << point.value << ", " << jobs << " jobs";
+      }
+    }
+  }
+}
+
 TEST(Jobs, AReplayedTraceIsTheSameBytesWithOneAndFourJobs) {
   std::ifstream in(std::string(PREFIXROUTE_SOURCE_DIR) + "/scenarios/traces/mooncake-conversation-first-1000.jsonl");
   std::stringstream text;

@@ -102,25 +102,39 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
     std::size_t point, run, slot;
   };
   std::vector<Flat> selected;
-  std::vector<std::size_t> first_slot(points.size());
-  std::size_t slots = 0, flat = 0;
+  // One slot per (point, replicate), except that a replicate whose point
+  // generates the same workload as the previous point's (the same workload
+  // settings and seed: a sweep over a policy's, the cluster's or the
+  // router's settings) shares that point's slot. Its workload is then made
+  // and hashed once for all those points, and the records get the same
+  // figures a workload of their own would have given them.
+  std::vector<std::vector<std::size_t>> slot_of(points.size());
+  std::vector<std::size_t> slot_point, slot_replicate;
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    for (std::size_t r = 0; r < points[p]->replicates; ++r) {
+      const bool same_as_previous = replay == nullptr && p > 0 && r < points[p - 1]->replicates &&
+                                    points[p]->workload == points[p - 1]->workload &&
+                                    replicate_scenario(*points[p], r).seed == replicate_scenario(*points[p - 1], r).seed;
+      if (same_as_previous) {
+        slot_of[p].push_back(slot_of[p - 1][r]);
+        continue;
+      }
+      slot_of[p].push_back(slot_point.size());
+      slot_point.push_back(p);
+      slot_replicate.push_back(r);
+    }
+  }
+  const std::size_t slots = slot_point.size();
+  std::size_t flat = 0;
   result.points.resize(points.size());
   for (std::size_t p = 0; p < points.size(); ++p) {
-    first_slot[p] = slots;
-    slots += points[p]->replicates;
     const std::size_t n = run_count(*points[p]);
     result.points[p].resize(n);
     for (std::size_t i = 0; i < n; ++i, ++flat)
-      if (options.shard.selects(flat)) selected.push_back({p, i, first_slot[p] + run_key(*points[p], i).replicate});
+      if (options.shard.selects(flat)) selected.push_back({p, i, slot_of[p][run_key(*points[p], i).replicate]});
   }
   std::vector<Slot> slot(slots);
-  std::vector<std::size_t> slot_point(slots), slot_replicate(slots);
   std::vector<bool> needed(slots, false);  // fixed before any thread starts
-  for (std::size_t p = 0; p < points.size(); ++p)
-    for (std::size_t r = 0; r < points[p]->replicates; ++r) {
-      slot_point[first_slot[p] + r] = p;
-      slot_replicate[first_slot[p] + r] = r;
-    }
   for (const Flat& f : selected) {
     ++slot[f.slot].remaining;
     needed[f.slot] = true;

@@ -45,6 +45,8 @@ struct SessionParams {
   std::uint32_t context_tokens_max = 5400;   ///< longer prompts are compacted (summary_tokens)
   std::uint32_t summary_tokens = 500;        ///< length of a compaction's summary
   double nominal_tpot_ms = 20.0;             ///< nominal decode time per output token (timing only)
+
+  bool operator==(const SessionParams&) const = default;
 };
 
 /// SGLang's `generated-shared-prefix` benchmark (bench_serving.py, --dataset-name
@@ -55,6 +57,8 @@ struct GspParams {
   std::uint32_t system_prompt_len = 2048;
   std::uint32_t question_len = 128;
   std::uint32_t output_len = 256;
+
+  bool operator==(const GspParams&) const = default;
 };
 
 struct WorkloadConfig {
@@ -76,6 +80,9 @@ struct WorkloadConfig {
   std::uint32_t output_tokens_max = 0;
   SessionParams sessions;  ///< kinds sessions and agentic
   GspParams gsp;           ///< kind gsp
+
+  /// Equal settings generate equal workloads from equal seeds.
+  bool operator==(const WorkloadConfig&) const = default;
 };
 
 }  // namespace prefixroute
