@@ -75,12 +75,12 @@ void release_timeline(SimulationRun& run) {
 
 namespace {
 
-// One replicate's trace, shared read-only by that replicate's runs: a
-// generated workload made by the first run to need it (or ahead of time by a
-// thread that would wait), hashed by its fingerprint task, and freed when its
-// last selected run and that task are done, or
-// the replayed trace, whose figures are known already and which each run
-// opens for itself.
+// One replicate's trace (for every point that generates the same workload),
+// shared read-only by its runs: a generated workload made by the first run
+// to need it (or ahead of time by a thread that would wait), hashed by its
+// fingerprint task, and freed when its last selected run and that task are
+// done, or the replayed trace, whose figures are known already and which
+// each run opens for itself.
 struct Slot {
   enum State : int { kEmpty, kPreparing, kReady, kReleased };
   std::mutex mutex;           // held while preparing; guards everything below but `state`
@@ -112,9 +112,10 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
   std::vector<std::size_t> slot_point, slot_replicate;
   for (std::size_t p = 0; p < points.size(); ++p) {
     for (std::size_t r = 0; r < points[p]->replicates; ++r) {
+      // (Replicate r of either runs on its seed + r: equal seeds, equal replicate seeds.)
       const bool same_as_previous = replay == nullptr && p > 0 && r < points[p - 1]->replicates &&
-                                    points[p]->workload == points[p - 1]->workload &&
-                                    replicate_scenario(*points[p], r).seed == replicate_scenario(*points[p - 1], r).seed;
+                                    points[p]->seed == points[p - 1]->seed &&
+                                    points[p]->workload == points[p - 1]->workload;
       if (same_as_previous) {
         slot_of[p].push_back(slot_of[p - 1][r]);
         continue;

@@ -41,6 +41,21 @@ DynamoKvParams params(std::uint32_t block, double weight, double temperature = 0
   return p;
 }
 
+/// Dynamo's tie rule before its seeded draw: the replicas of the lowest
+/// cost, narrowed to those whose precise view uses the least cache.
+std::vector<std::size_t> lowest_cost_least_used(const std::vector<double>& costs, const std::vector<Replica>& replicas) {
+  const double lowest = *std::min_element(costs.begin(), costs.end());
+  std::vector<std::size_t> survivors;
+  std::size_t least_used = 0;
+  for (std::size_t r = 0; r < costs.size(); ++r) {
+    if (costs[r] != lowest) continue;
+    const std::size_t used = replicas[r].precise_view().used();
+    if (survivors.empty() || used < least_used) survivors.clear(), least_used = used;
+    if (used == least_used) survivors.push_back(r);
+  }
+  return survivors;
+}
+
 TEST(DynamoKv, CostIsWeightedPrefillBlocksPlusActiveAndNewBlocks) {
   // B = 4, overlap_weight = 2, an 18-token prompt: ceil(18/4) = 5 prompt blocks.
   auto replicas = make_replicas(3, kCacheTokens);
@@ -257,16 +272,7 @@ TEST(DynamoKv, LowestCostMatchesEveryReplicasCostOnRandomStates) {
       const Tokens& prefix = prefixes[state.uniform_int(0, 4)];
       const Tokens prompt(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(state.uniform_int(1, 64)));
       const std::size_t chosen = policy.choose(prompt_of(prompt), replicas, 0);
-      const std::vector<double> costs = policy.last_costs();
-      const double lowest = *std::min_element(costs.begin(), costs.end());
-      std::vector<std::size_t> survivors;
-      std::size_t least_used = 0;
-      for (std::size_t r = 0; r < kReplicas; ++r) {
-        if (costs[r] != lowest) continue;
-        const std::size_t used = replicas[r].precise_view().used();
-        if (survivors.empty() || used < least_used) survivors.clear(), least_used = used;
-        if (used == least_used) survivors.push_back(r);
-      }
+      const std::vector<std::size_t> survivors = lowest_cost_least_used(policy.last_costs(), replicas);
       const std::size_t expected =
           survivors.size() == 1 ? survivors[0] : survivors[mirror.uniform_int(0, survivors.size() - 1)];
       ASSERT_EQ(chosen, expected) << kReplicas << " replicas, weight " << weight << ", request " << k;
@@ -354,15 +360,7 @@ TEST(DynamoKv, LowestCostFollowsTheRuleOverEveryReplicaAmidManyTies) {
                          static_cast<double>(kBlock) +
                      static_cast<double>(policy.active_decode_blocks(r) + blocks - overlap);
         }
-        const double lowest = *std::min_element(costs.begin(), costs.end());
-        std::vector<std::size_t> survivors;
-        std::size_t least_used = 0;
-        for (std::size_t r = 0; r < kReplicas; ++r) {
-          if (costs[r] != lowest) continue;
-          const std::size_t used = replicas[r].precise_view().used();
-          if (survivors.empty() || used < least_used) survivors.clear(), least_used = used;
-          if (used == least_used) survivors.push_back(r);
-        }
+        const std::vector<std::size_t> survivors = lowest_cost_least_used(costs, replicas);
         draws += survivors.size() > 1 ? 1 : 0;
         most_survivors = std::max(most_survivors, survivors.size());
         const std::size_t expected =

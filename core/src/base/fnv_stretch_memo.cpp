@@ -26,20 +26,12 @@ FnvStretchMemo::Offsets* FnvStretchMemo::sighted(const Key& key) {
 
 namespace {
 
-/// Fnv1a64::feed_tokens on kLanes states at once, for tokens whose bytes
-/// from the Bytes-th on are zero.
+/// Fnv1a64::feed_tokens on Lanes states at once (independent chains the CPU
+/// overlaps), for tokens whose bytes from the Bytes-th on are zero.
 template <int Bytes, std::size_t Lanes>
 void feed_lanes(std::array<std::uint64_t, Lanes>& state, const Token* tokens, std::size_t n) {
-  constexpr std::uint64_t kTail = fnv_prime_power(8 - Bytes);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t v = tokens[i];
-    for (int b = 0; b < Bytes; ++b) {
-      const std::uint64_t byte = (v >> (8 * b)) & 0xFF;
-      for (std::uint64_t& h : state) h = (h ^ byte) * kFnvPrime;
-    }
-    if constexpr (Bytes < 8) {
-      for (std::uint64_t& h : state) h *= kTail;
-    }
+    for (std::uint64_t& h : state) h = Fnv1a64::fed_low_bytes<Bytes>(h, tokens[i]);
   }
 }
 
@@ -57,15 +49,7 @@ void FnvStretchMemo::learn_and_feed(Offsets& offsets, Fnv1a64& h, const Token* t
     if (!(offsets.known[other / 64] >> (other % 64) & 1)) state[lanes++] = (h.value & ~std::uint64_t{0xFF}) | other;
   }
   const std::array<std::uint64_t, kLanes> before = state;
-  Token largest = 0;
-  for (std::size_t i = 0; i < n; ++i) largest = tokens[i] > largest ? tokens[i] : largest;
-  if (largest >> 16 == 0) {
-    feed_lanes<2>(state, tokens, n);
-  } else if (largest >> 24 == 0) {
-    feed_lanes<3>(state, tokens, n);
-  } else {
-    feed_lanes<4>(state, tokens, n);
-  }
+  with_token_bytes(tokens, n, [&]<int Bytes>() { feed_lanes<Bytes>(state, tokens, n); });
   for (std::size_t lane = 0; lane < lanes; ++lane) offsets.learn(before[lane], state[lane]);
   h.value = state[0];
 }

@@ -39,6 +39,23 @@ constexpr std::uint64_t fnv_prime_power(int n) {
   return p;
 }
 
+/// Calls `f.template operator()<Bytes>()` with the fewest low bytes (2, 3
+/// or 4) that hold every one of the `n` tokens: how many bytes of each token
+/// FNV-1a must feed one by one before the zero bytes' multiplications fold
+/// into one. One vectorisable pass for the largest token.
+template <typename F>
+void with_token_bytes(const std::uint32_t* tokens, std::size_t n, F&& f) {
+  std::uint32_t largest = 0;
+  for (std::size_t i = 0; i < n; ++i) largest = tokens[i] > largest ? tokens[i] : largest;
+  if (largest >> 16 == 0) {
+    f.template operator()<2>();
+  } else if (largest >> 24 == 0) {
+    f.template operator()<3>();
+  } else {
+    f.template operator()<4>();
+  }
+}
+
 /// FNV-1a over the 8 little-endian bytes of each value fed.
 ///
 /// A zero byte's XOR changes nothing, so the multiplications of a value's
@@ -60,26 +77,27 @@ struct Fnv1a64 {
   }
   /// feed() of each of `n` tokens, in order.
   void feed_tokens(const std::uint32_t* tokens, std::size_t n) {
-    std::uint32_t largest = 0;
-    for (std::size_t i = 0; i < n; ++i) largest = tokens[i] > largest ? tokens[i] : largest;
-    if (largest >> 16 == 0) {
-      for (std::size_t i = 0; i < n; ++i) feed_low_bytes<2>(tokens[i]);
-    } else if (largest >> 24 == 0) {
-      for (std::size_t i = 0; i < n; ++i) feed_low_bytes<3>(tokens[i]);
-    } else {
-      for (std::size_t i = 0; i < n; ++i) feed_low_bytes<4>(tokens[i]);
+    with_token_bytes(tokens, n, [&]<int Bytes>() {
+      std::uint64_t h = value;  // a local: the loop's chain stays in a register
+      for (std::size_t i = 0; i < n; ++i) h = fed_low_bytes<Bytes>(h, tokens[i]);
+      value = h;
+    });
+  }
+  /// State h after feeding v, for a v whose bytes from the Bytes-th on are zero.
+  template <int Bytes>
+  static std::uint64_t fed_low_bytes(std::uint64_t h, std::uint64_t v) {
+    for (int b = 0; b < Bytes; ++b) {
+      h ^= (v >> (8 * b)) & 0xFF;
+      h *= kFnvPrime;
     }
+    if constexpr (Bytes < 8) h *= fnv_prime_power(8 - Bytes);
+    return h;
   }
 
  private:
-  /// feed(v) for a v whose bytes from the Bytes-th on are zero.
   template <int Bytes>
   void feed_low_bytes(std::uint64_t v) {
-    for (int b = 0; b < Bytes; ++b) {
-      value ^= (v >> (8 * b)) & 0xFF;
-      value *= kFnvPrime;
-    }
-    if constexpr (Bytes < 8) value *= fnv_prime_power(8 - Bytes);
+    value = fed_low_bytes<Bytes>(value, v);
   }
 };
 
