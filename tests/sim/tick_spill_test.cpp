@@ -1,5 +1,6 @@
 // TickSpill: percentiles from the spill must be the sorted vector's
-// (nearest_rank_percentile), and a spilled run's summary the in-memory one's.
+// (nearest_rank_percentile), and a spilled run's summary the in-memory one's;
+// so must the in-memory summary's selection (nearest_ranks_and_max).
 #include "prefixroute/sim/tick_spill.h"
 
 #include <gtest/gtest.h>
@@ -38,6 +39,14 @@ void expect_as_sorted(const std::vector<Tick>& values) {
   const std::vector<Tick> got = spill.nearest_rank(kPercents);
   for (std::size_t j = 0; j < kPercents.size(); ++j)
     EXPECT_EQ(got[j], nearest_rank_percentile(sorted, kPercents[j])) << "p" << kPercents[j];
+  std::vector<Tick> reordered(values);
+  const std::vector<Tick> selected = nearest_ranks_and_max(reordered, kPercents);
+  ASSERT_EQ(selected.size(), kPercents.size() + 1);
+  for (std::size_t j = 0; j < kPercents.size(); ++j)
+    EXPECT_EQ(selected[j], nearest_rank_percentile(sorted, kPercents[j])) << "selected p" << kPercents[j];
+  EXPECT_EQ(selected.back(), sorted.back()) << "selected max";
+  std::sort(reordered.begin(), reordered.end());
+  EXPECT_EQ(reordered, sorted) << "the selection only reorders";
 }
 
 TEST(TickSpill, OneValue) { expect_as_sorted({1234}); }

@@ -12,6 +12,28 @@ Tick nearest_rank_percentile(std::span<const Tick> sorted, std::uint32_t percent
   return sorted[nearest_rank(percent, sorted.size()) - 1];
 }
 
+std::vector<Tick> nearest_ranks_and_max(std::span<Tick> values, std::span<const std::uint32_t> percents) {
+  std::vector<Tick> result(percents.size() + 1);
+  // From the highest rank down: once the value of rank r is in place, the
+  // r - 1 values before it are the smallest, so a lower rank is selected
+  // among them alone.
+  auto end = values.end();
+  std::uint64_t placed = values.size() + 1;  // rank of the value at `end`, past the last
+  for (std::size_t j = percents.size(); j-- > 0;) {
+    const std::uint64_t rank = nearest_rank(percents[j], values.size());
+    if (rank != placed) {
+      const auto at = values.begin() + static_cast<std::ptrdiff_t>(rank - 1);
+      std::nth_element(values.begin(), at, end);
+      end = at;
+      placed = rank;
+    }
+    result[j] = *end;
+  }
+  // The values from the last one placed on are not less than it.
+  result.back() = *std::max_element(end, values.end());
+  return result;
+}
+
 namespace {
 
 // Mean of non-negative ticks, in ms. The sum is kept in two 64-bit words: a
@@ -67,13 +89,14 @@ RunSummary summarize(const SimulationRun& run) {
     s.p99_ttft_ms = ticks_to_ms(p[2]);
     s.max_ttft_ms = ticks_to_ms(t.max());
   } else if (!run.ttft.empty()) {
-    std::vector<Tick> sorted(run.ttft);
-    std::sort(sorted.begin(), sorted.end());
-    s.mean_ttft_ms = mean_ms(sorted);
-    s.p50_ttft_ms = ticks_to_ms(nearest_rank_percentile(sorted, 50));
-    s.p90_ttft_ms = ticks_to_ms(nearest_rank_percentile(sorted, 90));
-    s.p99_ttft_ms = ticks_to_ms(nearest_rank_percentile(sorted, 99));
-    s.max_ttft_ms = ticks_to_ms(sorted.back());
+    s.mean_ttft_ms = mean_ms(run.ttft);
+    std::vector<Tick> values(run.ttft);
+    const std::uint32_t percents[] = {50, 90, 99};
+    const std::vector<Tick> p = nearest_ranks_and_max(values, percents);
+    s.p50_ttft_ms = ticks_to_ms(p[0]);
+    s.p90_ttft_ms = ticks_to_ms(p[1]);
+    s.p99_ttft_ms = ticks_to_ms(p[2]);
+    s.max_ttft_ms = ticks_to_ms(p[3]);
   }
   if (run.predicted_prompt_tokens > 0) {
     s.has_prediction = true;
@@ -123,11 +146,12 @@ RunSummary summarize(const SimulationRun& run) {
     s.p50_e2e_ms = ticks_to_ms(p[0]);
     s.p99_e2e_ms = ticks_to_ms(p[1]);
   } else if (!run.end_to_end.empty() && !run.cancelled) {
-    std::vector<Tick> sorted(run.end_to_end);
-    std::sort(sorted.begin(), sorted.end());
-    s.mean_e2e_ms = mean_ms(sorted);
-    s.p50_e2e_ms = ticks_to_ms(nearest_rank_percentile(sorted, 50));
-    s.p99_e2e_ms = ticks_to_ms(nearest_rank_percentile(sorted, 99));
+    s.mean_e2e_ms = mean_ms(run.end_to_end);
+    std::vector<Tick> values(run.end_to_end);
+    const std::uint32_t percents[] = {50, 99};
+    const std::vector<Tick> p = nearest_ranks_and_max(values, percents);
+    s.p50_e2e_ms = ticks_to_ms(p[0]);
+    s.p99_e2e_ms = ticks_to_ms(p[1]);
   }
   return s;
 }
