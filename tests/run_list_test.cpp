@@ -82,11 +82,14 @@ TEST(Jobs, ASweepIsTheSameBytesWithOneAndFourJobs) {
 }
 
 TEST(RunList, SweepPointsOfOneWorkloadShareItAndEachEqualsItsScenarioRunAlone) {
-  // Over a policy's setting the points' workloads are equal (one workload
-  // per replicate, shared: run_list.cpp); over the arrival rate they differ.
-  // Either way each point's results are its scenario's, run alone, with
-  // its own workload and fingerprint.
-  for (const char* sweep : {"affinity_balanced.load_slack_s=0:0.1:3", "workload.arrival_rate_per_s=50,150"}) {
+  // Over a policy's or the cluster's settings the points' workloads are
+  // equal (one workload per replicate, shared, and each bound computed once
+  // per workload and pooled cache: run_list.cpp); over the arrival rate they
+  // differ. Either way each point's results are its scenario's, run alone,
+  // with its own workload, fingerprint and bounds (the cache's size and
+  // protection change the pooled bound).
+  for (const char* sweep : {"affinity_balanced.load_slack_s=0:0.1:3", "workload.arrival_rate_per_s=50,150",
+                            "cluster.cache_tokens=500,4000", "cluster.protect_after_hits=0,1"}) {
     SweepSpec spec;
     std::string error;
     ASSERT_TRUE(parse_sweep(sweep, spec, error)) << error;

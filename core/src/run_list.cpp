@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
+#include <tuple>
 
 #include "prefixroute/base/hashing.h"
 #include "prefixroute/base/parallel.h"
@@ -134,11 +136,36 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
     for (std::size_t i = 0; i < n; ++i, ++flat)
       if (options.shard.selects(flat)) selected.push_back({p, i, slot_of[p][run_key(*points[p], i).replicate]});
   }
+  // A bound depends only on its trace, and the pooled bound also on the
+  // pooled cache's size and protection: a selected bound run whose slot and
+  // settings an earlier selected run shares takes that run's record instead
+  // of computing it again (a sweep over a policy's or the router's settings
+  // computes each bound once). Only selected runs are sources, so a shard
+  // computes what it reports.
+  constexpr std::size_t kComputed = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> bound_source(selected.size(), kComputed);
+  {
+    // (slot, phase kind, pooled tokens, protect_after_hits) -> selected index
+    std::map<std::tuple<std::size_t, bool, std::uint64_t, std::uint32_t>, std::size_t> first;
+    for (std::size_t k = 0; k < selected.size(); ++k) {
+      const Scenario& scenario = *points[selected[k].point];
+      const std::size_t phase = run_key(scenario, selected[k].run).phase;
+      if (phase < scenario.policies.size()) continue;
+      const bool pooled = phase > scenario.policies.size();
+      const auto key = pooled ? std::make_tuple(selected[k].slot, true,
+                                                std::uint64_t{scenario.cluster.cache_tokens} * scenario.cluster.replicas,
+                                                scenario.cluster.protect_after_hits)
+                              : std::make_tuple(selected[k].slot, false, std::uint64_t{0}, std::uint32_t{0});
+      const auto [at, added] = first.emplace(key, k);
+      if (!added) bound_source[k] = at->second;
+    }
+  }
   std::vector<Slot> slot(slots);
   std::vector<bool> needed(slots, false);  // fixed before any thread starts
-  for (const Flat& f : selected) {
-    ++slot[f.slot].remaining;
-    needed[f.slot] = true;
+  for (std::size_t k = 0; k < selected.size(); ++k) {
+    if (bound_source[k] != kComputed) continue;
+    ++slot[selected[k].slot].remaining;
+    needed[selected[k].slot] = true;
   }
   // The tasks: every selected run, and for each generated workload its
   // fingerprint (FNV-1a over every prompt token: as much CPU as several runs
@@ -156,6 +183,7 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
   {
     std::vector<bool> queued(slots, replay != nullptr);  // a replay's fingerprint is known: no task
     for (std::size_t k = 0; k < selected.size(); ++k) {
+      if (bound_source[k] != kComputed) continue;
       const std::size_t t = selected[k].slot;
       tasks.push_back({k, t});
       if (!queued[t]) {
@@ -320,8 +348,20 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
     record.done = true;
     release();
   });
-  // Every task is done: each record that reached its trace takes the
-  // trace's fingerprint (a task of its own for a generated workload).
+  // Every task is done: the shared bounds are copied, and each record that
+  // reached its trace takes the trace's fingerprint (a task of its own for a
+  // generated workload).
+  for (std::size_t k = 0; k < selected.size(); ++k) {
+    if (bound_source[k] == kComputed) continue;
+    const Flat& from = selected[bound_source[k]];
+    const RunRecord& source = result.points[from.point][from.run];
+    RunRecord& record = result.points[selected[k].point][selected[k].run];
+    record.has_workload = source.has_workload;
+    record.requests = source.requests;
+    record.prompt_tokens = source.prompt_tokens;
+    record.bound = source.bound;
+    record.done = source.done;
+  }
   for (const Flat& f : selected) {
     RunRecord& record = result.points[f.point][f.run];
     if (record.has_workload) record.fingerprint = slot[f.slot].fingerprint;
