@@ -207,7 +207,9 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
       s.fingerprint = figures.fingerprint;
     } else {
       const Scenario seeded = replicate_scenario(*points[slot_point[t]], slot_replicate[t]);
-      s.generated = generate_synthetic(seeded.workload, seeded.seed);
+      // On every job: the runs of this workload wait for it (another slot's
+      // runs, if any, share the cores with these draws for a moment).
+      s.generated = generate_synthetic(seeded.workload, seeded.seed, options.jobs);
       s.requests = s.generated->size();
       s.prompt_tokens = s.generated->total_prompt_tokens();
       // The fingerprint task of this slot, unless it gave up (see there).

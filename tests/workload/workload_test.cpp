@@ -73,6 +73,26 @@ TEST(Workload, StoredTurnsAndTurnsDrawnOnDemandAreTheSameTokens) {
   }
 }
 
+TEST(Workload, TurnsDrawnOnSeveralThreadsAreTheSameTokens) {
+  // Each job draws a contiguous share of the turns; more jobs than requests
+  // leave the extra ones idle.
+  for (const std::uint32_t requests : {1u, 2u, 157u}) {
+    WorkloadConfig config = golden_config();
+    config.requests = requests;
+    const Workload one = generate_workload(config, kGoldenSeed);
+    ASSERT_TRUE(one.stores_turns());
+    for (const unsigned jobs : {2u, 3u, 8u}) {
+      const Workload many = generate_workload(config, kGoldenSeed, jobs);
+      std::vector<Token> a, b;
+      for (std::size_t i = 0; i < one.size(); ++i) {
+        one.materialize(i, a);
+        many.materialize(i, b);
+        ASSERT_EQ(a, b) << requests << " requests, " << jobs << " jobs, request " << i;
+      }
+    }
+  }
+}
+
 TEST(Workload, SameSeedGivesTheSameTrace) {
   const Workload a = generate_workload(golden_config(), kGoldenSeed);
   const Workload b = generate_workload(golden_config(), kGoldenSeed);

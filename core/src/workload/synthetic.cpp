@@ -8,10 +8,10 @@
 
 namespace prefixroute {
 
-std::unique_ptr<RequestTrace> generate_synthetic(const WorkloadConfig& config, std::uint64_t seed) {
+std::unique_ptr<RequestTrace> generate_synthetic(const WorkloadConfig& config, std::uint64_t seed, unsigned jobs) {
   if (is_session_kind(config.kind)) return std::make_unique<SessionWorkload>(config, seed);
   if (config.kind == "gsp") return std::make_unique<GspWorkload>(config, seed);
-  return std::make_unique<Workload>(generate_workload(config, seed));
+  return std::make_unique<Workload>(generate_workload(config, seed, jobs));
 }
 
 SyntheticBounds synthetic_bounds(const WorkloadConfig& w) {

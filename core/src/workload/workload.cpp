@@ -2,25 +2,35 @@
 
 #include <algorithm>
 
+#include "prefixroute/base/parallel.h"
 #include "prefixroute/base/random.h"
 
 namespace prefixroute {
 
 Workload::Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<Request> requests,
-                   std::uint32_t vocab_size)
+                   std::uint32_t vocab_size, unsigned jobs)
     : prefixes_(std::move(tenant_prefixes)), requests_(std::move(requests)), vocab_size_(vocab_size) {
   std::uint64_t total = 0;
   for (const Request& r : requests_) total += r.turn_tokens;
   if (total > kMaxStoredTurnTokens) return;  // large runs keep O(requests) memory: draw on demand
   turn_offsets_.reserve(requests_.size() + 1);
-  turn_store_.resize(static_cast<std::size_t>(total));
   std::uint32_t offset = 0;  // total <= kMaxStoredTurnTokens < 2^32
   for (const Request& r : requests_) {
     turn_offsets_.push_back(offset);
-    draw_turn(r, turn_store_.data() + offset);
     offset += r.turn_tokens;
   }
   turn_offsets_.push_back(offset);
+  // Every token is drawn, so the store is not zeroed first: each thread
+  // touches (and faults in) only the pages of its own share.
+  turn_store_.reset(new Token[static_cast<std::size_t>(total)]);  // default-initialised: not zeroed
+  // Contiguous shares of requests, one per thread (a turn's tokens depend
+  // only on its seed, so the shares do not change them).
+  const std::size_t shares = std::clamp<std::size_t>(jobs, 1, std::max<std::size_t>(1, requests_.size()));
+  parallel_for(shares, static_cast<unsigned>(shares), [&](std::size_t k) {
+    const std::size_t end = requests_.size() * (k + 1) / shares;
+    for (std::size_t i = requests_.size() * k / shares; i < end; ++i)
+      draw_turn(requests_[i], turn_store_.get() + turn_offsets_[i]);
+  });
 }
 
 void Workload::draw_turn(const Request& r, Token* turn) const {
@@ -41,7 +51,7 @@ void Workload::prompt(std::size_t i, PromptPieces& out) const {
 const Token* Workload::stored(RunId run) const {
   if (run < kTurnRun) return prefixes_[run].data();
   if (turn_offsets_.empty()) return nullptr;  // drawn on demand
-  return turn_store_.data() + turn_offsets_[run - kTurnRun];
+  return turn_store_.get() + turn_offsets_[run - kTurnRun];
 }
 
 void Workload::copy(RunId run, std::uint32_t offset, std::uint32_t n, Token* out) const {
@@ -74,7 +84,7 @@ std::vector<std::vector<Token>> draw_tenant_prefixes(const WorkloadConfig& confi
   return prefixes;
 }
 
-Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed) {
+Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed, unsigned jobs) {
   // Independent streams for tenants and requests, so changing the request
   // count does not change the tenants' prefixes (and vice versa).
   std::vector<std::vector<Token>> prefixes = draw_tenant_prefixes(config, seed);
@@ -99,7 +109,7 @@ Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed) {
       r.output_tokens = static_cast<std::uint32_t>(
           output_rng.uniform_int(config.output_tokens_min, config.output_tokens_max));
   }
-  return Workload(std::move(prefixes), std::move(requests), config.vocab_size);
+  return Workload(std::move(prefixes), std::move(requests), config.vocab_size, jobs);
 }
 
 double Workload::estimated_bytes(const WorkloadConfig& config) {

@@ -15,8 +15,10 @@
 namespace prefixroute {
 
 /// The trace of `config` (validated) for `seed`: a Workload (tenants), a
-/// SessionWorkload (sessions, agentic) or a GspWorkload (gsp).
-std::unique_ptr<RequestTrace> generate_synthetic(const WorkloadConfig& config, std::uint64_t seed);
+/// SessionWorkload (sessions, agentic) or a GspWorkload (gsp). A Workload's
+/// turns are drawn on up to `jobs` threads (the same trace for any number).
+std::unique_ptr<RequestTrace> generate_synthetic(const WorkloadConfig& config, std::uint64_t seed,
+                                                 unsigned jobs = 1);
 
 /// Upper bounds on a synthetic trace's size, all O(1) from the config.
 struct SyntheticBounds {

@@ -17,9 +17,13 @@
 // construction, and materialising a prompt is two copies. Larger workloads
 // draw each turn on demand (O(prompt length) per materialisation), so a
 // million requests still cost ~32 MB (one 32-byte Request each). Both paths give the same tokens.
+// The stored turns may be drawn on several threads (`jobs`: each turn has its
+// own seed, so the tokens are the same for any number): drawing them is most
+// of making the reference scenario's workload, which every run waits for.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "prefixroute/workload/request_trace.h"
@@ -42,8 +46,9 @@ struct Request {
 /// run kTurnRun + i is request i's turn.
 class Workload final : public RequestTrace, public Content {
  public:
+  /// Draws the stored turns (if any) on up to `jobs` threads.
   Workload(std::vector<std::vector<Token>> tenant_prefixes, std::vector<Request> requests,
-           std::uint32_t vocab_size);
+           std::uint32_t vocab_size, unsigned jobs = 1);
 
   const std::vector<Request>& requests() const { return requests_; }
   const std::vector<Token>& tenant_prefix(std::uint32_t tenant) const { return prefixes_[tenant]; }
@@ -79,12 +84,13 @@ class Workload final : public RequestTrace, public Content {
   std::vector<std::vector<Token>> prefixes_;
   std::vector<Request> requests_;
   std::uint32_t vocab_size_;
-  std::vector<Token> turn_store_;            ///< every stored turn, back to back
+  std::unique_ptr<Token[]> turn_store_;      ///< every stored turn, back to back
   std::vector<std::uint32_t> turn_offsets_;  ///< request i's turn starts at [i]; empty: not stored
 };
 
-/// Generates the trace for `config` (validated by the caller) and `seed`.
-Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed);
+/// Generates the trace for `config` (validated by the caller) and `seed`,
+/// drawing its turns on up to `jobs` threads (the same trace for any number).
+Workload generate_workload(const WorkloadConfig& config, std::uint64_t seed, unsigned jobs = 1);
 
 /// The tenants' prefixes generate_workload draws for `config` and `seed`
 /// (each tenant's length uniform in [prefix_tokens_min, prefix_tokens_max],
