@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <map>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
