@@ -241,8 +241,7 @@ RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t kno
       nodes_[leaf].last_access = clock_;
       add_child(current, leaf);
       if (index_ != nullptr) index_->on_new_leaf(index_replica_, current, leaf, edge(leaf));
-      refresh_candidate(current);  // the parent is no longer a leaf
-      refresh_candidate(leaf);
+      drop_candidate(current);  // the parent is no longer a leaf
       result.inserted_tokens = prompt.size() - pos;
       size_ += result.inserted_tokens;
       current = leaf;
@@ -261,18 +260,22 @@ RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t kno
       common = from + common_prefix(*content_, edge_at, *content_, prompt_at, limit - from);
     }
     if (common < length) child = split(child, common);
-    // `child` now lies entirely on the prompt's path: count the hit, refresh it.
+    // `child` now lies entirely on the prompt's path: count the hit, refresh
+    // it. It leaves the candidates until the end of the insert (only the
+    // path's last node can be a leaf; the others have children).
     drop_candidate(child);
     Node& node = nodes_[child];
     ++node.hits;
     node.last_access = clock_;
-    refresh_candidate(child);
     pos += common;
     result.cached_tokens += common;
     current = child;
     if (pos < prompt.size()) at.advance(common);
   }
+  // The path's last node is filed as a candidate (if it is an unpinned leaf)
+  // only after the eviction pass, which must not evict it.
   result.evicted_tokens = evict_until_within_budget(current);
+  refresh_candidate(current);
   result.path = current;
   return result;
 }
@@ -308,11 +311,13 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
   last_kept_ = keep;
   eviction_deferred_ = false;
   if (used() <= capacity_) return 0;
-  // The prompt's own last node must survive its insert; its ancestors are
-  // internal nodes and never candidates. A prompt ending inside an edge ends
-  // at an internal node (the split's upper part), which becomes a leaf when
-  // its child is evicted: it must not become a candidate then either.
-  drop_candidate(keep);
+  // `keep` (the prompt's own last node, which must survive its insert, or
+  // the root) is not a candidate: insert() files it only after this pass.
+  // Its ancestors are internal nodes and never candidates. A prompt ending
+  // inside an edge ends at an internal node (the split's upper part), which
+  // becomes a leaf when its child is evicted: it must not become a candidate
+  // then either.
+  assert(!candidates_.contains(keep));
   std::size_t evicted = 0;
   while (used() > capacity_ && !candidates_.empty()) {
     const NodeId victim = candidates_.least();
@@ -326,7 +331,6 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
     free_node(victim);
     if (parent != keep) refresh_candidate(parent);
   }
-  refresh_candidate(keep);
   evicted_total_ += evicted;
   return evicted;
 }
