@@ -35,29 +35,21 @@ void Prompt::materialize(std::vector<Token>& out) const {
   if (length > 0) copy(0, length, out.data());
 }
 
-void PromptPieces::push(const Piece& piece) {
-  if (piece.length == 0) return;
-  length += piece.length;
-  if (!pieces.empty()) {
-    Piece& last = pieces.back();
-    if (last.run == piece.run && last.offset + last.length == piece.offset) {
-      last.length += piece.length;
-      return;
-    }
-  }
-  pieces.push_back(piece);
-}
-
-void PromptPieces::append(const Prompt& source, std::size_t from, std::size_t n) {
+void append_pieces(std::vector<Piece>& pieces, const Prompt& source, std::size_t from, std::size_t n) {
   if (n == 0) return;
   PieceCursor cursor(source.pieces, from);
   while (n > 0) {
     Piece p = cursor.rest();
     p.length = static_cast<std::uint32_t>(std::min<std::size_t>(p.length, n));
-    push(p);
+    push_piece(pieces, p);
     cursor.advance(p.length);
     n -= p.length;
   }
+}
+
+void PromptPieces::append(const Prompt& source, std::size_t from, std::size_t n) {
+  length += n;
+  append_pieces(pieces, source, from, n);
 }
 
 RunId TokenStore::add(TokenSpan tokens) {

@@ -70,14 +70,24 @@ void RadixCache::free_node(NodeId id) {
   free_.push_back(id);
 }
 
-void RadixCache::set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n) {
-  scratch_.clear();
-  scratch_.append(source, from, n);
+void RadixCache::set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n, Token first) {
   Node& node = nodes_[id];
-  node.edge.assign(scratch_.pieces.begin(), scratch_.pieces.end());
+  node.edge.clear();  // keeps its capacity
+  append_pieces(node.edge, source, from, n);
   node.length = n;
-  const Piece& head = node.edge.front();
-  node.first = content_->token(head.run, head.offset);
+  node.first = first;
+}
+
+void RadixCache::drop_edge_front(NodeId id, std::size_t n) {
+  Node& node = nodes_[id];
+  node.length -= n;
+  std::vector<Piece>& edge = node.edge;
+  std::size_t whole = 0;  // pieces dropped entirely
+  while (n >= edge[whole].length) n -= edge[whole++].length;
+  edge[whole].offset += static_cast<std::uint32_t>(n);
+  edge[whole].length -= static_cast<std::uint32_t>(n);
+  edge.erase(edge.begin(), edge.begin() + static_cast<std::ptrdiff_t>(whole));
+  node.first = content_->token(edge.front().run, edge.front().offset);
 }
 
 RadixCache::NodeId RadixCache::find_child(const Node& node, Token first) const {
@@ -181,13 +191,10 @@ RadixCache::NodeId RadixCache::split(NodeId id, std::size_t at) {
   const NodeId upper = allocate();
   const NodeId parent = nodes_[id].parent;
   if (index_ != nullptr) index_->on_split(index_replica_, id, upper, at, nodes_[id].length);
-  // Both parts from the old edge, read before either changes.
-  PromptPieces old_edge;
-  old_edge.content = content_;
-  old_edge.pieces = std::move(nodes_[id].edge);
-  old_edge.length = nodes_[id].length;
-  set_edge(upper, old_edge.view(), 0, at);
-  set_edge(id, old_edge.view(), at, old_edge.length - at);
+  // The upper part copies the edge's head; the lower part keeps the edge's
+  // storage without its head (no allocation).
+  set_edge(upper, edge(id), 0, at, nodes_[id].first);
+  drop_edge_front(id, at);
   Node& lower = nodes_[id];
   Node& up = nodes_[upper];
   up.hits = lower.hits;
@@ -233,11 +240,12 @@ RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t kno
   PieceCursor at(prompt.pieces, 0);
   while (pos < prompt.size()) {
     const Piece next = at.rest();
-    NodeId child = find_child(nodes_[current], content_->token(next.run, next.offset));
+    const Token first = content_->token(next.run, next.offset);
+    NodeId child = find_child(nodes_[current], first);
     if (child == kNone) {
       // Divergence at a node boundary: the rest of the prompt becomes one new leaf.
       const NodeId leaf = allocate();
-      set_edge(leaf, prompt, pos, prompt.size() - pos);
+      set_edge(leaf, prompt, pos, prompt.size() - pos, first);
       nodes_[leaf].last_access = clock_;
       add_child(current, leaf);
       if (index_ != nullptr) index_->on_new_leaf(index_replica_, current, leaf, edge(leaf));
@@ -329,7 +337,9 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
     remove_child(parent, node.first);
     if (index_ != nullptr) index_->on_evict(index_replica_, victim, node.length);
     free_node(victim);
-    if (parent != keep) refresh_candidate(parent);
+    // The parent had a child, so it was no candidate; it becomes one when
+    // that was its last child (and it is unpinned, and not `keep`).
+    if (parent != keep && nodes_[parent].children.empty()) refresh_candidate(parent);
   }
   evicted_total_ += evicted;
   return evicted;
