@@ -37,14 +37,36 @@ void Prompt::materialize(std::vector<Token>& out) const {
 
 void append_pieces(std::vector<Piece>& pieces, const Prompt& source, std::size_t from, std::size_t n) {
   if (n == 0) return;
-  PieceCursor cursor(source.pieces, from);
-  while (n > 0) {
-    Piece p = cursor.rest();
-    p.length = static_cast<std::uint32_t>(std::min<std::size_t>(p.length, n));
-    push_piece(pieces, p);
-    cursor.advance(p.length);
-    n -= p.length;
+  // The stretch starts `from` tokens into piece `at` and spans `count` pieces
+  // (no piece of a prompt is empty).
+  const Piece* at = source.pieces.data();
+  while (from >= at->length) from -= (at++)->length;
+  std::size_t count = 1;
+  for (std::size_t held = at->length - from; held < n; ++count) held += at[count].length;
+  if (count == 1) {
+    push_piece(pieces, Piece{at->run, at->offset + static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(n)});
+    return;
   }
+  // Written through a pointer into room made beforehand, then trimmed to
+  // what was written: push_piece's rule without a capacity check per piece.
+  const std::size_t kept = pieces.size();
+  pieces.resize(kept + count);
+  Piece* const begin = pieces.data();
+  Piece* out = begin + kept;  // one past the last piece written
+  Piece next{at->run, at->offset + static_cast<std::uint32_t>(from),
+             static_cast<std::uint32_t>(std::min<std::size_t>(at->length - from, n))};
+  for (;;) {
+    if (out != begin && out[-1].run == next.run && out[-1].offset + out[-1].length == next.offset) {
+      out[-1].length += next.length;
+    } else {
+      *out++ = next;
+    }
+    n -= next.length;
+    if (n == 0) break;
+    ++at;
+    next = Piece{at->run, at->offset, static_cast<std::uint32_t>(std::min<std::size_t>(at->length, n))};
+  }
+  pieces.resize(static_cast<std::size_t>(out - begin));
 }
 
 void PromptPieces::append(const Prompt& source, std::size_t from, std::size_t n) {
