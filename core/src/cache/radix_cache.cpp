@@ -217,16 +217,16 @@ RadixCache::InsertResult RadixCache::insert(TokenSpan tokens) {
 
 RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t known_cached) {
   // A prompt of another content is copied into the cache's own store (the
-  // edges must be runs of content_).
-  PromptPieces copied;
+  // edges must be runs of content_), which is content_ when there is one.
   if (given.content != content_) {
     assert(own_store_ != nullptr);
     if (own_store_ == nullptr) return {};
     std::vector<Token> tokens;
     given.materialize(tokens);
-    copied = own_store_->prompt(tokens);
+    const PromptPieces copied = own_store_->prompt(tokens);
+    return insert(copied.view(), known_cached);
   }
-  const Prompt& full = given.content != content_ ? copied.view() : given;
+  const Prompt& full = given;
   // A known length beyond the real match would cache tokens that are not in
   // the prompt. Checked in debug builds (the sanitizer tests).
   assert(known_cached <= match(full));
