@@ -132,6 +132,12 @@ void RadixCache::refresh_candidate(NodeId id) {
   }
 }
 
+void RadixCache::file_if_candidate(NodeId id) {
+  assert(!candidates_.contains(id));
+  const Node& node = nodes_[id];
+  if (id != kRoot && node.children.empty() && node.pins == 0) candidates_.push(id, key_of(id));
+}
+
 std::size_t RadixCache::match(const Prompt& prompt) const {
   std::size_t matched = 0;
   NodeId current = kRoot;
@@ -283,7 +289,7 @@ RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t kno
   // The path's last node is filed as a candidate (if it is an unpinned leaf)
   // only after the eviction pass, which must not evict it.
   result.evicted_tokens = evict_until_within_budget(current);
-  refresh_candidate(current);
+  file_if_candidate(current);
   result.path = current;
   return result;
 }
@@ -339,7 +345,7 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
     free_node(victim);
     // The parent had a child, so it was no candidate; it becomes one when
     // that was its last child (and it is unpinned, and not `keep`).
-    if (parent != keep && nodes_[parent].children.empty()) refresh_candidate(parent);
+    if (parent != keep) file_if_candidate(parent);
   }
   evicted_total_ += evicted;
   return evicted;

@@ -266,6 +266,9 @@ class RadixCache {
   CandidateKey key_of(NodeId id) const;
   void drop_candidate(NodeId id);
   void refresh_candidate(NodeId id);
+  /// refresh_candidate() of a node known not to be a candidate: files it if
+  /// it is an unpinned non-root leaf.
+  void file_if_candidate(NodeId id);
   NodeId split(NodeId id, std::size_t at);
   std::size_t evict_until_within_budget(NodeId keep);
   /// Sets node `id`'s edge to tokens [from, from + n) of `source`, whose
