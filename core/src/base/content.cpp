@@ -94,7 +94,7 @@ void SpanContent::copy(RunId, std::uint32_t offset, std::uint32_t n, Token* out)
   std::memcpy(out, tokens_.data() + offset, n * sizeof(Token));
 }
 
-std::size_t common_prefix(const Content& ca, PieceCursor a, const Content& cb, PieceCursor b, std::size_t limit) {
+std::size_t common_prefix_walk(const Content& ca, PieceCursor a, const Content& cb, PieceCursor b, std::size_t limit) {
   const bool same_content = &ca == &cb;
   std::size_t n = 0;
   while (n < limit) {

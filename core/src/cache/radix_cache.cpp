@@ -57,7 +57,7 @@ RadixCache::NodeId RadixCache::allocate() {
   return static_cast<NodeId>(nodes_.size() - 1);
 }
 
-void RadixCache::free_node(NodeId id) {
+inline void RadixCache::free_node(NodeId id) {
   Node& node = nodes_[id];
   node.edge.clear();  // keeps its capacity for the node's next use
   node.length = 0;

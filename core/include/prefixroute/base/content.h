@@ -203,10 +203,21 @@ class PieceCursor {
   std::uint32_t within_ = 0;
 };
 
+/// common_prefix() without its inline first case (below).
+std::size_t common_prefix_walk(const Content& ca, PieceCursor a, const Content& cb, PieceCursor b, std::size_t limit);
+
 /// How many leading tokens two stretches share, at most `limit` (both must
 /// hold at least `limit` tokens from their cursors): `a` of content `ca`,
 /// `b` of content `cb`. Equal runs at equal offsets of one content count
 /// without reading tokens; anything else is compared token by token.
-std::size_t common_prefix(const Content& ca, PieceCursor a, const Content& cb, PieceCursor b, std::size_t limit);
+inline std::size_t common_prefix(const Content& ca, PieceCursor a, const Content& cb, PieceCursor b, std::size_t limit) {
+  if (limit == 0) return 0;
+  // Inline, as it is the usual case (a cached prefix met again): one stretch
+  // of one run at one offset on both sides, covering `limit`.
+  const Piece pa = a.rest();
+  const Piece pb = b.rest();
+  if (&ca == &cb && pa.run == pb.run && pa.offset == pb.offset && pa.length >= limit && pb.length >= limit) return limit;
+  return common_prefix_walk(ca, a, cb, b, limit);
+}
 
 }  // namespace prefixroute
