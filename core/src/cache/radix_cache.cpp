@@ -57,6 +57,7 @@ RadixCache::NodeId RadixCache::allocate() {
   return static_cast<NodeId>(nodes_.size() - 1);
 }
 
+// Inline: it runs once per evicted node, inside the eviction pass.
 inline void RadixCache::free_node(NodeId id) {
   Node& node = nodes_[id];
   node.edge.clear();  // keeps its capacity for the node's next use
