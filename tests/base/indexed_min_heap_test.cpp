@@ -1,7 +1,7 @@
 // IndexedMinHeap (prefixroute/indexed_min_heap.h) against std::set of the same
 // (key, id) pairs: after every push or erase of a random id, the least entry,
 // the size, membership and each member's key agree. Keys come from a small
-// range so that ties (broken by id) are common.
+// set so that ties (broken by id) are common.
 #include "prefixroute/base/indexed_min_heap.h"
 
 #include <gtest/gtest.h>
@@ -27,7 +27,9 @@ TEST(IndexedMinHeap, AgreesWithAnOrderedSetAfterEveryOperation) {
         heap.erase(id);
         reference.erase({key_of[id], id});
       } else if (!heap.contains(id)) {
-        key_of[id] = rng.below(16);
+        // Small keys, with and without the top bit (RadixCache's protected
+        // flag), so that ties and the key's full width are both exercised.
+        key_of[id] = rng.below(8) | (rng.below(2) << 63);
         heap.push(id, key_of[id]);
         reference.insert({key_of[id], id});
       } else if (!reference.empty()) {

@@ -35,29 +35,43 @@ void Prompt::materialize(std::vector<Token>& out) const {
   if (length > 0) copy(0, length, out.data());
 }
 
-void PromptPieces::push(const Piece& piece) {
-  if (piece.length == 0) return;
-  length += piece.length;
-  if (!pieces.empty()) {
-    Piece& last = pieces.back();
-    if (last.run == piece.run && last.offset + last.length == piece.offset) {
-      last.length += piece.length;
-      return;
-    }
+void append_pieces(std::vector<Piece>& pieces, const Prompt& source, std::size_t from, std::size_t n) {
+  if (n == 0) return;
+  // The stretch starts `from` tokens into piece `at` and spans `count` pieces
+  // (no piece of a prompt is empty).
+  const Piece* at = source.pieces.data();
+  while (from >= at->length) from -= (at++)->length;
+  std::size_t count = 1;
+  for (std::size_t held = at->length - from; held < n; ++count) held += at[count].length;
+  if (count == 1) {
+    push_piece(pieces, Piece{at->run, at->offset + static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(n)});
+    return;
   }
-  pieces.push_back(piece);
+  // Written through a pointer into room made beforehand, then trimmed to
+  // what was written: push_piece's rule without a capacity check per piece.
+  const std::size_t kept = pieces.size();
+  pieces.resize(kept + count);
+  Piece* const begin = pieces.data();
+  Piece* out = begin + kept;  // one past the last piece written
+  Piece next{at->run, at->offset + static_cast<std::uint32_t>(from),
+             static_cast<std::uint32_t>(std::min<std::size_t>(at->length - from, n))};
+  for (;;) {
+    if (out != begin && out[-1].run == next.run && out[-1].offset + out[-1].length == next.offset) {
+      out[-1].length += next.length;
+    } else {
+      *out++ = next;
+    }
+    n -= next.length;
+    if (n == 0) break;
+    ++at;
+    next = Piece{at->run, at->offset, static_cast<std::uint32_t>(std::min<std::size_t>(at->length, n))};
+  }
+  pieces.resize(static_cast<std::size_t>(out - begin));
 }
 
 void PromptPieces::append(const Prompt& source, std::size_t from, std::size_t n) {
-  if (n == 0) return;
-  PieceCursor cursor(source.pieces, from);
-  while (n > 0) {
-    Piece p = cursor.rest();
-    p.length = static_cast<std::uint32_t>(std::min<std::size_t>(p.length, n));
-    push(p);
-    cursor.advance(p.length);
-    n -= p.length;
-  }
+  length += n;
+  append_pieces(pieces, source, from, n);
 }
 
 RunId TokenStore::add(TokenSpan tokens) {
@@ -80,7 +94,7 @@ void SpanContent::copy(RunId, std::uint32_t offset, std::uint32_t n, Token* out)
   std::memcpy(out, tokens_.data() + offset, n * sizeof(Token));
 }
 
-std::size_t common_prefix(const Content& ca, PieceCursor a, const Content& cb, PieceCursor b, std::size_t limit) {
+std::size_t common_prefix_walk(const Content& ca, PieceCursor a, const Content& cb, PieceCursor b, std::size_t limit) {
   const bool same_content = &ca == &cb;
   std::size_t n = 0;
   while (n < limit) {

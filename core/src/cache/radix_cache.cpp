@@ -57,7 +57,8 @@ RadixCache::NodeId RadixCache::allocate() {
   return static_cast<NodeId>(nodes_.size() - 1);
 }
 
-void RadixCache::free_node(NodeId id) {
+// Inline: it runs once per evicted node, inside the eviction pass.
+inline void RadixCache::free_node(NodeId id) {
   Node& node = nodes_[id];
   node.edge.clear();  // keeps its capacity for the node's next use
   node.length = 0;
@@ -70,14 +71,24 @@ void RadixCache::free_node(NodeId id) {
   free_.push_back(id);
 }
 
-void RadixCache::set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n) {
-  scratch_.clear();
-  scratch_.append(source, from, n);
+void RadixCache::set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n, Token first) {
   Node& node = nodes_[id];
-  node.edge.assign(scratch_.pieces.begin(), scratch_.pieces.end());
+  node.edge.clear();  // keeps its capacity
+  append_pieces(node.edge, source, from, n);
   node.length = n;
-  const Piece& head = node.edge.front();
-  node.first = content_->token(head.run, head.offset);
+  node.first = first;
+}
+
+void RadixCache::drop_edge_front(NodeId id, std::size_t n) {
+  Node& node = nodes_[id];
+  node.length -= n;
+  std::vector<Piece>& edge = node.edge;
+  std::size_t whole = 0;  // pieces dropped entirely
+  while (n >= edge[whole].length) n -= edge[whole++].length;
+  edge[whole].offset += static_cast<std::uint32_t>(n);
+  edge[whole].length -= static_cast<std::uint32_t>(n);
+  edge.erase(edge.begin(), edge.begin() + static_cast<std::ptrdiff_t>(whole));
+  node.first = content_->token(edge.front().run, edge.front().offset);
 }
 
 RadixCache::NodeId RadixCache::find_child(const Node& node, Token first) const {
@@ -120,6 +131,12 @@ void RadixCache::refresh_candidate(NodeId id) {
   } else if (!should && is) {
     candidates_.erase(id);
   }
+}
+
+void RadixCache::file_if_candidate(NodeId id) {
+  assert(!candidates_.contains(id));
+  const Node& node = nodes_[id];
+  if (id != kRoot && node.children.empty() && node.pins == 0) candidates_.push(id, key_of(id));
 }
 
 std::size_t RadixCache::match(const Prompt& prompt) const {
@@ -181,13 +198,10 @@ RadixCache::NodeId RadixCache::split(NodeId id, std::size_t at) {
   const NodeId upper = allocate();
   const NodeId parent = nodes_[id].parent;
   if (index_ != nullptr) index_->on_split(index_replica_, id, upper, at, nodes_[id].length);
-  // Both parts from the old edge, read before either changes.
-  PromptPieces old_edge;
-  old_edge.content = content_;
-  old_edge.pieces = std::move(nodes_[id].edge);
-  old_edge.length = nodes_[id].length;
-  set_edge(upper, old_edge.view(), 0, at);
-  set_edge(id, old_edge.view(), at, old_edge.length - at);
+  // The upper part copies the edge's head; the lower part keeps the edge's
+  // storage without its head (no allocation).
+  set_edge(upper, edge(id), 0, at, nodes_[id].first);
+  drop_edge_front(id, at);
   Node& lower = nodes_[id];
   Node& up = nodes_[upper];
   up.hits = lower.hits;
@@ -210,16 +224,16 @@ RadixCache::InsertResult RadixCache::insert(TokenSpan tokens) {
 
 RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t known_cached) {
   // A prompt of another content is copied into the cache's own store (the
-  // edges must be runs of content_).
-  PromptPieces copied;
+  // edges must be runs of content_), which is content_ when there is one.
   if (given.content != content_) {
     assert(own_store_ != nullptr);
     if (own_store_ == nullptr) return {};
     std::vector<Token> tokens;
     given.materialize(tokens);
-    copied = own_store_->prompt(tokens);
+    const PromptPieces copied = own_store_->prompt(tokens);
+    return insert(copied.view(), known_cached);
   }
-  const Prompt& full = given.content != content_ ? copied.view() : given;
+  const Prompt& full = given;
   // A known length beyond the real match would cache tokens that are not in
   // the prompt. Checked in debug builds (the sanitizer tests).
   assert(known_cached <= match(full));
@@ -233,16 +247,16 @@ RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t kno
   PieceCursor at(prompt.pieces, 0);
   while (pos < prompt.size()) {
     const Piece next = at.rest();
-    NodeId child = find_child(nodes_[current], content_->token(next.run, next.offset));
+    const Token first = content_->token(next.run, next.offset);
+    NodeId child = find_child(nodes_[current], first);
     if (child == kNone) {
       // Divergence at a node boundary: the rest of the prompt becomes one new leaf.
       const NodeId leaf = allocate();
-      set_edge(leaf, prompt, pos, prompt.size() - pos);
+      set_edge(leaf, prompt, pos, prompt.size() - pos, first);
       nodes_[leaf].last_access = clock_;
       add_child(current, leaf);
       if (index_ != nullptr) index_->on_new_leaf(index_replica_, current, leaf, edge(leaf));
-      refresh_candidate(current);  // the parent is no longer a leaf
-      refresh_candidate(leaf);
+      drop_candidate(current);  // the parent is no longer a leaf
       result.inserted_tokens = prompt.size() - pos;
       size_ += result.inserted_tokens;
       current = leaf;
@@ -261,18 +275,22 @@ RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t kno
       common = from + common_prefix(*content_, edge_at, *content_, prompt_at, limit - from);
     }
     if (common < length) child = split(child, common);
-    // `child` now lies entirely on the prompt's path: count the hit, refresh it.
+    // `child` now lies entirely on the prompt's path: count the hit, refresh
+    // it. It leaves the candidates until the end of the insert (only the
+    // path's last node can be a leaf; the others have children).
     drop_candidate(child);
     Node& node = nodes_[child];
     ++node.hits;
     node.last_access = clock_;
-    refresh_candidate(child);
     pos += common;
     result.cached_tokens += common;
     current = child;
     if (pos < prompt.size()) at.advance(common);
   }
+  // The path's last node is filed as a candidate (if it is an unpinned leaf)
+  // only after the eviction pass, which must not evict it.
   result.evicted_tokens = evict_until_within_budget(current);
+  file_if_candidate(current);
   result.path = current;
   return result;
 }
@@ -308,11 +326,13 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
   last_kept_ = keep;
   eviction_deferred_ = false;
   if (used() <= capacity_) return 0;
-  // The prompt's own last node must survive its insert; its ancestors are
-  // internal nodes and never candidates. A prompt ending inside an edge ends
-  // at an internal node (the split's upper part), which becomes a leaf when
-  // its child is evicted: it must not become a candidate then either.
-  drop_candidate(keep);
+  // `keep` (the prompt's own last node, which must survive its insert, or
+  // the root) is not a candidate: insert() files it only after this pass.
+  // Its ancestors are internal nodes and never candidates. A prompt ending
+  // inside an edge ends at an internal node (the split's upper part), which
+  // becomes a leaf when its child is evicted: it must not become a candidate
+  // then either.
+  assert(!candidates_.contains(keep));
   std::size_t evicted = 0;
   while (used() > capacity_ && !candidates_.empty()) {
     const NodeId victim = candidates_.least();
@@ -324,9 +344,10 @@ std::size_t RadixCache::evict_until_within_budget(NodeId keep) {
     remove_child(parent, node.first);
     if (index_ != nullptr) index_->on_evict(index_replica_, victim, node.length);
     free_node(victim);
-    if (parent != keep) refresh_candidate(parent);
+    // The parent had a child, so it was no candidate; it becomes one when
+    // that was its last child (and it is unpinned, and not `keep`).
+    if (parent != keep) file_if_candidate(parent);
   }
-  refresh_candidate(keep);
   evicted_total_ += evicted;
   return evicted;
 }

@@ -89,6 +89,25 @@ class Content {
   }
 };
 
+/// Appends `piece` to `pieces`, merged into the last piece when it continues
+/// it in the same run (so a list built only this way never holds two pieces
+/// that one piece could replace); an empty piece is skipped. O(1) amortized.
+inline void push_piece(std::vector<Piece>& pieces, const Piece& piece) {
+  if (piece.length == 0) return;
+  if (!pieces.empty()) {
+    Piece& last = pieces.back();
+    if (last.run == piece.run && last.offset + last.length == piece.offset) {
+      last.length += piece.length;
+      return;
+    }
+  }
+  pieces.push_back(piece);
+}
+
+/// Appends tokens [from, from + n) of `source` to `pieces` with push_piece.
+/// `pieces` must not be the storage `source` views.
+void append_pieces(std::vector<Piece>& pieces, const Prompt& source, std::size_t from, std::size_t n);
+
 /// Pieces that own their storage: a prompt built by a content, or a stretch
 /// of one. Converts to a Prompt view.
 struct PromptPieces {
@@ -102,7 +121,10 @@ struct PromptPieces {
   /// continues the last one in the same run).
   void append(const Prompt& source, std::size_t from, std::size_t n);
   /// Appends a whole piece (coalescing as append does).
-  void push(const Piece& piece);
+  void push(const Piece& piece) {
+    length += piece.length;
+    push_piece(pieces, piece);
+  }
   void clear() {
     pieces.clear();
     length = 0;
@@ -181,10 +203,21 @@ class PieceCursor {
   std::uint32_t within_ = 0;
 };
 
+/// common_prefix() without its inline first case (below).
+std::size_t common_prefix_walk(const Content& ca, PieceCursor a, const Content& cb, PieceCursor b, std::size_t limit);
+
 /// How many leading tokens two stretches share, at most `limit` (both must
 /// hold at least `limit` tokens from their cursors): `a` of content `ca`,
 /// `b` of content `cb`. Equal runs at equal offsets of one content count
 /// without reading tokens; anything else is compared token by token.
-std::size_t common_prefix(const Content& ca, PieceCursor a, const Content& cb, PieceCursor b, std::size_t limit);
+inline std::size_t common_prefix(const Content& ca, PieceCursor a, const Content& cb, PieceCursor b, std::size_t limit) {
+  if (limit == 0) return 0;
+  // Inline, as it is the usual case (a cached prefix met again): one stretch
+  // of one run at one offset on both sides, covering `limit`.
+  const Piece pa = a.rest();
+  const Piece pb = b.rest();
+  if (&ca == &cb && pa.run == pb.run && pa.offset == pb.offset && pa.length >= limit && pb.length >= limit) return limit;
+  return common_prefix_walk(ca, a, cb, b, limit);
+}
 
 }  // namespace prefixroute

@@ -19,7 +19,9 @@
 // heap's shape: the same victims as an ordered set.
 //
 // Cost: push and erase O(log n) (a push whose key is not less than any other
-// is one compare); least() and contains() O(1). Memory: 16 bytes per entry plus 4 per id.
+// is one compare; an erase compares once per level below the erased entry,
+// and as many times as the last entry rises from the bottom); least() and
+// contains() O(1). Memory: 16 bytes per entry plus 4 per id.
 #pragma once
 
 #include <cstddef>
@@ -37,15 +39,15 @@ class IndexedMinHeap {
   std::size_t size() const { return entries_.size(); }
   bool contains(Id id) const { return id < position_.size() && position_[id] != kAbsent; }
   /// The id of the least entry. Requires !empty().
-  Id least() const { return entries_.front().id; }
+  Id least() const { return entries_.front().id(); }
   /// The key `id` was pushed with. Requires contains(id).
-  Key key(Id id) const { return entries_[position_[id]].key; }
+  Key key(Id id) const { return entries_[position_[id]].key(); }
 
   /// Adds `id` (not contained) with `key`.
   void push(Id id, Key key) {
     if (id >= position_.size()) position_.resize(static_cast<std::size_t>(id) + 1, kAbsent);
-    entries_.push_back(Entry{key, id});
-    sift_up(entries_.size() - 1);
+    entries_.push_back(make_entry(key, id));
+    rise(entries_.size() - 1, entries_.back());
   }
 
   /// Removes `id` if it is contained.
@@ -56,27 +58,34 @@ class IndexedMinHeap {
     const Entry last = entries_.back();
     entries_.pop_back();
     if (at == entries_.size()) return;  // it was the last entry
-    entries_[at] = last;
-    position_[last.id] = static_cast<std::uint32_t>(at);
-    // The moved entry may belong above or below its new place.
-    if (at > 0 && last < entries_[(at - 1) / 2]) {
-      sift_up(at);
-    } else {
-      sift_down(at);
-    }
+    // The hole at `at` sinks to the bottom along the lesser children, one
+    // compare per level, and the last entry refills it from there upwards.
+    // The last entry is usually among the greatest (the newest leaf), so it
+    // rises little: cheaper than sifting it down from `at`, which compares
+    // twice per level. Any hole works so: the entries moved up along the
+    // path are each not less than the parent they get.
+    rise(sink_hole(at), last);
   }
 
  private:
   static constexpr std::uint32_t kAbsent = ~std::uint32_t{0};
 
+  // Key and id in one unsigned 128-bit word, key above id: one integer
+  // compare orders entries by (key, id).
+  __extension__ using Order = unsigned __int128;
+
   struct Entry {
-    Key key;
-    Id id;
-    bool operator<(const Entry& other) const { return key != other.key ? key < other.key : id < other.id; }
+    Order order;
+    Key key() const { return static_cast<Key>(order >> 32); }
+    Id id() const { return static_cast<Id>(order); }
+    bool operator<(const Entry& other) const { return order < other.order; }
   };
 
-  void sift_up(std::size_t at) {
-    const Entry moving = entries_[at];
+  static Entry make_entry(Key key, Id id) { return Entry{(static_cast<Order>(key) << 32) | id}; }
+
+  // Puts `moving` into the hole at `at`, or higher: parents greater than it
+  // move down into the hole.
+  void rise(std::size_t at, const Entry moving) {
     while (at > 0) {
       const std::size_t parent = (at - 1) / 2;
       if (!(moving < entries_[parent])) break;
@@ -86,23 +95,22 @@ class IndexedMinHeap {
     place(at, moving);
   }
 
-  void sift_down(std::size_t at) {
-    const Entry moving = entries_[at];
+  // Moves the lesser child up into the hole at `at` until the hole has no
+  // child; returns where the hole ended.
+  std::size_t sink_hole(std::size_t at) {
     const std::size_t n = entries_.size();
     for (;;) {
       std::size_t child = 2 * at + 1;
-      if (child >= n) break;
+      if (child >= n) return at;
       if (child + 1 < n && entries_[child + 1] < entries_[child]) ++child;
-      if (!(entries_[child] < moving)) break;
       place(at, entries_[child]);
       at = child;
     }
-    place(at, moving);
   }
 
   void place(std::size_t at, const Entry& entry) {
     entries_[at] = entry;
-    position_[entry.id] = static_cast<std::uint32_t>(at);
+    position_[entry.id()] = static_cast<std::uint32_t>(at);
   }
 
   std::vector<Entry> entries_;

@@ -266,10 +266,16 @@ class RadixCache {
   CandidateKey key_of(NodeId id) const;
   void drop_candidate(NodeId id);
   void refresh_candidate(NodeId id);
+  /// refresh_candidate() of a node known not to be a candidate: files it if
+  /// it is an unpinned non-root leaf.
+  void file_if_candidate(NodeId id);
   NodeId split(NodeId id, std::size_t at);
   std::size_t evict_until_within_budget(NodeId keep);
-  /// Sets node `id`'s edge to tokens [from, from + n) of `source`.
-  void set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n);
+  /// Sets node `id`'s edge to tokens [from, from + n) of `source`, whose
+  /// first is `first`. `source` must not view the node's own edge.
+  void set_edge(NodeId id, const Prompt& source, std::size_t from, std::size_t n, Token first);
+  /// Removes the first `n` (< length) tokens of node `id`'s edge, in place.
+  void drop_edge_front(NodeId id, std::size_t n);
 
   std::size_t capacity_;
   std::uint32_t protect_after_hits_;
@@ -283,7 +289,6 @@ class RadixCache {
   IndexedMinHeap candidates_;  // the unpinned non-root leaves, by CandidateKey
   std::unique_ptr<TokenStore> own_store_;  // when built without a content
   const Content* content_;                  // own_store_ or the given content
-  PromptPieces scratch_;                    // edge pieces being built
   // For check_invariants()' budget rule: the node the last eviction pass had
   // to keep (kRoot after reserve()), and whether an unpin() since then made a
   // leaf evictable while over budget (eviction deferred to the next pass).
