@@ -50,6 +50,9 @@ void append_pieces(std::vector<Piece>& pieces, const Prompt& source, std::size_t
   // Written through a pointer into room made beforehand, then trimmed to
   // what was written: push_piece's rule without a capacity check per piece.
   const std::size_t kept = pieces.size();
+  // Exactly the room needed, not resize()'s doubling: a radix tree keeps
+  // one such list per node for the node's life.
+  if (pieces.capacity() < kept + count) pieces.reserve(kept + count);
   pieces.resize(kept + count);
   Piece* const begin = pieces.data();
   Piece* out = begin + kept;  // one past the last piece written

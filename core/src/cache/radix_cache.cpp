@@ -199,9 +199,14 @@ RadixCache::NodeId RadixCache::split(NodeId id, std::size_t at) {
   const NodeId parent = nodes_[id].parent;
   if (index_ != nullptr) index_->on_split(index_replica_, id, upper, at, nodes_[id].length);
   // The upper part copies the edge's head; the lower part keeps the edge's
-  // storage without its head (no allocation).
+  // storage without its head (no allocation), unless that leaves more than
+  // kSpareEdgePieces unused: a trace's prompts of many pieces would then
+  // keep ~1.5x their pieces' memory (the conversation trace repeated 100
+  // times: 14.5 -> 22.2 MiB peak).
   set_edge(upper, edge(id), 0, at, nodes_[id].first);
   drop_edge_front(id, at);
+  std::vector<Piece>& lower_edge = nodes_[id].edge;
+  if (lower_edge.capacity() - lower_edge.size() > kSpareEdgePieces) lower_edge.shrink_to_fit();
   Node& lower = nodes_[id];
   Node& up = nodes_[upper];
   up.hits = lower.hits;

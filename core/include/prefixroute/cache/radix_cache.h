@@ -251,6 +251,10 @@ class RadixCache {
     std::uint32_t pins = 0;  // running requests whose path passes through this node
   };
 
+  // Unused pieces a split may leave in the lower part's edge storage; more
+  // are given back (split()), so a node's storage stays O(its pieces).
+  static constexpr std::size_t kSpareEdgePieces = 4;
+
   // (protected, last_access) in one word, protected in the top bit (the
   // clock never reaches 2^63); with the id as the heap's tie-break, heap
   // order is the eviction order (protected, last_access, id).
