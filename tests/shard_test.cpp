@@ -87,38 +87,39 @@ TEST(Shards, OrderOfTheDocumentsDoesNotMatter) {
   EXPECT_EQ(merged_results(docs), results_to_json(s, run_experiment(s)));
 }
 
-// Over a policy's setting the points share their workload and bounds
-// (run_list.cpp): a shard computes the bounds of its own runs, whichever
-// point they are of.
-TEST(Shards, ASweepSharingItsWorkloadMergesToTheSingleSweepsBytes) {
+// Runs `sweep` over `base` as 4 shards (2 jobs each) and expects their merge
+// to be the single sweep's bytes; the shard documents are left in `docs`.
+void expect_shards_merge_to_the_single_sweep(const char* sweep, const std::vector<Override>& base,
+                                             std::vector<ShardInput>& docs) {
   SweepSpec spec;
   std::string error;
-  ASSERT_TRUE(parse_sweep("affinity_balanced.load_slack_s=0,0.05,0.1", spec, error));
-  const std::vector<Override> base = {{"workload.requests", "300"}, {"policies", "affinity_balanced,least_loaded"}};
+  ASSERT_TRUE(parse_sweep(sweep, spec, error)) << error;
   const SweepReport plan = plan_sweep("", base, spec);
   ASSERT_TRUE(plan.errors.empty());
-  std::vector<ShardInput> docs;
-  for (std::size_t k = 1; k <= 4; ++k)
-    docs.push_back({"s" + std::to_string(k), sweep_shard_to_json(spec, plan, run_sweep_shard(plan, Shard{k, 4}, {}, 2))});
-  const MergedShards m = merge_shards(docs);
-  ASSERT_TRUE(m.ok()) << m.errors[0].message;
-  EXPECT_EQ(sweep_to_json(m.spec, m.sweep), sweep_to_json(spec, run_sweep("", base, spec)));
-}
-
-TEST(Shards, ASweepMergesToTheSingleSweepsBytes) {
-  SweepSpec spec;
-  std::string error;
-  ASSERT_TRUE(parse_sweep("workload.arrival_rate_per_s=40,80,120", spec, error));
-  const std::vector<Override> base = {{"workload.requests", "300"}, {"policies", "affinity,least_loaded"}};
-  const SweepReport plan = plan_sweep("", base, spec);
-  ASSERT_TRUE(plan.errors.empty());
-  std::vector<ShardInput> docs;
+  docs.clear();
   for (std::size_t k = 1; k <= 4; ++k)
     docs.push_back({"s" + std::to_string(k), sweep_shard_to_json(spec, plan, run_sweep_shard(plan, Shard{k, 4}, {}, 2))});
   const MergedShards m = merge_shards(docs);
   ASSERT_TRUE(m.ok()) << m.errors[0].message;
   ASSERT_EQ(m.kind, MergedShards::Kind::Sweep);
   EXPECT_EQ(sweep_to_json(m.spec, m.sweep), sweep_to_json(spec, run_sweep("", base, spec)));
+}
+
+// Over a policy's setting the points share their workload and bounds
+// (run_list.cpp): a shard computes the bounds of its own runs, whichever
+// point they are of.
+TEST(Shards, ASweepSharingItsWorkloadMergesToTheSingleSweepsBytes) {
+  std::vector<ShardInput> docs;
+  expect_shards_merge_to_the_single_sweep("affinity_balanced.load_slack_s=0,0.05,0.1",
+                                          {{"workload.requests", "300"}, {"policies", "affinity_balanced,least_loaded"}},
+                                          docs);
+}
+
+TEST(Shards, ASweepMergesToTheSingleSweepsBytes) {
+  std::vector<ShardInput> docs;
+  expect_shards_merge_to_the_single_sweep("workload.arrival_rate_per_s=40,80,120",
+                                          {{"workload.requests", "300"}, {"policies", "affinity,least_loaded"}}, docs);
+  ASSERT_EQ(docs.size(), 4u);
   // A sweep's shards are not an experiment's.
   std::vector<ShardInput> mixed = docs;
   const Scenario s = small({{"policies", "affinity"}});
