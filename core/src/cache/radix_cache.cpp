@@ -200,9 +200,9 @@ RadixCache::NodeId RadixCache::split(NodeId id, std::size_t at) {
   if (index_ != nullptr) index_->on_split(index_replica_, id, upper, at, nodes_[id].length);
   // The upper part copies the edge's head; the lower part keeps the edge's
   // storage without its head (no allocation), unless that leaves more than
-  // kSpareEdgePieces unused: a trace's prompts of many pieces would then
-  // keep ~1.5x their pieces' memory (the conversation trace repeated 100
-  // times: 14.5 -> 22.2 MiB peak).
+  // kSpareEdgePieces unused: kept, the storage of a trace's many-piece
+  // prompts would be ~1.5x their pieces (22.2 instead of 14.5 MiB peak on
+  // the conversation trace repeated 100 times).
   set_edge(upper, edge(id), 0, at, nodes_[id].first);
   drop_edge_front(id, at);
   std::vector<Piece>& lower_edge = nodes_[id].edge;
@@ -238,12 +238,11 @@ RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t kno
     const PromptPieces copied = own_store_->prompt(tokens);
     return insert(copied.view(), known_cached);
   }
-  const Prompt& full = given;
   // A known length beyond the real match would cache tokens that are not in
   // the prompt. Checked in debug builds (the sanitizer tests).
-  assert(known_cached <= match(full));
+  assert(known_cached <= match(given));
   InsertResult result;
-  Prompt prompt = full;
+  Prompt prompt = given;
   if (prompt.length > capacity_) prompt.length = capacity_;  // its first capacity() tokens
   if (prompt.empty()) return result;
   ++clock_;

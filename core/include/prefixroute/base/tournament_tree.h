@@ -44,11 +44,7 @@ class TournamentTree {
   void set(std::size_t position, const Key& key) {
     std::size_t node = width_ + position;
     nodes_[node] = key;
-    for (node >>= 1; node >= 1; node >>= 1) {
-      const Key& left = nodes_[2 * node];
-      const Key& right = nodes_[2 * node + 1];
-      nodes_[node] = right < left ? right : left;
-    }
+    for (node >>= 1; node >= 1; node >>= 1) nodes_[node] = least_child(node);
   }
   /// set(), climbing only while the least keys change: the nodes above the
   /// first that keeps its least keep theirs too. For keys that change often
@@ -58,9 +54,7 @@ class TournamentTree {
     std::size_t node = width_ + position;
     nodes_[node] = key;
     for (node >>= 1; node >= 1; node >>= 1) {
-      const Key& left = nodes_[2 * node];
-      const Key& right = nodes_[2 * node + 1];
-      const Key& least = right < left ? right : left;
+      const Key& least = least_child(node);
       if (least == nodes_[node]) return;
       nodes_[node] = least;
     }
@@ -95,6 +89,13 @@ class TournamentTree {
   }
 
  private:
+  // The lesser of internal node `node`'s two children (the left on ties).
+  const Key& least_child(std::size_t node) const {
+    const Key& left = nodes_[2 * node];
+    const Key& right = nodes_[2 * node + 1];
+    return right < left ? right : left;
+  }
+
   // The leftmost leaf under `node` (whose least key is <= bound) with key <= bound.
   std::size_t descend_to_first_at_most(std::size_t node, const Key& bound) const {
     while (node < width_) {
