@@ -41,10 +41,17 @@ class TournamentTree {
   const Key& operator[](std::size_t position) const { return nodes_[width_ + position]; }
 
   /// Sets key `position` (< size()) and the least keys above it.
+  // set() and update() each spell out the children's compare: one helper for
+  // both made the compiler inline the simulator's routing step differently
+  // (+0.6 % instructions for every policy on the reference scenario).
   void set(std::size_t position, const Key& key) {
     std::size_t node = width_ + position;
     nodes_[node] = key;
-    for (node >>= 1; node >= 1; node >>= 1) nodes_[node] = least_child(node);
+    for (node >>= 1; node >= 1; node >>= 1) {
+      const Key& left = nodes_[2 * node];
+      const Key& right = nodes_[2 * node + 1];
+      nodes_[node] = right < left ? right : left;
+    }
   }
   /// set(), climbing only while the least keys change: the nodes above the
   /// first that keeps its least keep theirs too. For keys that change often
@@ -54,7 +61,9 @@ class TournamentTree {
     std::size_t node = width_ + position;
     nodes_[node] = key;
     for (node >>= 1; node >= 1; node >>= 1) {
-      const Key& least = least_child(node);
+      const Key& left = nodes_[2 * node];
+      const Key& right = nodes_[2 * node + 1];
+      const Key& least = right < left ? right : left;
       if (least == nodes_[node]) return;
       nodes_[node] = least;
     }
@@ -89,13 +98,6 @@ class TournamentTree {
   }
 
  private:
-  // The lesser of internal node `node`'s two children (the left on ties).
-  const Key& least_child(std::size_t node) const {
-    const Key& left = nodes_[2 * node];
-    const Key& right = nodes_[2 * node + 1];
-    return right < left ? right : left;
-  }
-
   // The leftmost leaf under `node` (whose least key is <= bound) with key <= bound.
   std::size_t descend_to_first_at_most(std::size_t node, const Key& bound) const {
     while (node < width_) {
