@@ -103,5 +103,31 @@ TEST(TournamentTree, OrdersPairKeysLexicographically) {
   EXPECT_EQ(tree.position_of_least(), 0u);
 }
 
+// assign() sets every key at once: the tree answers as one whose keys were
+// set one by one, also when it held other keys before (every node above the
+// leaves is recomputed, not only those above changed keys).
+TEST(TournamentTree, AssignAnswersAsSettingEveryKey) {
+  Rng rng(20261203);
+  for (const std::size_t n : {1u, 2u, 3u, 8u, 9u, 70u}) {
+    TournamentTree<std::int64_t> assigned(n, kEmpty), set(n, kEmpty);
+    for (int round = 0; round < 20; ++round) {
+      std::vector<std::int64_t> keys(n);
+      for (std::int64_t& key : keys) key = static_cast<std::int64_t>(rng.below(6));
+      for (std::size_t p = 0; p < n; ++p) set.set(p, keys[p]);
+      assigned.assign([&](std::size_t p) { return keys[p]; });
+      ASSERT_EQ(assigned.least(), set.least()) << "n " << n << " round " << round;
+      ASSERT_EQ(assigned.position_of_least(), set.position_of_least()) << "n " << n << " round " << round;
+      for (std::size_t from = 0; from <= n; ++from) {
+        if (from < n) {
+          ASSERT_EQ(assigned[from], keys[from]);
+        }
+        for (std::int64_t bound = -1; bound <= 6; ++bound)
+          ASSERT_EQ(assigned.first_at_most(from, bound), scan_first_at_most(keys, from, bound))
+              << "n " << n << " round " << round << " from " << from << " bound " << bound;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace prefixroute

@@ -2,13 +2,12 @@
 
 namespace prefixroute {
 
-void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback,
-                            bool fresh) {
+void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback) {
   const Replica& replica = cluster[r];
   const std::uint32_t c = replica.in_flight();
   const Key key{load.score(replica, r, fallback), replica.scraped().kv_usage};
   const Key& kept = keys_[r];
-  if (!fresh && c == counts_[r] && kept.score == key.score && kept.usage == key.usage) return;  // as it is
+  if (c == counts_[r] && kept.score == key.score && kept.usage == key.usage) return;  // as it is
   tally_.move(counts_[r], c);
   counts_[r] = c;
   keys_.set(r, key);
@@ -17,7 +16,6 @@ void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, 
 
 void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& load) {
   const std::size_t n = cluster.size();
-  const bool fresh = keys_.size() != n || counts_.size() != n;
   if (counts_.size() != n) {  // every replica at count 0 until rekeyed below
     counts_.assign(n, 0);
     tally_ = CountTally(n);
@@ -26,8 +24,19 @@ void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& lo
     keys_ = TournamentTree<Key>(n, Key{kInf, kInf});
     gated_keys_ = TournamentTree<GatedKey>(n, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}});
   }
+  // Every key is new here: the trees are assigned whole (O(R)) rather than
+  // rekeyed one replica at a time (O(R log R)); the same trees.
   fallback_ = -1;
-  for (std::size_t r = 0; r < n; ++r) rekey(cluster, load, r, fallback_, fresh);
+  fresh_keys_.resize(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    const Replica& replica = cluster[r];
+    const std::uint32_t c = replica.in_flight();
+    fresh_keys_[r] = Key{load.score(replica, r, fallback_), replica.scraped().kv_usage};
+    tally_.move(counts_[r], c);
+    counts_[r] = c;
+  }
+  keys_.assign([this](std::size_t r) { return fresh_keys_[r]; });
+  gated_keys_.assign([this](std::size_t r) { return GatedKey{counts_[r], fresh_keys_[r]}; });
   schedule_.keyed(cluster, load);
 }
 
@@ -45,7 +54,7 @@ std::size_t AibrixLoadOrder::choose(const ClusterView& cluster, AibrixLoad& load
   if (schedule_.stale(cluster, load)) {
     rekey_all(cluster, load);
   } else {
-    schedule_.rekey_touched([&](std::size_t r) { rekey(cluster, load, r, fallback_, false); });
+    schedule_.rekey_touched([&](std::size_t r) { rekey(cluster, load, r, fallback_); });
   }
   // The gate of AibrixLoad::gate, on the kept least, most and total counts.
   const std::uint64_t min = gated_keys_.least().count, max = tally_.most(), sum = cluster.total_in_flight();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "prefixroute/base/hashing.h"
+#include "prefixroute/base/hash_sort.h"
 
 namespace prefixroute {
 
@@ -51,9 +52,10 @@ void Chwbl::build_ring(std::size_t replicas) {
   for (std::size_t r = 0; r < replicas; ++r)
     for (std::uint32_t i = 0; i < params_.virtual_nodes; ++i)
       ring_.push_back(Point{point_hash(static_cast<std::uint32_t>(r), i), static_cast<std::uint32_t>(r)});
-  std::sort(ring_.begin(), ring_.end(), [](const Point& a, const Point& b) {
-    return a.hash != b.hash ? a.hash < b.hash : a.replica < b.replica;
-  });
+  // By (hash, replica): the points were pushed in replica order, so a stable
+  // sort by hash alone leaves equal hashes in replica order.
+  std::vector<Point> scratch;
+  stable_sort_by_hash(ring_, scratch, [](const Point& p) { return p.hash; });
   ring_replicas_ = replicas;
   seen_.assign(replicas, 0);
   walk_ = 0;

@@ -70,8 +70,8 @@ void SmgExpectedWait::poll(const ClusterView& cluster, Tick boundary) {
   }
   last_poll_ = boundary;
   if (candidates_ == Candidates::All) {
-    scores_ = TournamentTree<double>(n, std::numeric_limits<double>::infinity());
-    for (std::size_t r = 0; r < n; ++r) scores_.set(r, score(r));
+    if (scores_.size() != n) scores_ = TournamentTree<double>(n, std::numeric_limits<double>::infinity());
+    scores_.assign([this](std::size_t r) { return score(r); });
   }
 }
 

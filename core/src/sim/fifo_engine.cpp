@@ -18,7 +18,7 @@ void FifoEngine::admit(std::uint32_t r, const EngineRequest& request, Tick now, 
   const Replica::Admission a =
       replica.admit_with_decode(request.prompt->view(), now, step_, output, tick_per_output_token_, known_cached);
   events.admitted(request.id, r, a.cached_tokens);
-  std::deque<InFlight>& queue = prefilling_[r];
+  RingQueue<InFlight>& queue = prefilling_[r];
   queue.push_back(InFlight{request.id, request.arrival, a, r, static_cast<std::uint32_t>(output)});
   if (queue.size() == 1) next_first_tokens_.set(r, first_token_key(queue.front()));
   if (record_cache_ops_) {
@@ -61,7 +61,7 @@ std::uint32_t FifoEngine::handle_next_event(EngineEvents& events) {
 
 // The first token of the head of `replica`'s prefill queue, due at `now`.
 void FifoEngine::handle_first_token(std::size_t replica, Tick now, EngineEvents& events) {
-  std::deque<InFlight>& queue = prefilling_[replica];
+  RingQueue<InFlight>& queue = prefilling_[replica];
   const InFlight f = queue.front();
   queue.pop_front();
   next_first_tokens_.set(replica, queue.empty() ? kNoEvent : first_token_key(queue.front()));

@@ -16,7 +16,7 @@
 // leaves past n hold `empty` (a key no query asks for), so they never win.
 // Ties go to the lower position.
 //
-// Cost: set() O(log n); update() O(log n), up to the first node whose least
+// Cost: set() O(log n); assign() (every key at once) O(n); update() O(log n), up to the first node whose least
 // is unchanged (a changed key changes the least only of the subtrees whose
 // least it was or becomes); least() O(1); first_at_most() and
 // position_of_least() O(log n). Memory: 2 * width keys, width = n rounded up
@@ -66,6 +66,19 @@ class TournamentTree {
       const Key& least = right < left ? right : left;
       if (least == nodes_[node]) return;
       nodes_[node] = least;
+    }
+  }
+
+  /// Sets every key, key p = key_of(p), then each node's least from the
+  /// bottom up: O(n), where n calls of set() take O(n log n). The same tree
+  /// as those calls give (each node's least depends only on the keys below).
+  template <typename KeyOf>
+  void assign(KeyOf&& key_of) {
+    for (std::size_t p = 0; p < size_; ++p) nodes_[width_ + p] = key_of(p);
+    for (std::size_t node = width_ - 1; node >= 1; --node) {
+      const Key& left = nodes_[2 * node];
+      const Key& right = nodes_[2 * node + 1];
+      nodes_[node] = right < left ? right : left;
     }
   }
 

@@ -77,8 +77,8 @@ class AibrixLoadOrder {
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
   void rekey_all(const ClusterView& cluster, const AibrixLoad& load);
-  // `fresh`: the structures were just rebuilt (every key must be set).
-  void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback, bool fresh);
+  // Rekeys replica r (a touched one) when its count, score or usage changed.
+  void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback);
   // The positions of `tree` whose key equals its least, in order, into survivors_.
   template <typename K>
   void least_positions(const TournamentTree<K>& tree);
@@ -86,6 +86,7 @@ class AibrixLoadOrder {
   TournamentTree<Key> keys_{0, Key{kInf, kInf}};
   TournamentTree<GatedKey> gated_keys_{0, GatedKey{~std::uint32_t{0}, Key{kInf, kInf}}};
   std::vector<std::uint32_t> counts_;    // per replica, as keyed
+  std::vector<Key> fresh_keys_;          // rekey_all's scratch: every replica's new key
   CountTally tally_;
   AibrixRekeySchedule schedule_;
   std::vector<std::size_t> survivors_;

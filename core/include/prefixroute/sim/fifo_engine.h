@@ -21,11 +21,11 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <queue>
 #include <vector>
 
+#include "prefixroute/base/ring_queue.h"
 #include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/sim/engine.h"
 
@@ -72,7 +72,7 @@ class FifoEngine final : public Engine {
   std::vector<std::uint32_t> decoding_;
   // Per replica, the admitted requests whose first token is still ahead, in
   // admission order (sorted by first token: one FIFO queue).
-  std::vector<std::deque<InFlight>> prefilling_;
+  std::vector<RingQueue<InFlight>> prefilling_;
   TournamentTree<EventKey> next_first_tokens_;  // per replica: its queue's head
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   std::vector<InFlight> in_flight_;  // records of decoding requests, by slot

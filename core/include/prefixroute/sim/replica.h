@@ -21,12 +21,12 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 
 #include "prefixroute/sim/prefill_model.h"
 #include "prefixroute/sim/step_model.h"
 #include "prefixroute/cache/radix_cache.h"
+#include "prefixroute/base/ring_queue.h"
 #include "prefixroute/base/time.h"
 #include "prefixroute/base/token.h"
 
@@ -136,7 +136,7 @@ class Replica {
   std::uint64_t prefill_tokens_ = 0;
   std::uint64_t cached_tokens_ = 0;
   Tick busy_ticks_ = 0;
-  std::deque<Tick> starts_;  // prefill start times of admitted requests, ascending (FIFO)
+  RingQueue<Tick> starts_;  // prefill start times of admitted requests, ascending (FIFO)
   std::uint32_t in_flight_ = 0;
   EngineMetrics scraped_;
   RadixCache* lagged_ = nullptr;  // not owned
