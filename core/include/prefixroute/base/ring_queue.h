@@ -84,11 +84,11 @@ class RingQueue {
   // Slot of the i-th oldest element.
   std::size_t slot(std::size_t i) const { return (head_ + i) & (capacity_ - 1); }
 
-  // Doubles the ring (4 slots the first time), moving the elements to slots
+  // Doubles the ring (8 slots the first time), moving the elements to slots
   // 0 .. size_ - 1 in queue order. The new slots are left unconstructed:
   // only pushed elements are ever constructed there.
   void grow() {
-    const std::size_t larger = capacity_ == 0 ? 4 : 2 * capacity_;
+    const std::size_t larger = capacity_ == 0 ? 8 : 2 * capacity_;
     T* moved = std::allocator<T>{}.allocate(larger);
     for (std::size_t i = 0; i < size_; ++i) {
       std::construct_at(moved + i, std::move(slots_[slot(i)]));

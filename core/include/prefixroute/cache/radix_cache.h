@@ -254,6 +254,8 @@ class RadixCache {
   // Unused pieces a split may leave in the lower part's edge storage; more
   // are given back (split()), so a node's storage stays O(its pieces).
   static constexpr std::size_t kSpareEdgePieces = 4;
+  // Nodes (and eviction candidates) a new cache has room for (constructor).
+  static constexpr std::size_t kInitialNodes = 32;
 
   // (protected, last_access) in one word, protected in the top bit (the
   // clock never reaches 2^63); with the id as the heap's tie-break, heap
