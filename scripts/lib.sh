@@ -24,9 +24,10 @@ ensure_apt() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Native C++ toolchain and libraries (GNU parallel: the shards test runs shards through it).
+# Native C++ toolchain and libraries (GNU parallel: the shards test runs
+# shards through it; lld: the faster linker, CMakeLists.txt, its ld.lld for g++ too).
 ensure_native_deps() {
-  ensure_apt g++ cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev parallel
+  ensure_apt g++ cmake ninja-build lld libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev parallel
 }
 
 # npm packages from package-lock.json, when node_modules is missing or stale.

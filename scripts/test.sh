@@ -7,8 +7,9 @@
 #   3. WebAssembly module: build, TypeScript declarations, Node and Chromium
 #      tests (native == wasm results byte for byte on the presets and 20
 #      random scenarios; the browser checks are required, not skipped)
-#   4. playground: TypeScript check, unit tests of the URL state, production build,
-#      end-to-end tests in headless Chromium
+#   4. playground: unit tests of the URL state, TypeScript check and production
+#      build (scripts/build-web.sh, run by test-e2e.sh), end-to-end tests in
+#      headless Chromium
 #   5. a bounded fuzz run of every libFuzzer target (built in step 2)
 # Each step installs what it needs when missing (apt as root, npm ci).
 source "$(dirname "$0")/lib.sh"
@@ -32,8 +33,7 @@ cd "$ROOT"
 npx --no-install tsc -p wasm/tsconfig.json
 PREFIXROUTE_REQUIRE_BROWSER=1 node --test tests/js/
 
-log "4/5 playground: typecheck, unit tests, build, browser tests"
-npx --no-install tsc -p web/tsconfig.json
+log "4/5 playground: unit tests, typecheck + build, browser tests"
 bash "$ROOT/scripts/test-web-unit.sh"
 bash "$ROOT/scripts/test-e2e.sh"
 

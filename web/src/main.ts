@@ -500,7 +500,7 @@ class Playground {
     const w = results.workload;
     const what = trace && result.trace ? `Replayed ${result.trace.name}: ` : '';
     this.setStatus(`${what}${formatCountOf(w.requests, 'request')} × ${formatCountOf(results.results.length, 'policy', 'policies')}, simulated in ${formatCount(result.elapsedMs)} ms. Trace ${w.fingerprint}.`);
-    // Machine-readable, for the abuse tests (1,000 re-runs must not grow memory).
+    // Machine-readable, for the abuse tests (hundreds of re-runs must not grow memory).
     const status = byId('status');
     status.dataset.wasmHeapBytes = String(result.memory.heapBytes);
     status.dataset.wasmInUseBytes = String(result.memory.inUseBytes);
