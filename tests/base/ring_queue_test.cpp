@@ -43,15 +43,19 @@ TEST(RingQueue, AgreesWithADequeOnRandomPushesAndPops) {
 // Growth while the head is mid-ring lays the elements out in queue order.
 TEST(RingQueue, GrowingWhileWrappedKeepsTheOrder) {
   RingQueue<int> ring;
-  for (int i = 0; i < 4; ++i) ring.push_back(i);
+  ring.push_back(0);
+  const std::size_t capacity = ring.capacity();
+  ASSERT_GE(capacity, 2u);
+  for (int i = 1; i < static_cast<int>(capacity); ++i) ring.push_back(i);
   ring.pop_front();
   ring.pop_front();
-  ring.push_back(4);
-  ring.push_back(5);  // slots: 4 5 2 3, head at 2
-  ASSERT_EQ(ring.capacity(), 4u);
-  ring.push_back(6);  // grows
-  EXPECT_EQ(ring.capacity(), 8u);
-  for (int expected = 2; expected <= 6; ++expected) {
+  const int last = static_cast<int>(capacity) + 1;
+  ring.push_back(last - 1);
+  ring.push_back(last);  // full, the head at slot 2 and the newest at slot 1
+  ASSERT_EQ(ring.capacity(), capacity);
+  ring.push_back(last + 1);  // grows
+  EXPECT_EQ(ring.capacity(), 2 * capacity);
+  for (int expected = 2; expected <= last + 1; ++expected) {
     ASSERT_EQ(ring.front(), expected);
     ring.pop_front();
   }
