@@ -489,28 +489,22 @@ class Playground {
     this.charts.update(results, result.cdf);
     this.timeline?.update(result.timelines, (name) => this.policyLabel(name));
 
-    // The address bar, the sweep panel, the embed box and the status follow in a
-    // task of their own: history.replaceState alone took 30 - 60 ms of the result's
-    // task in Chromium (120,000 requests, e2e), and no main-thread task may take
-    // 50 ms. The status, with the run count the tests wait on, comes last.
-    setTimeout(() => guard('show the results', () => {
-      if (!this.state.embed) {
-        // The address bar always holds the scenario on screen; replaceState keeps history clean.
-        this.writeUrl();
-        this.sweep?.scenarioChanged();
-      }
-      this.embedBox?.update(this.state, trace?.source.kind === 'file' ? trace.source.file : null);
-      // The full page, on the scenario shown here (the embed layout has no sweep to pass on).
-      byId<HTMLAnchorElement>('open-full').href = shareLink({ ...this.state, sweep: defaultPageState().sweep, embed: false });
-      const w = results.workload;
-      const what = trace && result.trace ? `Replayed ${result.trace.name}: ` : '';
-      this.setStatus(`${what}${formatCountOf(w.requests, 'request')} × ${formatCountOf(results.results.length, 'policy', 'policies')}, simulated in ${formatCount(result.elapsedMs)} ms. Trace ${w.fingerprint}.`);
-      // Machine-readable, for the abuse tests (hundreds of re-runs must not grow memory).
-      const status = byId('status');
-      status.dataset.wasmHeapBytes = String(result.memory.heapBytes);
-      status.dataset.wasmInUseBytes = String(result.memory.inUseBytes);
-      status.dataset.runs = String(Number(status.dataset.runs ?? '0') + 1);
-    }), 0);
+    if (!this.state.embed) {
+      // The address bar always holds the scenario on screen; replaceState keeps history clean.
+      this.writeUrl();
+      this.sweep?.scenarioChanged();
+    }
+    this.embedBox?.update(this.state, trace?.source.kind === 'file' ? trace.source.file : null);
+    // The full page, on the scenario shown here (the embed layout has no sweep to pass on).
+    byId<HTMLAnchorElement>('open-full').href = shareLink({ ...this.state, sweep: defaultPageState().sweep, embed: false });
+    const w = results.workload;
+    const what = trace && result.trace ? `Replayed ${result.trace.name}: ` : '';
+    this.setStatus(`${what}${formatCountOf(w.requests, 'request')} × ${formatCountOf(results.results.length, 'policy', 'policies')}, simulated in ${formatCount(result.elapsedMs)} ms. Trace ${w.fingerprint}.`);
+    // Machine-readable, for the abuse tests (hundreds of re-runs must not grow memory).
+    const status = byId('status');
+    status.dataset.wasmHeapBytes = String(result.memory.heapBytes);
+    status.dataset.wasmInUseBytes = String(result.memory.inUseBytes);
+    status.dataset.runs = String(Number(status.dataset.runs ?? '0') + 1);
   }
 
   /** The preset whose non-default values are exactly the scenario's, else "custom". */
