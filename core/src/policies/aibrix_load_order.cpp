@@ -2,14 +2,23 @@
 
 namespace prefixroute {
 
+AibrixLoadOrder::Key AibrixLoadOrder::key_now(const Replica& replica, const AibrixLoad& load, std::size_t r,
+                                              double& fallback) {
+  return Key{load.score(replica, r, fallback), replica.scraped().kv_usage};
+}
+
+void AibrixLoadOrder::recount(std::size_t r, std::uint32_t c) {
+  tally_.move(counts_[r], c);
+  counts_[r] = c;
+}
+
 void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback) {
   const Replica& replica = cluster[r];
   const std::uint32_t c = replica.in_flight();
-  const Key key{load.score(replica, r, fallback), replica.scraped().kv_usage};
+  const Key key = key_now(replica, load, r, fallback);
   const Key& kept = keys_[r];
   if (c == counts_[r] && kept.score == key.score && kept.usage == key.usage) return;  // as it is
-  tally_.move(counts_[r], c);
-  counts_[r] = c;
+  recount(r, c);
   keys_.set(r, key);
   gated_keys_.set(r, GatedKey{c, key});
 }
@@ -29,11 +38,8 @@ void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& lo
   fallback_ = -1;
   fresh_keys_.resize(n);
   for (std::size_t r = 0; r < n; ++r) {
-    const Replica& replica = cluster[r];
-    const std::uint32_t c = replica.in_flight();
-    fresh_keys_[r] = Key{load.score(replica, r, fallback_), replica.scraped().kv_usage};
-    tally_.move(counts_[r], c);
-    counts_[r] = c;
+    fresh_keys_[r] = key_now(cluster[r], load, r, fallback_);
+    recount(r, cluster[r].in_flight());
   }
   keys_.assign([this](std::size_t r) { return fresh_keys_[r]; });
   gated_keys_.assign([this](std::size_t r) { return GatedKey{counts_[r], fresh_keys_[r]}; });

@@ -43,13 +43,13 @@ class IndexedMinHeap {
   /// The key `id` was pushed with. Requires contains(id).
   Key key(Id id) const { return entries_[position_[id]].key(); }
 
-  /// Adds `id` (not contained) with `key`.
   /// Room for `n` entries and ids below `n` without reallocating.
   void reserve(std::size_t n) {
     entries_.reserve(n);
     position_.reserve(n);
   }
 
+  /// Adds `id` (not contained) with `key`.
   void push(Id id, Key key) {
     if (id >= position_.size()) position_.resize(static_cast<std::size_t>(id) + 1, kAbsent);
     entries_.push_back(make_entry(key, id));

@@ -16,8 +16,8 @@
 // leaves past n hold `empty` (a key no query asks for), so they never win.
 // Ties go to the lower position.
 //
-// Cost: set() O(log n); assign() (every key at once) O(n); update() O(log n), up to the first node whose least
-// is unchanged (a changed key changes the least only of the subtrees whose
+// Cost: set() O(log n); assign() (every key at once) O(n); update() O(log n),
+// up to the first node whose least is unchanged (a changed key changes the least only of the subtrees whose
 // least it was or becomes); least() O(1); first_at_most() and
 // position_of_least() O(log n). Memory: 2 * width keys, width = n rounded up
 // to a power of two.

@@ -77,6 +77,10 @@ class AibrixLoadOrder {
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
   void rekey_all(const ClusterView& cluster, const AibrixLoad& load);
+  // Replica r's key as AibrixLoad scores it now.
+  static Key key_now(const Replica& replica, const AibrixLoad& load, std::size_t r, double& fallback);
+  // Records replica r's count c (counts_ and tally_).
+  void recount(std::size_t r, std::uint32_t c);
   // Rekeys replica r (a touched one) when its count, score or usage changed.
   void rekey(const ClusterView& cluster, const AibrixLoad& load, std::size_t r, double& fallback);
   // The positions of `tree` whose key equals its least, in order, into survivors_.
