@@ -5,7 +5,7 @@
 #   build/wasm/wasm/prefixroute.mjs + prefixroute.wasm   (the build)
 #   web/src/generated/prefixroute.mjs + .wasm + .d.mts   (gitignored copies for Vite)
 source "$(dirname "$0")/lib.sh"
-ensure_apt emscripten nlohmann-json3-dev cmake ninja-build
+ensure_apt emscripten nlohmann-json3-dev robin-map-dev cmake ninja-build
 
 # emcc's JavaScript optimizer needs acorn from Debian's node modules.
 export NODE_PATH=/usr/share/nodejs

@@ -10,17 +10,18 @@
 //
 // Children are only ever looked up by first token, so where a link is kept
 // changes no answer. The node owns its vector and its wide flag, the tree
-// owns the map (a WideLinks member); these functions keep them consistent. Cost: find O(log kWide) or one hash lookup; insert/erase
+// owns the map (a WideLinks member, wide_links.h); these functions keep them
+// consistent. Cost: find O(log kWide) or one hash lookup; insert/erase
 // O(kWide) or O(1) expected; a node turning wide moves kWide + 1 links once.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "prefixroute/base/token.h"
+#include "prefixroute/cache/wide_links.h"
 #include "sorted_children.h"
 
 namespace prefixroute::child_links {
@@ -28,9 +29,7 @@ namespace prefixroute::child_links {
 /// Children past which a node's links move to the map.
 inline constexpr std::size_t kWide = 64;
 
-/// (node, first token) -> child, for the wide nodes of one tree.
-template <typename NodeId>
-using WideLinks = std::unordered_map<std::uint64_t, NodeId>;
+using prefixroute::WideLinks;
 
 template <typename NodeId>
 std::uint64_t key(NodeId parent, Token first) {
@@ -91,7 +90,7 @@ template <typename Child, typename NodeId>
 void replace(WideLinks<NodeId>& map, std::vector<Child>& children, bool wide, NodeId parent, Token first,
              NodeId node) {
   if (wide) {
-    map.find(key(parent, first))->second = node;
+    map.find(key(parent, first)).value() = node;
   } else {
     sorted_children::replace(children, first, node);
   }

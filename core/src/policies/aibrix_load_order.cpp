@@ -19,8 +19,8 @@ void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, 
   const Key& kept = keys_[r];
   if (c == counts_[r] && kept.score == key.score && kept.usage == key.usage) return;  // as it is
   recount(r, c);
-  keys_.set(r, key);
-  gated_keys_.set(r, GatedKey{c, key});
+  keys_.update(r, key);
+  gated_keys_.update(r, GatedKey{c, key});
 }
 
 void AibrixLoadOrder::rekey_all(const ClusterView& cluster, const AibrixLoad& load) {

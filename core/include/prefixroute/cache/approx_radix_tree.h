@@ -65,13 +65,13 @@
 #include <cstdint>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "prefixroute/base/content.h"
 #include "prefixroute/base/token.h"
 #include "prefixroute/cache/held_prefix.h"
+#include "prefixroute/cache/wide_links.h"
 
 namespace prefixroute {
 
@@ -172,7 +172,7 @@ class ApproxRadixTree {
 
   std::vector<Node> nodes_;
   std::vector<NodeId> free_;
-  std::unordered_map<std::uint64_t, NodeId> wide_links_;  // (node, first token) -> child of a wide node
+  WideLinks<NodeId> wide_links_;  // (node, first token) -> child of a wide node
   std::vector<std::uint64_t> tokens_;        // per replica
   std::vector<std::set<LeafKey>> leaves_;    // per replica
   std::uint64_t size_ = 0;

@@ -50,13 +50,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "prefixroute/base/content.h"
 #include "prefixroute/base/token.h"
 #include "prefixroute/cache/held_groups.h"
 #include "prefixroute/cache/held_prefix.h"
+#include "prefixroute/cache/wide_links.h"
 
 namespace prefixroute {
 
@@ -147,7 +147,7 @@ class PrefixIndex {
   std::vector<Node> nodes_;
   std::vector<std::uint64_t> bits_;  // nodes_.size() * words_ holder bits
   std::vector<NodeId> free_;
-  std::unordered_map<std::uint64_t, NodeId> wide_links_;  // (node, first token) -> child of a wide node
+  WideLinks<NodeId> wide_links_;  // (node, first token) -> child of a wide node
   // end_[r][n]: the shared node at whose end replica r's cache node n ends.
   std::vector<std::vector<NodeId>> end_;
   mutable std::vector<std::size_t> depth_;  // match_held's scratch, per replica

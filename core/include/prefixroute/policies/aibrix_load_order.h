@@ -31,8 +31,10 @@
 // and usage as AibrixLoad::score computes them now, counts_[r] its count,
 // and tally_ holds every counts_[r].
 // Cost: choose O((1 + survivors) log R), survivors being the replicas at the
-// least key (each is visited); a touched replica O(log R); rekeying every
-// replica O(R log R), once per scrape or per sample of the estimates.
+// least key (each is visited); a touched replica O(log R), climbing only
+// while a tree's least keys change (TournamentTree::update: a replica whose
+// count rose is rarely a large subtree's least); rekeying every replica
+// O(R), once per scrape or per sample of the estimates.
 #pragma once
 
 #include <cstddef>
@@ -68,11 +70,13 @@ class AibrixLoadOrder {
     double score;
     double usage;
     bool operator<(const Key& o) const { return score < o.score || (score == o.score && usage < o.usage); }
+    bool operator==(const Key&) const = default;
   };
   struct GatedKey {  // the gated order: the least count first
     std::uint32_t count;
     Key key;
     bool operator<(const GatedKey& o) const { return count < o.count || (count == o.count && key < o.key); }
+    bool operator==(const GatedKey&) const = default;
   };
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
