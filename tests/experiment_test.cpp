@@ -12,7 +12,7 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload/workload.h"
 
-namespace prefixroute {
+namespace prefixroute::experiment_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -242,4 +242,4 @@ TEST_F(Experiment, CancellingAtTheStartRunsNothing) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::experiment_test

@@ -14,7 +14,7 @@
 #include "prefixroute/experiment.h"
 #include "prefixroute/scenario.h"
 
-namespace prefixroute {
+namespace prefixroute::failure_modes_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -86,4 +86,4 @@ TEST_P(FailureMode, TheFailingPolicyIsWorseThanTheFixByTheStatedMargin) {
 INSTANTIATE_TEST_SUITE_P(Presets, FailureMode, ::testing::Range(0, 6));
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::failure_modes_test

@@ -12,7 +12,7 @@
 #include "prefixroute/hardware_summary.h"
 #include "prefixroute/scenario.h"
 
-namespace prefixroute {
+namespace prefixroute::hardware_scenario_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -186,4 +186,4 @@ TEST(HardwareScenario, ResultsGainHardwareAndBatchedMetricsOnlyWhereTheyApply) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::hardware_scenario_test

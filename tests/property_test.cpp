@@ -29,7 +29,7 @@
 #include "field_errors.h"
 #include "random_scenario.h"
 
-namespace prefixroute {
+namespace prefixroute::property_test {
 namespace {
 
 #if PREFIXROUTE_TESTS_SANITIZED
@@ -219,14 +219,14 @@ TEST_F(RandomScenarios, TheSameScenarioGivesTheSameResultsJson) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::property_test
 
 // ---------------------------------------------------------------------------
 // Hostile input: what the fuzzers found, kept as specifications. Each is
 // refused with a message (or computed exactly) before anything large is
 // allocated or any int64 tick overflows.
 
-namespace prefixroute {
+namespace prefixroute::property_test {
 namespace {
 
 using testsupport::has_error;
@@ -333,4 +333,4 @@ TEST(HostileInput, MeanTtftOfHugeWaitsDoesNotOverflow) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::property_test

@@ -19,7 +19,7 @@
 #include "prefixroute/shard.h"
 #include "prefixroute/workload/trace_reader.h"
 
-namespace prefixroute {
+namespace prefixroute::replayed_trace_test {
 namespace {
 
 // `text` as a file, read by spill_trace.
@@ -199,4 +199,4 @@ TEST(ReplayedTrace, OutOfOrderLinesAreSkippedAlikeUnderSkip) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::replayed_trace_test

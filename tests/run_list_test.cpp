@@ -17,7 +17,7 @@
 #include "prefixroute/sweep.h"
 #include "small_scenarios.h"
 
-namespace prefixroute {
+namespace prefixroute::run_list_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -350,4 +350,4 @@ TEST(Progress, ACancelledReportNamesItsWorkloadsFingerprint) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::run_list_test

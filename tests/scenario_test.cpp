@@ -15,7 +15,7 @@
 #include "prefixroute/base/random.h"
 #include "field_errors.h"
 
-namespace prefixroute {
+namespace prefixroute::scenario_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -664,4 +664,4 @@ TEST(ScenarioSchema, PoliciesEnumListsTheCatalogue) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::scenario_test

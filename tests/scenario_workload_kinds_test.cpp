@@ -17,7 +17,7 @@
 #include "prefixroute/workload/session_workload.h"
 #include "prefixroute/workload/synthetic.h"
 
-namespace prefixroute {
+namespace prefixroute::scenario_workload_kinds_test {
 namespace {
 
 using testsupport::has_error;
@@ -340,4 +340,4 @@ TEST(WorkloadKind, EveryKindRunsEveryPolicy) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::scenario_workload_kinds_test

@@ -9,7 +9,7 @@
 
 #include "small_scenarios.h"
 
-namespace prefixroute {
+namespace prefixroute::shard_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -208,4 +208,4 @@ TEST_F(MergeRefuses, AMalformedRun) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::shard_test

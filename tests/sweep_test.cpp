@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace prefixroute {
+namespace prefixroute::sweep_test {
 namespace {
 
 SweepSpec parsed(const std::string& text) {
@@ -133,4 +133,4 @@ TEST(SweepJson, MarksExactlyTheUndominatedPoints) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::sweep_test

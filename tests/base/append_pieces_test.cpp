@@ -12,7 +12,7 @@
 #include "prefixroute/base/content.h"
 #include "prefixroute/base/random.h"
 
-namespace prefixroute {
+namespace prefixroute::append_pieces_test {
 namespace {
 
 // Tokens [from, from + n) of `source`, piece by piece through push_piece.
@@ -63,4 +63,4 @@ TEST(AppendPieces, EqualsPushingTheStretchPieceByPiece) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::append_pieces_test

@@ -10,7 +10,7 @@
 
 #include "../../core/src/base/first_difference.h"
 
-namespace prefixroute {
+namespace prefixroute::first_difference_test {
 namespace {
 
 std::size_t one_at_a_time(const Token* a, const Token* b, std::size_t from, std::size_t limit) {
@@ -53,4 +53,4 @@ TEST(FirstDifference, FindsTheFirstOfSeveralDifferences) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::first_difference_test

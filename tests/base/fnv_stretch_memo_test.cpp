@@ -13,7 +13,7 @@
 #include "prefixroute/base/hashing.h"
 #include "prefixroute/workload/workload.h"
 
-namespace prefixroute {
+namespace prefixroute::fnv_stretch_memo_test {
 namespace {
 
 using hashing::FnvStretchMemo;
@@ -116,4 +116,4 @@ TEST(FnvStretchMemo, AWorkloadsFingerprintIsFnvOverEveryRequestsTokens) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::fnv_stretch_memo_test

@@ -12,7 +12,7 @@
 
 #include "prefixroute/base/random.h"
 
-namespace prefixroute {
+namespace prefixroute::hash_sort_test {
 namespace {
 
 struct Item {
@@ -49,4 +49,4 @@ TEST(StableSortByHash, EqualsStdStableSort) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::hash_sort_test

@@ -12,7 +12,7 @@
 
 #include "prefixroute/base/hashing.h"
 
-namespace prefixroute {
+namespace prefixroute::hashing_test {
 namespace {
 
 /// FNV-1a 64 as published: XOR a byte, multiply by the prime, for each of
@@ -63,4 +63,4 @@ TEST(Hashing, FeedTokensEqualsFeedingEachToken) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::hashing_test

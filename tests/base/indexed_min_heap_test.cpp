@@ -12,7 +12,7 @@
 
 #include "prefixroute/base/random.h"
 
-namespace prefixroute {
+namespace prefixroute::indexed_min_heap_test {
 namespace {
 
 TEST(IndexedMinHeap, AgreesWithAnOrderedSetAfterEveryOperation) {
@@ -66,4 +66,4 @@ TEST(IndexedMinHeap, ErasingAnAbsentIdChangesNothing) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::indexed_min_heap_test

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace prefixroute {
+namespace prefixroute::parallel_test {
 namespace {
 
 TEST(ParallelFor, RunsEveryTaskOnceWithResultsStoredByIndex) {
@@ -70,4 +70,4 @@ TEST(ParallelFor, RethrowsTheFirstExceptionAfterTheOthersFinish) {
 TEST(HardwareJobs, IsAtLeastOne) { EXPECT_GE(hardware_jobs(), 1u); }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::parallel_test

@@ -12,7 +12,7 @@
 
 #include "prefixroute/base/random.h"
 
-namespace prefixroute {
+namespace prefixroute::ranked_keys_test {
 namespace {
 
 TEST(RankedKeys, AnswersAsASortedListOfKeyAndSlot) {
@@ -82,4 +82,4 @@ TEST(RankedKeys, AChangedKeyMovesPastTheKeysBetweenAndEqualKeysStayInSlotOrder) 
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::ranked_keys_test

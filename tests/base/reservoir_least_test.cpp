@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace prefixroute {
+namespace prefixroute::reservoir_least_test {
 namespace {
 
 std::size_t scan(const std::vector<double>& keys, Rng& rng) {
@@ -50,4 +50,4 @@ TEST(ReservoirLeast, PicksAsTheScanWithTheSameDraws) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::reservoir_least_test

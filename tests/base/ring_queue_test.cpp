@@ -12,7 +12,7 @@
 
 #include "prefixroute/base/random.h"
 
-namespace prefixroute {
+namespace prefixroute::ring_queue_test {
 namespace {
 
 // Random pushes and pops (pushes a little more likely, so the queue grows
@@ -86,4 +86,4 @@ TEST(RingQueue, CopiesAndMovesKeepTheElements) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::ring_queue_test

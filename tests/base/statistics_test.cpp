@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-namespace prefixroute {
+namespace prefixroute::statistics_test {
 namespace {
 
 // Relative closeness: the table's entries are the doubles nearest the exact
@@ -103,4 +103,4 @@ TEST(Distinguishable, ZeroWidthIntervalsAreDistinguishableUnlessEqual) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::statistics_test

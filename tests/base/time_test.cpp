@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-namespace prefixroute {
+namespace prefixroute::time_test {
 namespace {
 
 TEST(SecondsToTicks, RoundsToTheNearestNanosecond) {
@@ -29,4 +29,4 @@ TEST(SecondsToTicksSaturating, BeyondTheTickRangeGivesTheLargestTick) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::time_test

@@ -14,7 +14,7 @@
 
 #include "prefixroute/base/random.h"
 
-namespace prefixroute {
+namespace prefixroute::tournament_tree_test {
 namespace {
 
 constexpr std::int64_t kEmpty = std::numeric_limits<std::int64_t>::max();
@@ -130,4 +130,4 @@ TEST(TournamentTree, AssignAnswersAsSettingEveryKey) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::tournament_tree_test

@@ -14,7 +14,7 @@
 #include "prefixroute/cache/cache_bounds.h"
 #include "prefixroute/workload/block_trace.h"
 
-namespace prefixroute {
+namespace prefixroute::block_ideal_bound_test {
 namespace {
 
 // A block trace built request by request: block ids and input lengths.
@@ -247,4 +247,4 @@ TEST(BlockIdealBound, DeclinesWhatItCannotDescribe) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::block_ideal_bound_test

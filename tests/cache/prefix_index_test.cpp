@@ -16,7 +16,7 @@
 #include "prefixroute/base/random.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::prefix_index_test {
 namespace {
 
 using Tokens = std::vector<Token>;
@@ -238,4 +238,4 @@ TEST(PrefixIndexLockstep, WideNodesStayExact) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::prefix_index_test

@@ -16,7 +16,7 @@
 #include "prefixroute/cache/radix_cache.h"
 #include "token_radix_cache.h"
 
-namespace prefixroute {
+namespace prefixroute::radix_cache_lockstep_test {
 namespace {
 
 using testsupport::TokenRadixCache;
@@ -177,4 +177,4 @@ TEST(RunBasedCache, KeepsPiecesNotTokens) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::radix_cache_lockstep_test

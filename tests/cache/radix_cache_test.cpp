@@ -17,7 +17,7 @@
 #include "reference_radix_cache.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::radix_cache_test {
 namespace {
 
 using reference::brute_force_match;
@@ -692,4 +692,4 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::radix_cache_test

@@ -16,7 +16,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::aibrix_load_balance_test {
 namespace {
 
 using testsupport::make_replicas;
@@ -286,4 +286,4 @@ TEST(AibrixLoadBalance, TheOrderStructuresChooseAsTheScan) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::aibrix_load_balance_test

@@ -19,7 +19,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::aibrix_prefix_test {
 namespace {
 
 using testsupport::cache_prefix;
@@ -431,4 +431,4 @@ TEST(AibrixPrefix, SinglesOfOnePercentAreFinalistsOnlyWhenLessLoadedThanTheOnesB
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::aibrix_prefix_test

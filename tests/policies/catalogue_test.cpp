@@ -13,7 +13,7 @@
 #include "prefixroute/policies/affinity_balanced.h"
 #include "prefixroute/scenario.h"
 
-namespace prefixroute {
+namespace prefixroute::catalogue_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -216,4 +216,4 @@ TEST(RecommendedPolicy, ExactlyOneBuiltInEntryIsMarkedAndItIsTheRecommendedPolic
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::catalogue_test

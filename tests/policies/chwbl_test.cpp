@@ -17,7 +17,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::chwbl_test {
 namespace {
 
 using testsupport::make_replicas;  // caches of 1000 tokens
@@ -178,4 +178,4 @@ TEST(Chwbl, TenantsStickUnderLightLoad) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::chwbl_test

@@ -20,7 +20,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::dynamo_kv_test {
 namespace {
 
 using testsupport::cache_prefix;
@@ -584,4 +584,4 @@ TEST(DynamoKv, SameScenarioSameRun) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::dynamo_kv_test

@@ -11,7 +11,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-using namespace prefixroute;
+namespace prefixroute::expected_ttft_test {
 
 namespace {
 
@@ -252,3 +252,5 @@ TEST(ExpectedTtft, ChoiceIsTheScansLeastCostThenMatchThenInFlightThenRotation) {
   check_choice_against_scan(70, 0.5, 4);
   check_choice_against_scan(70, 2.0, 5);
 }
+
+}  // namespace prefixroute::expected_ttft_test

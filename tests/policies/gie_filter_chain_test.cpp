@@ -16,7 +16,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::gie_filter_chain_test {
 namespace {
 
 using testsupport::make_replicas;
@@ -175,4 +175,4 @@ TEST(GieFilterChain, ChoiceIsTheFilterTreeOfTheLastScrapeAndASeededDraw) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::gie_filter_chain_test

@@ -18,7 +18,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::llmd_epp_test {
 namespace {
 
 using testsupport::concat;
@@ -531,4 +531,4 @@ TEST(LlmdEpp, SimulationIsDeterministicAndPredicts) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::llmd_epp_test

@@ -13,7 +13,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::lmetric_test {
 namespace {
 
 using testsupport::cache_prefix;
@@ -180,4 +180,4 @@ TEST(LMetric, ChoiceIsTheScansLeastScoreAndSeededDraw) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::lmetric_test

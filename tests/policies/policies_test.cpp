@@ -17,7 +17,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::policies_test {
 namespace {
 
 using testsupport::Tokens;
@@ -476,4 +476,4 @@ TEST(ClusterView, MatchGroupsIsTheSameWithAndWithoutTheIndexAndIsRemembered) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::policies_test

@@ -17,7 +17,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::preble_e2_test {
 namespace {
 
 using testsupport::concat;
@@ -272,4 +272,4 @@ TEST(PrebleE2, InASimulationEveryDecodingRequestLeavesTheLoadOnCompletion) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::preble_e2_test

@@ -16,7 +16,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::prodstack_prefix_test {
 namespace {
 
 using testsupport::cache_prefix;
@@ -163,4 +163,4 @@ TEST(ProdstackPrefix, ChoiceIsTheSeededDrawAmongTheLongestChunkMatches) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::prodstack_prefix_test

@@ -10,7 +10,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::random_test {
 namespace {
 
 using testsupport::cache_prefix;
@@ -58,4 +58,4 @@ TEST(RandomChoice, TheSeedDecidesTheSequence) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::random_test

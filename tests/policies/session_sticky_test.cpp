@@ -17,7 +17,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::session_sticky_test {
 namespace {
 
 using testsupport::cache_prefix;
@@ -196,4 +196,4 @@ TEST(SessionSticky, InASimulationHardAffinityKeepsEachSessionOnOneReplica) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::session_sticky_test

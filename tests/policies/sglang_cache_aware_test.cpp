@@ -20,7 +20,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::sglang_cache_aware_test {
 namespace {
 
 using testsupport::concat;
@@ -645,4 +645,4 @@ TEST(ApproxRadixTree, WideNodesAgreeWithTheModelUnderInsertsAndTrims) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::sglang_cache_aware_test

@@ -15,7 +15,7 @@
 #include "replicas.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::smg_least_load_test {
 namespace {
 
 using testsupport::make_replicas;
@@ -261,4 +261,4 @@ TEST(SmgPowerOfTwo, IsCataloguedWithLeastLoadsParameters) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::smg_least_load_test

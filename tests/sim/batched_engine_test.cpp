@@ -15,7 +15,7 @@
 #include "prefixroute/sim/simulator.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::batched_engine_test {
 namespace {
 
 using testsupport::concat;
@@ -371,4 +371,4 @@ TEST(BatchedEngine, KvHeldNeverExceedsCapacityExceptALoneOvercommit) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::batched_engine_test

@@ -10,7 +10,7 @@
 #include "prefixroute/hardware_summary.h"
 #include "prefixroute/scenario.h"
 
-namespace prefixroute {
+namespace prefixroute::batched_throughput_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -76,4 +76,4 @@ TEST(BatchedThroughput, SaturatedDecodeRunsMaxRunningTokensPerStep) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::batched_throughput_test

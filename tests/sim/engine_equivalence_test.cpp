@@ -33,7 +33,7 @@
 #include "prefixroute/policies/round_robin.h"
 #include "prefixroute/workload/workload.h"
 
-namespace prefixroute {
+namespace prefixroute::engine_equivalence_test {
 namespace {
 
 using Json = nlohmann::json;
@@ -170,4 +170,4 @@ TEST(BatchedSimulation, ARequestArrivingAsAStepEndsJoinsTheStepFormedThen) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::engine_equivalence_test

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <string>
 
-namespace prefixroute {
+namespace prefixroute::hardware_test {
 namespace {
 
 HardwareSettings on(const std::string& model, const std::string& gpu = "h100", std::uint32_t tp = 1) {
@@ -203,4 +203,4 @@ TEST(HardwarePresets, EveryConstantHasASource) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::hardware_test

@@ -12,7 +12,7 @@
 
 #include "prefixroute/base/random.h"
 
-namespace prefixroute {
+namespace prefixroute::in_flight_order_test {
 namespace {
 
 TEST(InFlightOrder, AgreesWithAScanAfterEveryChange) {
@@ -39,4 +39,4 @@ TEST(InFlightOrder, AgreesWithAScanAfterEveryChange) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::in_flight_order_test

@@ -17,7 +17,7 @@
 #include "prefixroute/workload/workload.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::router_instances_test {
 namespace {
 
 constexpr Tick kMs = kTicksPerMillisecond;
@@ -181,4 +181,4 @@ TEST(RouterInstances, RefusesAnInstanceCountOutsideItsRange) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::router_instances_test

@@ -13,7 +13,7 @@
 #include "prefixroute/workload/workload.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::router_queue_test {
 namespace {
 
 constexpr Tick kMs = kTicksPerMillisecond;
@@ -215,4 +215,4 @@ TEST(DynamoRouterQueue, TheTimelineFilesHeldRequestsByTheirArrival) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::router_queue_test

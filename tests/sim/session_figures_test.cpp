@@ -14,7 +14,7 @@
 #include "prefixroute/sim/session_tally.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::session_figures_test {
 namespace {
 
 using testsupport::concat;
@@ -151,4 +151,4 @@ TEST(SessionFigures, ReplicatesAverageThemWithIntervals) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::session_figures_test

@@ -16,7 +16,7 @@
 #include "prefixroute/workload/workload.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::simulator_test {
 namespace {
 
 using testsupport::run_of;
@@ -413,4 +413,4 @@ TEST(Queueing, MeanWaitMatchesMD1AtEightyPercentLoad) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::simulator_test

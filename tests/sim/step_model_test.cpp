@@ -10,7 +10,7 @@
 
 #include "prefixroute/base/random.h"
 
-namespace prefixroute {
+namespace prefixroute::step_model_test {
 namespace {
 
 StepModel rate_only(double tokens_per_s) { return StepModel{PrefillModel{tokens_per_s}, {}}; }
@@ -86,4 +86,4 @@ TEST(StepModel, AbsurdCostsAreClampedToTheLongestStep) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::step_model_test

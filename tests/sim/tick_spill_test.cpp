@@ -18,7 +18,7 @@
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
 
-namespace prefixroute {
+namespace prefixroute::tick_spill_test {
 namespace {
 
 // The ranks the summary asks for, the extremes and a few between.
@@ -133,4 +133,4 @@ TEST(TickSpill, ASpilledRunSummarisesAsOneInMemory) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::tick_spill_test

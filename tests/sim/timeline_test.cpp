@@ -13,7 +13,7 @@
 #include "prefixroute/workload/workload.h"
 #include "tokens.h"
 
-namespace prefixroute {
+namespace prefixroute::timeline_test {
 namespace {
 
 using testsupport::run_of;
@@ -195,4 +195,4 @@ TEST(Timeline, BatchedCellsAreTheMeansOfTheRunsSamples) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::timeline_test

@@ -13,7 +13,7 @@
 #include "prefixroute/replay.h"
 #include "prefixroute/workload/trace_reader.h"
 
-using namespace prefixroute;
+namespace prefixroute::bailian_trace_test {
 
 namespace {
 
@@ -285,3 +285,5 @@ TEST(BailianReplay, OneUnboundedCacheHitsTheDirectlyCountedBound) {
   EXPECT_EQ(report.outcomes[0].summary.cached_tokens, direct);
   EXPECT_EQ(report.ideal.cached_tokens, direct);
 }
+
+}  // namespace prefixroute::bailian_trace_test

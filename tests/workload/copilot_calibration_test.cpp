@@ -22,7 +22,7 @@
 #include "prefixroute/scenario.h"
 #include "prefixroute/workload/session_workload.h"
 
-namespace prefixroute {
+namespace prefixroute::copilot_calibration_test {
 namespace {
 
 #if PREFIXROUTE_TESTS_SANITIZED
@@ -104,4 +104,4 @@ TEST(CopilotCalibration, WithoutCompactionSessionsWouldReuseFarMore) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::copilot_calibration_test

@@ -14,7 +14,7 @@
 #include "prefixroute/cache/cache_bounds.h"
 #include "prefixroute/workload/synthetic.h"
 
-namespace prefixroute {
+namespace prefixroute::gsp_workload_test {
 namespace {
 
 WorkloadConfig gsp_config() {
@@ -136,4 +136,4 @@ TEST(GspWorkload, RequestsAreGroupsTimesPromptsPerGroupWhateverWorkloadRequestsS
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::gsp_workload_test

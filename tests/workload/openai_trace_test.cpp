@@ -11,7 +11,7 @@
 #include "prefixroute/replay.h"
 #include "prefixroute/workload/trace_reader.h"
 
-using namespace prefixroute;
+namespace prefixroute::openai_trace_test {
 
 namespace {
 
@@ -268,3 +268,5 @@ TEST(OpenAiReader, TheTimeWindowKeepsTheRequestsInsideIt) {
   EXPECT_EQ(r.trace->turn(1), 0u);
   EXPECT_NE(r.trace->session(0), r.trace->session(1));
 }
+
+}  // namespace prefixroute::openai_trace_test

@@ -21,7 +21,7 @@
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/trace_reader.h"
 
-namespace prefixroute {
+namespace prefixroute::request_spill_test {
 namespace {
 
 struct BothReadings {
@@ -182,4 +182,4 @@ TEST(RequestSpill, ARequestLargerThanTheReadersBufferStreamsBackWhole) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::request_spill_test

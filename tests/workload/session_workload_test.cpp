@@ -20,7 +20,7 @@
 #include "prefixroute/workload/synthetic.h"
 #include "prefixroute/workload/workload.h"
 
-namespace prefixroute {
+namespace prefixroute::session_workload_test {
 namespace {
 
 using Call = SessionWorkload::Call;
@@ -518,4 +518,4 @@ TEST(SessionWorkload, TheScenarioGeneratesItByKind) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::session_workload_test

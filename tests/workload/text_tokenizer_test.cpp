@@ -9,7 +9,7 @@
 
 #include "prefixroute/workload/text_tokenizer.h"
 
-using namespace prefixroute;
+namespace prefixroute::text_tokenizer_test {
 
 namespace {
 
@@ -81,3 +81,5 @@ TEST(TextTokenizer, SpecialTokensNeverEqualATextsTokens) {
   for (const std::uint64_t t : tokens("<|im_start|>")) EXPECT_NE(t, start);
   EXPECT_NE(one("user"), TextTokenizer::special("user"));
 }
+
+}  // namespace prefixroute::text_tokenizer_test

@@ -11,7 +11,7 @@
 #include "prefixroute/workload/trace_reader.h"
 #include "files.h"
 
-using namespace prefixroute;
+namespace prefixroute::trace_test {
 
 namespace {
 
@@ -333,3 +333,5 @@ TEST(CheckReplay, AcceptsTheSameTraceAtARateThatFits) {
   EXPECT_TRUE(check_replay(fits.scenario, static_cast<double>(trace->total_prompt_tokens())).empty());
   EXPECT_TRUE(check_replay(Scenario::reference(), static_cast<double>(trace->total_prompt_tokens())).empty());
 }
+
+}  // namespace prefixroute::trace_test

@@ -17,7 +17,7 @@
 #include "prefixroute/base/deterministic_math.h"
 #include "prefixroute/base/random.h"
 
-namespace prefixroute {
+namespace prefixroute::workload_test {
 namespace {
 
 #if PREFIXROUTE_TESTS_SANITIZED
@@ -530,4 +530,4 @@ TEST(DeterministicMath, PowErrorGrowsOnlyWithTheExponentOfTheResult) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::workload_test

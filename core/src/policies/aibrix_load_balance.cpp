@@ -21,7 +21,7 @@ const PolicySpec& aibrix_load_balance_policy_spec() {
 
 namespace {
 // Salt of the policy's random stream ("aibrixlb").
-constexpr std::uint64_t kStreamSalt = 0x6169627269786c62ULL;
+constexpr std::uint64_t kAibrixLoadBalanceStreamSalt = 0x6169627269786c62ULL;
 constexpr Tick kSecond = kTicksPerSecond;
 }  // namespace
 
@@ -169,7 +169,7 @@ std::size_t aibrix_least_kv(const ClusterView& cluster, const std::vector<std::s
 AibrixLoadBalance::AibrixLoadBalance(const AibrixLoadParams& params, std::uint64_t seed,
                                      std::size_t order_from_replicas)
     : load_(params),
-      rng_(mix_seed(seed, kStreamSalt)),
+      rng_(mix_seed(seed, kAibrixLoadBalanceStreamSalt)),
       order_(std::make_unique<AibrixLoadOrder>()),
       order_from_replicas_(order_from_replicas) {}
 

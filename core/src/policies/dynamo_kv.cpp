@@ -53,7 +53,7 @@ namespace {
 
 // Salt of the policy's random stream, so policies sharing a scenario seed draw
 // independent numbers ("dynamo" in ASCII).
-constexpr std::uint64_t kStreamSalt = 0x64796e616d6fULL;
+constexpr std::uint64_t kDynamoKvStreamSalt = 0x64796e616d6fULL;
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
@@ -62,7 +62,7 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b
 DynamoKv::DynamoKv(const DynamoKvParams& params, std::uint64_t seed, std::uint64_t max_batched_tokens)
     : params_(params),
       queue_threshold_tokens_(params.queue_threshold * static_cast<double>(max_batched_tokens)),
-      rng_(mix_seed(seed, kStreamSalt)) {
+      rng_(mix_seed(seed, kDynamoKvStreamSalt)) {
   if (params_.block_size == 0) params_.block_size = 1;
   if (params_.predicted_ttl_s > 0) {
     side_ = std::make_unique<ApproxRadixTree>();

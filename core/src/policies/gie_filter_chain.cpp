@@ -20,11 +20,11 @@ const PolicySpec& gie_filter_chain_policy_spec() {
 
 namespace {
 // Salt of the policy's random stream ("giefc").
-constexpr std::uint64_t kStreamSalt = 0x6769656663ULL;
+constexpr std::uint64_t kGieFilterChainStreamSalt = 0x6769656663ULL;
 }  // namespace
 
 GieFilterChain::GieFilterChain(const GieFilterChainParams& params, std::uint64_t seed)
-    : params_(params), rng_(mix_seed(seed, kStreamSalt)) {}
+    : params_(params), rng_(mix_seed(seed, kGieFilterChainStreamSalt)) {}
 
 void GieFilterChain::least_queue(const ClusterView& cluster, const std::vector<std::size_t>& in,
                                  std::vector<std::size_t>& out) {

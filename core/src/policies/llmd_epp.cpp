@@ -61,7 +61,7 @@ const PolicySpec& llmd_epp_policy_spec() {
 namespace {
 
 // Salt of the policy's random stream ("llmd" in ASCII).
-constexpr std::uint64_t kStreamSalt = 0x6c6c6d64ULL;
+constexpr std::uint64_t kLlmdEppStreamSalt = 0x6c6c6d64ULL;
 
 using hashing::fmix64;
 using hashing::kFnvOffset;
@@ -427,7 +427,7 @@ struct LlmdEpp::Index {
 LlmdEpp::~LlmdEpp() = default;
 
 LlmdEpp::LlmdEpp(const LlmdEppParams& params, std::uint64_t seed)
-    : params_(params), rng_(mix_seed(seed, kStreamSalt)) {
+    : params_(params), rng_(mix_seed(seed, kLlmdEppStreamSalt)) {
   if (params_.block_size == 0) params_.block_size = 1;
   if (params_.lru_blocks_per_replica == 0) params_.lru_blocks_per_replica = 1;
   index_ = std::make_unique<Index>(params_.lru_blocks_per_replica);

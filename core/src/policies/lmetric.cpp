@@ -19,11 +19,11 @@ const PolicySpec& lmetric_policy_spec() {
 
 namespace {
 // Salt of the policy's random stream ("lmetric" in ASCII).
-constexpr std::uint64_t kStreamSalt = 0x6c6d6574726963ULL;
+constexpr std::uint64_t kLmetricStreamSalt = 0x6c6d6574726963ULL;
 }  // namespace
 
 LMetric::LMetric(const LMetricParams& params, std::uint64_t seed)
-    : params_(params), rng_(mix_seed(seed, kStreamSalt)) {
+    : params_(params), rng_(mix_seed(seed, kLmetricStreamSalt)) {
   if (params_.block_size == 0) params_.block_size = 1;
 }
 

@@ -20,11 +20,11 @@ const PolicySpec& prodstack_prefix_policy_spec() {
 
 namespace {
 // Salt of the policy's random stream ("pstack").
-constexpr std::uint64_t kStreamSalt = 0x70737461636bULL;
+constexpr std::uint64_t kProdstackPrefixStreamSalt = 0x70737461636bULL;
 }  // namespace
 
 ProdstackPrefix::ProdstackPrefix(const ProdstackPrefixParams& params, std::uint64_t seed)
-    : params_(params), rng_(mix_seed(seed, kStreamSalt)) {
+    : params_(params), rng_(mix_seed(seed, kProdstackPrefixStreamSalt)) {
   if (params_.chunk_tokens == 0) params_.chunk_tokens = 1;
 }
 

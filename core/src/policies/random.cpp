@@ -15,10 +15,10 @@ const PolicySpec& random_policy_spec() {
 
 namespace {
 // Salt of the policy's random stream ("random" in ASCII).
-constexpr std::uint64_t kStreamSalt = 0x72616e646f6dULL;
+constexpr std::uint64_t kRandomStreamSalt = 0x72616e646f6dULL;
 }  // namespace
 
-RandomChoice::RandomChoice(std::uint64_t seed) : rng_(mix_seed(seed, kStreamSalt)) {}
+RandomChoice::RandomChoice(std::uint64_t seed) : rng_(mix_seed(seed, kRandomStreamSalt)) {}
 
 std::size_t RandomChoice::choose(const RouteRequest&, const ClusterView& cluster, Tick) {
   return static_cast<std::size_t>(rng_.below(cluster.size()));
