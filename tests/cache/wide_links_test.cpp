@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <set>
 
-namespace prefixroute {
+namespace prefixroute::wide_links_test {
 namespace {
 
 TEST(WideLinkHash, OneTokenUnderManyParentsSpreadsOverTheLowBits) {
@@ -42,4 +42,4 @@ TEST(WideLinks, FindsWhatWasInsertedUntilErased) {
 }
 
 }  // namespace
-}  // namespace prefixroute
+}  // namespace prefixroute::wide_links_test
