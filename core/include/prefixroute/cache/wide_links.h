@@ -5,11 +5,11 @@
 //
 // The table is tsl::robin_map (Debian's robin-map-dev, header-only): one
 // array of buckets, so adding or removing a link allocates nothing except when
-// the table grows. A node-based std::unordered_map allocated and freed a
-// node per link, which at 256 replicas (a popular prefix with a continuation
-// per replica, a root with a child per tenant) was about 200 instructions a
-// request of malloc and free for the prefix-index policies
-// (docs/PERFORMANCE.md, "4 to 256 replicas").
+// the table grows. A node-based std::unordered_map allocates and frees a
+// node per link: at 256 replicas (a popular prefix with a continuation per
+// replica, a root with a child per tenant) that is about 120 instructions a
+// request more for the prefix-index policies (docs/PERFORMANCE.md, "4 to 256
+// replicas").
 //
 // The key packs the parent's id in the high half and the token in the low
 // half; the table indexes buckets by the hash's low bits, so the hash mixes
