@@ -6,10 +6,10 @@
 // playground's re-run loop it climbs about 0.5-3 KB per re-run for hundreds
 // of re-runs (less the longer the loop), with no object of the page's kept.
 // A leak of the page is values kept alive; their bytes here move by 0.2-2.5
-// KB in all over 150-450 re-runs once the page is warm (tests/e2e/
-// playground.test.mjs, the re-run test, four runs on a busy 2-core machine). The snapshot's other
-// types are compiled code and Blink's own objects (the DOM, which the tests
-// count as elements).
+// KB in all over 150-450 re-runs once the page is warm (the re-run test of
+// tests/e2e/playground.test.mjs, four runs on a busy 2-core machine). The
+// snapshot's other types are compiled code and Blink's own objects (the DOM,
+// which the tests count as elements).
 
 const NOT_JS_VALUES = new Set(['code', 'native', 'synthetic']);
 

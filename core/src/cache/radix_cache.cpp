@@ -19,7 +19,7 @@ RadixCache::RadixCache(std::size_t capacity_tokens, std::uint32_t protect_after_
       content_(content != nullptr ? content : own_store_.get()) {
   // A cache holds dozens of nodes within its first requests: room for them
   // up front spares the first doublings' moves and frees (at 256 replicas,
-  // where each cache sees few requests, they were a visible share).
+  // where each cache sees few requests, they are a visible share).
   nodes_.reserve(kInitialNodes);
   candidates_.reserve(kInitialNodes);
   nodes_.emplace_back();  // the root: empty edge, never evicted

@@ -16,8 +16,7 @@ void AibrixLoadOrder::rekey(const ClusterView& cluster, const AibrixLoad& load, 
   const Replica& replica = cluster[r];
   const std::uint32_t c = replica.in_flight();
   const Key key = key_now(replica, load, r, fallback);
-  const Key& kept = keys_[r];
-  if (c == counts_[r] && kept.score == key.score && kept.usage == key.usage) return;  // as it is
+  if (c == counts_[r] && keys_[r] == key) return;  // as it is
   recount(r, c);
   keys_.update(r, key);
   gated_keys_.update(r, GatedKey{c, key});

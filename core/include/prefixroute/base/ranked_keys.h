@@ -106,9 +106,10 @@ class RankedKeys {
   }
 
   // The held slots by (key, slot), increasing. Slots, not (key, slot) pairs:
-  // a set moves the entries between the old and the new place, a few dozen
-  // at 256 replicas, and 4-byte entries move 6x fewer bytes than 24-byte
-  // pairs; a search reads each key through keys_ instead.
+  // a set moves every entry between the old and the new place (for AIBrix
+  // prefix's load scores at 256 replicas, often far), and 4-byte entries
+  // move 6x fewer bytes than 24-byte pairs; a search reads each key through
+  // keys_ instead.
   std::vector<std::uint32_t> order_;
   std::vector<Key> keys_;  // per slot: its key, when held
   std::vector<std::uint8_t> held_;

@@ -7,9 +7,10 @@
 // first token is due (the next event of the whole run is the least), and of
 // when each replica's queued prefill drains (the least-wait replica is the
 // first at or after a rotating start whose queue drains no later than
-// max(now, the earliest): every idle replica ties at wait 0). A scan of R replicas per request reads R scattered records; these
-// read ~2 log2 R nodes from one small array, so the per-request cost stays
-// nearly flat from 4 to 256 replicas (docs/PERFORMANCE.md).
+// max(now, the earliest): every idle replica ties at wait 0). A scan of R
+// replicas per request reads R scattered records; these read ~2 log2 R nodes
+// from one small array, so the per-request cost stays nearly flat from 4 to
+// 256 replicas (docs/PERFORMANCE.md).
 //
 // Invariants: node i (1 <= i < width) holds min(node 2i, node 2i+1); leaves
 // are nodes width .. width + n - 1, key j at node width + j; the padding
@@ -17,9 +18,9 @@
 // Ties go to the lower position.
 //
 // Cost: set() O(log n); assign() (every key at once) O(n); update() O(log n),
-// up to the first node whose least is unchanged (a changed key changes the least only of the subtrees whose
-// least it was or becomes); least() O(1); first_at_most() and
-// position_of_least() O(log n). Memory: 2 * width keys, width = n rounded up
+// up to the first node whose least is unchanged (a changed key changes the
+// least only of the subtrees whose least it was or becomes); least() O(1);
+// first_at_most() and position_of_least() O(log n). Memory: 2 * width keys, width = n rounded up
 // to a power of two.
 // `Key` needs operator< and copy (update(): operator== too).
 #pragma once
