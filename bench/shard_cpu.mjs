@@ -10,6 +10,7 @@
 //   node bench/shard_cpu.mjs [--shards 2] [--rounds 7]     (after npm run build:wasm)
 //
 // Prints, per scenario, the medians as a markdown table.
+import fs from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 
 import { loadModule } from '../tests/js/helpers.mjs';
@@ -23,13 +24,20 @@ const shards = Number(option('--shards', '2'));
 const rounds = Number(option('--rounds', '7'));
 
 const TEN = 'round_robin,least_loaded,affinity,affinity_balanced,expected_ttft,dynamo_kv,llmd_epp,chwbl,sglang_cache_aware,preble_e2';
+const pr = await loadModule();
+// The page's default policies (web/src/page-defaults.json), `@recommended`
+// standing for the catalogue's mark, as web/src/page-scenario.ts reads them.
+const pageDefaults = JSON.parse(fs.readFileSync(new URL('../web/src/page-defaults.json', import.meta.url), 'utf8'));
+const recommended = pr.policyCatalogue().find((p) => p.recommended)?.name;
+const PAGE_POLICIES = [...new Set(pageDefaults.scenario.policies.split(',')
+  .flatMap((p) => (p === '@recommended' ? (recommended ? [recommended] : []) : [p])))].join(',');
 const SCENARIOS = [
   { name: 'default scenario', pairs: [] },
+  { name: "the page's six policies", pairs: [['policies', PAGE_POLICIES]] },
   { name: 'ten policies', pairs: [['policies', TEN]] },
   { name: 'ten policies, 20,000 requests', pairs: [['policies', TEN], ['workload.requests', '20000']] },
 ];
 
-const pr = await loadModule();
 const cpuMs = (f) => {
   const before = process.cpuUsage();
   const value = f();

@@ -1,15 +1,17 @@
 // The page's pools of workers (web/src/worker-pool.ts), with scripted
 // stand-ins for the workers: how many shards a job gets, that every shard is
 // asked for once and their documents merged in one worker, that a job of one
-// run runs whole, that a newer job supersedes the one in progress and lets
-// its workers go, and that a replayed trace is read from its source once.
+// run runs whole (a synthetic one in a single job: runOrPlan), that a newer
+// job supersedes the one in progress and lets its workers go, and that a
+// replayed trace is read from its source once.
 // (The real module's merge is byte-identical to one worker's: tests/js/shards.test.mjs,
 // tests/e2e/pool.test.mjs.)
 import { describe, expect, it } from 'vitest';
 import type { FromWorker, ShardOutput, ToWorker } from '../../web/src/protocol';
 import type { TraceSource } from '../../web/src/trace-source';
 import { RunAborted } from '../../web/src/worker-client';
-import { MAX_WORKERS, MIN_SHARDED_WORK, RunPool, shardCount, SweepPool, TRACE_POOL_BYTES } from '../../web/src/worker-pool';
+import { MIN_SHARDED_WORK, shardCount, TRACE_POOL_BYTES } from '../../web/src/shard-count';
+import { MAX_WORKERS, RunPool, SweepPool } from '../../web/src/worker-pool';
 
 /** A worker that answers each job by `answer` after a tick (or never, when it returns null). */
 class ScriptedWorker {
@@ -43,6 +45,8 @@ const shardOutput = (shardJson: string, runs: number[]): ShardOutput => ({
   memory: { heapBytes: 10, inUseBytes: 1 },
 });
 
+const wholeRun = { resultsJson: 'whole', scenarioJson: '{}', accepted: [], rejected: [], cdf: [], timelines: [], elapsedMs: 1, memory: { heapBytes: 0, inUseBytes: 0 } };
+
 /** Answers as the real worker would for a job of `runs` runs (shard K of N: the runs i with i mod N == K - 1). */
 function scripted(runs: number, hang = false) {
   return (m: ToWorker): FromWorker | null => {
@@ -59,12 +63,12 @@ function scripted(runs: number, hang = false) {
         return { type: 'done', id: m.id, result: { shardJson: `${m.request.shardIndex}/${m.request.shardCount}` } };
       case 'merge':
         return { type: 'done', id: m.id, result: { json: `merged ${m.request.kind}: ${m.request.documents.join(' ')}` } };
+      case 'runOrPlan': {
+        const plan = { runs, work: runs * 10_000 };
+        return { type: 'done', id: m.id, result: shardCount(m.request.poolSize, plan) > 1 ? { plan } : { result: wholeRun } };
+      }
       case 'run':
-        return {
-          type: 'done',
-          id: m.id,
-          result: { resultsJson: 'whole', scenarioJson: '{}', accepted: [], rejected: [], cdf: [], timelines: [], elapsedMs: 1, memory: { heapBytes: 0, inUseBytes: 0 } },
-        };
+        return { type: 'done', id: m.id, result: wholeRun };
       case 'sweep':
         return { type: 'done', id: m.id, result: { sweepJson: 'whole sweep', elapsedMs: 1 } };
     }
@@ -97,7 +101,7 @@ describe('RunPool', () => {
     const pool = runPool(4, scripted(6));
     const result = await pool.run({ overrides: [['seed', '1']] });
     expect(ScriptedWorker.all).toHaveLength(4);
-    expect(jobsOf(ScriptedWorker.all[0])).toEqual(['plan', 'shard', 'merge']);
+    expect(jobsOf(ScriptedWorker.all[0])).toEqual(['runOrPlan', 'shard', 'merge']);
     for (const w of ScriptedWorker.all.slice(1)) expect(jobsOf(w)).toEqual(['shard']);
     expect(result.resultsJson).toBe('merged run: 1/4 2/4 3/4 4/4');
     // The charts' series in run order, as one worker gives them.
@@ -107,10 +111,19 @@ describe('RunPool', () => {
     expect(result.scenarioJson).toBe('{"seed":1}');
   });
 
-  it('runs a job of one run (or a small one, or one that does not validate) whole in the first worker', async () => {
+  it('runs a job of one run (or a small one, or one that does not validate) whole in the first worker, in one job', async () => {
     const pool = runPool(4, scripted(1));
     expect((await pool.run({ overrides: [] })).resultsJson).toBe('whole');
     expect(ScriptedWorker.all).toHaveLength(1);
+    expect(jobsOf(ScriptedWorker.all[0])).toEqual(['runOrPlan']);
+  });
+
+  it('asks for the plan of a replay first, then runs a small one whole', async () => {
+    const bytes = new TextEncoder().encode('{"timestamp":0}\n');
+    const file = { stream: () => new Blob([bytes]).stream() } as unknown as File;
+    const source: TraceSource = { kind: 'file', key: 'f0', name: 't.jsonl', file, bytes: bytes.length };
+    const pool = runPool(2, scripted(1));
+    expect((await pool.run({ overrides: [], trace: { source, onError: 'stop', contentHash: '' } })).resultsJson).toBe('whole');
     expect(jobsOf(ScriptedWorker.all[0])).toEqual(['plan', 'run']);
   });
 

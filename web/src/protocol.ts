@@ -131,6 +131,16 @@ export interface Plan {
   work: number;
 }
 
+/**
+ * A scenario run on the synthetic workload for a pool of poolSize workers:
+ * the worker runs it whole when it would not be split (shard-count.ts), else
+ * answers with its plan and runs nothing.
+ */
+export interface RunOrPlanRequest {
+  run: RunRequest;
+  poolSize: number;
+}
+
 /** Shard shardIndex (1-based) of shardCount of a scenario run (the core's runShard / runTraceShard). */
 export interface ShardRequest {
   run: RunRequest;
@@ -170,6 +180,7 @@ export interface Jobs {
   run: { request: RunRequest; progress: RunProgress; result: RunResult };
   sweep: { request: SweepRequest; progress: SweepProgress; result: SweepResult };
   plan: { request: PlanRequest; progress: never; result: Plan };
+  runOrPlan: { request: RunOrPlanRequest; progress: RunProgress; result: { result: RunResult } | { plan: Plan } };
   shard: { request: ShardRequest; progress: RunProgress; result: ShardOutput };
   sweepShard: { request: SweepShardRequest; progress: SweepProgress; result: { shardJson: string } };
   /** The merged results JSON (kind 'run') or sweep JSON (kind 'sweep'). */

@@ -9,9 +9,10 @@
 // bytes for any N (tests/e2e/pool.test.mjs compares 1 and 4 workers).
 //
 // N is navigator.hardwareConcurrency, at most MAX_WORKERS, and never more
-// than the job has runs (a plan job asks the core first); a job of one run,
-// a small one (MIN_SHARDED_WORK) or one that does not validate runs whole in
-// the first worker.
+// than the job has runs (shard-count.ts; a plan job asks the core first, or
+// for a synthetic run the first worker decides and runs it whole at once
+// when it is not split); a job of one run, a small one (MIN_SHARDED_WORK)
+// or one that does not validate runs whole in the first worker.
 // Workers start when a job first needs them and are kept for the next job.
 //
 // A replayed trace is read once: the pool reads the source (a picked file or
@@ -28,43 +29,17 @@
 // synchronously in them); progress is the least advanced shard's.
 
 import type { Plan, RunProgress, RunRequest, RunResult, ShardOutput, SweepProgress, SweepRequest, SweepResult, TraceRequest } from './protocol';
+import { shardCount, TRACE_POOL_BYTES } from './shard-count';
 import type { TraceSource } from './trace-source';
 import { RunAborted, WorkerClient, type WorkerReady } from './worker-client';
 
 /** Most workers in a pool: each holds a module instance and its heap, and the page's runs are a few dozen at most. */
 export const MAX_WORKERS = 8;
 
-/**
- * Raw trace bytes times workers at most: each worker parses its own copy of
- * the trace, and its wasm heap after replaying it is about the file's size
- * (343 MiB for the 319 MiB conversation trace repeated 100 times), so the
- * workers' heaps stay near 400 MB together (the 512 MB that issue 14 allows a
- * long replay); that trace runs in one worker.
- */
-export const TRACE_POOL_BYTES = 384 * 1024 * 1024;
-
 /** Workers for this machine: its logical cores (navigator.hardwareConcurrency), 1 to MAX_WORKERS. */
 export function defaultPoolSize(): number {
   const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency : 1;
   return Number.isInteger(cores) && cores > 0 ? Math.min(MAX_WORKERS, cores) : 1;
-}
-
-/**
- * Requests simulated (Plan.work) below which a job runs whole. Every shard
- * generates its seed's workload again and the merge parses every shard's
- * document, so a small job gains a few milliseconds at best for several
- * times the CPU (`node bench/shard_cpu.mjs`: the default scenario, 4 x 4,000
- * requests, 35 ms whole against 31 ms for its slowest of 2 shards plus the
- * merge, 59 ms of CPU in all). The ten original policies on the default
- * workload (40,000) are sharded.
- */
-export const MIN_SHARDED_WORK = 30_000;
-
-/** How many shards a job gets in a pool of `size` workers (a trace of `traceBytes`: fewer when large). */
-export function shardCount(size: number, plan: Plan, traceBytes = 0): number {
-  if (plan.work < MIN_SHARDED_WORK) return 1;
-  const byMemory = traceBytes > 0 ? Math.max(1, Math.floor(TRACE_POOL_BYTES / traceBytes)) : size;
-  return Math.max(1, Math.min(size, plan.runs, byMemory));
 }
 
 /** Of the shards' latest progress, the least advanced one (shards not started or finished excluded). */
@@ -166,8 +141,19 @@ export class RunPool extends Pool<'run'> {
     return this.job(async (current) => {
       const started = performance.now();
       const first = this.slot(0);
-      // A pool of one never shards: no plan to ask for.
-      const plan: Plan = this.size > 1 ? await first.runJob('plan', { run: request }) : { runs: 1, work: 0 };
+      // A pool of one never shards: no plan to ask for. On the synthetic
+      // workload the first worker runs the job at once unless it would be
+      // split (and then answers with the plan): a whole run, the page's
+      // usual one, costs no round trip for its plan (6 - 8 ms in Chromium
+      // while the page redraws).
+      let plan: Plan = { runs: 1, work: 0 };
+      if (this.size > 1 && !request.trace) {
+        const reply = await first.runJob('runOrPlan', { run: request, poolSize: this.size }, onProgress);
+        if ('result' in reply) return reply.result;
+        plan = reply.plan;
+      } else if (this.size > 1) {
+        plan = await first.runJob('plan', { run: request });
+      }
       Pool.check(current);
       const traceBytes = request.trace?.source.bytes ?? 0;
       const n = shardCount(this.size, plan, traceBytes);

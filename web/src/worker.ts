@@ -4,7 +4,8 @@
 // page cancels (see worker-client.ts). The page runs pools of these workers
 // (worker-pool.ts), one for its scenario runs and one for sweeps; every
 // worker serves every kind of job: a whole run or sweep, the plan of one (how
-// many runs it is), one shard of it, and the merge of the shards.
+// many runs it is), a run unless the pool would split it (its plan then),
+// one shard of it, and the merge of the shards.
 //
 // Trace replay: the worker reads the trace itself (a File or Blob handle, or
 // the excerpt's URL, streamed in chunks into the core's TraceLoader) and
@@ -14,8 +15,9 @@
 import { cdfPoints } from './cdf';
 import { loadModule } from './load-module';
 import type { FieldError, PolicySeries, PrefixrouteModule } from './prefixroute-module';
-import type { FromWorker, MergeRequest, Plan, PlanRequest, RunProgress, RunRequest, ShardRequest, ToWorker, TraceSummary } from './protocol';
+import type { FromWorker, MergeRequest, Plan, PlanRequest, RunOrPlanRequest, RunProgress, RunRequest, RunResult, ShardRequest, ToWorker, TraceSummary } from './protocol';
 import { resolveOverrides, type Resolved } from './resolve';
+import { shardCount } from './shard-count';
 import { runSweep, runSweepShard, sweepPlan } from './sweep-worker';
 import type { Pair } from './schema';
 import { loadedSummary, loadTrace, PROGRESS_INTERVAL_MS } from './worker-trace';
@@ -74,15 +76,14 @@ function traceOverrides(resolved: Resolved, trace: NonNullable<RunRequest['trace
 
 type Outcome<T> = ({ ok: true } & T) | { ok: false; errors: FieldError[] };
 
-async function run(mod: PrefixrouteModule, id: number, { overrides, trace }: RunRequest): Promise<void> {
-  const started = performance.now();
-  const resolved = resolve(mod, overrides);
+/** A whole scenario run; its result, or undefined when it posted its failure. */
+async function runWhole(mod: PrefixrouteModule, id: number, { trace }: RunRequest, resolved: Resolved, started: number): Promise<RunResult | undefined> {
   const onProgress = policyProgress(id, shapeOf(resolved.scenarioJson).policies);
   let outcome: Outcome<{ resultsJson: string; series: PolicySeries[]; scenarioJson?: string }>;
   let summary: TraceSummary | undefined;
   if (trace) {
     const loader = await loadTrace(mod, id, trace, post, readSettings(resolved));
-    if (!loader) return;
+    if (!loader) return undefined;
     summary = loadedSummary();
     outcome = mod.runTrace(loader, '{}', traceOverrides(resolved, trace), onProgress);
   } else {
@@ -90,35 +91,54 @@ async function run(mod: PrefixrouteModule, id: number, { overrides, trace }: Run
   }
   if (!outcome.ok) {
     post({ type: 'failed', id, message: errorText(outcome.errors, 'the run failed') });
-    return;
+    return undefined;
   }
-  post({
-    type: 'done',
-    id,
-    result: {
-      resultsJson: outcome.resultsJson,
-      scenarioJson: outcome.scenarioJson ?? resolved.scenarioJson,
-      accepted: resolved.accepted,
-      rejected: resolved.rejected,
-      cdf: outcome.series.map((s) => ({ policy: s.policy, ...cdfPoints(s.ttftMs) })),
-      timelines: outcome.series.flatMap((s) => (s.timeline ? [{ policy: s.policy, ...s.timeline }] : [])),
-      elapsedMs: performance.now() - started,
-      memory: mod.memoryStats(),
-      ...(summary ? { trace: summary } : {}),
-    },
-  });
+  return {
+    resultsJson: outcome.resultsJson,
+    scenarioJson: outcome.scenarioJson ?? resolved.scenarioJson,
+    accepted: resolved.accepted,
+    rejected: resolved.rejected,
+    cdf: outcome.series.map((s) => ({ policy: s.policy, ...cdfPoints(s.ttftMs) })),
+    timelines: outcome.series.flatMap((s) => (s.timeline ? [{ policy: s.policy, ...s.timeline }] : [])),
+    elapsedMs: performance.now() - started,
+    memory: mod.memoryStats(),
+    ...(summary ? { trace: summary } : {}),
+  };
+}
+
+async function run(mod: PrefixrouteModule, id: number, request: RunRequest): Promise<void> {
+  const started = performance.now();
+  const result = await runWhole(mod, id, request, resolve(mod, request.overrides), started);
+  if (result) post({ type: 'done', id, result });
+}
+
+/** How many runs a resolved scenario run is, and the requests its policies simulate. */
+function runPlan(resolved: Resolved, isTrace: boolean): Plan {
+  const { policies, replicates, requests } = shapeOf(resolved.scenarioJson);
+  return {
+    runs: policies.length > 0 ? replicates * (policies.length + 2) : 0,
+    work: isTrace ? Infinity : requests * replicates * policies.length,
+  };
 }
 
 /** Runs the plan of a run or a sweep: how many runs it is (0 when it does not validate). */
 function plan(mod: PrefixrouteModule, request: PlanRequest): Plan {
   if (request.sweep) return sweepPlan(mod, request.sweep);
   if (!request.run) return { runs: 0, work: 0 };
-  const resolved = resolve(mod, request.run.overrides);
-  const { policies, replicates, requests } = shapeOf(resolved.scenarioJson);
-  return {
-    runs: policies.length > 0 ? replicates * (policies.length + 2) : 0,
-    work: request.run.trace ? Infinity : requests * replicates * policies.length,
-  };
+  return runPlan(resolve(mod, request.run.overrides), Boolean(request.run.trace));
+}
+
+/** A run on a pool: whole here when the pool would not split it, else only its plan (resolved once either way). */
+async function runOrPlan(mod: PrefixrouteModule, id: number, { run: request, poolSize }: RunOrPlanRequest): Promise<void> {
+  const started = performance.now();
+  const resolved = resolve(mod, request.overrides);
+  const planned = runPlan(resolved, Boolean(request.trace));
+  if (shardCount(poolSize, planned) > 1) {
+    post({ type: 'done', id, result: { plan: planned } });
+    return;
+  }
+  const result = await runWhole(mod, id, request, resolved, started);
+  if (result) post({ type: 'done', id, result: { result } });
 }
 
 /** Runs one shard of a scenario run (runShard, or runTraceShard on the trace this worker holds). */
@@ -183,6 +203,8 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
         return runSweep(mod, message.id, message.request, post);
       case 'plan':
         return post({ type: 'done', id: message.id, result: plan(mod, message.request) });
+      case 'runOrPlan':
+        return await runOrPlan(mod, message.id, message.request);
       case 'shard':
         return await shard(mod, message.id, message.request);
       case 'sweepShard':
