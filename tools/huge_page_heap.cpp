@@ -1,13 +1,12 @@
 // The command line's heap: mimalloc (Debian's libmimalloc-dev, linked into
 // prefixroute-bench only) on 2 MiB pages where the kernel grants them.
 //
-// Why: a run's time on a virtual machine is dominated by first touches of
-// memory, not by its instructions. On the project's machines (Firecracker,
-// paravirtualised memory) a 4 KiB page fault costs 14 µs (a C program that
-// touches 4,096 fresh pages: 14.0 - 14.5 µs each; 0.3 µs a 4 KiB page when
-// the range is madvise(MADV_HUGEPAGE)d), and the reference scenario with
-// every policy touched about 1,600 pages with glibc's malloc: ~22 ms of its
-// ~75 ms of CPU. mimalloc's large_os_pages option madvises its segments for
+// Why: on a virtual machine a first touch of memory can cost more than the
+// work done in it. On the project's machines (Firecracker, paravirtualised
+// memory) a 4 KiB page fault costs 14 - 16 µs, and 0.3 µs a 4 KiB page in a
+// range madvise(MADV_HUGEPAGE)d (`build/native/bench/prefixroute-page-faults`),
+// and the reference scenario with every policy touched about 1,600 pages
+// with glibc's malloc: ~22 ms of its ~75 ms of CPU. mimalloc's large_os_pages option madvises its segments for
 // transparent huge pages (the kernel's "madvise" mode, Debian's default);
 // eager_commit_delay 0 gives every thread's first segments the same, so a
 // second job's memory is huge too. `perf stat -e minor-faults` on
