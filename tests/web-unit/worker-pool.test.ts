@@ -118,6 +118,27 @@ describe('RunPool', () => {
     expect(jobsOf(ScriptedWorker.all[0])).toEqual(['runOrPlan']);
   });
 
+  it('passes on the progress of a whole runOrPlan run, and cancels it', async () => {
+    const progress = { type: 'progress', id: 0, progress: { kind: 'policy', policyIndex: 1, policyCount: 2, policy: 'p1', done: 5, total: 10 } } as const;
+    // A worker that reports progress for the job, then answers it or hangs (null).
+    const pool = (hang: boolean) =>
+      runPool(2, (m) => {
+        if (m.type !== 'job') return null;
+        const w = ScriptedWorker.all.at(-1)!;
+        setTimeout(() => !w.terminated && w.onmessage?.({ data: { ...progress, id: m.id } }), 0);
+        return hang ? null : scripted(1)(m);
+      });
+    const heard: unknown[] = [];
+    expect((await pool(false).run({ overrides: [] }, (p) => heard.push(p))).resultsJson).toBe('whole');
+    expect(heard).toEqual([progress.progress]);
+    const hanging = pool(true);
+    const run = hanging.run({ overrides: [] });
+    await new Promise((r) => setTimeout(r, 5));
+    hanging.cancel();
+    await expect(run).rejects.toMatchObject({ reason: 'cancelled' });
+    expect(ScriptedWorker.all.every((w) => w.terminated)).toBe(true);
+  });
+
   it('asks for the plan of a replay first, then runs a small one whole', async () => {
     const bytes = new TextEncoder().encode('{"timestamp":0}\n');
     const file = { stream: () => new Blob([bytes]).stream() } as unknown as File;

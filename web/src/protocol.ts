@@ -137,7 +137,7 @@ export interface Plan {
  * answers with its plan and runs nothing.
  */
 export interface RunOrPlanRequest {
-  run: RunRequest;
+  run: Omit<RunRequest, 'trace'>;
   poolSize: number;
 }
 

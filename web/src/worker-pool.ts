@@ -9,10 +9,12 @@
 // bytes for any N (tests/e2e/pool.test.mjs compares 1 and 4 workers).
 //
 // N is navigator.hardwareConcurrency, at most MAX_WORKERS, and never more
-// than the job has runs (shard-count.ts; a plan job asks the core first, or
-// for a synthetic run the first worker decides and runs it whole at once
-// when it is not split); a job of one run, a small one (MIN_SHARDED_WORK)
-// or one that does not validate runs whole in the first worker.
+// than the job has runs (shard-count.ts). The core counts the runs: a
+// replay or a sweep asks the first worker for its plan first; a synthetic
+// run goes to the first worker as runOrPlan, which runs it whole at once
+// when it would not be split. A job of one run, a small one
+// (MIN_SHARDED_WORK) or one that does not validate runs whole in the first
+// worker.
 // Workers start when a job first needs them and are kept for the next job.
 //
 // A replayed trace is read once: the pool reads the source (a picked file or
@@ -145,10 +147,11 @@ export class RunPool extends Pool<'run'> {
       // workload the first worker runs the job at once unless it would be
       // split (and then answers with the plan): a whole run, the page's
       // usual one, costs no round trip for its plan (6 - 8 ms in Chromium
-      // while the page redraws).
+      // while the page redraws). A replay asks for its plan first: the pool
+      // reads the trace into memory before any worker replays it.
       let plan: Plan = { runs: 1, work: 0 };
       if (this.size > 1 && !request.trace) {
-        const reply = await first.runJob('runOrPlan', { run: request, poolSize: this.size }, onProgress);
+        const reply = await first.runJob('runOrPlan', { run: { overrides: request.overrides }, poolSize: this.size }, onProgress);
         if ('result' in reply) return reply.result;
         plan = reply.plan;
       } else if (this.size > 1) {

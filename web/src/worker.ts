@@ -132,7 +132,7 @@ function plan(mod: PrefixrouteModule, request: PlanRequest): Plan {
 async function runOrPlan(mod: PrefixrouteModule, id: number, { run: request, poolSize }: RunOrPlanRequest): Promise<void> {
   const started = performance.now();
   const resolved = resolve(mod, request.overrides);
-  const planned = runPlan(resolved, Boolean(request.trace));
+  const planned = runPlan(resolved, false);
   if (shardCount(poolSize, planned) > 1) {
     post({ type: 'done', id, result: { plan: planned } });
     return;
@@ -142,7 +142,7 @@ async function runOrPlan(mod: PrefixrouteModule, id: number, { run: request, poo
 }
 
 /** Runs one shard of a scenario run (runShard, or runTraceShard on the trace this worker holds). */
-async function shard(mod: PrefixrouteModule, id: number, { run: request, shardIndex, shardCount }: ShardRequest): Promise<void> {
+async function shard(mod: PrefixrouteModule, id: number, { run: request, shardIndex, shardCount: count }: ShardRequest): Promise<void> {
   const resolved = resolve(mod, request.overrides);
   const onProgress = policyProgress(id, shapeOf(resolved.scenarioJson).policies);
   const trace = request.trace;
@@ -152,9 +152,9 @@ async function shard(mod: PrefixrouteModule, id: number, { run: request, shardIn
     const loader = await loadTrace(mod, id, trace, post, readSettings(resolved));
     if (!loader) return;
     summary = loadedSummary();
-    outcome = mod.runTraceShard(loader, '{}', traceOverrides(resolved, trace), shardIndex, shardCount, onProgress);
+    outcome = mod.runTraceShard(loader, '{}', traceOverrides(resolved, trace), shardIndex, count, onProgress);
   } else {
-    outcome = mod.runShard('{}', JSON.stringify(resolved.accepted), shardIndex, shardCount, onProgress);
+    outcome = mod.runShard('{}', JSON.stringify(resolved.accepted), shardIndex, count, onProgress);
   }
   if (!outcome.ok) {
     post({ type: 'failed', id, message: errorText(outcome.errors, 'the run failed') });
