@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (CMake preset `sanitize`: clang 14, ASan + UBSan,
-# the same build as the sanitized test suites) and runs each for SECONDS seconds (default 20), failing on any crash, hang,
+# the same build as the sanitized test suites) and runs each for SECONDS seconds (default 20),
+# as many at once as there are cores, failing on any crash, hang,
 # sanitizer report, model mismatch or allocation over the limits.
 #
 #   bash scripts/fuzz.sh            # 20 s per target (npm test)
@@ -28,17 +29,30 @@ cmake --build --preset sanitize --target "${targets[@]}"
 
 cd "$ROOT"
 mkdir -p build/sanitize/artifacts
-failed=()
-for target in "${targets[@]}"; do
-  corpus=build/sanitize/corpus/$target
+# One fuzzer is one process on one core: as many run at once as there are
+# cores, each writing its own log and corpus.
+fuzz_one() {
+  local target=$1 corpus=build/sanitize/corpus/$1
   mkdir -p "$corpus"
   log "fuzzing $target for ${seconds}s"
   # -rss_limit_mb / -malloc_limit_mb: a hostile input must be refused before
   # it can make the core allocate without bound. -timeout: one input may take
   # at most 25 s (a hang is a failure).
-  if ! build/sanitize/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=512 \
-      -timeout=25 -print_final_stats=1 -artifact_prefix=build/sanitize/artifacts/ \
-      "$corpus" "fuzz/corpus/$target" > "build/sanitize/$target.log" 2>&1; then
+  set +e
+  build/sanitize/fuzz/"$target" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=512 \
+    -timeout=25 -print_final_stats=1 -artifact_prefix=build/sanitize/artifacts/ \
+    "$corpus" "fuzz/corpus/$target" > "build/sanitize/$target.log" 2>&1
+  echo $? > "build/sanitize/$target.status"
+}
+failed=()
+for target in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+  rm -f "build/sanitize/$target.status"
+  fuzz_one "$target" &
+done
+wait
+for target in "${targets[@]}"; do
+  if [ "$(cat "build/sanitize/$target.status" 2>/dev/null)" != 0 ]; then
     failed+=("$target")
     tail -n 60 "build/sanitize/$target.log" >&2
   fi

@@ -31,7 +31,7 @@ ensure_apt chromium
 bash "$ROOT/scripts/build-wasm.sh"
 cd "$ROOT"
 npx --no-install tsc -p wasm/tsconfig.json
-PREFIXROUTE_REQUIRE_BROWSER=1 node --test tests/js/
+PREFIXROUTE_REQUIRE_BROWSER=1 node --test --test-concurrency=2 tests/js/
 
 log "4/5 playground: unit tests, typecheck + build, browser tests"
 bash "$ROOT/scripts/test-web-unit.sh"
