@@ -18,6 +18,8 @@ seconds=${1:-20}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(radix_lockstep_fuzzer scenario_fuzzer url_state_fuzzer trace_reader_fuzzer)
+# Each target once: two runs of one target would share its log, corpus and status.
+mapfile -t targets < <(printf '%s\n' "${targets[@]}" | awk '!seen[$0]++')
 
 ensure_native_deps
 ensure_apt clang-14 libclang-rt-14-dev
@@ -45,6 +47,8 @@ fuzz_one() {
   echo $? > "build/sanitize/$target.status"
 }
 failed=()
+# Stopped early (Ctrl-C, a CI timeout), the script takes its fuzzers with it.
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 for target in "${targets[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
   rm -f "build/sanitize/$target.status"
