@@ -29,7 +29,6 @@ cd "$ROOT"
 [ -f build/sanitize/build.ninja ] || cmake --preset sanitize >/dev/null
 cmake --build --preset sanitize --target "${targets[@]}"
 
-cd "$ROOT"
 mkdir -p build/sanitize/artifacts
 # One fuzzer is one process on one core: as many run at once as there are
 # cores, each writing its own log and corpus.
