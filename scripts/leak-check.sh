@@ -17,21 +17,29 @@ cd "$ROOT"
 bench=${PREFIXROUTE_BENCH:-}
 if [ -z "$bench" ]; then
   [ -f build/native/build.ninja ] || cmake --preset native >/dev/null
-  log "building prefixroute-bench (native release)"
-  cmake --build --preset native --target prefixroute-bench
-  bench=build/native/tools/prefixroute-bench
+  log "building prefixroute-bench-memcheck (native release)"
+  cmake --build --preset native --target prefixroute-bench-memcheck
+  bench=build/native/tools/prefixroute-bench-memcheck
 fi
 
 # Exit 1 is reserved for valgrind's findings: the benchmark itself exits 0 or 2.
-# The benchmark allocates through mimalloc (tools/huge_page_heap.cpp):
-# valgrind replaces its entry points too (somalloc), and tracks every new and
-# delete. In libmimalloc operator new and new[] are one function, and delete,
-# delete[] and free another, so valgrind cannot tell which a block came from
-# or went to: its mismatched-free reports would be false. The sanitizer build
-# (ASan's alloc-dealloc-mismatch check) still catches real mismatches.
-vg=(valgrind --quiet '--soname-synonyms=somalloc=libmimalloc.so*' --show-mismatched-frees=no
-    --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=definite,indirect,possible
+# prefixroute-bench-memcheck is prefixroute-bench's code dynamically linked on
+# glibc's malloc (tools/CMakeLists.txt): valgrind follows every allocation.
+# A binary given as PREFIXROUTE_BENCH may be the static executable, whose C
+# library valgrind cannot follow, or a build on Debian's shared libmimalloc,
+# whose entry points valgrind then replaces (somalloc). There operator new
+# and new[] are one function, and delete, delete[] and free another, so
+# valgrind cannot tell which a block came from or went to: its
+# mismatched-free reports would be false, and are not shown.
+vg=(valgrind --quiet --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=definite,indirect,possible
     --error-exitcode=1)
+if ! readelf -d "$bench" | grep -q '(NEEDED)'; then
+  echo "leak check: $bench is a static executable; valgrind cannot check one (build prefixroute-bench-memcheck)" >&2
+  exit 2
+fi
+if readelf -d "$bench" | grep -q 'NEEDED.*libmimalloc'; then
+  vg+=('--soname-synonyms=somalloc=libmimalloc.so*' --show-mismatched-frees=no)
+fi
 
 run() {
   local expect=$1

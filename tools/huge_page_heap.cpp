@@ -1,5 +1,7 @@
-// The command line's heap: mimalloc (Debian's libmimalloc-dev, linked into
-// prefixroute-bench only) on 2 MiB pages where the kernel grants them.
+// The command line's heap: mimalloc on 2 MiB pages where the kernel grants
+// them. Linked into prefixroute-bench only: built in from Debian's mimalloc
+// source when the benchmark is one static executable
+// (cmake/static_mimalloc.cmake), else Debian's shared libmimalloc.
 //
 // Why: on a virtual machine a first touch of memory can cost more than the
 // work done in it. On the project's machines (Firecracker, paravirtualised
@@ -15,18 +17,32 @@
 // 1 job, 2,090 -> 220 with 2. The price is resident memory in 2 MiB steps
 // (the conversation trace with one policy on 8 replicas: 10.6 -> 19.5 MiB
 // peak, /usr/bin/time -f %M).
+// allow_decommit 0: memory a run frees stays with the process for the next
+// run instead of going back to the kernel. A thread's exit otherwise scans
+// mimalloc's whole segment cache for memory to give back, a first touch of
+// ~160 KiB of its tables: 40 page faults, ~0.5 ms the joining thread waits
+// for at the end of every run pool. Peak memory is the same (the trace with
+// every policy and 2 jobs: 52.7 against 52.8 MiB).
 //
-// The options are set from the executable's .preinit_array, which the
-// dynamic loader runs before any library's initialiser: the C++ runtime's
-// first allocations (before main) already come from huge-page segments.
+// The options are set from the executable's .preinit_array, which runs
+// before any initialiser (a library's, or the C++ runtime's first
+// allocations): mimalloc's first segment is already on huge pages.
 // mimalloc reads an option from its MIMALLOC_* environment variable only
 // when nothing set it, so a variable the user set is respected here
 // (spelled in capitals; mimalloc 2.0's names: 2.1 renames large_os_pages'
 // variable MIMALLOC_ALLOW_LARGE_OS_PAGES).
+//
+// In the static executable mimalloc serves C++'s new and delete
+// (mimalloc-new-delete.h, mimalloc's way for a static link) and glibc's
+// malloc the C library's own allocations, which start before the preinit
+// functions run. The shared libmimalloc replaces malloc itself.
 // Results never depend on the allocator (bench/identical_results.sh).
 #include <cstring>
 
 #include <mimalloc.h>
+#if PREFIXROUTE_STATIC_MIMALLOC
+#include <mimalloc-new-delete.h>
+#endif
 
 namespace {
 
@@ -43,6 +59,7 @@ bool in_environment(char** envp, const char* variable) {
 void configure_heap(int, char**, char** envp) {
   if (!in_environment(envp, "MIMALLOC_LARGE_OS_PAGES")) mi_option_set(mi_option_large_os_pages, 1);
   if (!in_environment(envp, "MIMALLOC_EAGER_COMMIT_DELAY")) mi_option_set(mi_option_eager_commit_delay, 0);
+  if (!in_environment(envp, "MIMALLOC_ALLOW_DECOMMIT")) mi_option_set(mi_option_allow_decommit, 0);
 }
 
 // An executable's preinit entry (as the sanitizers' runtimes register theirs).
