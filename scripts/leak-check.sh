@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Leak check: the release benchmark binary under valgrind (memcheck), on the
-# reference scenario, on a trace replay and on a refused scenario. Fails on
-# any leak (definite, indirect or possible) or memory error.
+# Leak check: the release command line (prefixroute-bench-memcheck, its
+# objects linked dynamically on glibc's malloc) under valgrind (memcheck), on
+# the reference scenario, a trace replay, a refused scenario, replicates on 2
+# jobs, a shard and a merge. Fails on any leak (definite, indirect or
+# possible) or memory error.
 #
 #   bash scripts/leak-check.sh            # the reference scenario (4000 requests)
 #   bash scripts/leak-check.sh 500        # fewer requests
@@ -33,6 +35,10 @@ fi
 # mismatched-free reports would be false, and are not shown.
 vg=(valgrind --quiet --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=definite,indirect,possible
     --error-exitcode=1)
+if [ ! -x "$bench" ]; then
+  echo "leak check: $bench is not an executable file" >&2
+  exit 2
+fi
 if ! readelf -d "$bench" | grep -q '(NEEDED)'; then
   echo "leak check: $bench is a static executable; valgrind cannot check one (build prefixroute-bench-memcheck)" >&2
   exit 2

@@ -4,9 +4,9 @@
 // (cmake/static_mimalloc.cmake), else Debian's shared libmimalloc.
 //
 // Why: on a virtual machine a first touch of memory can cost more than the
-// work done in it. On the project's machines (Firecracker, paravirtualised
-// memory) a 4 KiB page fault costs 14 - 16 µs, and 0.3 µs a 4 KiB page in a
-// range madvise(MADV_HUGEPAGE)d (`build/native/bench/prefixroute-page-faults`),
+// work done in it. On the AMD machine of docs/PERFORMANCE.md a 4 KiB page
+// fault costs 14 - 16 µs (1.2 - 1.6 µs on its Intel one), and 0.3 µs a 4 KiB
+// page in a range madvise(MADV_HUGEPAGE)d (`build/native/bench/prefixroute-page-faults`),
 // and the reference scenario with every policy took 1,590 page faults with
 // glibc's malloc and 1 job: ~25 ms of CPU at 16 µs, a third of the run.
 // mimalloc's large_os_pages option madvises its segments for transparent
@@ -29,30 +29,29 @@
 // allocations): mimalloc's first segment is already on huge pages.
 // mimalloc reads an option from its MIMALLOC_* environment variable only
 // when nothing set it, so a variable the user set is respected here
-// (spelled in capitals; mimalloc 2.0's names: 2.1 renames large_os_pages'
-// variable MIMALLOC_ALLOW_LARGE_OS_PAGES).
+// (mimalloc 2.0's names: 2.1 renames large_os_pages' variable
+// MIMALLOC_ALLOW_LARGE_OS_PAGES).
 //
-// In the static executable mimalloc serves C++'s new and delete
-// (mimalloc-new-delete.h, mimalloc's way for a static link) and glibc's
-// malloc the C library's own allocations, which start before the preinit
-// functions run. The shared libmimalloc replaces malloc itself.
-// Results never depend on the allocator (bench/identical_results.sh).
+// Which allocations mimalloc serves: in the static executable C++'s new and
+// delete (mimalloc_new_delete.cpp), in a build on the shared libmimalloc
+// malloc itself. Results never depend on the allocator
+// (bench/identical_results.sh).
+#include <strings.h>
+
 #include <cstring>
 
 #include <mimalloc.h>
-#if PREFIXROUTE_STATIC_MIMALLOC
-#include <mimalloc-new-delete.h>
-#endif
 
 namespace {
 
-// Whether `envp` (the process's initial environment) sets `variable`.
-// getenv() cannot tell yet: the C library sets up its environment after the
-// preinit functions, which receive it as their third argument instead.
+// Whether `envp` (the process's initial environment) sets `variable`, in
+// any case, as mimalloc reads its variables. getenv() cannot tell yet: the C
+// library sets up its environment after the preinit functions, which receive
+// it as their third argument instead.
 bool in_environment(char** envp, const char* variable) {
   const std::size_t n = std::strlen(variable);
   for (char** e = envp; e != nullptr && *e != nullptr; ++e)
-    if (std::strncmp(*e, variable, n) == 0 && (*e)[n] == '=') return true;
+    if (strncasecmp(*e, variable, n) == 0 && (*e)[n] == '=') return true;
   return false;
 }
 
