@@ -14,6 +14,7 @@
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/base/random.h"
 #include "field_errors.h"
+#include "random_scenario.h"
 
 namespace prefixroute::scenario_test {
 namespace {
@@ -559,10 +560,14 @@ constexpr int kRandomScenarios = 40;
 constexpr int kRandomScenarios = 300;
 #endif
 
+// Case i draws from a stream of its own and its policy list as the property
+// suite's generator does (random_scenario.h): adding a policy to the
+// catalogue changes no other policy's cases.
 TEST(ScenarioJson, RandomValidScenariosRoundTripExactly) {
-  Rng rng(2718);
-  const auto names = all_policy_names();
+  constexpr std::uint64_t kSeed = 2718;
   for (int i = 0; i < kRandomScenarios; ++i) {
+    const std::uint64_t case_seed = mix_seed(kSeed, static_cast<std::uint64_t>(i));
+    Rng rng(case_seed);
     Scenario s = Scenario::reference();
     s.seed = rng.uniform_int(0, 9007199254740991ULL);
     s.workload.requests = rng.uniform_int(1, 10'000);
@@ -581,10 +586,8 @@ TEST(ScenarioJson, RandomValidScenariosRoundTripExactly) {
     s.cluster.protect_after_hits = static_cast<std::uint32_t>(rng.uniform_int(0, 4294967295ULL));
     s.cluster.prefill.tokens_per_s = 1 + rng.uniform01() * 1e9;
     set_number(s, "affinity_balanced.load_slack_s", rng.uniform01() * 3600);
-    s.policies.clear();
-    for (const auto& name : names)
-      if (rng.uniform_int(0, 1) == 1 || (s.policies.empty() && name == names.back()))
-        s.policies.push_back(name);
+    s.policies = testsupport::random_policy_list(case_seed, policy_catalogue());
+    if (s.policies.empty()) s.policies = {"round_robin"};
     ASSERT_TRUE(validate(s).empty()) << "case " << i << ": " << scenario_to_json(s);
     const ScenarioParse p = parse(scenario_to_json(s));
     ASSERT_TRUE(p.ok()) << p.error_text();

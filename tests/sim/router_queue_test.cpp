@@ -11,6 +11,7 @@
 #include "prefixroute/policies/dynamo_kv.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
+#include "shared_prefix_bound.h"
 #include "tokens.h"
 
 namespace prefixroute::router_queue_test {
@@ -188,6 +189,31 @@ TEST(DynamoRouterQueue, SpfReleasesTheShortestPromptFirst) {
   EXPECT_EQ(run.ttft[1], (190 - 1) * kMs + 80 * kMs);
   // Results stay per request in arrival order.
   EXPECT_EQ(run.replica_of, (std::vector<std::uint32_t>{0, 0, 0, 0}));
+}
+
+// A held request is routed after later arrivals, so it can find cached what
+// a later arrival left. kOneReplica's prompts, requests 1 and 3 with a
+// 20-token prefix of their own tenant (1: 20 + 60 tokens, 3: 20 + 40), the
+// others without: spf routes 0, 2, 3, then 1 at 190 ms, and request 1 finds
+// request 3's prefix cached though no earlier arrival shares a token with
+// it. What bounds its hit is the prompts routed before it, all arrived by
+// its first token (shared_prefix_bound.h), not the earlier arrivals.
+TEST(DynamoRouterQueue, AHeldRequestFindsThePrefixOfALaterArrivalRoutedBeforeIt) {
+  const testsupport::Tokens tenant_prefix = testsupport::run_of(1'500'000'000, 20);  // outside the turns' ids
+  std::vector<Request> requests = {Request{0, 0, 100, 1, 0}, Request{1 * kMs, 1, 60, 2, 0},
+                                   Request{2 * kMs, 0, 30, 3, 0}, Request{3 * kMs, 1, 40, 4, 0}};
+  const Workload trace({testsupport::Tokens{}, tenant_prefix}, std::move(requests), 1'000'000'000);
+  RecordedDynamo policy(queue_params(DynamoRouterQueue::ShortestPromptFirst), 100);
+  const SimulationRun run = simulate(trace, cluster_of(1), policy);
+  EXPECT_EQ(policy.routed,
+            (std::vector<RecordedDynamo::Routed>{{0, 0}, {2, 100 * kMs}, {3, 100 * kMs}, {1, 190 * kMs}}));
+  EXPECT_EQ(run.cached_of, (std::vector<std::uint32_t>{0, 20, 0, 0}));
+  EXPECT_EQ(run.ttft[1], (190 - 1) * kMs + 60 * kMs);  // only its 60 uncached tokens prefill
+  // No earlier arrival shares a token with request 1; request 3, routed before it, shares 20.
+  EXPECT_EQ(testsupport::shared_with_earlier_arrivals(trace), (std::vector<std::uint64_t>{0, 0, 0, 20}));
+  const std::vector<std::uint64_t> bound = testsupport::shared_with_arrivals_by_first_token(trace, run.ttft);
+  EXPECT_EQ(bound, (std::vector<std::uint64_t>{0, 20, 0, 20}));
+  for (std::size_t r = 0; r < trace.size(); ++r) EXPECT_LE(run.cached_of[r], bound[r]) << "request " << r;
 }
 
 // A held request is routed after later arrivals (here 0, 2, 3, then 1): the
