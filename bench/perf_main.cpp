@@ -52,6 +52,8 @@
 #include <vector>
 
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/io/sweep_json.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/simulator.h"

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
 #include "prefixroute/scenario/scenario.h"
 #include "prefixroute/workload/synthetic.h"
 #include "scenario_properties.h"

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
 #include "prefixroute/run/replayed_trace.h"
 #include "prefixroute/scenario/scenario.h"
 #include "prefixroute/workload/trace_reader.h"

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
 #include "prefixroute/sim/metrics.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/cache/radix_cache.h"

@@ -21,6 +21,9 @@
 #include <stdexcept>
 
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/io/sweep_json.h"
+#include "prefixroute/io/shard_json.h"
 #include "prefixroute/scenario/hardware_summary.h"
 #include "prefixroute/scenario/overrides.h"
 #include "prefixroute/run/replay.h"

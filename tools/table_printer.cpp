@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "prefixroute/policies/catalogue.h"
+#include "prefixroute/run/replicates.h"
 #include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute {

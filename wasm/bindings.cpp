@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
 #include "prefixroute/scenario/hardware_summary.h"
 #include "prefixroute/scenario/overrides.h"
 #include "prefixroute/policies/affinity.h"

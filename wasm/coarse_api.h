@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/shard_json.h"
 #include "prefixroute/scenario/scenario.h"
 #include "prefixroute/run/shard.h"
 

@@ -31,6 +31,8 @@
 
 #include "coarse_api.h"
 #include "prefixroute/scenario/overrides.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/io/shard_json.h"
 #include "prefixroute/run/run_list.h"
 #include "prefixroute/run/shard.h"
 

@@ -31,6 +31,8 @@
 
 #include "coarse_api.h"
 #include "prefixroute/scenario/overrides.h"
+#include "prefixroute/io/sweep_json.h"
+#include "prefixroute/io/shard_json.h"
 #include "prefixroute/run/shard.h"
 #include "prefixroute/run/sweep.h"
 #include "prefixroute/workload/synthetic.h"

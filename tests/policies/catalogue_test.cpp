@@ -2,6 +2,7 @@
 // fields, and the path docs/ADDING_A_POLICY.md describes, walked by a policy
 // defined only here and registered through the catalogue alone.
 #include "prefixroute/policies/catalogue.h"
+#include "prefixroute/io/results_json.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
 // Experiments: every policy of a scenario on one trace, the results JSON, and
 // cancellation.
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
 #include "prefixroute/policies/catalogue.h"
 
 #include <gtest/gtest.h>

@@ -4,6 +4,8 @@
 // with any number of jobs and in shards; a file not sorted by time is
 // refused, or its out-of-order lines skipped, the same way by both.
 #include "prefixroute/run/replayed_trace.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/io/shard_json.h"
 
 #include <gtest/gtest.h>
 

@@ -3,6 +3,9 @@
 // replayed trace), replicates as the runs of seed .. seed + N - 1, and
 // progress and cancel with several jobs.
 #include "prefixroute/run/run_list.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/io/sweep_json.h"
+#include "prefixroute/run/replicates.h"
 
 #include <gtest/gtest.h>
 

@@ -2,6 +2,9 @@
 // writes, byte for byte; a wrong set of shards is refused with an error
 // naming the problem, never merged into a wrong document.
 #include "prefixroute/run/shard.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/io/sweep_json.h"
+#include "prefixroute/io/shard_json.h"
 
 #include <gtest/gtest.h>
 

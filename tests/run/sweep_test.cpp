@@ -1,6 +1,7 @@
 // The sweep, as a specification: how a --sweep text is read, what a sweep
 // runs and keeps, and how its JSON marks the Pareto front.
 #include "prefixroute/run/sweep.h"
+#include "prefixroute/io/sweep_json.h"
 
 #include "prefixroute/policies/catalogue.h"
 

@@ -9,6 +9,7 @@
 
 #include "field_errors.h"
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
 #include "prefixroute/scenario/hardware_summary.h"
 #include "prefixroute/scenario/scenario.h"
 

@@ -27,6 +27,7 @@
 
 #include "files.h"
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
 #include "prefixroute/scenario/hardware_summary.h"
 #include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/metrics.h"

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/run/replicates.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/metrics.h"

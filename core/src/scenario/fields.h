@@ -50,6 +50,25 @@ const std::vector<std::string>& document_order();
 
 inline constexpr std::size_t kMaxTextLength = kMaxTextFieldLength;
 
+/// A scenario document's "description": lines of text for people (what a
+/// preset shows). It is read, checked and dropped: no run depends on it and the
+/// canonical document does not echo it.
+inline constexpr std::string_view kDescriptionKey = "description";
+inline constexpr std::size_t kMaxDescriptionLines = 8;
+
+/// "" when `value` is acceptable for the text field `spec`, else what is allowed.
+std::string check_text(const FieldSpec& spec, const std::string& value);
+
+/// The catalogue's policy names, comma-separated (for messages).
+std::string policy_names_text();
+
+/// What a number field allows ("must be an integer in [1, 4096]").
+std::string allowed_text(const FieldSpec& spec);
+
+/// The rules across fields of a scenario whose fields are each valid: the
+/// workload kinds' size limits, the engine's, hardware.tp. Appends problems.
+void check_cross_fields(const Scenario& scenario, std::vector<FieldError>& errors);
+
 /// Why a replayed trace refuses replicates > 1 (the `replicates` field's
 /// message, for a scenario naming a trace and for check_replay).
 std::string replicates_with_trace_message(std::uint32_t replicates);

@@ -1,76 +1,18 @@
-// Experiment: a whole scenario run, every listed policy on the identical trace,
-// and its results JSON (the schema the benchmark writes and the page exports).
+// Experiment: a whole scenario run, every listed policy on the identical trace
+// (its results JSON: io/results_json.h; replicate statistics: replicates.h).
 //
 // An experiment is a list of independent runs (run_list.h): per replicate,
 // each policy, then the ideal and the pooled bound. run_experiment executes
 // them on `jobs` threads and assembles the report in run order, so the
 // results are the same bytes for any number of jobs (and for shards merged:
 // shard.h).
-//
-// Results JSON (schema "prefixroute.results/1"):
-//   { "schema": "prefixroute.results/1",
-//     "scenario": { ...canonical scenario, every field... },
-//     "workload": { "requests", "prompt_tokens", "fingerprint" (16 hex digits) },
-//     "bounds": { "ideal":  { "capacity_tokens", "hit_rate", "cached_tokens", "prefill_tokens" },
-//                 "pooled": { same } },
-//     "results": [ { "policy", "label", "mean_ttft_ms", "p50_ttft_ms", "p90_ttft_ms",
-//                    "p99_ttft_ms", "max_ttft_ms", "hit_rate" (fraction), "hit_share_of_ideal",
-//                    "prompt_tokens", "prefill_tokens", "cached_tokens", "imbalance",
-//                    "predicted_hit_rate" (null when the policy predicts nothing),
-//                    "predicted_requests_actual_hit_rate",
-//                    "mean_e2e_ms", "p50_e2e_ms", "p99_e2e_ms" (decode on only),
-//                    "sessions", "multi_call_sessions", "later_call_hit_rate",
-//                    "one_replica_session_share" (workloads with sessions, where
-//                    some session has two calls: sim/session_tally.h; after the
-//                    batched keys),
-//                    "replicas": [ { "requests", "prefill_tokens", "cached_tokens", "work_ms",
-//                                    "peak_in_flight", "peak_kv_usage" } ] } ] }
-// Under the batched engine (or with hardware.model set) a "hardware" object
-// (hardware_summary.h) follows "workload"; batched rows add, after the e2e
-// keys, "mean_tpot_ms", "p50_tpot_ms", "p99_tpot_ms" (null when no request
-// generated two tokens), "output_tokens", "output_tokens_per_s", "span_s",
-// "mean_batch", "preemptions", "recomputed_tokens"; their replicas add
-// "steps", "mean_batch", "peak_batch", "output_tokens", "output_tokens_per_s",
-// "preemptions", "recomputed_tokens", "overcommits"; and the row gains
-// "timeline": { "period_ms", "kv_capacity_blocks", "batch": [[per replica]],
-// "kv_blocks": [[per replica]] } after "replicas".
-// It holds no timestamps or timings, so equal scenarios give equal bytes on
-// every platform.
-//
-// With replicates = N > 1 (seeds seed .. seed + N - 1) every key above stays
-// where it is and holds the mean over the seeds (token counts become
-// fractional means; "requests" and "capacity_tokens" are the same for every
-// seed), and the replicated objects gain two keys after their own:
-//     "interval": { <metric>: { "half_width", "low", "high" }, ... }
-//         the 95 % Student-t interval of every numeric metric of the object
-//         (low = mean - half_width, high = mean + half_width);
-//     "per_seed": [ { "seed", <metric>: value, ... }, ... ]
-//         each seed's value of those metrics, in seed order: exactly what
-//         the run with that seed and replicates = 1 reports.
-// Replicated objects: each results row (its metrics; its "replicas" hold
-// per-replica-index means), bounds.ideal and bounds.pooled (hit_rate,
-// cached_tokens, prefill_tokens), and workload (prompt_tokens; its
-// per_seed entries are { "seed", "requests", "prompt_tokens", "fingerprint" }
-// and its "fingerprint" is FNV-1a 64 over the seeds' fingerprints in order).
-// "predicted_*" means are over the seeds where the policy predicted (TPOT's
-// likewise). A batched row's "timeline" is replicate 0's: each seed samples
-// at its own period, so samples cannot be averaged. Then,
-// after "results":
-//     "replicates": { "count": N, "seeds": [seed, ..., seed + N - 1],
-//                     "confidence": 0.95, "t": t_{0.975, N-1},
-//                     "headline_metrics": ["mean_ttft_ms", "p99_ttft_ms", "hit_rate", "prefill_tokens"],
-//                     "not_distinguishable": { <headline metric>: [ [policy_a, policy_b], ... ] } }
-// listing, per headline metric, every pair of policies (scenario order, a
-// before b) whose intervals overlap; every pair not listed is
-// distinguishable at this N (base/statistics.h has the rule).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "prefixroute/base/statistics.h"
 #include "prefixroute/cache/cache_bounds.h"
 #include "prefixroute/sim/metrics.h"
 #include "prefixroute/run/replayed_trace.h"
@@ -143,39 +85,6 @@ ExperimentReport run_experiment(const Scenario& scenario, const ExperimentProgre
                                 const ReplayedTrace* replay = nullptr, unsigned jobs = 1,
                                 bool record_timeline = false, bool keep_series = true);
 
-/// Replicate statistics of a report with replicates > 1, as the results
-/// JSON and the command line's table show them.
-struct ReplicatedMetric {
-  std::string key;              ///< the results JSON key, e.g. "mean_ttft_ms"
-  std::vector<double> per_seed; ///< in seed order (only seeds that have it, for predicted_*)
-  Interval interval;            ///< mean and 95 % half-width over per_seed
-};
-
-struct PolicyReplicates {
-  std::string policy;
-  std::vector<ReplicatedMetric> metrics;  ///< in the results row's key order
-  const ReplicatedMetric* find(std::string_view key) const;
-};
-
-struct ReplicateStats {
-  std::size_t count = 0;
-  double t = 0;                                  ///< t_{0.975, count-1}
-  std::vector<PolicyReplicates> policies;        ///< scenario order
-  std::vector<ReplicatedMetric> ideal, pooled;   ///< hit_rate, cached_tokens, prefill_tokens
-  ReplicatedMetric prompt_tokens;                ///< of the seeds' workloads
-  struct Pair {
-    std::string metric, a, b;  ///< a before b in scenario order
-  };
-  std::vector<Pair> not_distinguishable;         ///< headline metric by metric, pairs in order
-};
-
-/// The metrics two policies are compared on (the table's headline columns).
-inline constexpr std::string_view kHeadlineMetrics[] = {"mean_ttft_ms", "p99_ttft_ms", "hit_rate",
-                                                         "prefill_tokens"};
-
-/// The statistics of `report.seeds` (empty stats when it has none). O(seeds x policies^2).
-ReplicateStats replicate_stats(const ExperimentReport& report);
-
 /// Checks a trace read for `scenario` against the limits that depend on both:
 /// the trace's total prompt tokens / cluster.prefill_tokens_per_s (the longest
 /// possible prefill work) must be at most kMaxPrefillSeconds, or a replica's
@@ -211,8 +120,5 @@ std::vector<FieldError> check_replay(const Scenario& scenario, const ReplaySize&
 /// RadixCache::estimated_bytes) and checked against measured heap use in
 /// tests/experiment_memory_test.cpp. O(policies).
 double estimated_peak_bytes(const Scenario& scenario, const ReplaySize* replay = nullptr, unsigned jobs = 1);
-
-/// The results JSON of a report (2-space indented, trailing newline).
-std::string results_to_json(const Scenario& scenario, const ExperimentReport& report);
 
 }  // namespace prefixroute

@@ -4,19 +4,11 @@
 // A sweep is a dotted scenario key and a list of values ("v1,v2,v3") or a
 // range ("from:to:steps", evenly spaced, both ends included). Each value is
 // applied as an override on top of the base scenario and validated like any
-// other, so a bad value names its field. The results JSON (schema
-// "prefixroute.sweep/1") holds the base scenario, the key, and per value each
-// policy's summary; every (value, policy) point is flagged "pareto" when no
-// other point has a higher-or-equal hit rate and a lower-or-equal p99 with one
-// of them strict.
+// other, so a bad value names its field. Its document: io/sweep_json.h.
 //
 // A sweep's runs are its points' run lists one after another (run_list.h);
-// run_sweep executes them on `jobs` threads, and the sweep JSON is the same
-// bytes whatever `jobs` (and when merged from shards: shard.h). A point with
-// replicates > 1 reports each metric's mean over its seeds, and each row adds
-//   "interval": { <metric>: { "half_width", "low", "high" } }
-// for its five metrics (95 % Student t, as the results JSON); "pareto" then
-// compares the means.
+// run_sweep executes them on `jobs` threads, and the report is the same
+// whatever `jobs` (and when merged from shards: io/shard_json.h).
 #pragma once
 
 #include <string>
@@ -68,6 +60,5 @@ using SweepProgress = std::function<bool(std::size_t point, std::size_t phase, s
 SweepReport run_sweep(std::string_view scenario_json, const std::vector<Override>& overrides,
                       const SweepSpec& spec, const SweepProgress& progress = {}, unsigned jobs = 1);
 
-std::string sweep_to_json(const SweepSpec& spec, const SweepReport& report);
 
 }  // namespace prefixroute
