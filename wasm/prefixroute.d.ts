@@ -1,5 +1,5 @@
 // TypeScript declarations for the prefixroute WebAssembly module
-// (build/wasm/wasm/prefixroute.mjs + prefixroute.wasm, built from wasm/bindings.cpp).
+// (build/wasm/wasm/prefixroute.mjs + prefixroute.wasm, bound in wasm/bindings.cpp).
 // Written by hand: Emscripten 3.1.6 cannot emit them. usage-check.ts uses every
 // declaration and is type-checked by `npm run typecheck:wasm`.
 //

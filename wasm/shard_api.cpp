@@ -1,29 +1,6 @@
-// WebAssembly bindings of shards (core/include/prefixroute/run/shard.h): the
-// page's pool of Web Workers runs one experiment as N shards, one per worker,
-// and merges them into runScenario's results JSON.
-//
-//   runShard(scenarioJson, overridesJson, shardIndex, shardCount, onProgress)
-//     -> { ok: true, shardJson, series } | { ok: false, errors, cancelled? }
-//   mergeShards(documents)              -> { ok: true, resultsJson } | { ok: false, errors }
-//
-// shardIndex is 1-based, as the command line's --shard K/N: shard K runs the
-// runs i of the experiment's run list (run_list.h: per replicate each policy,
-// then the ideal and the pooled bound) with i mod shardCount == K - 1.
-// shardJson is the document `prefixroute-bench --shard K/N --json` writes for
-// the same scenario, byte for byte; mergeShards of all N documents (any
-// order) gives runScenario's resultsJson byte for byte. `series` holds the
-// per-request series of the shard's own policy runs of the first replicate
-// (seed), each with its policy and run index, for the page's charts: merged
-// over the shards they are runScenario's series.
-//
-// The same refusals as runScenario, with the same fields and messages: the
-// argument types, the overrides, a scenario naming a trace, the memory bound
-// (coarse_api.h); mergeShards re-checks the merged scenario the same way, and
-// refuses a wrong set of documents with "(shards)" / "(shard documents[i])"
-// errors naming the problem (shard.h). Rules at the boundary as in bindings.cpp.
-#include <emscripten/bind.h>
+#include "shard_api.h"
+
 #include <emscripten/emscripten.h>
-#include <emscripten/val.h>
 
 #include <cmath>
 #include <string>
@@ -106,12 +83,7 @@ val shard_outcome(const prefixroute::Scenario& scenario, prefixroute::ShardRepor
   return result;
 }
 
-}  // namespace prefixroute_wasm
-
-namespace {
-
 using prefixroute::FieldError;
-using prefixroute_wasm::failure;
 
 val run_shard(const val& scenario_json, const val& overrides_json, const val& shard_index, const val& shard_count,
               const val& on_progress) {
@@ -153,9 +125,4 @@ val merge_shards(const val& documents) {
   return result;
 }
 
-}  // namespace
-
-EMSCRIPTEN_BINDINGS(prefixroute_shards) {
-  emscripten::function("runShard", &run_shard);
-  emscripten::function("mergeShards", &merge_shards);
-}
+}  // namespace prefixroute_wasm

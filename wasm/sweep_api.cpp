@@ -1,35 +1,13 @@
-// WebAssembly binding of the sweep (core/include/prefixroute/run/sweep.h):
-//
-//   runSweep(scenarioJson, overridesJson, sweepSpec, onProgress)
-//     -> { ok: true, sweepJson } | { ok: false, errors: [{field, message}], cancelled? }
-//
-// sweepJson is sweep_to_json(), the bytes `prefixroute-bench --sweep SPEC
-// --json FILE` writes for the same scenario, overrides and SPEC. The binding
-// keeps the rules of bindings.cpp: no exception crosses the boundary in
-// either direction, every problem is an error value naming its field, and a
-// run that could outgrow the module is refused before it starts:
-//   * each sweep point is checked exactly as runScenario checks a scenario
-//     (types, overrides, trace replay refused, the memory bound) — the sweep
-//     releases each point's per-request series, so the bound of one point
-//     bounds the sweep;
-//   * at most 200 points (parse_sweep), and at most kMaxSweptRequests
-//     requests summed over the points (times each point's replicates), so a
-//     sweep cannot run for hours.
-//
-//   runSweepShard(scenarioJson, overridesJson, sweepSpec, shardIndex, shardCount, onProgress)
-//     -> { ok: true, shardJson } | failure     (the CLI's --sweep SPEC --shard K/N document)
-//   mergeSweepShards(documents) -> { ok: true, sweepJson } | failure   (runSweep's bytes)
-// take the same checks (shard_bindings.cpp has the experiment's pair).
-// Its own EMSCRIPTEN_BINDINGS block keeps it apart from bindings.cpp.
-#include <emscripten/bind.h>
+#include "sweep_api.h"
+
 #include <emscripten/emscripten.h>
-#include <emscripten/val.h>
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "coarse_api.h"
+#include "shard_api.h"
 #include "prefixroute/scenario/overrides.h"
 #include "prefixroute/io/sweep_json.h"
 #include "prefixroute/io/shard_json.h"
@@ -54,10 +32,10 @@ EM_JS(EM_VAL, pr_call_sweep_progress, (EM_VAL fn, int point, int phase, double d
   }
 });
 
+namespace prefixroute_wasm {
 namespace {
 
 using prefixroute::FieldError;
-using prefixroute_wasm::failure;
 
 /// Longest sweep spec read: 200 values of a few dozen characters fit easily.
 constexpr std::size_t kMaxSpecChars = 16384;
@@ -155,6 +133,9 @@ val progress_refusal(const val& on_progress) {
     return failure({{"(onProgress)", "must be a function (point, phase, done, total) => boolean, or null"}});
   return val::undefined();
 }
+
+}  // namespace
+
 
 val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec_arg, const val& on_progress) {
   const val bad_progress = progress_refusal(on_progress);
@@ -256,11 +237,4 @@ val expand_sweep(const val& spec_arg) {
   return result;
 }
 
-}  // namespace
-
-EMSCRIPTEN_BINDINGS(prefixroute_sweep) {
-  emscripten::function("runSweep", &run_sweep);
-  emscripten::function("runSweepShard", &run_sweep_shard);
-  emscripten::function("mergeSweepShards", &merge_sweep_shards);
-  emscripten::function("expandSweep", &expand_sweep);
-}
+}  // namespace prefixroute_wasm
