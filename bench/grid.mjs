@@ -38,7 +38,7 @@ const option = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
 };
-const bench = option('--bench', path.join(ROOT, 'build/native/tools/prefixroute-bench'));
+const bench = option('--bench', path.join(ROOT, 'build/native/tools/prefixroute'));
 const jobs = Math.max(1, Number(option('--jobs', String(os.availableParallelism?.() ?? 2))));
 const jsonPath = option('--json', path.join(ROOT, 'docs/grid.json'));
 const writeReadme = !args.includes('--no-readme');

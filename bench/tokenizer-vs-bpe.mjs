@@ -10,7 +10,7 @@
 //
 // Our counts come from the native benchmark itself: each file becomes a
 // one-request openai trace ({"prompt": <the file's text>}) replayed by
-// build/native/tools/prefixroute-bench, whose results JSON gives the prompt's
+// build/native/tools/prefixroute, whose results JSON gives the prompt's
 // tokens (workload.prompt_tokens).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
-const bench = join(root, 'build/native/tools/prefixroute-bench');
+const bench = join(root, 'build/native/tools/prefixroute');
 const bpeDir = process.env.GPT_TOKENIZER;
 if (!bpeDir) {
   console.error('set GPT_TOKENIZER to an installed gpt-tokenizer package folder (see the header)');

@@ -16,6 +16,6 @@ for arg in "$@"; do
   esac
 done
 if [ "$reference" = 1 ]; then
-  exec build/native/tools/prefixroute-bench "$@" --json docs/results.json
+  exec build/native/tools/prefixroute "$@" --json docs/results.json
 fi
-exec build/native/tools/prefixroute-bench "$@"
+exec build/native/tools/prefixroute "$@"

@@ -11,7 +11,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export ROOT
 mode=${1:?usage: generated-docs.sh --write|--check [bench-binary]}
-bench=${2:-$ROOT/build/native/tools/prefixroute-bench}
+bench=${2:-$ROOT/build/native/tools/prefixroute}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

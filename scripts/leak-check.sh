@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Leak check: the release command line (build/native/tools/prefixroute-bench)
+# Leak check: the release command line (build/native/tools/prefixroute)
 # under valgrind (memcheck), on the reference scenario, a trace replay, a
 # refused scenario, replicates on 2 jobs, a shard and a merge. Fails on any
 # leak (definite, indirect or possible) or memory error.
@@ -18,9 +18,9 @@ cd "$ROOT"
 bench=${PREFIXROUTE_BENCH:-}
 if [ -z "$bench" ]; then
   [ -f build/native/build.ninja ] || cmake --preset native >/dev/null
-  log "building prefixroute-bench (native release)"
-  cmake --build --preset native --target prefixroute-bench
-  bench=build/native/tools/prefixroute-bench
+  log "building prefixroute (native release)"
+  cmake --build --preset native --target prefixroute-cli
+  bench=build/native/tools/prefixroute
 fi
 if [ ! -x "$bench" ]; then
   echo "leak check: $bench is not an executable file" >&2
@@ -34,11 +34,11 @@ vg=(valgrind --quiet --leak-check=full --show-leak-kinds=all --errors-for-leak-k
 run() {
   local expect=$1
   shift
-  log "valgrind: prefixroute-bench $*"
+  log "valgrind: prefixroute $*"
   local status=0
   "${vg[@]}" "$bench" "$@" >/dev/null || status=$?
   if [ "$status" -ne "$expect" ]; then
-    echo "leak check FAILED: exit status $status (expected $expect) for: prefixroute-bench $*" >&2
+    echo "leak check FAILED: exit status $status (expected $expect) for: prefixroute $*" >&2
     exit 1
   fi
 }

@@ -3,7 +3,7 @@
 //   runSweep(scenarioJson, overridesJson, sweepSpec, onProgress)
 //     -> { ok: true, sweepJson } | { ok: false, errors: [{field, message}], cancelled? }
 //
-// sweepJson is sweep_to_json(), the bytes `prefixroute-bench --sweep SPEC
+// sweepJson is sweep_to_json(), the bytes `prefixroute --sweep SPEC
 // --json FILE` writes for the same scenario, overrides and SPEC. The binding
 // keeps the rules of bindings.cpp: no exception crosses the boundary in
 // either direction, every problem is an error value naming its field, and a
@@ -125,7 +125,7 @@ bool check_sweep(const val& scenario_arg, const val& overrides_arg, const val& s
     char text[300];
     std::snprintf(text, sizeof text,
                   "this sweep would simulate %.0f requests per policy (%zu points); the module's limit is %.0f. "
-                  "Use fewer steps or fewer workload.requests, or the native prefixroute-bench --sweep",
+                  "Use fewer steps or fewer workload.requests, or the native prefixroute --sweep",
                   swept_requests, spec.values.size(), kMaxSweptRequests);
     refusal = failure({{"(sweep)", text}});
     return false;
@@ -176,7 +176,7 @@ val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec
 }
 
 // One shard of a sweep: its runs (the points' run lists one after another) i
-// with i mod shardCount == shardIndex - 1, as `prefixroute-bench --sweep SPEC
+// with i mod shardCount == shardIndex - 1, as `prefixroute --sweep SPEC
 // --shard K/N --json` writes them.
 val run_sweep_shard(const val& scenario_arg, const val& overrides_arg, const val& spec_arg, const val& shard_index,
                     const val& shard_count, const val& on_progress) {

@@ -9,7 +9,7 @@
 //   const run = pr.runTrace(loader, scenarioJson, overridesJson, onProgress);
 //   loader.delete();
 //
-// The same bytes as the command line: `prefixroute-bench --trace FILE --json`
+// The same bytes as the command line: `prefixroute --trace FILE --json`
 // reads the file with the scenario's trace settings, records its name, line
 // count, skipped lines and content hash in scenario.trace, checks the limits
 // that depend on both trace and scenario (check_replay), and runs
@@ -274,7 +274,7 @@ val check_trace_run(TraceLoader& loader, const val& scenario_json, const val& ov
   errors = heap_budget_errors(
       estimated_heap_bytes(scenario, loader.size()), "this replay",
       "Lower cluster.cache_tokens, replay fewer requests (trace.limit), "
-      "or run the native benchmark (prefixroute-bench --trace)");
+      "or run the native command line (prefixroute --trace)");
   if (!errors.empty()) return failure(errors);
   return val::undefined();
 }
@@ -295,7 +295,7 @@ val run_trace(TraceLoader& loader, const val& scenario_json, const val& override
 // One shard of runTrace's work on the loaded trace (the page's pool of
 // workers: each worker holds the trace once and runs its share of the
 // policies). Checks as runTrace plus "(shard)"; the document is
-// `prefixroute-bench --trace FILE --shard K/N --json`'s; mergeShards of all N
+// `prefixroute --trace FILE --shard K/N --json`'s; mergeShards of all N
 // gives runTrace's resultsJson.
 val run_trace_shard(TraceLoader& loader, const val& scenario_json, const val& overrides_json, const val& shard_index,
                     const val& shard_count, const val& on_progress) {

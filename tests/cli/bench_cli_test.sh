@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Command-line behaviour of prefixroute-bench: exit codes and error messages.
-#   bench_cli_test.sh PATH/TO/prefixroute-bench
+# Command-line behaviour of prefixroute: exit codes and error messages.
+#   bench_cli_test.sh PATH/TO/prefixroute
 set -uo pipefail
 bench=$1
 tmp=$(mktemp -d)

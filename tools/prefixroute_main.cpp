@@ -1,11 +1,11 @@
-// prefixroute-bench: runs a scenario (the reference one by default) with every
+// prefixroute: runs a scenario (the reference one by default) with every
 // listed policy on one trace and prints the table; --json PATH also writes the
 // results JSON. No file is written unless an option names it.
 //
-//   prefixroute-bench [--scenario FILE.json] [--set key=value]... [--json PATH] [--jobs N]
+//   prefixroute [--scenario FILE.json] [--set key=value]... [--json PATH] [--jobs N]
 //                     [--timeline PATH]   (also each policy's run over time: timeline_json.h)
-//   prefixroute-bench ... [--sweep SPEC] --shard K/N --json SHARD.json   (one shard of the runs)
-//   prefixroute-bench --merge SHARD.json... --json OUT.json             (the shards, merged)
+//   prefixroute ... [--sweep SPEC] --shard K/N --json SHARD.json   (one shard of the runs)
+//   prefixroute --merge SHARD.json... --json OUT.json             (the shards, merged)
 //
 // The runs of an experiment or sweep (run_list.h) go on --jobs threads (all
 // cores by default); the output is the same bytes for any --jobs, and the
@@ -204,7 +204,7 @@ int run_and_write(const prefixroute::Scenario& scenario, const prefixroute::Repl
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"prefixroute reference benchmark: every routing policy on one multi-tenant trace"};
+  CLI::App app{"prefixroute: routing policies simulated on one scenario (the reference one by default) or a trace"};
   std::string scenario_path;
   std::string trace_path;
   std::string sweep_text;
