@@ -1,7 +1,7 @@
 // The recommended policy against every policy, over a grid of scenarios.
 //
 //   npm run grid                      # runs the grid, writes docs/grid.json and the README's grid table
-//   node bench/grid.mjs --jobs 2 [--bench PATH] [--json PATH] [--no-readme]
+//   node scripts/grid.mjs --jobs 2 [--bench PATH] [--json PATH] [--no-readme]
 //
 // A cell is one scenario run with `--set policies=all`. The recommended
 // policy (the results JSON's "recommended") *holds* a cell when its p99 TTFT
