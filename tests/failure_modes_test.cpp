@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "files.h"
-#include "prefixroute/experiment.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute::failure_modes_test {
 namespace {

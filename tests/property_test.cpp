@@ -18,12 +18,12 @@
 #include <string_view>
 #include <vector>
 
-#include "prefixroute/experiment.h"
+#include "prefixroute/run/experiment.h"
 #include "prefixroute/sim/metrics.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/cache/radix_cache.h"
 #include "prefixroute/base/random.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "prefixroute/workload/synthetic.h"
 #include "field_errors.h"

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "prefixroute/base/random.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "random_scenario.h"
 
 int main(int argc, char** argv) {

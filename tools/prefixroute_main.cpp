@@ -21,17 +21,17 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "prefixroute/experiment.h"
-#include "prefixroute/hardware_summary.h"
-#include "prefixroute/overrides.h"
-#include "prefixroute/replay.h"
-#include "prefixroute/replayed_trace.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/scenario/hardware_summary.h"
+#include "prefixroute/scenario/overrides.h"
+#include "prefixroute/run/replay.h"
+#include "prefixroute/run/replayed_trace.h"
 #include "prefixroute/base/parallel.h"
-#include "prefixroute/run_list.h"
-#include "prefixroute/scenario.h"
-#include "prefixroute/shard.h"
-#include "prefixroute/timeline_json.h"
-#include "prefixroute/sweep.h"
+#include "prefixroute/run/run_list.h"
+#include "prefixroute/scenario/scenario.h"
+#include "prefixroute/run/shard.h"
+#include "prefixroute/io/timeline_json.h"
+#include "prefixroute/run/sweep.h"
 #include "prefixroute/workload/trace_reader.h"
 #include <nlohmann/json.hpp>
 #include "step_table.h"
@@ -50,7 +50,7 @@ bool read_file(const std::string& path, std::string& text) {
 
 // Reads the trace with the scenario's trace settings into a temporary file
 // (spill_trace: memory does not grow with the file; every run streams it
-// back) and records it in the scenario (core/include/prefixroute/replay.h).
+// back) and records it in the scenario (core/include/prefixroute/run/replay.h).
 // On failure returns null, the message to print and the exit status.
 std::unique_ptr<prefixroute::SpilledTrace> load_trace(const std::string& path, std::FILE* file,
                                                       prefixroute::Scenario& scenario, std::string& problem,

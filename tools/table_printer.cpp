@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute {
 namespace {

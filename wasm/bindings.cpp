@@ -43,15 +43,15 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/experiment.h"
-#include "prefixroute/hardware_summary.h"
-#include "prefixroute/overrides.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/scenario/hardware_summary.h"
+#include "prefixroute/scenario/overrides.h"
 #include "prefixroute/policies/affinity.h"
 #include "prefixroute/policies/affinity_balanced.h"
 #include "prefixroute/policies/least_loaded.h"
 #include "prefixroute/policies/round_robin.h"
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/workload/synthetic.h"
 #include "prefixroute/workload/workload.h"
 #include "coarse_api.h"
@@ -352,7 +352,7 @@ val run_scenario(const val& scenario_json, const val& overrides_json, const val&
 }
 
 // What the scenario's model, GPU and engine mean for one replica, with the
-// arithmetic (core/include/prefixroute/hardware_summary.h), for a valid
+// arithmetic (core/include/prefixroute/scenario/hardware_summary.h), for a valid
 // scenario; else its errors, as validateScenario returns them.
 val hardware_summary(const val& scenario_json, const val& overrides_json) {
   const prefixroute::ScenarioParse parse = parse_with_overrides(scenario_json, overrides_json);

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/experiment.h"
-#include "prefixroute/scenario.h"
-#include "prefixroute/shard.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/scenario/scenario.h"
+#include "prefixroute/run/shard.h"
 
 namespace prefixroute_wasm {
 

@@ -136,7 +136,7 @@ export interface HardwareSummarySuccess {
   errors: [];
   /**
    * The summary JSON ("prefixroute.hardware/1", see
-   * core/include/prefixroute/hardware_summary.h): the replica's model, GPU and
+   * core/include/prefixroute/scenario/hardware_summary.h): the replica's model, GPU and
    * tensor parallelism, the presets' constants with their sources, memory
    * (weights, KV bytes per token), every derivable raw field with the value
    * in force, its source ("given", "derived" or "default"), the derived value

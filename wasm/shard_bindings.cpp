@@ -1,4 +1,4 @@
-// WebAssembly bindings of shards (core/include/prefixroute/shard.h): the
+// WebAssembly bindings of shards (core/include/prefixroute/run/shard.h): the
 // page's pool of Web Workers runs one experiment as N shards, one per worker,
 // and merges them into runScenario's results JSON.
 //
@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "coarse_api.h"
-#include "prefixroute/overrides.h"
-#include "prefixroute/run_list.h"
-#include "prefixroute/shard.h"
+#include "prefixroute/scenario/overrides.h"
+#include "prefixroute/run/run_list.h"
+#include "prefixroute/run/shard.h"
 
 using emscripten::EM_VAL;
 using emscripten::val;

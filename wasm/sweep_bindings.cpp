@@ -1,4 +1,4 @@
-// WebAssembly binding of the sweep (core/include/prefixroute/sweep.h):
+// WebAssembly binding of the sweep (core/include/prefixroute/run/sweep.h):
 //
 //   runSweep(scenarioJson, overridesJson, sweepSpec, onProgress)
 //     -> { ok: true, sweepJson } | { ok: false, errors: [{field, message}], cancelled? }
@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "coarse_api.h"
-#include "prefixroute/overrides.h"
-#include "prefixroute/shard.h"
-#include "prefixroute/sweep.h"
+#include "prefixroute/scenario/overrides.h"
+#include "prefixroute/run/shard.h"
+#include "prefixroute/run/sweep.h"
 #include "prefixroute/workload/synthetic.h"
 
 using emscripten::EM_VAL;

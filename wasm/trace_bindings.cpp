@@ -39,13 +39,13 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/experiment.h"
-#include "prefixroute/overrides.h"
-#include "prefixroute/replay.h"
-#include "prefixroute/replayed_trace.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/scenario/overrides.h"
+#include "prefixroute/run/replay.h"
+#include "prefixroute/run/replayed_trace.h"
 #include "prefixroute/base/hashing.h"
-#include "prefixroute/scenario.h"
-#include "prefixroute/shard.h"
+#include "prefixroute/scenario/scenario.h"
+#include "prefixroute/run/shard.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "coarse_api.h"
 

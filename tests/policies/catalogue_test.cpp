@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/experiment.h"
+#include "prefixroute/run/experiment.h"
 #include "prefixroute/policies/affinity_balanced.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute::catalogue_test {
 namespace {

@@ -25,7 +25,7 @@
 
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/base/random.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute::testsupport {
 
