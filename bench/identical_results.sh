@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Are two builds' results byte-identical? Runs prefixroute-bench of BEFORE and
+# Are two builds' results byte-identical? Runs prefixroute of BEFORE and
 # of AFTER on a set of scenarios chosen to reach every path of the simulator
 # and the policies (presets, the Mooncake excerpt, many replicas, decode with
 # KV-event lag, pins with protection, 1 ms scrapes, a single replica, no
@@ -14,10 +14,10 @@
 #
 #   bash bench/identical_results.sh BEFORE_BENCH AFTER_BENCH
 #
-# BEFORE_BENCH / AFTER_BENCH: prefixroute-bench binaries. One of an older
+# BEFORE_BENCH / AFTER_BENCH: prefixroute binaries. One of an older
 # commit: `git worktree add /tmp/old COMMIT && cd /tmp/old && cmake --preset
-# native && cmake --build --preset native --target prefixroute-bench`, then
-# /tmp/old/build/native/tools/prefixroute-bench.
+# native && cmake --build --preset native --target prefixroute-cli`, then
+# /tmp/old/build/native/tools/prefixroute.
 # Prints one line per scenario; exits 1 when any differs.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

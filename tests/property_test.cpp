@@ -5,7 +5,7 @@
 // whole range too, so a new parameter is covered as soon as it exists.
 //
 // A failure names the scenario (its canonical JSON), so it can be replayed
-// with `prefixroute-bench --scenario`.
+// with `prefixroute --scenario`.
 #include <gtest/gtest.h>
 
 #include <algorithm>

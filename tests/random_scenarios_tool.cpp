@@ -2,7 +2,7 @@
 // (tests/support/random_scenario.h), one canonical scenario JSON a line.
 //
 // The native == wasm tests (tests/js/random-parity.test.mjs) run each line
-// through `prefixroute-bench --scenario` and through the module in Node and in
+// through `prefixroute --scenario` and through the module in Node and in
 // Chromium, and compare the results JSON byte for byte. The same SEED always
 // prints the same scenarios.
 #include <cstdio>

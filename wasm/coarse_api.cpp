@@ -147,7 +147,7 @@ prefixroute::ScenarioParse parse_checked(const std::string& scenario_json,
   if (parse.ok()) {
     for (auto& error : heap_budget_errors(estimated_heap_bytes(parse.scenario), "this run",
                                           "Lower workload.requests, cluster.cache_tokens or cluster.replicas, "
-                                          "or run the native benchmark (prefixroute-bench)"))
+                                          "or run the native command line (prefixroute)"))
       parse.errors.push_back(std::move(error));
   }
   return parse;

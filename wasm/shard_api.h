@@ -9,7 +9,7 @@
 // shardIndex is 1-based, as the command line's --shard K/N: shard K runs the
 // runs i of the experiment's run list (run_list.h: per replicate each policy,
 // then the ideal and the pooled bound) with i mod shardCount == K - 1.
-// shardJson is the document `prefixroute-bench --shard K/N --json` writes for
+// shardJson is the document `prefixroute --shard K/N --json` writes for
 // the same scenario, byte for byte; mergeShards of all N documents (any
 // order) gives runScenario's resultsJson byte for byte. `series` holds the
 // per-request series of the shard's own policy runs of the first replicate

@@ -105,7 +105,7 @@ bool check_sweep(const val& scenario_arg, const val& overrides_arg, const val& s
     char text[300];
     std::snprintf(text, sizeof text,
                   "this sweep would simulate %.0f requests per policy (%zu points); the module's limit is %.0f. "
-                  "Use fewer steps or fewer workload.requests, or the native prefixroute-bench --sweep",
+                  "Use fewer steps or fewer workload.requests, or the native prefixroute --sweep",
                   swept_requests, spec.values.size(), kMaxSweptRequests);
     refusal = failure({{"(sweep)", text}});
     return false;
@@ -159,7 +159,7 @@ val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec
 }
 
 // One shard of a sweep: its runs (the points' run lists one after another) i
-// with i mod shardCount == shardIndex - 1, as `prefixroute-bench --sweep SPEC
+// with i mod shardCount == shardIndex - 1, as `prefixroute --sweep SPEC
 // --shard K/N --json` writes them.
 val run_sweep_shard(const val& scenario_arg, const val& overrides_arg, const val& spec_arg, const val& shard_index,
                     const val& shard_count, const val& on_progress) {

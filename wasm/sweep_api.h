@@ -3,7 +3,7 @@
 //   runSweep(scenarioJson, overridesJson, sweepSpec, onProgress)
 //     -> { ok: true, sweepJson } | { ok: false, errors: [{field, message}], cancelled? }
 //
-// sweepJson is sweep_to_json(), the bytes `prefixroute-bench --sweep SPEC
+// sweepJson is sweep_to_json(), the bytes `prefixroute --sweep SPEC
 // --json FILE` writes for the same scenario, overrides and SPEC. The binding
 // keeps the rules of bindings.cpp: no exception crosses the boundary in
 // either direction, every problem is an error value naming its field, and a

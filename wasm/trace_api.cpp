@@ -215,7 +215,7 @@ val check_trace_run(TraceLoader& loader, const val& scenario_json, const val& ov
   errors = heap_budget_errors(
       estimated_heap_bytes(scenario, loader.size()), "this replay",
       "Lower cluster.cache_tokens, replay fewer requests (trace.limit), "
-      "or run the native benchmark (prefixroute-bench --trace)");
+      "or run the native command line (prefixroute --trace)");
   if (!errors.empty()) return failure(errors);
   return val::undefined();
 }
@@ -238,7 +238,7 @@ val run_trace(TraceLoader& loader, const val& scenario_json, const val& override
 // One shard of runTrace's work on the loaded trace (the page's pool of
 // workers: each worker holds the trace once and runs its share of the
 // policies). Checks as runTrace plus "(shard)"; the document is
-// `prefixroute-bench --trace FILE --shard K/N --json`'s; mergeShards of all N
+// `prefixroute --trace FILE --shard K/N --json`'s; mergeShards of all N
 // gives runTrace's resultsJson.
 val run_trace_shard(TraceLoader& loader, const val& scenario_json, const val& overrides_json, const val& shard_index,
                     const val& shard_count, const val& on_progress) {

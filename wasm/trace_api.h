@@ -9,7 +9,7 @@
 //   const run = pr.runTrace(loader, scenarioJson, overridesJson, onProgress);
 //   loader.delete();
 //
-// The same bytes as the command line: `prefixroute-bench --trace FILE --json`
+// The same bytes as the command line: `prefixroute --trace FILE --json`
 // reads the file with the scenario's trace settings, records its name, line
 // count, skipped lines and content hash in scenario.trace, checks the limits
 // that depend on both trace and scenario (check_replay), and runs

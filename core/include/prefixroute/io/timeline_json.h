@@ -1,5 +1,5 @@
 // The timelines of an experiment as one JSON document (schema
-// "prefixroute.timeline/1"), what `prefixroute-bench --timeline PATH` writes:
+// "prefixroute.timeline/1"), what `prefixroute --timeline PATH` writes:
 //
 //   { "schema": "prefixroute.timeline/1",
 //     "workload": { "requests", "fingerprint" },

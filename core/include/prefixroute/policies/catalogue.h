@@ -63,7 +63,7 @@ std::vector<std::unique_ptr<RoutingPolicy>> make_router_instances(std::string_vi
                                                                   const PolicyParameters& params,
                                                                   const PolicyContext& context);
 
-/// The policy prefixroute recommends: the one the grid (bench/grid.mjs,
+/// The policy prefixroute recommends: the one the grid (scripts/grid.mjs,
 /// README "The recommended policy") compares every other policy against.
 /// Always a built-in policy's name.
 std::string_view recommended_policy();

@@ -1,10 +1,11 @@
-// prefixroute-bench: runs a scenario (the reference one by default) with every
-// listed policy on one trace, prints the table and writes the results JSON.
+// prefixroute: runs a scenario (the reference one by default) with every
+// listed policy on one trace and prints the table; --json PATH also writes the
+// results JSON. No file is written unless an option names it.
 //
-//   prefixroute-bench [--scenario FILE.json] [--set key=value]... [--json PATH] [--jobs N]
+//   prefixroute [--scenario FILE.json] [--set key=value]... [--json PATH] [--jobs N]
 //                     [--timeline PATH]   (also each policy's run over time: timeline_json.h)
-//   prefixroute-bench ... [--sweep SPEC] --shard K/N --json SHARD.json   (one shard of the runs)
-//   prefixroute-bench --merge SHARD.json... --json OUT.json             (the shards, merged)
+//   prefixroute ... [--sweep SPEC] --shard K/N --json SHARD.json   (one shard of the runs)
+//   prefixroute --merge SHARD.json... --json OUT.json             (the shards, merged)
 //
 // The runs of an experiment or sweep (run_list.h) go on --jobs threads (all
 // cores by default); the output is the same bytes for any --jobs, and the
@@ -144,7 +145,7 @@ int run_sweep_command(const std::string& text, const std::vector<prefixroute::Ov
   const prefixroute::SweepReport report = prefixroute::run_sweep(text, overrides, spec, {}, jobs);
   const std::string json = prefixroute::sweep_to_json(spec, report);
   print_sweep_table(spec, json);
-  if (!json_path.empty() && json_path != "docs/results.json" && !write_reported(json_path, json)) return 1;
+  if (!json_path.empty() && !write_reported(json_path, json)) return 1;
   return 0;
 }
 
@@ -206,12 +207,12 @@ int run_and_write(const prefixroute::Scenario& scenario, const prefixroute::Repl
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"prefixroute reference benchmark: every routing policy on one multi-tenant trace"};
+  CLI::App app{"prefixroute: routing policies simulated on one scenario (the reference one by default) or a trace"};
   std::string scenario_path;
   std::string trace_path;
   std::string sweep_text;
   std::vector<std::string> sets;
-  std::string json_path = "docs/results.json";
+  std::string json_path;  // no file unless asked
   bool markdown = false;
   bool print_schema = false;
   bool print_scenario = false;
@@ -230,7 +231,7 @@ int main(int argc, char** argv) {
       ->excludes("--trace");
   app.add_option("--set", sets, "Override one scenario key: dotted.key=value (repeatable)")
       ->take_all();
-  app.add_option("--json", json_path, "Where to write the results JSON ('' to skip)");
+  app.add_option("--json", json_path, "Write the results JSON to this file (default: none)");
   app.add_option("--timeline", timeline_path,
                  "Also write each policy's run over time (windows x replicas: queue wait or batch and KV use, hit "
                  "rate, dominant prefix group) to this JSON file");
@@ -272,8 +273,8 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  // A shard or merge writes a document of its own: never over docs/results.json by default.
-  const bool json_given = app.count("--json") > 0 && !json_path.empty();
+  // A shard or merge exists only to write its document.
+  const bool json_given = !json_path.empty();
   if (!merge_paths.empty()) {
     if (!timeline_path.empty()) {
       std::cerr << "error: --timeline needs a single run of the scenario (a merge holds no per-request results)\n";

@@ -1,7 +1,7 @@
 // The recommended policy against every policy, over a grid of scenarios.
 //
 //   npm run grid                      # runs the grid, writes docs/grid.json and the README's grid table
-//   node bench/grid.mjs --jobs 2 [--bench PATH] [--json PATH] [--no-readme]
+//   node scripts/grid.mjs --jobs 2 [--bench PATH] [--json PATH] [--no-readme]
 //
 // A cell is one scenario run with `--set policies=all`. The recommended
 // policy (the results JSON's "recommended") *holds* a cell when its p99 TTFT
@@ -38,7 +38,7 @@ const option = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
 };
-const bench = option('--bench', path.join(ROOT, 'build/native/tools/prefixroute-bench'));
+const bench = option('--bench', path.join(ROOT, 'build/native/tools/prefixroute'));
 const jobs = Math.max(1, Number(option('--jobs', String(os.availableParallelism?.() ?? 2))));
 const jsonPath = option('--json', path.join(ROOT, 'docs/grid.json'));
 const writeReadme = !args.includes('--no-readme');

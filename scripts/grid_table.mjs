@@ -1,8 +1,8 @@
-// The README's grid table, rendered from the grid document bench/grid.mjs
+// The README's grid table, rendered from the grid document scripts/grid.mjs
 // writes (docs/grid.json). scripts/generated-docs.sh renders it too, so the
 // table always matches the committed grid.
 //
-//   node bench/grid_table.mjs docs/grid.json     # prints the table
+//   node scripts/grid_table.mjs docs/grid.json     # prints the table
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -28,7 +28,7 @@ export function renderGrid(doc) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const file = process.argv[2];
   if (!file) {
-    console.error('usage: node bench/grid_table.mjs GRID.json');
+    console.error('usage: node scripts/grid_table.mjs GRID.json');
     process.exit(2);
   }
   process.stdout.write(renderGrid(JSON.parse(fs.readFileSync(file, 'utf8'))));
