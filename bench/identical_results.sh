@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Are two builds' results byte-identical? Runs prefixroute-bench of BEFORE and
+# Are two builds' results byte-identical? Runs prefixroute of BEFORE and
 # of AFTER on a set of scenarios chosen to reach every path of the simulator
 # and the policies, and compares the results JSON: byte for byte (cmp) when
 # AFTER adds nothing, else with bench/same_results.mjs, which lets AFTER's
@@ -36,10 +36,10 @@
 #
 #   bash bench/identical_results.sh BEFORE_BENCH AFTER_BENCH
 #
-# BEFORE_BENCH / AFTER_BENCH: prefixroute-bench binaries. One of an older
+# BEFORE_BENCH / AFTER_BENCH: prefixroute binaries. One of an older
 # commit: `git worktree add /tmp/old COMMIT && cd /tmp/old && cmake --preset
-# native && cmake --build --preset native --target prefixroute-bench`, then
-# /tmp/old/build/native/tools/prefixroute-bench.
+# native && cmake --build --preset native --target prefixroute-cli`, then
+# /tmp/old/build/native/tools/prefixroute.
 # Prints one line per scenario; exits 1 when any differs, and when either
 # build writes no results for a case (a refused scenario: its message is
 # printed), so a case that stopped running cannot pass unnoticed.

@@ -5,7 +5,7 @@
 // whole range too, so a new parameter is covered as soon as it exists.
 //
 // A failure names the scenario (its canonical JSON), so it can be replayed
-// with `prefixroute-bench --scenario`.
+// with `prefixroute --scenario`.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,10 +18,11 @@
 #include <string_view>
 #include <vector>
 
-#include "prefixroute/experiment.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
 #include "prefixroute/sim/metrics.h"
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "prefixroute/workload/synthetic.h"
 #include "field_errors.h"
@@ -133,7 +134,8 @@ TEST_F(RandomScenarios, NoRequestFindsMoreCachedThanAPromptRoutedBeforeItShares)
     for (const PolicyOutcome& o : c.report.outcomes) {
       SCOPED_TRACE(o.policy);
       ASSERT_EQ(o.run.cached_of.size(), c.ideal_cached.size());
-      const bool queued = make_policy(o.policy, c.scenario)->router_queue().has_value();
+      const bool queued =
+          make_policy(o.policy, c.scenario.policy_params, policy_context(c.scenario))->router_queue().has_value();
       const std::vector<std::uint64_t> bound =
           queued ? testsupport::shared_with_arrivals_by_first_token(*c.workload, o.run.ttft) : c.ideal_cached;
       for (std::size_t r = 0; r < c.ideal_cached.size(); ++r) {

@@ -4,7 +4,7 @@
 // policy.
 //
 // The native == wasm tests (tests/js/random-parity.test.mjs) run each line
-// through `prefixroute-bench --scenario` and through the module in Node and in
+// through `prefixroute --scenario` and through the module in Node and in
 // Chromium, and compare the results JSON byte for byte. The same SEED always
 // prints the same scenarios.
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "random_scenario.h"
 
 int main(int argc, char** argv) {

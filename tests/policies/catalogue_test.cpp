@@ -3,6 +3,7 @@
 // defined only in the tests (tests/support/pick_nth_policy.h) and registered
 // through the catalogue alone.
 #include "prefixroute/policies/catalogue.h"
+#include "prefixroute/io/results_json.h"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/experiment.h"
+#include "prefixroute/run/experiment.h"
 #include "prefixroute/policies/affinity_balanced.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "pick_nth_policy.h"
 
 namespace prefixroute::catalogue_test {

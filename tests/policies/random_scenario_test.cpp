@@ -18,9 +18,10 @@
 #include <string_view>
 #include <vector>
 
-#include "prefixroute/experiment.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/run/experiment.h"
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "pick_nth_policy.h"
 #include "random_scenario.h"
 

@@ -26,9 +26,10 @@
 #include <vector>
 
 #include "files.h"
-#include "prefixroute/experiment.h"
-#include "prefixroute/hardware_summary.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/scenario/hardware_summary.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/metrics.h"
 #include "prefixroute/policies/round_robin.h"
 #include "prefixroute/workload/workload.h"

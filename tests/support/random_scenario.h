@@ -44,7 +44,7 @@
 
 #include "prefixroute/base/random.h"
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute::testsupport {
 

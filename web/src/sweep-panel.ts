@@ -162,7 +162,7 @@ export class SweepPanel {
     }
     byId<HTMLButtonElement>('sweep-run').disabled = !result.ok;
     if (result.ok) {
-      byId('sweep-command').textContent = `Same as: prefixroute-bench --sweep ${result.spec}${this.host.overrides().map(([k, v]) => ` --set ${k}=${v}`).join('')}`;
+      byId('sweep-command').textContent = `Same as: prefixroute --sweep ${result.spec}${this.host.overrides().map(([k, v]) => ` --set ${k}=${v}`).join('')}`;
       if (!initial) {
         this.linked = { ...this.state };
         this.host.onStateChange({ ...this.linked });

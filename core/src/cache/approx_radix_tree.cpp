@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "../base/first_difference.h"
-#include "child_links.h"
-#include "../base/text.h"
+#include "base/first_difference.h"
+#include "cache/child_links.h"
+#include "base/text.h"
 
 namespace prefixroute {
 

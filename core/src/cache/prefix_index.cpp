@@ -7,8 +7,8 @@
 
 #include "prefixroute/cache/radix_cache.h"
 
-#include "../base/first_difference.h"
-#include "child_links.h"
+#include "base/first_difference.h"
+#include "cache/child_links.h"
 
 namespace prefixroute {
 

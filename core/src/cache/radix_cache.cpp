@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cassert>
 
-#include "../base/text.h"
+#include "base/text.h"
 
 #include "prefixroute/cache/prefix_index.h"
 
-#include "../base/first_difference.h"
-#include "sorted_children.h"
+#include "base/first_difference.h"
+#include "cache/sorted_children.h"
 
 namespace prefixroute {
 
