@@ -36,7 +36,9 @@ TEST(FlatMap, AgreesWithAnUnorderedMapOnRandomOperations) {
     const std::uint32_t* found = map.find(key);
     const auto it = reference.find(key);
     ASSERT_EQ(found != nullptr, it != reference.end()) << "step " << step;
-    if (found != nullptr) ASSERT_EQ(*found, it->second) << "step " << step;
+    if (found != nullptr) {
+      ASSERT_EQ(*found, it->second) << "step " << step;
+    }
     ASSERT_EQ(map.size(), reference.size());
   }
   for (const std::uint64_t key : pool) {

@@ -234,6 +234,40 @@ inline RandomCase random_case(std::uint64_t master_seed, std::uint64_t index, st
   if (batched && numbers.count("cluster.max_running") && !numbers.count("cluster.max_batched_tokens") &&
       numbers["cluster.max_running"] > 8192)
     numbers["cluster.max_batched_tokens"] = numbers["cluster.max_running"];
+  // The client: in a third of the cases a kind with fields that fit it (and
+  // that sends every request, as the properties expect), else the
+  // workload's own timing.
+  for (auto it = numbers.begin(); it != numbers.end();) it = it->first.rfind("client.", 0) == 0 ? numbers.erase(it) : std::next(it);
+  texts.erase("client.kind");
+  Rng client_stream = named_stream(attempt_seed, "rule:client");
+  switch (client_stream.uniform_int(0, 8)) {
+    case 0:
+      texts["client.kind"] = "constant";
+      numbers["client.rate_per_s"] = draw(client_stream, 1, 5000, false);
+      break;
+    case 1:
+      texts["client.kind"] = "burst";
+      break;
+    case 2:
+      texts["client.kind"] = "closed";
+      numbers["client.concurrency"] = draw(client_stream, 1, 16, true);
+      if (client_stream.uniform_int(0, 1) == 0) numbers["client.think_s"] = draw(client_stream, 0, 0.5, false);
+      if (client_stream.uniform_int(0, 1) == 0) numbers["client.rate_per_s"] = draw(client_stream, 1, 2000, false);
+      if (client_stream.uniform_int(0, 2) == 0) numbers["client.timeout_s"] = draw(client_stream, 0.01, 5, false);
+      break;
+    case 3: {
+      // Closed stages: the last lasts long enough to send every request.
+      texts["client.kind"] = "closed";
+      const auto a = client_stream.uniform_int(1, 8), b = client_stream.uniform_int(1, 8);
+      texts["client.stages"] = std::to_string(a) + "x" + number_text(draw(client_stream, 0.01, 2, false), false) +
+                               "," + std::to_string(b) + "x100000";
+      if (client_stream.uniform_int(0, 1) == 0)
+        numbers["client.stage_interval_s"] = draw(client_stream, 0, 1, false);
+      break;
+    }
+    default:
+      break;
+  }
   if (texts["hardware.model"] != "none") {
     Rng hardware_stream = named_stream(attempt_seed, "rule:hardware.memory_utilization");
     numbers["hardware.memory_utilization"] = draw(hardware_stream, 0.8, 1.0, false);

@@ -97,6 +97,41 @@ Json mean_replicas_json(const std::vector<SeedReport>& seeds, std::size_t policy
   return out;
 }
 
+// A run's client stages, each its figures.
+Json stages_json(const std::vector<StageSummary>& stages) {
+  Json out = Json::array();
+  for (const StageSummary& st : stages) {
+    Json entry = Json::object();
+    write_metrics(entry, stage_metrics(st));
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+// Per stage index, each figure's mean over the seeds that ran that stage.
+Json mean_stages_json(const std::vector<SeedReport>& seeds, std::size_t policy) {
+  std::size_t stages = 0;
+  for (const SeedReport& r : seeds) stages = std::max(stages, r.outcomes[policy].summary.stages.size());
+  Json out = Json::array();
+  for (std::size_t k = 0; k < stages; ++k) {
+    std::vector<std::vector<RowMetric>> per_seed;
+    for (const SeedReport& r : seeds) {
+      const std::vector<StageSummary>& list = r.outcomes[policy].summary.stages;
+      if (k < list.size()) per_seed.push_back(stage_metrics(list[k]));
+    }
+    Json entry = Json::object();
+    for (std::size_t m = 0; m < per_seed.front().size(); ++m) {
+      std::vector<double> values;
+      for (const std::vector<RowMetric>& metrics : per_seed)
+        if (metrics[m].value) values.push_back(*metrics[m].value);
+      if (!values.empty()) entry[per_seed.front()[m].key] = t_interval(values).mean;
+      else if (null_when_absent(per_seed.front()[m].key)) entry[per_seed.front()[m].key] = nullptr;
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 // Batch size and KV held over time, per replica (charts): the samples the
 // run takes of in-flight counts, kv_block_tokens-token blocks.
 Json timeline_json(const Scenario& scenario, const SimulationRun& run) {
@@ -183,6 +218,7 @@ Json replicated_row_json(const Scenario& scenario, const ExperimentReport& repor
   // arrival span (the sampling period differs from seed to seed), so they
   // cannot be averaged sample by sample: replicate 0's is kept.
   if (batched) row["timeline"] = timeline_json(scenario, report.outcomes[p].run);
+  if (!report.outcomes[p].summary.stages.empty()) row["stages"] = mean_stages_json(seeds, p);
   row["interval"] = interval_json(pr.metrics);
   Json per_seed = Json::array();
   for (const SeedReport& r : seeds) {
@@ -256,6 +292,7 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
       write_metrics(row, row_metrics(o.summary, report.ideal.hit_rate, o.run.decode, o.run.batched));
       row["replicas"] = replicas_json(o.run.replicas, o.run.batched, o.summary.span_s);
       if (o.run.batched) row["timeline"] = timeline_json(scenario, o.run);
+      if (!o.summary.stages.empty()) row["stages"] = stages_json(o.summary.stages);
       results.push_back(std::move(row));
     }
   }

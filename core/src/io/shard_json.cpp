@@ -69,6 +69,37 @@ const Figure<RunSummary> kSessionSummary[] = {
     {"later_call_hit_rate", &RunSummary::later_call_hit_rate},
     {"one_replica_session_share", &RunSummary::one_replica_session_share},
 };
+// Present exactly when the run had a benchmark client (has_client).
+const Figure<RunSummary> kClientSummary[] = {
+    {"failed", &RunSummary::failed},
+    {"mean_client_wait_ms", &RunSummary::mean_client_wait_ms},
+    {"p99_client_wait_ms", &RunSummary::p99_client_wait_ms},
+};
+// Each client stage's figures (the summary's "stages", with a client).
+const Figure<StageSummary> kStage[] = {
+    {"load", &StageSummary::load},
+    {"duration_s", &StageSummary::duration_s},
+    {"start_s", &StageSummary::start_s},
+    {"end_s", &StageSummary::end_s},
+    {"requests", &StageSummary::requests},
+    {"failed", &StageSummary::failed},
+    {"completed_per_s", &StageSummary::completed_per_s},
+    {"input_tokens_per_s", &StageSummary::input_tokens_per_s},
+    {"output_tokens_per_s", &StageSummary::output_tokens_per_s},
+    {"mean_ttft_ms", &StageSummary::mean_ttft_ms},
+    {"p50_ttft_ms", &StageSummary::p50_ttft_ms},
+    {"p90_ttft_ms", &StageSummary::p90_ttft_ms},
+    {"p99_ttft_ms", &StageSummary::p99_ttft_ms},
+    {"has_tpot", &StageSummary::has_tpot},
+    {"mean_tpot_ms", &StageSummary::mean_tpot_ms},
+    {"p90_tpot_ms", &StageSummary::p90_tpot_ms},
+    {"mean_e2e_ms", &StageSummary::mean_e2e_ms},
+    {"has_kv", &StageSummary::has_kv},
+    {"mean_kv_use", &StageSummary::mean_kv_use},
+    {"p90_kv_use", &StageSummary::p90_kv_use},
+    {"hit_rate", &StageSummary::hit_rate},
+    {"mean_client_wait_ms", &StageSummary::mean_client_wait_ms},
+};
 const Figure<ReplicaTotals> kReplica[] = {
     {"requests", &ReplicaTotals::requests},
     {"prefill_tokens", &ReplicaTotals::prefill_tokens},
@@ -98,6 +129,16 @@ Json summary_json(const RunSummary& s, bool batched) {
   write_figures(j, s, kSummary);
   if (batched) write_figures(j, s, kBatchedSummary);
   if (s.has_sessions) write_figures(j, s, kSessionSummary);
+  if (s.has_client) {
+    write_figures(j, s, kClientSummary);
+    Json stages = Json::array();
+    for (const StageSummary& st : s.stages) {
+      Json entry = Json::object();
+      write_figures(entry, st, kStage);
+      stages.push_back(std::move(entry));
+    }
+    j["stages"] = std::move(stages);
+  }
   return j;
 }
 
@@ -292,8 +333,27 @@ bool read_summary(const Json& j, RunSummary& s, bool batched, std::string& e) {
     return false;
   }
   s.has_sessions = j.contains("sessions");
-  return read_figures(j, s, kSummary, e) && (!s.has_sessions || read_figures(j, s, kSessionSummary, e)) &&
-         (!batched || read_figures(j, s, kBatchedSummary, e));
+  s.has_client = j.contains("failed");
+  if (!(read_figures(j, s, kSummary, e) && (!s.has_sessions || read_figures(j, s, kSessionSummary, e)) &&
+        (!batched || read_figures(j, s, kBatchedSummary, e)) &&
+        (!s.has_client || read_figures(j, s, kClientSummary, e))))
+    return false;
+  if (!s.has_client) return true;
+  const auto stages = j.find("stages");
+  if (stages == j.end() || !stages->is_array()) {
+    e = "stages must be an array (a run with a client)";
+    return false;
+  }
+  for (const Json& entry : *stages) {
+    StageSummary st;
+    if (!entry.is_object()) {
+      e = "stages must hold objects";
+      return false;
+    }
+    if (!read_figures(entry, st, kStage, e)) return false;
+    s.stages.push_back(st);
+  }
+  return true;
 }
 
 bool read_replicas(const Json& j, std::vector<ReplicaTotals>& out, std::string& e, bool batched) {

@@ -11,6 +11,7 @@
 
 #include "prefixroute/base/parallel.h"
 #include "prefixroute/policies/catalogue.h"
+#include "prefixroute/workload/client.h"
 #include "prefixroute/workload/synthetic.h"
 
 namespace prefixroute::engine {
@@ -24,6 +25,12 @@ void release_series(SimulationRun& run) {
   run.spilled_end_to_end.reset();
   std::vector<std::uint32_t>().swap(run.in_flight_samples);
   std::vector<double>().swap(run.tpot_ns);
+  std::vector<std::uint32_t>().swap(run.prompt_tokens_of);
+  std::vector<std::uint32_t>().swap(run.output_tokens_of);
+  std::vector<double>().swap(run.tpot_of);
+  std::vector<double>().swap(run.kv_samples);
+  std::vector<Tick>().swap(run.client.wait);
+  std::vector<std::int16_t>().swap(run.client.stage_of);
 }
 
 void release_timeline(SimulationRun& run) {
@@ -294,7 +301,7 @@ class Executor {
     const bool ideal_known = replay_ != nullptr && key.phase == policies && replay_->figures().ideal.has_value();
     if (!source && !ideal_known) source = replay_->open();
     if (key.phase < policies) {
-      if (!run_policy(f, key, *source, record)) return release(f.slot);
+      if (!run_policy(f, key, std::move(source), record)) return release(f.slot);
     } else if (key.phase == policies) {
       record.bound = ideal(f.slot, std::move(source), record.prompt_tokens);
     } else {
@@ -306,10 +313,19 @@ class Executor {
   }
 
   // A policy's run: one policy instance per router (a valid scenario names
-  // known policies), simulated on `source`. False when cancelled.
-  bool run_policy(const Flat& f, const RunKey& key, RequestSource& source, RunRecord& record) {
+  // known policies), simulated on `source` as the scenario's client sends
+  // it (workload/client.h; the workload's own timing needs none). The cache
+  // bounds read the workload itself: the client changes when requests are
+  // sent, not which or in what order. False when cancelled.
+  bool run_policy(const Flat& f, const RunKey& key, std::unique_ptr<RequestSource> source, RunRecord& record) {
     const Scenario& scenario = *points_[f.point];
     const Scenario seeded = replicate_scenario(scenario, key.replicate);
+    ClientSource* client = nullptr;
+    if (!scenario.client.is_workload_timing()) {
+      auto wrapped = std::make_unique<ClientSource>(std::move(source), scenario.client, seeded.seed);
+      client = wrapped.get();
+      source = std::move(wrapped);
+    }
     const auto instances =
         make_router_instances(scenario.policies[key.phase], seeded.policy_params, policy_context(seeded));
     std::vector<RoutingPolicy*> routers;
@@ -319,13 +335,14 @@ class Executor {
       per_run = [&](std::uint64_t done) { return report(f.point, f.run, done, record.requests); };
     const bool first = key.replicate == 0;
     record.outcome.policy = scenario.policies[key.phase];
-    record.outcome.run = simulate(source, scenario.cluster, std::span<RoutingPolicy* const>(routers), per_run, 4096,
+    record.outcome.run = simulate(*source, scenario.cluster, std::span<RoutingPolicy* const>(routers), per_run, 4096,
                                   scenario.router, options_.timeline && first,
                                   options_.keep_series && first ? kKeepResults : options_.spill_results_above);
     if (record.outcome.run.cancelled) {
       record.outcome = PolicyOutcome{};
       return false;
     }
+    if (client != nullptr) record.outcome.run.client = client->record();
     record.outcome.summary = summarize(record.outcome.run);
     if (!(options_.keep_series && first)) release_series(record.outcome.run);
     // The batched engine's timeline (kInFlightSamples per replica at most)

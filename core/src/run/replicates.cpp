@@ -63,11 +63,42 @@ std::vector<RowMetric> row_metrics(const RunSummary& s, double ideal_hit_rate, b
   m.push_back({"multi_call_sessions", present(s.has_sessions, count(s.multi_call_sessions)), true});
   m.push_back({"later_call_hit_rate", present(s.has_sessions, s.later_call_hit_rate)});
   m.push_back({"one_replica_session_share", present(s.has_sessions, s.one_replica_session_share)});
+  // Runs with a benchmark client only.
+  m.push_back({"failed", present(s.has_client, count(s.failed)), true});
+  m.push_back({"mean_client_wait_ms", present(s.has_client, s.mean_client_wait_ms)});
+  m.push_back({"p99_client_wait_ms", present(s.has_client, s.p99_client_wait_ms)});
   return m;
 }
 
+std::vector<RowMetric> stage_metrics(const StageSummary& st) {
+  const auto present = [](bool has, double v) { return has ? std::optional<double>(v) : std::nullopt; };
+  return {
+      {"load", st.load},
+      {"duration_s", st.duration_s},
+      {"start_s", st.start_s},
+      {"end_s", st.end_s},
+      {"requests", count(st.requests), true},
+      {"failed", count(st.failed), true},
+      {"completed_per_s", st.completed_per_s},
+      {"input_tokens_per_s", st.input_tokens_per_s},
+      {"output_tokens_per_s", st.output_tokens_per_s},
+      {"mean_ttft_ms", st.mean_ttft_ms},
+      {"p50_ttft_ms", st.p50_ttft_ms},
+      {"p90_ttft_ms", st.p90_ttft_ms},
+      {"p99_ttft_ms", st.p99_ttft_ms},
+      {"mean_tpot_ms", present(st.has_tpot, st.mean_tpot_ms)},
+      {"p90_tpot_ms", present(st.has_tpot, st.p90_tpot_ms)},
+      {"mean_e2e_ms", st.mean_e2e_ms},
+      {"mean_kv_use", present(st.has_kv, st.mean_kv_use)},
+      {"p90_kv_use", present(st.has_kv, st.p90_kv_use)},
+      {"hit_rate", st.hit_rate},
+      {"mean_client_wait_ms", st.mean_client_wait_ms},
+  };
+}
+
 bool null_when_absent(std::string_view key) {
-  return key == "predicted_hit_rate" || key == "mean_tpot_ms" || key == "p50_tpot_ms" || key == "p99_tpot_ms";
+  return key == "predicted_hit_rate" || key == "mean_tpot_ms" || key == "p50_tpot_ms" || key == "p99_tpot_ms" ||
+         key == "p90_tpot_ms" || key == "mean_kv_use" || key == "p90_kv_use";
 }
 
 std::vector<RowMetric> replica_metrics(const ReplicaTotals& r, bool batched, double span_s) {

@@ -174,6 +174,37 @@ std::vector<Field> leading_fields() {
                "Tokens of each question (gsp).", workload.gsp.question_len, std::uint32_t),
       PR_FIELD("workload.gsp_output_len", "Output length", Integer, 0, 1e6, "tokens",
                "Output tokens of each request (gsp).", workload.gsp.output_len, std::uint32_t),
+      PR_TEXT("client.kind", "Client",
+              "How the benchmark client sends the requests: poisson (open loop, exponential gaps; at rate 0 the "
+              "workload's own arrival times, a trace's timestamps), constant (open loop, equal gaps), burst "
+              "(everything at t = 0, as --request-rate inf) or closed (at most client.concurrency requests "
+              "outstanding, the next sent when one completes). TTFT counts from the send.",
+              "poisson,constant,burst,closed", client.kind),
+      PR_FIELD("client.rate_per_s", "Send rate", Number, 0, 1e7, "requests/s",
+               "poisson, constant: the send rate (poisson: 0 = the workload's own arrival times); closed: a cap, "
+               "each request due at its Poisson time and waiting in the client for a free slot (0 = no cap).",
+               client.rate_per_s, double),
+      PR_FIELD("client.concurrency", "Concurrency", Integer, 0, 1e6, "requests",
+               "closed: requests outstanding at most, when client.stages is empty (0 with a poisson, constant or "
+               "burst client).",
+               client.concurrency, std::uint32_t),
+      PR_FIELD("client.think_s", "Think time", Number, 0, 86400, "s",
+               "closed: from a request's completion to its slot's next send.", client.think_s, double),
+      PR_FIELD("client.timeout_s", "Timeout", Number, 0, 1e7, "s",
+               "A request whose end-to-end time from its send exceeds this fails: it is counted, left out of the "
+               "latency figures and frees its client slot (0 = no timeout).",
+               client.timeout_s, double),
+      PR_TEXT("client.stages", "Stages",
+              "A load ladder LOADxSECONDS,LOADxSECONDS,...: a rate (poisson, constant) or a concurrency (closed) "
+              "held for SECONDS, as inference-perf's stages; each stage starts when the previous one's requests "
+              "are done; results per stage (empty = one stage without end).",
+              "", client.stages),
+      PR_TEXT("client.warmup", "Warm-up stage",
+              "One stage LOADxSECONDS run before client.stages and left out of the stage results (empty = none).",
+              "", client.warmup),
+      PR_FIELD("client.stage_interval_s", "Pause between stages", Number, 0, 86400, "s",
+               "From a stage's last completion to the next stage's start (inference-perf's load interval).",
+               client.stage_interval_s, double),
       PR_FIELD("cluster.replicas", "Replicas", Integer, 1, 4096, "replicas", "Serving replicas.",
                cluster.replicas, std::uint32_t),
       derivable(PR_FIELD("cluster.cache_tokens", "Cache per replica", Integer, 0, 1e9, "tokens",

@@ -242,7 +242,62 @@ std::string allowed_text(const FieldSpec& spec) {
 }
 
 
+// The client: each field used by the kind it applies to, the stages well
+// formed, and (synthetic workloads) enough requests for the open-loop stages.
+void check_client(const Scenario& s, std::vector<FieldError>& errors) {
+  const ClientConfig& c = s.client;
+  const ClientKind kind = client_kind(c.kind);
+  const bool closed = kind == ClientKind::Closed;
+  const auto not_for = [&](const char* field, const char* applies) {
+    errors.push_back({field, std::string("applies to ") + applies + " only; client.kind is " + c.kind +
+                                 " (leave it at 0, or change client.kind)"});
+  };
+  if (!closed && c.concurrency != 0) not_for("client.concurrency", "a closed client");
+  if (!closed && c.think_s != 0) not_for("client.think_s", "a closed client");
+  std::vector<ClientStage> stages, warmup;
+  std::string error;
+  if (!c.stages.empty() && !parse_client_stages(c.stages, closed, stages, error))
+    errors.push_back({"client.stages", error});
+  if (!c.warmup.empty()) {
+    if (!parse_client_stages(c.warmup, closed, warmup, error)) {
+      errors.push_back({"client.warmup", error});
+    } else if (warmup.size() != 1) {
+      errors.push_back({"client.warmup", "must be one stage LOADxSECONDS; got " + std::to_string(warmup.size())});
+    }
+  }
+  const bool staged = !c.stages.empty() || !c.warmup.empty();
+  if (kind == ClientKind::Burst && (c.rate_per_s != 0 || staged))
+    errors.push_back({"client.kind", "burst sends every request at t = 0: it takes no client.rate_per_s, "
+                                     "client.stages or client.warmup (use constant or poisson for a rate)"});
+  if (kind == ClientKind::Constant && c.rate_per_s == 0 && c.stages.empty())
+    errors.push_back({"client.rate_per_s", "must be > 0 for a constant client (or give client.stages)"});
+  if (closed && c.concurrency == 0 && c.stages.empty())
+    errors.push_back({"client.concurrency", "must be at least 1 for a closed client (or give client.stages)"});
+  if (!staged && c.stage_interval_s != 0) not_for("client.stage_interval_s", "a client with stages");
+  if (!c.warmup.empty() && c.stages.empty())
+    errors.push_back({"client.warmup", "warms up for client.stages: give the stages too (or leave it empty)"});
+  // An open loop's stages send int(rate x duration) requests each.
+  double seconds = 0, needed = 0;
+  for (const auto* list : {&warmup, &stages})
+    for (const ClientStage& st : *list) {
+      seconds += st.duration_s + c.stage_interval_s;
+      if (!closed) needed += std::floor(st.load * st.duration_s);
+    }
+  if (seconds > kMaxArrivalSpanSeconds)
+    errors.push_back({"client.stages", "the stages and their pauses last " + format_number(seconds) +
+                                           " s; at most " + format_number(kMaxArrivalSpanSeconds) + " s"});
+  if (!closed && needed > 0 && !s.replays_trace()) {
+    const double have = synthetic_bounds(s.workload).requests;
+    if (needed > have)
+      errors.push_back({s.workload.kind == "gsp" ? "workload.gsp_prompts_per_group" : "workload.requests",
+                        "the client's stages send " + format_number(needed) + " requests (int(rate x seconds) "
+                        "each) but the workload has " + format_number(have) + ": give it at least " +
+                            format_number(needed)});
+  }
+}
+
 void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
+  check_client(s, errors);
   const auto& w = s.workload;
   if (w.prefix_tokens_min > w.prefix_tokens_max)
     errors.push_back({"workload.prefix_tokens_min",

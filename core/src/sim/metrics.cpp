@@ -54,6 +54,142 @@ double mean_ms(const std::vector<Tick>& ticks) {
   return mean_ms(low, high, ticks.size());
 }
 
+// Nearest-rank percentile of unsorted doubles (copied).
+double percentile(std::vector<double> values, std::uint32_t percent) {
+  std::sort(values.begin(), values.end());
+  return values[nearest_rank(percent, values.size()) - 1];
+}
+
+double mean(const std::vector<double>& values) {
+  double sum = 0;
+  for (const double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+bool failed(const SimulationRun& run, std::size_t i) {
+  return run.client.timeout > 0 && i < run.end_to_end.size() && run.end_to_end[i] > run.client.timeout;
+}
+
+// With a timeout that some requests exceeded: the TTFT, end-to-end and TPOT
+// figures over the requests that did not.
+void without_failures(const SimulationRun& run, RunSummary& s) {
+  std::vector<Tick> ttft, e2e;
+  std::vector<double> tpot;
+  for (std::size_t i = 0; i < run.ttft.size(); ++i) {
+    if (failed(run, i)) continue;
+    ttft.push_back(run.ttft[i]);
+    if (i < run.end_to_end.size()) e2e.push_back(run.end_to_end[i]);
+    if (i < run.tpot_of.size() && run.tpot_of[i] >= 0) tpot.push_back(run.tpot_of[i]);
+  }
+  if (!ttft.empty()) {
+    const std::uint32_t percents[] = {50, 90, 99};
+    s.mean_ttft_ms = mean_ms(ttft);
+    const std::vector<Tick> p = nearest_ranks_and_max(ttft, percents);
+    s.p50_ttft_ms = ticks_to_ms(p[0]);
+    s.p90_ttft_ms = ticks_to_ms(p[1]);
+    s.p99_ttft_ms = ticks_to_ms(p[2]);
+    s.max_ttft_ms = ticks_to_ms(p[3]);
+  }
+  if (!e2e.empty() && !run.cancelled) {
+    const std::uint32_t percents[] = {50, 99};
+    s.mean_e2e_ms = mean_ms(e2e);
+    const std::vector<Tick> p = nearest_ranks_and_max(e2e, percents);
+    s.p50_e2e_ms = ticks_to_ms(p[0]);
+    s.p99_e2e_ms = ticks_to_ms(p[1]);
+  }
+  if (run.batched && !run.cancelled) {
+    s.has_tpot = !tpot.empty();
+    if (s.has_tpot) {
+      s.mean_tpot_ms = mean(tpot) / 1e6;
+      s.p50_tpot_ms = percentile(tpot, 50) / 1e6;
+      s.p99_tpot_ms = percentile(tpot, 99) / 1e6;
+    }
+  }
+}
+
+// One stage's figures from its requests (ids first .. first + sent - 1) and
+// the KV samples in its span.
+StageSummary stage_summary(const SimulationRun& run, const StageWindow& w) {
+  StageSummary st;
+  st.load = w.load;
+  st.duration_s = w.duration_s;
+  st.start_s = static_cast<double>(w.start) / 1e9;
+  st.end_s = static_cast<double>(w.end) / 1e9;
+  st.requests = w.sent;
+  std::vector<Tick> ttft, e2e;
+  std::vector<double> tpot, wait;
+  std::uint64_t done = 0, prompt = 0, cached = 0, input = 0, output = 0;
+  for (std::uint64_t i = w.first; i < w.first + w.sent && i < run.ttft.size(); ++i) {
+    prompt += run.prompt_tokens_of[i];
+    cached += run.cached_of[i];
+    if (!run.client.wait.empty()) wait.push_back(ticks_to_ms(run.client.wait[i]));
+    if (failed(run, i)) {
+      ++st.failed;
+      continue;
+    }
+    ++done;
+    ttft.push_back(run.ttft[i]);
+    if (i < run.end_to_end.size()) e2e.push_back(run.end_to_end[i]);
+    if (run.tpot_of[i] >= 0) tpot.push_back(run.tpot_of[i]);
+    input += run.prompt_tokens_of[i];
+    output += run.output_tokens_of[i];
+  }
+  const double span = st.end_s - st.start_s;
+  if (span > 0) {
+    st.completed_per_s = static_cast<double>(done) / span;
+    st.input_tokens_per_s = static_cast<double>(input) / span;
+    st.output_tokens_per_s = static_cast<double>(output) / span;
+  }
+  if (!ttft.empty()) {
+    const std::uint32_t percents[] = {50, 90, 99};
+    st.mean_ttft_ms = mean_ms(ttft);
+    if (!e2e.empty()) st.mean_e2e_ms = mean_ms(e2e);
+    const std::vector<Tick> p = nearest_ranks_and_max(ttft, percents);
+    st.p50_ttft_ms = ticks_to_ms(p[0]);
+    st.p90_ttft_ms = ticks_to_ms(p[1]);
+    st.p99_ttft_ms = ticks_to_ms(p[2]);
+  }
+  st.has_tpot = !tpot.empty();
+  if (st.has_tpot) {
+    st.mean_tpot_ms = mean(tpot) / 1e6;
+    st.p90_tpot_ms = percentile(tpot, 90) / 1e6;
+  }
+  st.hit_rate = prompt == 0 ? 0.0 : static_cast<double>(cached) / static_cast<double>(prompt);
+  if (!wait.empty()) st.mean_client_wait_ms = mean(wait);
+  // KV samples: sample k was taken at k x period.
+  const std::size_t replicas = run.replicas.size();
+  if (run.kv_sample_period > 0 && replicas > 0) {
+    std::vector<double> kv;
+    const std::size_t samples = run.kv_samples.size() / replicas;
+    for (std::size_t k = 0; k < samples; ++k) {
+      const Tick at = static_cast<Tick>(k) * run.kv_sample_period;
+      if (at < w.start || at >= w.end) continue;
+      for (std::size_t r = 0; r < replicas; ++r) kv.push_back(run.kv_samples[k * replicas + r]);
+    }
+    st.has_kv = !kv.empty();
+    if (st.has_kv) {
+      st.mean_kv_use = mean(kv);
+      st.p90_kv_use = percentile(kv, 90);
+    }
+  }
+  return st;
+}
+
+void client_figures(const SimulationRun& run, RunSummary& s) {
+  s.has_client = true;
+  for (std::size_t i = 0; i < run.ttft.size(); ++i) s.failed += failed(run, i) ? 1 : 0;
+  if (s.failed > 0) without_failures(run, s);
+  if (!run.client.wait.empty()) {
+    std::vector<double> wait;
+    for (const Tick w : run.client.wait) wait.push_back(ticks_to_ms(w));
+    s.mean_client_wait_ms = mean(wait);
+    s.p99_client_wait_ms = percentile(wait, 99);
+  }
+  if (run.prompt_tokens_of.size() != run.ttft.size()) return;  // no per-request sizes: no stages
+  for (const StageWindow& w : run.client.stages)
+    if (!w.warmup) s.stages.push_back(stage_summary(run, w));
+}
+
 }  // namespace
 
 RunSummary summarize(const SimulationRun& run) {
@@ -153,6 +289,7 @@ RunSummary summarize(const SimulationRun& run) {
     s.p50_e2e_ms = ticks_to_ms(p[0]);
     s.p99_e2e_ms = ticks_to_ms(p[1]);
   }
+  if (run.client.present) client_figures(run, s);
   return s;
 }
 

@@ -64,12 +64,18 @@ class Simulation final : public EngineEvents {
         (mirrored ? mirrors_[i] : replicas_[i].cache()).attach_index(index_.get(), i);
     }
     engine_ = make_engine(cluster, replicas_, lag_ > 0);
-    const Tick span = source.last_arrival();
+    reactive_ = source.reactive();
+    recording_ = source.recording();
+    // A reactive client's last send is known only at the end: its samples
+    // start at the period its span hint gives and thin out as the run grows
+    // (sample_in_flight).
+    const Tick span = reactive_ != nullptr ? reactive_->span_hint() : source.last_arrival();
     run_.in_flight_period = std::max<Tick>(1, span / kInFlightSamples + 1);
     run_.batched = batched_;
     run_.decode = batched_ || seconds_to_ticks(cluster.decode_ms_per_token / 1000.0) > 0;
     const auto n = static_cast<std::size_t>(source.size());
-    if (source.size() > spill_results_above && !batched_ && !source.has_sessions() && !record_timeline) {
+    if (source.size() > spill_results_above && !batched_ && !source.has_sessions() && !record_timeline &&
+        source.reactive() == nullptr && !source.recording().request_sizes) {
       ttft_spill_ = std::make_shared<TickSpill>();
       end_to_end_spill_ = std::make_shared<TickSpill>();
     } else {
@@ -80,9 +86,19 @@ class Simulation final : public EngineEvents {
     }
     if (source.has_sessions()) sessions_.emplace();
     if (batched_) predicted_.assign(n, 0);
+    if (recording_.request_sizes) {
+      run_.prompt_tokens_of.assign(n, 0);
+      run_.output_tokens_of.assign(n, 0);
+      run_.tpot_of.assign(n, -1.0);
+    }
+    if (recording_.kv_sample_period > 0) {
+      run_.kv_sample_period = recording_.kv_sample_period;
+      next_kv_sample_ = 0;
+    }
     run_.replicas.resize(cluster.replicas);
     if (record_timeline)
-      timeline_ = std::make_unique<TimelineRecorder>(cluster.replicas, run_.in_flight_period, n, batched_);
+      timeline_ = std::make_unique<TimelineRecorder>(cluster.replicas, run_.in_flight_period, n, batched_,
+                                                     /*deferred=*/reactive_ != nullptr);
     view_ = std::make_unique<ClusterView>(replicas_, index_.get(), view, view == CacheView::Engine || lag_ == 0,
                                           &busy_until_tree_);
     view_->set_scrape_count(&scrapes_);
@@ -97,25 +113,38 @@ class Simulation final : public EngineEvents {
   SimulationRun run(const ProgressCallback& progress, std::uint64_t progress_every) {
     SourcedRequest request;
     std::size_t routed = 0;
-    for (std::size_t i = 0; source_.next(request); ++i) {
-      if (progress && i > 0 && i % progress_every == 0 && !progress(i)) {
-        run_.cancelled = true;
-        break;
+    if (reactive_ != nullptr) {
+      routed = run_reactive(progress, progress_every);
+    } else {
+      for (std::size_t i = 0; source_.next(request); ++i) {
+        if (progress && i > 0 && i % progress_every == 0 && !progress(i)) {
+          run_.cancelled = true;
+          break;
+        }
+        if (i == 0) run_.first_arrival = request.arrival;
+        advance_to(request.arrival);
+        arrive(i, request);
+        routed = i + 1;
       }
-      if (i == 0) run_.first_arrival = request.arrival;
-      advance_to(request.arrival);
-      arrive(i, request);
-      routed = i + 1;
     }
     arrivals_done_ = true;
+    interruptible_ = false;
     advance_to(kNever);  // finish every request: completions, end-to-end times
     // A policy whose queue still holds requests with nothing left to run
     // would strand them: they go out one at a time, in queue order.
     while (release_stranded()) advance_to(kNever);
-    if (run_.cancelled && !ttft_spill_) {  // only the arrived requests have results
+    if ((run_.cancelled || reactive_ != nullptr) && !ttft_spill_) {  // only the sent requests have results
       run_.ttft.resize(routed);
       run_.cached_of.resize(routed);
       run_.replica_of.resize(routed);
+      if (reactive_ != nullptr) {
+        run_.end_to_end.resize(routed);
+        if (recording_.request_sizes) {
+          run_.prompt_tokens_of.resize(routed);
+          run_.output_tokens_of.resize(routed);
+          run_.tpot_of.resize(routed);
+        }
+      }
     }
     for (std::size_t r = 0; r < replicas_.size(); ++r) {
       ReplicaTotals& t = run_.replicas[r];
@@ -172,11 +201,18 @@ class Simulation final : public EngineEvents {
     else
       run_.end_to_end[id] = now - arrival;
     run_.last_completion = std::max(run_.last_completion, now);
-    if (batched_ && decode_tokens > 0)
-      run_.tpot_ns.push_back(static_cast<double>(run_.end_to_end[id] - run_.ttft[id]) /
-                             static_cast<double>(decode_tokens));
+    if (batched_ && decode_tokens > 0) {
+      const double tpot = static_cast<double>(run_.end_to_end[id] - run_.ttft[id]) / static_cast<double>(decode_tokens);
+      run_.tpot_ns.push_back(tpot);
+      if (recording_.request_sizes) run_.tpot_of[id] = tpot;
+    }
     routers_->policy(k).on_completed(id, replica, now);
     note_release(k);
+    if (reactive_ != nullptr) {
+      reactive_->completed(id, now);
+      // The client may send earlier than it said: run() asks it again.
+      if (interruptible_) interrupted_ = true;
+    }
   }
 
   void cache_op(const CacheOp& op, Tick now) override {
@@ -290,6 +326,10 @@ class Simulation final : public EngineEvents {
     ReplicaTotals& totals = run_.replicas[chosen];
     totals.peak_in_flight = std::max(totals.peak_in_flight, routers_->total(chosen));
     if (!ttft_spill_) run_.replica_of[i] = r;
+    if (recording_.request_sizes) {
+      run_.prompt_tokens_of[i] = static_cast<std::uint32_t>(prompt.size());
+      run_.output_tokens_of[i] = static_cast<std::uint32_t>(output);
+    }
     if (sessions_) sessions_->routed(i, request.session, r, prompt.size());
     if (timeline_)
       timeline_->routed(i, request.arrival, r, pieces.pieces.empty() ? 0 : pieces.pieces.front().run, prompt.size(), wait);
@@ -304,12 +344,13 @@ class Simulation final : public EngineEvents {
       const EventKey event = engine_->next_event();
       const bool after_arrivals = event.seq >= kAfterArrivals;
       const Tick t_op = mirror_ops_.empty() ? kNever : mirror_ops_.front().time;
-      const Tick t = std::min({event.time, t_op, next_sample_});
+      const Tick t = std::min({event.time, t_op, next_sample_, next_kv_sample_});
       if (t > now || t == kNever) break;
       clock_ = t;
       if (event.time == t && !after_arrivals) {
         scrape_through(t - 1);  // scrapes strictly before t see the state before t
         handle_engine_event(t);
+        if (interrupted_) return;  // a reactive client may now send before `now`
       } else if (t_op == t) {
         scrape_through(t - 1);
         apply_mirror_op(mirror_ops_.front());
@@ -317,12 +358,15 @@ class Simulation final : public EngineEvents {
       } else if (next_sample_ == t) {
         scrape_through(t - 1);
         sample_in_flight();
+      } else if (next_kv_sample_ == t) {
+        sample_kv_use();
       } else {
         // An engine event after the arrivals of tick t: due only once the
         // caller has routed them (t < now), and after the scrape at t.
         if (t == now) break;
         scrape_through(t);
         handle_engine_event(t);
+        if (interrupted_) return;
       }
     }
     if (now != kNever) scrape_through(now);
@@ -385,7 +429,27 @@ class Simulation final : public EngineEvents {
     ++scrapes_;
   }
 
+  // Every sample period, every replica's router in-flight count (and, under
+  // the batched engine, its batch and KV blocks). A run with a reactive
+  // client samples until its last send: at kInFlightSamples samples it keeps
+  // every other one and doubles the period, so the samples stay between half
+  // and all of kInFlightSamples, evenly spaced from 0.
   void sample_in_flight() {
+    const std::size_t replicas = replicas_.size();
+    if (reactive_ != nullptr && run_.in_flight_samples.size() / replicas == kInFlightSamples) {
+      const auto thin = [replicas](std::vector<std::uint32_t>& v) {
+        if (v.empty()) return;
+        const std::size_t samples = v.size() / replicas;
+        for (std::size_t s = 0; 2 * s < samples; ++s)
+          std::copy_n(v.begin() + static_cast<std::ptrdiff_t>(2 * s * replicas), replicas,
+                      v.begin() + static_cast<std::ptrdiff_t>(s * replicas));
+        v.resize((samples + 1) / 2 * replicas);
+      };
+      thin(run_.in_flight_samples);
+      thin(run_.batch_samples);
+      thin(run_.kv_block_samples);
+      run_.in_flight_period *= 2;
+    }
     for (std::size_t r = 0; r < replicas_.size(); ++r) {
       run_.in_flight_samples.push_back(routers_->total(r));
       if (batched_) {
@@ -395,9 +459,63 @@ class Simulation final : public EngineEvents {
             static_cast<std::uint32_t>((load.held_tokens + cluster_.kv_block_tokens - 1) / cluster_.kv_block_tokens));
       }
     }
-    next_sample_ = run_.in_flight_samples.size() / replicas_.size() < kInFlightSamples
-                       ? next_sample_ + run_.in_flight_period
-                       : kNever;
+    if (reactive_ != nullptr)
+      next_sample_ = arrivals_done_ ? kNever : next_sample_ + run_.in_flight_period;
+    else
+      next_sample_ = run_.in_flight_samples.size() / replicas_.size() < kInFlightSamples
+                         ? next_sample_ + run_.in_flight_period
+                         : kNever;
+  }
+
+  // KV use of every replica (held / capacity, as its scrape would report
+  // it), every kv_sample_period until the last send, for a source that asks.
+  // At kKvSamples samples it keeps every other one and doubles the period,
+  // so a run far longer than its stages planned stays within the budget.
+  void sample_kv_use() {
+    const std::size_t replicas = replicas_.size();
+    if (run_.kv_samples.size() / replicas == kKvSamples) {
+      for (std::size_t k = 0; 2 * k < kKvSamples; ++k)
+        std::copy_n(run_.kv_samples.begin() + static_cast<std::ptrdiff_t>(2 * k * replicas), replicas,
+                    run_.kv_samples.begin() + static_cast<std::ptrdiff_t>(k * replicas));
+      run_.kv_samples.resize(kKvSamples / 2 * replicas);
+      run_.kv_sample_period *= 2;
+    }
+    for (std::size_t r = 0; r < replicas_.size(); ++r) {
+      const RadixCache& cache = replicas_[r].cache();
+      const double held = batched_ ? static_cast<double>(engine_->load(static_cast<std::uint32_t>(r)).held_tokens)
+                                   : static_cast<double>(cache.used());
+      run_.kv_samples.push_back(cache.capacity() == 0 ? 0.0 : held / static_cast<double>(cache.capacity()));
+    }
+    next_kv_sample_ = arrivals_done_ ? kNever : next_kv_sample_ + run_.kv_sample_period;
+  }
+
+  // The reactive client's loop: it says when it acts next; the events up to
+  // then run, stopping at a completion (which may move the client's next
+  // action earlier); then it acts, and a send is routed. Returns the requests sent.
+  std::size_t run_reactive(const ProgressCallback& progress, std::uint64_t progress_every) {
+    SourcedRequest request;
+    std::size_t sent = 0;
+    interruptible_ = true;
+    while (!reactive_->exhausted()) {
+      const Tick t = reactive_->next_action();
+      interrupted_ = false;
+      advance_to(t == ReactiveSource::kWaiting ? kNever : t);
+      if (interrupted_) continue;
+      if (t == ReactiveSource::kWaiting) {
+        // Nothing left to happen but requests held at a router: release one.
+        if (release_stranded()) continue;
+        break;
+      }
+      if (!reactive_->act(t) || !source_.next(request)) continue;
+      if (progress && sent > 0 && sent % progress_every == 0 && !progress(sent)) {
+        run_.cancelled = true;
+        break;
+      }
+      if (sent == 0) run_.first_arrival = request.arrival;
+      arrive(sent, request);
+      ++sent;
+    }
+    return sent;
   }
 
   RequestSource& source_;
@@ -421,7 +539,12 @@ class Simulation final : public EngineEvents {
   Tick next_scrape_ = 0;
   std::uint64_t scrapes_ = 0;  // scrapes taken: the view's scrape_count()
   Tick next_sample_ = 0;
+  Tick next_kv_sample_ = kNever;  // recording_.kv_sample_period > 0: the next KV-use sample
   Tick lag_ = 0;
+  ReactiveSource* reactive_ = nullptr;  // the source's reactive client, if any
+  SourceRecording recording_;           // what the source asks the run to record
+  bool interruptible_ = false;          // run_reactive() is routing: a completion interrupts advance_to
+  bool interrupted_ = false;
   bool arrivals_done_ = false;       // run() has routed every request
   bool final_scrape_taken_ = false;  // the one scrape after that (see scrape_through)
   std::unique_ptr<PrefixIndex> index_;  // of the caches policy_ matches against, if any

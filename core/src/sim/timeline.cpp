@@ -12,13 +12,21 @@ static_assert(kTimelineWindows <= std::numeric_limits<std::uint16_t>::max(), "wi
 
 std::uint32_t TimelineRecorder::samples_per_window() { return kInFlightSamples / kTimelineWindows; }
 
-TimelineRecorder::TimelineRecorder(std::uint32_t replicas, Tick sample_period, std::size_t requests, bool batched) {
+TimelineRecorder::TimelineRecorder(std::uint32_t replicas, Tick sample_period, std::size_t requests, bool batched,
+                                   bool deferred)
+    : deferred_(deferred) {
   t_.windows = kTimelineWindows;
   t_.window_ticks = sample_period * samples_per_window();
   t_.replicas = replicas;
   t_.shown = std::min(replicas, kTimelineMaxReplicas);
   t_.other = replicas > kTimelineMaxReplicas;
   t_.batched = batched;
+  if (deferred_) return;  // the cells are cut at finish()
+  allocate_cells();
+  window_of_.reserve(requests);
+}
+
+void TimelineRecorder::allocate_cells() {
   const std::size_t cells = static_cast<std::size_t>(t_.windows) * t_.rows();
   t_.requests.assign(cells, 0);
   t_.groups.assign(cells, 0);
@@ -28,11 +36,19 @@ TimelineRecorder::TimelineRecorder(std::uint32_t replicas, Tick sample_period, s
   wait_sum_.assign(cells, 0);
   top_key_.assign(cells, 0);
   top_count_.assign(cells, 0);
-  window_of_.reserve(requests);
 }
 
 void TimelineRecorder::routed(std::size_t id, Tick arrival, std::uint32_t replica, std::uint64_t group,
                               std::uint64_t prompt_tokens, Tick wait) {
+  if (deferred_) {
+    routed_.push_back(Routed{id, arrival, group, prompt_tokens, wait, replica});
+    return;
+  }
+  tally(id, arrival, replica, group, prompt_tokens, wait);
+}
+
+void TimelineRecorder::tally(std::size_t id, Tick arrival, std::uint32_t replica, std::uint64_t group,
+                             std::uint64_t prompt_tokens, Tick wait) {
   // Arrivals lie in [0, last arrival] and the sample period exceeds
   // last arrival / kInFlightSamples, so the window is below kTimelineWindows;
   // the clamp only guards a source whose last_arrival() understated.
@@ -73,6 +89,19 @@ void TimelineRecorder::flush_groups() {
 
 Timeline TimelineRecorder::finish(const SimulationRun& run, const std::vector<std::uint64_t>& capacity_tokens,
                                   std::uint32_t kv_block_tokens) {
+  if (deferred_) {
+    // The final sample period cuts the windows: as many as the samples fill.
+    const std::uint32_t per_window = samples_per_window();
+    const std::size_t taken = t_.replicas > 0 ? run.in_flight_samples.size() / t_.replicas : 0;
+    t_.window_ticks = run.in_flight_period * per_window;
+    t_.windows = static_cast<std::uint32_t>(std::clamp<std::size_t>((taken + per_window - 1) / per_window, 1,
+                                                                    kTimelineWindows));
+    allocate_cells();
+    window_of_.reserve(routed_.size());
+    for (const Routed& r : routed_) tally(r.id, r.arrival, r.replica, r.group, r.prompt_tokens, r.wait);
+    routed_.clear();
+    routed_.shrink_to_fit();
+  }
   flush_groups();
   const std::uint32_t rows = t_.rows();
   const std::size_t cells = static_cast<std::size_t>(t_.windows) * rows;

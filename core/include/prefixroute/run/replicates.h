@@ -35,8 +35,12 @@ struct RowMetric {
 /// session figures. `ideal_hit_rate` gives hit_share_of_ideal. O(1).
 std::vector<RowMetric> row_metrics(const RunSummary& summary, double ideal_hit_rate, bool decode, bool batched);
 
+/// The figures of one client stage (a row's "stages" entries), in key order;
+/// the TPOT figures are absent when none of its requests generated two tokens.
+std::vector<RowMetric> stage_metrics(const StageSummary& stage);
+
 /// Whether a one-seed row writes the absent metric `key` as null (the others
-/// it leaves out): predicted_hit_rate and the TPOT percentiles.
+/// it leaves out): predicted_hit_rate and the TPOT figures.
 bool null_when_absent(std::string_view key);
 
 /// The per-replica figures of a results row (its "replicas" entries), in key

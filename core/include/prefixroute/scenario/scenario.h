@@ -38,6 +38,7 @@
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/cluster/cluster_config.h"
 #include "prefixroute/cluster/hardware.h"
+#include "prefixroute/workload/client.h"
 #include "prefixroute/workload/workload.h"
 
 namespace prefixroute {
@@ -83,6 +84,7 @@ struct Scenario {
   /// A replayed trace has one replicate (no seed changes its arrivals).
   std::uint32_t replicates = 1;
   WorkloadConfig workload;
+  ClientConfig client;       ///< when each request is sent (workload/client.h)
   ClusterConfig cluster;     ///< the values in force (derived ones included)
   HardwareSettings hardware;
   std::uint32_t given = 0;   ///< bit i: kDerivableFields[i] was given

@@ -23,6 +23,14 @@
 //   output tokens/s: tokens generated (first tokens included) / the run's
 //     span, from the first arrival to the last completion; per replica with
 //     the same span, so the replicas' rates add up to the cluster's.
+//   With a client timeout (workload/client.h) a request whose end-to-end time
+//     exceeds it has failed: it is counted, and the TTFT, end-to-end and TPOT
+//     figures are over the others. The client wait is a request's send time
+//     minus its due time (a capped closed loop's wait for a free slot).
+//   A stage (client stages) holds the requests sent in it: completed/s and
+//     tokens/s are its completed requests' over the stage's span (its start
+//     to its last completion); KV use is the mean and nearest-rank p90 of
+//     every replica's samples in that span.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +41,32 @@
 #include "prefixroute/base/time.h"
 
 namespace prefixroute {
+
+/// One client stage's results (the warm-up has none).
+struct StageSummary {
+  double load = 0;                  ///< offered: requests/s (open loop) or requests outstanding (closed)
+  double duration_s = 0;            ///< as planned
+  double start_s = 0;               ///< as it ran: its start, from the run's clock 0
+  double end_s = 0;                 ///< its last request's completion (or timeout)
+  std::uint64_t requests = 0;       ///< sent in it
+  std::uint64_t failed = 0;         ///< timed out
+  double completed_per_s = 0;
+  double input_tokens_per_s = 0;
+  double output_tokens_per_s = 0;
+  double mean_ttft_ms = 0;
+  double p50_ttft_ms = 0;
+  double p90_ttft_ms = 0;
+  double p99_ttft_ms = 0;
+  bool has_tpot = false;            ///< some completed request generated two tokens (batched engine)
+  double mean_tpot_ms = 0;
+  double p90_tpot_ms = 0;
+  double mean_e2e_ms = 0;
+  bool has_kv = false;              ///< some KV sample fell in its span
+  double mean_kv_use = 0;
+  double p90_kv_use = 0;
+  double hit_rate = 0;              ///< cached / prompt tokens of its requests
+  double mean_client_wait_ms = 0;
+};
 
 struct RunSummary {
   std::uint64_t requests = 0;
@@ -69,6 +103,12 @@ struct RunSummary {
   std::uint64_t multi_call_sessions = 0;
   double later_call_hit_rate = 0;        ///< 0 when no call came after its session's first
   double one_replica_session_share = 0;  ///< of the multi-call sessions
+  // A benchmark client's figures (runs with one: SimulationRun::client).
+  bool has_client = false;
+  std::uint64_t failed = 0;              ///< requests that exceeded the client's timeout
+  double mean_client_wait_ms = 0;
+  double p99_client_wait_ms = 0;
+  std::vector<StageSummary> stages;      ///< the client's stages, warm-up left out
 };
 
 /// The nearest rank of `percent` (in [1, 100]) among n > 0 sorted values,

@@ -58,6 +58,7 @@
 #include "prefixroute/sim/session_tally.h"
 #include "prefixroute/sim/tick_spill.h"
 #include "prefixroute/sim/timeline.h"
+#include "prefixroute/workload/client.h"
 #include "prefixroute/workload/request_source.h"
 #include "prefixroute/workload/request_trace.h"
 #include "prefixroute/policies/routing_policy.h"
@@ -132,6 +133,20 @@ struct SimulationRun {
   /// and cached_of stay empty; summarize() reads them (tick_spill.h).
   std::shared_ptr<const TickSpill> spilled_ttft;
   std::shared_ptr<const TickSpill> spilled_end_to_end;
+  /// Per request, when the source asks (SourceRecording::request_sizes): its
+  /// prompt and output tokens, and its TPOT in ns (batched engine, -1 when it
+  /// generated at most one token).
+  std::vector<std::uint32_t> prompt_tokens_of;
+  std::vector<std::uint32_t> output_tokens_of;
+  std::vector<double> tpot_of;
+  /// KV use of every replica (held / capacity), every kv_sample_period from
+  /// 0 until the last send, when the source asks: kv_samples[sample x replicas + r].
+  /// The period doubles (every other sample kept) whenever kKvSamples fill.
+  std::vector<double> kv_samples;
+  Tick kv_sample_period = 0;
+  /// What the benchmark client did (workload/client.h), when the run had one
+  /// that records: set by whoever ran it (the run list), not by simulate().
+  ClientRecord client;
 };
 
 /// simulate()'s spill_results_above when every result stays in memory.
@@ -143,6 +158,9 @@ using ProgressCallback = std::function<bool(std::uint64_t done)>;
 
 /// Number of in-flight samples a run takes over its arrival span.
 inline constexpr std::uint32_t kInFlightSamples = 256;
+
+/// Most KV-use samples a run keeps per replica (SimulationRun::kv_samples).
+inline constexpr std::size_t kKvSamples = 4096;
 
 /// Runs `policy` on the requests of `source`, read once front to back.
 /// `record_timeline`: also fill SimulationRun::timeline (timeline.h), at

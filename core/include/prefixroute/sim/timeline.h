@@ -89,7 +89,12 @@ struct Timeline {
 class TimelineRecorder {
  public:
   /// `sample_period`: the run's in_flight_period; `requests`: the source's size.
-  TimelineRecorder(std::uint32_t replicas, Tick sample_period, std::size_t requests, bool batched);
+  /// `deferred`: the sample period may still grow (a reactive client's run,
+  /// simulator.h): the windows are cut at finish(), from the final period,
+  /// into as many as the samples cover (at most kTimelineWindows), and each
+  /// request's arrival is kept until then (26 more bytes a request).
+  TimelineRecorder(std::uint32_t replicas, Tick sample_period, std::size_t requests, bool batched,
+                   bool deferred = false);
 
   /// Request `id` (the next in arrival order) arrived at `arrival`, was
   /// routed to `replica` and waits `wait` ticks for its prefill (fifo; 0
@@ -116,7 +121,22 @@ class TimelineRecorder {
     }
   };
   std::uint32_t row_of(std::uint32_t replica) const { return replica < t_.shown ? replica : t_.shown; }
+  void allocate_cells();
+  void tally(std::size_t id, Tick arrival, std::uint32_t replica, std::uint64_t group, std::uint64_t prompt_tokens,
+             Tick wait);
   void flush_groups();
+
+  // A deferred recorder's requests, tallied at finish().
+  struct Routed {
+    std::uint64_t id;
+    Tick arrival;
+    std::uint64_t group;
+    std::uint64_t prompt_tokens;
+    Tick wait;
+    std::uint32_t replica;
+  };
+  bool deferred_ = false;
+  std::vector<Routed> routed_;
 
   Timeline t_;
   std::vector<std::uint16_t> window_of_;   // per request
