@@ -17,17 +17,17 @@ let context;
 const bench = (sets = []) => benchOutput(session.bench, [], sets);
 
 /**
- * What the page opened bare runs (web/src/page-scenario.ts: page-defaults.json's
+ * What the page opened bare runs (web/src/state/page-scenario.ts: page-defaults.json's
  * scenario, `@recommended` standing for the catalogue's recommended policy,
  * which the core's results JSON names): a link runs what it says, so links
  * without these keys run the core's defaults.
  */
-const PAGE_DEFAULTS = JSON.parse(readFileSync(new URL('../../web/src/page-defaults.json', import.meta.url), 'utf8'));
+const PAGE_DEFAULTS = JSON.parse(readFileSync(new URL('../../web/src/state/page-defaults.json', import.meta.url), 'utf8'));
 let pagePolicies = '';
 const pageSets = () => Object.entries({ ...PAGE_DEFAULTS.scenario, policies: pagePolicies });
 const bare = (sets = []) => bench([...pageSets(), ...sets]);
 
-// The table's rounding (web/src/format.ts), restated so the test checks it independently.
+// The table's rounding (web/src/ui/format.ts), restated so the test checks it independently.
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const ms = (v) => (Math.abs(v) >= 100 ? grouped.format(Math.round(v)) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 const DISPLAY = {

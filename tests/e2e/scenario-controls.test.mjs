@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { ROOT, SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
 
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
-/** The excerpt preset's cluster (web/src/trace-source.ts, EXCERPT_PRESET). */
+/** The excerpt preset's cluster (web/src/trace/replay-cluster.ts, EXCERPT_PRESET). */
 const EXCERPT_SETS = [['cluster.replicas', '8'], ['cluster.cache_tokens', '1000000']];
 
 let session;

@@ -13,7 +13,7 @@ let session;
 
 /**
  * The sweep table's rows as the page shows them: per policy, equal outcomes
- * at consecutive values merged into one row (web/src/sweep-view.ts), in
+ * at consecutive values merged into one row (web/src/sweep/sweep-view.ts), in
  * order of first value, then policy.
  */
 function shownRows(doc) {

@@ -1,4 +1,4 @@
-// The embed's link options (embed-options.ts), its snippet (share.ts) and
+// The embed's link options (embed-options.ts), its snippet (embed-snippet.ts) and
 // the hosted-trace check (hosted-trace.ts): every option round-trips through
 // the link, bad keys and values are named with what is allowed, and a
 // hosted trace is replayed only while its bytes have the linked SHA-256.
@@ -13,11 +13,11 @@ import {
   type EmbedOptions,
   embedOptionPairs,
   MAX_READER_CONTROLS,
-} from '../../web/src/embed-options';
-import { fetchHostedTrace, HostedTraceError, sha256Hex } from '../../web/src/hosted-trace';
-import { defaultPageState, pageStateFromUrl } from '../../web/src/page-state';
-import type { FieldInfo } from '../../web/src/schema';
-import { embedLink, embedSnippet } from '../../web/src/share';
+} from '../../web/src/embed/embed-options';
+import { fetchHostedTrace, HostedTraceError, sha256Hex } from '../../web/src/trace/hosted-trace';
+import { defaultPageState, pageStateFromUrl } from '../../web/src/state/page-state';
+import type { FieldInfo } from '../../web/src/state/schema';
+import { embedLink, embedSnippet } from '../../web/src/embed/embed-snippet';
 import { loadFields } from './core';
 
 let fields: FieldInfo[];

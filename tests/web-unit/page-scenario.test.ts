@@ -1,7 +1,7 @@
 // What the bare page runs, and how its link stays unambiguous.
 import { describe, expect, it } from 'vitest';
-import { linkOverrides, opensPageScenario, pageScenario, recommendedPolicy, withPageScenario } from '../../web/src/page-scenario';
-import type { PolicyInfo } from '../../web/src/prefixroute-module';
+import { linkOverrides, opensPageScenario, pageScenario, recommendedPolicy, withPageScenario } from '../../web/src/state/page-scenario';
+import type { PolicyInfo } from '../../web/src/worker/prefixroute-module';
 import { loadCore } from './core';
 
 const info = (name: string, recommended?: boolean) => ({ name, label: name, description: '', colours: { light: '', dark: '' }, params: [], ...(recommended ? { recommended } : {}) }) as PolicyInfo;

@@ -2,11 +2,11 @@
 // core's "pareto" flags) and the inputs' validation and --sweep text (whose
 // points the core expands). The sweep's keys in the link: page-state.test.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PrefixrouteModule } from '../../web/src/prefixroute-module';
-import type { FieldInfo } from '../../web/src/schema';
-import { paretoFront, parseSweepResults, type SweepOutcome, type SweepResults, sweepPolicies } from '../../web/src/sweep-results';
-import { policyRows, sweepRows, valuesText } from '../../web/src/sweep-view';
-import { checkSweep, DEFAULT_SWEEP, isDefaultSweep, suggestedRange, sweepableFields, withParam } from '../../web/src/sweep-state';
+import type { PrefixrouteModule } from '../../web/src/worker/prefixroute-module';
+import type { FieldInfo } from '../../web/src/state/schema';
+import { paretoFront, parseSweepResults, type SweepOutcome, type SweepResults, sweepPolicies } from '../../web/src/sweep/sweep-results';
+import { policyRows, sweepRows, valuesText } from '../../web/src/sweep/sweep-view';
+import { checkSweep, DEFAULT_SWEEP, isDefaultSweep, suggestedRange, sweepableFields, withParam } from '../../web/src/sweep/sweep-state';
 import { loadCore, loadFields } from './core';
 
 let fields: FieldInfo[];

@@ -1,10 +1,11 @@
-// The trace texts (trace-source.ts) and the chunked feeding of a trace
+// The trace texts (trace-summary.ts), the way back from a replay (replay-cluster.ts) and the chunked feeding of a trace
 // stream (trace-feed.ts): pure logic, no DOM, no module needed. The trace's
 // keys in the link: page-state.test.ts.
 import { describe, expect, test } from 'vitest';
-import { feedStream, MAX_FEED_BYTES, type FeedStatus } from '../../web/src/trace-feed';
-import type { TraceSummary } from '../../web/src/protocol';
-import { EXCERPT_PRESET, formatBytes, overridesAfterReplay, problemHeadline, problemText, replayedText } from '../../web/src/trace-source';
+import { feedStream, MAX_FEED_BYTES, type FeedStatus } from '../../web/src/worker/trace-feed';
+import { EXCERPT_PRESET, overridesAfterReplay } from '../../web/src/trace/replay-cluster';
+import { problemHeadline, problemText, replayedText, type TraceSummary } from '../../web/src/trace/trace-summary';
+import { formatBytes } from '../../web/src/ui/format';
 
 describe('texts', () => {
   test('problems name their line and field', () => {
