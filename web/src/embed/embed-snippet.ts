@@ -45,7 +45,10 @@ function hostScript(): string {
     `    if (e.origin !== o || e.source !== f.contentWindow || !d || d.type !== '${EMBED_MESSAGES.height}') return;`,
     "    f.style.height = Math.ceil(d.height) + 'px';",
     '    if (!d.hostTheme) return;',
-    '    var c = (getComputedStyle(document.body).backgroundColor.match(/[\d.]+/g) || []).map(Number);',
+    // The host's background: the body's, else (transparent) the root's. String.raw keeps the regex's backslash.
+    String.raw`    var rgb = function (el) { return (getComputedStyle(el).backgroundColor.match(/[\d.]+/g) || []).map(Number); };`,
+    '    var c = rgb(document.body);',
+    '    if (c[3] === 0) c = rgb(document.documentElement);',
     `    f.contentWindow.postMessage({ type: '${EMBED_MESSAGES.hostTheme}', dark: c.length > 2 && c[3] !== 0 && c[0] * 0.299 + c[1] * 0.587 + c[2] * 0.114 < 128 }, o);`,
     '  });',
     '})(document.currentScript.previousElementSibling);</script>',
