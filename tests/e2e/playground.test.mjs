@@ -116,6 +116,23 @@ after(async () => {
 });
 
 describe('playground', () => {
+  test('the bare page shows the four baseline policies side by side, each with the command line’s numbers', async () => {
+    // Read without the page's defaults (page-defaults.json): what matters is what the bare page shows.
+    const { page, problems } = await openIn(context, server.url);
+    await page.waitForSelector('#status[data-runs]', { state: 'attached' });
+    const shown = await readTable(page);
+    const policies = Object.keys(shown);
+    for (const baseline of ['round_robin', 'least_loaded', 'affinity', 'affinity_balanced']) {
+      assert.ok(policies.includes(baseline), `the bare page shows ${baseline}: ${policies.join(', ')}`);
+    }
+    assert.ok(policies.length <= 8, `at most eight policies: ${policies.join(', ')}`);
+    // The same scenario on the command line (one seed, the policies the page ran), cell for cell.
+    const expected = expectedTable(bench([['policies', policies.join(',')], ['replicates', '1']]));
+    for (const policy of policies) assert.deepEqual(shown[policy], expected[policy], policy);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('opens with the reference scenario: one row per policy, equal to the native benchmark', async () => {
     const { page, problems } = await openPage();
     const shown = await readTable(page);

@@ -1,10 +1,12 @@
 // What the bare page runs (page-defaults.json, "scenario"): the reference
-// scenario with the policies a reader deciding what to deploy compares,
-// rather than the core's four baselines. They are:
-//   - round robin: what a plain Kubernetes Service or load balancer does (the
-//     baseline the table's small figures compare with);
-//   - affinity balanced: the write-up's policy the reference scenario was
-//     calibrated on;
+// scenario with the policies that tell the page's story side by side, at
+// most MAX_PAGE_POLICIES of them:
+//   - the core's four baselines: round robin (cache-blind, what a plain
+//     Kubernetes Service or load balancer does; the baseline the table's
+//     small figures compare with) and least loaded (cache-blind, balanced),
+//     affinity (cache-chasing: always the replica that holds the prefix)
+//     and affinity balanced (cache-chasing guarded by a load slack; the
+//     write-up's policy the reference scenario was calibrated on);
 //   - the recommended policy (the catalogue's mark; `@recommended` in
 //     page-defaults.json);
 //   - the three production routers a team is most likely to run: SGLang's
@@ -20,6 +22,9 @@
 import pageDefaults from './page-defaults.json';
 import type { PolicyInfo } from '../worker/prefixroute-module';
 import type { Pair } from './schema';
+
+/** Most policies the bare page runs: more crowd the table and the bar charts, and slow the re-runs. */
+export const MAX_PAGE_POLICIES = 8;
 
 /** The catalogue's recommended policy (the core marks exactly one; a catalogue without a mark has none). */
 export function recommendedPolicy(catalogue: readonly PolicyInfo[]): string | undefined {
