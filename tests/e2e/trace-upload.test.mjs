@@ -1,7 +1,10 @@
 // End-to-end tests of loading one's own trace file in the built playground
-// (web/dist), in Debian's Chromium: an OpenAI log that dates its requests
-// with `created` (Unix seconds) instead of `timestamp` replays, with the
-// command line's numbers.
+// (web/dist), in Debian's Chromium: the file runs on the cluster the reader
+// set (replicas, the cache per replica, the capacity the chosen hardware
+// derives), never changed behind their back, with the command line's numbers;
+// a cache its prompts outgrow is said, and a larger one offered, applied
+// only when taken; an OpenAI log that dates its requests with `created`
+// (Unix seconds) instead of `timestamp` replays.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,6 +57,49 @@ after(async () => {
 });
 
 describe('a trace file the reader loads', () => {
+  test('runs on the cluster the reader set: replicas, and the cache the hardware derives, unchanged', async () => {
+    const text = `${readFileSync(EXCERPT, 'utf8').split('\n').slice(0, 120).join('\n')}\n`;
+    const file = join(dir, 'mine.jsonl');
+    writeFileSync(file, text);
+    // Llama-3.1-70B on 4 x H100 per replica, 3 replicas: the hardware derives the cache per replica.
+    const { page, problems } = await openIn(session.context, `${session.server.url}?v=1&hardware.model=llama-3.1-70b&hardware.tp=4&cluster.replicas=3&policies=round_robin,affinity_balanced`);
+    await page.waitForSelector('#status[data-runs]', { state: 'attached' });
+    const derived = /^Llama-3\.1-70B on 4 × [^:]+: ([\d,]+) cache tokens per replica \(derived\)/;
+    const line = await page.textContent('#deployment-line');
+    assert.match(line, derived);
+    const capacity = derived.exec(line)[1];
+
+    await upload(page, 'mine.jsonl', text);
+    assert.equal(await page.inputValue('#field-cluster-replicas'), '3');
+    assert.equal(await page.inputValue('#field-cluster-cache_tokens'), '', 'the cache is still left to the hardware');
+    assert.match(await page.textContent('#deployment-line'), new RegExp(`: ${capacity} cache tokens per replica \\(derived\\)`));
+    const search = new URL(page.url()).searchParams;
+    assert.equal(search.get('cluster.replicas'), '3');
+    assert.equal(search.get('cluster.cache_tokens'), null);
+    // The numbers are the command line's for the same file and scenario.
+    assert.deepEqual(await readTable(page), benchTable(file, linkSets(page)));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('whose prompts outgrow the cache: the page says so and offers a larger cache, applied only when taken', async () => {
+    const text = `${readFileSync(EXCERPT, 'utf8').split('\n').slice(0, 60).join('\n')}\n`;
+    const { page, problems } = await openIn(session.context, `${session.server.url}?v=1&policies=round_robin,affinity`);
+    await page.waitForSelector('#status[data-runs]', { state: 'attached' });
+    await upload(page, 'long-prompts.jsonl', text);
+    assert.equal(await page.inputValue('#field-cluster-cache_tokens'), '4000');
+    assert.ok(await page.isVisible('#trace-cache-note'));
+    assert.match(await page.textContent('#trace-cache-text'), /prompts average [\d,]+ tokens, more than a replica’s cache holds \(4,000 tokens\)/);
+    const before = await runs(page);
+    await page.click('#trace-cache-use');
+    await nextRun(page, before);
+    assert.equal(await page.inputValue('#field-cluster-cache_tokens'), '1000000');
+    assert.equal(await page.inputValue('#field-cluster-replicas'), '4');
+    assert.ok(await page.isHidden('#trace-cache-note'));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('an OpenAI log dated by `created` (Unix seconds) replays, with the command line’s numbers', async () => {
     const system = { role: 'system', content: 'You answer questions about routing in two sentences.' };
     const lines = [];

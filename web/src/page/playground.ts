@@ -32,6 +32,7 @@ import type { TraceLink } from '../state/trace-link';
 import { isEmbedQuery } from '../state/url-state';
 import { LazySweep } from '../sweep/sweep-loader';
 import { fetchHostedTrace, HostedTraceError, hostedName } from '../trace/hosted-trace';
+import { cacheAdvice } from '../trace/replay-cluster';
 import { TraceReplay } from '../trace/replay-controller';
 import { summaryOf } from '../ui/deployment';
 import { byId } from '../ui/dom';
@@ -296,17 +297,22 @@ export class Playground {
     this.state = { ...this.state, overrides: linkOverrides(overrides, link.kind !== 'none', policiesDefault), trace: link };
     clearProblems();
 
+    const summary = summaryOf(results);
     const notes = this.scenario.showRun({
       values,
       rejected: result.rejected,
       origin,
       linkMessages,
       unreadable,
-      summary: summaryOf(results),
+      summary,
       replaying: trace !== null,
     });
     this.linkNotes.show(notes);
-    this.replay.shownRun(overrides, trace, result.trace);
+    // The cache per replica the run had: the hardware's (derived or given), else the raw field.
+    const cache = summary?.fields.find((f) => f.key === 'cluster.cache_tokens');
+    const advice = cacheAdvice(results.workload.prompt_tokens, results.workload.requests,
+      cache ? cache.in_force : Number(values.get('cluster.cache_tokens')), cache?.source === 'derived');
+    this.replay.shownRun(overrides, trace, result.trace, advice);
 
     this.resultsView.show(results, (name) => this.labels.policy(name));
     // Many policies need the full width for the per-policy bar charts too.

@@ -1,7 +1,10 @@
-// The cluster a replay of the shipped excerpt runs on, and the way back to
-// the synthetic workload: the cluster fields the excerpt preset set go back
-// to what they were before the replay (or their defaults), and the trace's
-// own reading fields are dropped with the trace.
+// The cluster of a replay. The shipped excerpt is a preset: it runs on the
+// cluster its button names. A file the reader loads runs on the cluster on
+// screen, never changed behind the reader's back: when its prompts outgrow
+// the caches, the page says so and offers a value the reader may take
+// (cacheAdvice). The way back to the synthetic workload puts the cluster
+// fields the excerpt preset set back to what they were before the replay (or
+// their defaults), and drops the trace's own reading fields.
 
 import type { Pair } from '../state/schema';
 
@@ -14,6 +17,28 @@ export const EXCERPT_PRESET: readonly Pair[] = [
   ['cluster.replicas', '8'],
   ['cluster.cache_tokens', '1000000'],
 ];
+
+/** A replay's prompts against the cache per replica it ran with, and the cache the page offers instead. */
+export interface CacheAdvice {
+  meanPromptTokens: number;
+  cacheTokens: number;
+  /** A cache per replica to offer (the excerpt preset's), or null when the cache is the hardware's to derive. */
+  suggestedTokens: number | null;
+}
+
+/**
+ * Advice when a replayed trace's mean prompt (promptTokens / requests) is
+ * larger than the cache per replica in force, so hardly a prefix stays
+ * cached; null when it fits. `derived`: the cache comes from hardware.*
+ * (a model is chosen), which the page never offers to override.
+ */
+export function cacheAdvice(promptTokens: number, requests: number, cacheTokens: number, derived: boolean): CacheAdvice | null {
+  if (!(requests > 0) || !Number.isFinite(cacheTokens)) return null;
+  const meanPromptTokens = promptTokens / requests;
+  if (meanPromptTokens <= cacheTokens) return null;
+  const preset = Number(EXCERPT_PRESET.find(([key]) => key === 'cluster.cache_tokens')?.[1]);
+  return { meanPromptTokens, cacheTokens, suggestedTokens: !derived && preset > meanPromptTokens ? preset : null };
+}
 
 /** A cluster field put back after a replay: from the value the replay ran with to the one before it (null: the default). */
 export interface RestoredField {

@@ -10,7 +10,7 @@ import type { Pair } from '../state/schema';
 import { formatCount } from '../ui/format';
 import type { Labels } from '../ui/labels';
 import type { TraceRequest } from '../worker/protocol';
-import { EXCERPT_PRESET, overridesAfterReplay } from './replay-cluster';
+import { type CacheAdvice, EXCERPT_PRESET, overridesAfterReplay } from './replay-cluster';
 import { TracePanel } from './trace-panel';
 import { excerptSource, fileSource, type OnError } from './trace-source';
 import type { TraceSummary } from './trace-summary';
@@ -75,6 +75,10 @@ export class TraceReplay {
         this.panel.setStatus('Stopped: the trace was not replayed.' + (shown ? ' The previous results stay on screen.' : ''));
       },
       onClear: () => this.backToSynthetic(),
+      onUseCache: (tokens) => {
+        // The reader took the offered cache: the cluster changes because they asked.
+        this.host.run(mergePairs(this.host.shown()?.overrides ?? [], [['cluster.cache_tokens', String(tokens)]]), 'edit');
+      },
     });
   }
 
@@ -130,10 +134,15 @@ export class TraceReplay {
     if (trace) this.panel.setStatus(`The replay failed: ${message}`);
   }
 
-  /** A run's results are shown: the slicing fields it set, and what the trace read. */
-  shownRun(overrides: readonly Pair[], trace: TraceRequest | null, summary: TraceSummary | undefined): void {
+  /**
+   * A run's results are shown: the slicing fields it set, what the trace
+   * read, and, when its prompts outgrow the cache it ran with, that advice
+   * (a value offered, never applied unasked).
+   */
+  shownRun(overrides: readonly Pair[], trace: TraceRequest | null, summary: TraceSummary | undefined, advice: CacheAdvice | null): void {
     this.panel.showSlicing(overrides);
     if (trace && summary) this.panel.showReplayed(summary);
+    this.panel.showCacheAdvice(trace ? advice : null);
   }
 
   /** Replays a trace source with these overrides. */
@@ -148,14 +157,13 @@ export class TraceReplay {
 
   /**
    * Replays a picked or dropped file: with the settings of the link that asked
-   * for it, else those on screen (from the synthetic workload, with the
-   * excerpt's cluster settings: Mooncake prompts outgrow the reference caches).
+   * for it, else those on screen, the cluster included (the reader's: a file
+   * never changes it; shownRun offers a larger cache when its prompts need one).
    */
   private replayFile(file: File): void {
     const link = this.fileLink;
     this.fileLink = null;
-    const shown = this.host.shown();
-    const base = link ? link.overrides : shown?.trace ? shown.overrides : mergePairs(shown?.overrides ?? [], EXCERPT_PRESET);
+    const base = link ? link.overrides : [...(this.host.shown()?.overrides ?? [])];
     this.replay(fileSource(file), base, link?.contentHash ?? '');
   }
 

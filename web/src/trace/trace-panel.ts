@@ -5,6 +5,8 @@
 // what runs. All text goes in through textContent.
 
 import { byId, h } from '../ui/dom';
+import { formatCount } from '../ui/format';
+import type { CacheAdvice } from './replay-cluster';
 import type { OnError } from './trace-source';
 import { formatText, problemHeadline, problemText, replayedText, type TraceSummary } from './trace-summary';
 
@@ -20,6 +22,8 @@ export interface TracePanelOptions {
   /** The user chose to stop (dismiss the bad line). */
   onStop: () => void;
   onClear: () => void;
+  /** The reader took the cache per replica the panel offered (tokens). */
+  onUseCache: (tokens: number) => void;
 }
 
 /**
@@ -35,6 +39,10 @@ export class TracePanel {
   private readonly clear = byId<HTMLButtonElement>('trace-clear');
   private readonly fileInput = byId<HTMLInputElement>('trace-file');
   private readonly format = byId('trace-format');
+  private readonly cacheNote = byId('trace-cache-note');
+  private readonly cacheButton = byId<HTMLButtonElement>('trace-cache-use');
+  /** The cache the button offers (tokens). */
+  private offeredCache = 0;
 
   constructor(options: TracePanelOptions) {
     byId('trace-excerpt').addEventListener('click', () => options.onExcerpt());
@@ -63,6 +71,9 @@ export class TracePanel {
     byId('trace-skip').addEventListener('click', () => options.onSkip());
     byId('trace-stop').addEventListener('click', () => options.onStop());
     this.clear.addEventListener('click', () => options.onClear());
+    this.cacheButton.addEventListener('click', () => {
+      if (this.offeredCache > 0) options.onUseCache(this.offeredCache);
+    });
   }
 
   get onError(): OnError {
@@ -81,6 +92,21 @@ export class TracePanel {
     this.status.textContent = replayedText(summary);
     this.format.textContent = formatText(summary);
     this.format.hidden = this.format.textContent === '';
+  }
+
+  /** Says when the replay's prompts outgrow the cache it ran with, offering a larger one (null: nothing to say). */
+  showCacheAdvice(advice: CacheAdvice | null): void {
+    this.cacheNote.hidden = advice === null;
+    if (!advice) return;
+    const text = byId('trace-cache-text');
+    const prompt = formatCount(Math.round(advice.meanPromptTokens));
+    text.textContent = `Its prompts average ${prompt} tokens, more than a replica’s cache holds (${formatCount(advice.cacheTokens)} tokens): hardly a prefix stays cached.` +
+      (advice.suggestedTokens === null
+        ? ' The cache comes from the hardware chosen under Deployment: a larger GPU or more GPUs per replica hold more.'
+        : ' Choose a model and GPU under Deployment to derive the cache from your hardware, or set Cache per replica.');
+    this.offeredCache = advice.suggestedTokens ?? 0;
+    this.cacheButton.hidden = advice.suggestedTokens === null;
+    this.cacheButton.textContent = `Use ${formatCount(this.offeredCache)}-token caches`;
   }
 
   /** Opens the trace slicing fields when the scenario sets any (e.g. from a link); never closes them. */
@@ -124,6 +150,7 @@ export class TracePanel {
   /** Back to the synthetic workload. */
   reset(): void {
     this.format.hidden = true;
+    this.cacheNote.hidden = true;
     this.hideProblem();
     this.linkNote.hidden = true;
     this.clear.hidden = true;
