@@ -117,6 +117,7 @@ export class Playground {
     byId('cancel').addEventListener('click', () => this.sim.cancel());
     this.scenario = new ScenarioPanel(this.labels, {
       runEdit: (overrides, unreadable) => void this.run(overrides, 'edit', [], unreadable),
+      smallestTp: (overrides) => this.sim.smallestTp(overrides),
       runPreset: (id) => {
         const overrides = this.scenario.presetScenario(id);
         if (!overrides) return;
@@ -223,15 +224,27 @@ export class Playground {
     window.history.replaceState(null, '', pageStateToUrl(this.state));
   }
 
-  private async run(overrides: Pair[], origin: RunOrigin, linkMessages: UrlNotice[] = [], unreadable = new Set<string>()): Promise<void> {
+  /**
+   * Runs these overrides, or those `prepare` gives (asked of the worker
+   * first, as part of this run: a newer run supersedes it), and shows the
+   * results unless a newer run took over.
+   */
+  private async run(
+    prepare: Pair[] | (() => Promise<Pair[]>),
+    origin: RunOrigin,
+    linkMessages: UrlNotice[] = [],
+    unreadable = new Set<string>(),
+  ): Promise<void> {
     const token = ++this.runCounter;
     const trace = this.replay.current;
-    this.pendingOverrides = overrides;
     markLatest('prefixroute:run-start');
     this.status.started(trace ? `Replaying ${trace.source.name}…` : 'Running…');
     this.replay.runStarted(trace);
     let result: RunResult;
     try {
+      const overrides = typeof prepare === 'function' ? await prepare() : prepare;
+      if (token !== this.runCounter) return;
+      this.pendingOverrides = overrides;
       result = await this.sim.run(trace ? { overrides, trace } : { overrides }, (progress) => {
         if (token === this.runCounter) this.status.progress(progress, (name) => this.labels.policy(name));
       });

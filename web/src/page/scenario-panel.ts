@@ -15,6 +15,7 @@ import { PRESETS, presetOverrides } from '../state/presets';
 import { type FieldInfo, isDefault, nonDefaultOverrides, type Pair } from '../state/schema';
 import type { PolicyInfo } from '../worker/prefixroute-module';
 import type { Rejection } from '../worker/protocol';
+import { type PickReason, pickForModel, picksModel } from './model-pick';
 
 /** Typing pauses this long before a re-run; checkboxes and presets run at once. */
 const EDIT_DEBOUNCE_MS = 350;
@@ -24,8 +25,14 @@ export type RunOrigin = 'link' | 'edit' | 'preset';
 
 /** What the panel asks of the page. */
 export interface ScenarioPanelHost {
-  /** Run these overrides; `unreadable` fields could not be read from the form (they keep their values). */
-  runEdit(overrides: Pair[], unreadable: Set<string>): void;
+  /**
+   * Run these overrides, or those a preparation step gives (a model picked:
+   * its TP asks the worker first); `unreadable` fields could not be read
+   * from the form (they keep their values).
+   */
+  runEdit(overrides: Pair[] | (() => Promise<Pair[]>), unreadable: Set<string>): void;
+  /** The smallest tensor parallelism the core accepts for these overrides' model and GPU (null: none). */
+  smallestTp(overrides: Pair[]): Promise<number | null>;
   /** The reader chose a preset: run its scenario (presetScenario). */
   runPreset(id: string): void;
   /** The values of the scenario on screen (null before the first run). */
@@ -50,6 +57,8 @@ export class ScenarioPanel {
   private fields: FieldInfo[] = [];
   private catalogue: PolicyInfo[] = [];
   private editTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The values the page set for the model last picked, and why: shown while each value stays. */
+  private reasons: PickReason[] = [];
 
   constructor(
     private readonly labels: Labels,
@@ -122,6 +131,7 @@ export class ScenarioPanel {
     // An edit's results never undo what was typed while they ran.
     controls.setValues(values, keep, origin === 'edit');
     controls.setDeployment(outcome.summary, values);
+    this.showReasons(values);
     controls.setPreset(outcome.replaying ? 'custom' : this.matchPreset(values));
     // A replayed trace replaces the synthetic workload: its fields do not apply.
     const workload = document.querySelector<HTMLFieldSetElement>('fieldset.group-workload');
@@ -143,7 +153,23 @@ export class ScenarioPanel {
       const current = shown?.get(k);
       if (current !== undefined) values.set(k, current);
     }
+    if (shown && picksModel(values, shown)) {
+      // A model picked brings its TP and engine (model-pick.ts), set and said before the run.
+      this.host.runEdit(async () => {
+        this.reasons = await pickForModel(values, shown, (v) => this.host.smallestTp(nonDefaultOverrides(new Map(v), this.fields)));
+        this.controls?.setValues(new Map(this.reasons.map((r) => [r.key, r.value])));
+        this.showReasons(values);
+        return nonDefaultOverrides(values, this.fields);
+      }, unreadable);
+      return;
+    }
     this.host.runEdit(nonDefaultOverrides(values, this.fields), unreadable);
+  }
+
+  /** The reasons of the page's picks whose values are still in `values` (the others are dropped). */
+  private showReasons(values: ReadonlyMap<string, string>): void {
+    this.reasons = this.reasons.filter((r) => values.get(r.key) === r.value);
+    for (const key of ['hardware.tp', 'cluster.engine']) this.controls?.setReason(key, this.reasons.find((r) => r.key === key)?.text ?? null);
   }
 
   /** The preset whose non-default values are exactly the scenario's, else "custom". */

@@ -44,6 +44,8 @@ interface FieldView {
   boxes?: HTMLInputElement[];
   /** Derivable fields: the value in force and where it comes from. */
   note?: HTMLElement;
+  /** Why the page set this field's value (e.g. for the model picked), until the value changes. */
+  reason?: HTMLElement;
   /** Last policies text set from outside: keeps its order while the set is unchanged. */
   lastPolicies?: string;
 }
@@ -154,8 +156,22 @@ export class Controls {
   private view(field: FieldInfo, catalogue: PolicyInfo[]): FieldView {
     const view =
       field.kind === 'policies' ? this.policiesView(field, catalogue) : field.kind === 'choice' ? this.choiceView(field) : this.numberView(field);
+    // A line saying why the page chose this field's value, shown only then (setReason).
+    const id = `${domId(field.key)}-reason`;
+    view.reason = h('p', { class: 'field-reason', id, role: 'status', hidden: true });
+    view.root.insertBefore(view.reason, view.error);
+    const control = view.input ?? view.select;
+    control?.setAttribute('aria-describedby', `${id} ${control.getAttribute('aria-describedby') ?? ''}`.trim());
     this.views.set(field.key, view);
     return view;
+  }
+
+  /** Says beside a field why the page set its value (null clears it). */
+  setReason(key: string, text: string | null): void {
+    const reason = this.views.get(key)?.reason;
+    if (!reason) return;
+    reason.textContent = text ?? '';
+    reason.hidden = !text;
   }
 
   private numberView(field: FieldInfo): FieldView {

@@ -165,6 +165,8 @@ export interface Jobs {
   sweepShard: { request: SweepShardRequest; progress: SweepProgress; result: { shardJson: string } };
   /** The merged results JSON (kind 'run') or sweep JSON (kind 'sweep'). */
   merge: { request: MergeRequest; progress: never; result: { json: string } };
+  /** The smallest tensor parallelism the core accepts for this scenario's model and GPU (null: none does). */
+  smallestTp: { request: { overrides: Pair[] }; progress: never; result: { tp: number | null } };
 }
 
 export type JobKind = keyof Jobs;

@@ -31,6 +31,7 @@
 // synchronously in them); progress is the least advanced shard's.
 
 import type { Plan, RunProgress, RunRequest, RunResult, ShardOutput, SweepProgress, SweepRequest, SweepResult, TraceRequest } from './protocol';
+import type { Pair } from '../state/schema';
 import { shardCount, TRACE_POOL_BYTES } from './shard-count';
 import type { TraceSource } from '../trace/trace-source';
 import { RunAborted, WorkerClient, type WorkerReady } from './worker-client';
@@ -203,6 +204,11 @@ export class RunPool extends Pool<'run'> {
         ...(head.trace ? { trace: head.trace } : {}),
       };
     });
+  }
+
+  /** The smallest tensor parallelism the core accepts for these overrides' model and GPU (worker.ts); a job of the pool's, as a run. */
+  smallestTp(overrides: Pair[]): Promise<number | null> {
+    return this.job(async () => (await this.slot(0).runJob('smallestTp', { overrides })).tp);
   }
 
   /**

@@ -177,6 +177,23 @@ async function shard(mod: PrefixrouteModule, id: number, { run: request, shardIn
   });
 }
 
+/**
+ * The smallest hardware.tp the core accepts for the scenario's model and GPU
+ * (its weights fit with room for the KV cache), trying each value of the
+ * field's range in turn; null when none does. Other fields' errors do not
+ * count: only the deployment's (hardware.*).
+ */
+function smallestTp(mod: PrefixrouteModule, overrides: Pair[]): number | null {
+  const schema = JSON.parse(mod.scenarioSchema()) as { properties?: { hardware?: { properties?: { tp?: { minimum?: number; maximum?: number } } } } };
+  const range = schema.properties?.hardware?.properties?.tp;
+  const others = overrides.filter(([key]) => key !== 'hardware.tp');
+  for (let tp = range?.minimum ?? 1; tp <= (range?.maximum ?? 8); tp++) {
+    const checked = mod.validateScenario('{}', JSON.stringify([...others, ['hardware.tp', String(tp)]]));
+    if (checked.ok || !checked.errors.some((e) => e.field.startsWith('hardware.'))) return tp;
+  }
+  return null;
+}
+
 /** Merges a split's shard documents into the results (or sweep) JSON one worker would have written. */
 function merge(mod: PrefixrouteModule, id: number, { kind, documents }: MergeRequest): void {
   const merged = kind === 'run' ? mod.mergeShards(documents) : mod.mergeSweepShards(documents);
@@ -212,6 +229,8 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
         return runSweepShard(mod, message.id, message.request, post);
       case 'merge':
         return merge(mod, message.id, message.request);
+      case 'smallestTp':
+        return post({ type: 'done', id: message.id, result: { tp: smallestTp(mod, message.request.overrides) } });
     }
   } catch (error) {
     post({ type: 'failed', id, message: error instanceof Error ? error.message : String(error) });
