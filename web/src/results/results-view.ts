@@ -7,6 +7,7 @@ import { pinnedDescription } from './pinned-run';
 import type { Results } from './results';
 import { renderTable } from './table';
 import { COLUMNS } from './table-columns';
+import { watchTableOverflow } from './table-cue';
 import { untestedNote, verdicts, verdictSentence } from './verdict';
 
 export class ResultsView {
@@ -16,6 +17,8 @@ export class ResultsView {
   private readonly unpinButton = byId<HTMLButtonElement>('unpin-results');
 
   constructor() {
+    const table = byId<HTMLTableElement>('results-table');
+    watchTableOverflow(table.parentElement!, table, byId('table-cue'));
     this.pinButton.addEventListener('click', () => {
       if (!this.current) return;
       this.pinned = this.current.results;
