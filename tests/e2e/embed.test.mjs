@@ -229,6 +229,34 @@ describe('embed', () => {
     await page.close();
   });
 
+  test('without the host script (stripped by the blog), the frame holds all its content at 390, 700 and 1200 px: chart, table, sweep', async (t) => {
+    const { page, problems } = await openIn(session.context, 'about:blank');
+    const cases = [{ view: 'chart', chart: 'ttft', controls: ['cluster.replicas'] }, { view: 'table' }, { view: 'sweep' }];
+    for (const c of cases) {
+      const snippet = (await chooseSnippet(full.page, c)).replace(/<script>[\s\S]*<\/script>/, '');
+      assert.doesNotMatch(snippet, /<script/);
+      for (const width of [390, 700, 1200]) {
+        await showBlog(page, snippet, width, 'no-script.html', { column: 700 });
+        const frame = page.frames().find((f) => f !== page.mainFrame());
+        await frame.waitForSelector('#status[data-runs]', { state: 'attached' });
+        if (c.view === 'sweep') await frame.waitForSelector('#chart-sweep canvas', { state: 'visible' });
+        // The content's height once it stops changing (the charts drawn).
+        let last = -1;
+        let size;
+        for (let i = 0; i < 50; i++) {
+          size = await frame.evaluate(() => ({ content: document.documentElement.scrollHeight, frame: document.documentElement.clientHeight, used: Math.ceil(document.body.getBoundingClientRect().bottom) }));
+          if (size.content === last) break;
+          last = size.content;
+          await page.waitForTimeout(150);
+        }
+        t.diagnostic(`${c.view} at ${width} px: frame ${size.frame} px, content ${size.used} px`);
+        assert.ok(size.content <= size.frame + 1, `${c.view} at ${width} px: ${size.content - size.frame} px of content cut off`);
+      }
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('a hand-written embed link: unknown keys and bad values are named, quietly; the timeline view shows the timeline', async () => {
     const { page, problems } = await openIn(session.context, `${session.server.url}?v=1&embed=1&chart=cdf&embed.view=timeline&embed.theme=purple&embed.size=2`, { width: 390, height: 900 });
     await page.waitForSelector('#results-table tbody tr', { state: 'attached' });

@@ -53,6 +53,8 @@ export class EmbedBox {
   /** The file the choice was made for (a new file asks again). */
   private choiceFor: File | null = null;
   private choice: FileChoice = { kind: 'refused' };
+  /** The core's default policies (the schema's), for a state that names none. */
+  private defaultPolicies = '';
 
   constructor(private readonly note: (text: string) => void) {
     const views = [...EMBED_VIEWS];
@@ -80,6 +82,7 @@ export class EmbedBox {
 
   /** Offers the scenario's fields as reader controls. */
   setFields(fields: readonly FieldInfo[]): void {
+    this.defaultPolicies = fields.find((f) => f.kind === 'policies')?.defaultText ?? '';
     for (const picker of this.controlPickers) {
       picker.replaceChildren(h('option', { value: '' }, '(none)'), ...fields.map((f) => h('option', { value: f.key }, `${f.label} (${f.key})`)));
     }
@@ -110,12 +113,12 @@ export class EmbedBox {
     const state = this.state;
     if (!state) return null;
     const options = this.options();
-    if (state.trace.kind !== 'file') return embedSnippet(state, options);
+    if (state.trace.kind !== 'file') return embedSnippet(state, options, undefined, this.defaultPolicies);
     const onError = state.trace.onError;
-    if (this.choice.kind === 'excerpt') return embedSnippet({ ...state, trace: { kind: 'excerpt', onError } }, options);
+    if (this.choice.kind === 'excerpt') return embedSnippet({ ...state, trace: { kind: 'excerpt', onError } }, options, undefined, this.defaultPolicies);
     if (this.choice.kind === 'hosted') {
       // The hosted file replaces the uploaded one (replayed with bad lines stopping it: the embed shows no trace panel).
-      return embedSnippet({ ...state, trace: { kind: 'none' } }, { ...options, hosted: { url: this.choice.url, sha256: this.choice.sha256 } });
+      return embedSnippet({ ...state, trace: { kind: 'none' } }, { ...options, hosted: { url: this.choice.url, sha256: this.choice.sha256 } }, undefined, this.defaultPolicies);
     }
     return null;
   }

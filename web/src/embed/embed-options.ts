@@ -7,6 +7,7 @@
 //   embed.controls=cluster.replicas,workload.requests    (at most three scenario fields the reader may change)
 //   embed.trace_url=https://…&embed.trace_sha256=HEX64   (a trace the author hosts; the reader's browser fetches it)
 //
+// How tall the frame is when the host runs no script is fallback-height.ts's.
 // Only values that differ from the defaults are written. Decoding never
 // throws: an unknown `embed.` key or a bad value is dropped with a message
 // that names the key and the values allowed, and the default is used.
@@ -188,16 +189,4 @@ export function embedOptionPairs(options: EmbedOptions): Pair[] {
     pairs.push([EMBED_KEYS.traceSha256, options.hosted.sha256]);
   }
   return pairs;
-}
-
-/**
- * A height for the frame when the host page runs no script (the snippet's
- * script then never resizes it): enough for the view at a blog column's
- * width; the frame scrolls if it is not.
- */
-export function fallbackHeight(options: EmbedOptions): number {
-  const controls = options.controls.length ? 90 : 0;
-  // The heights the end-to-end test reports for each view in a 700 px column (tests/e2e/embed.test.mjs).
-  const base: Record<EmbedView, number> = { 'table-chart': 950, table: 560, chart: 500, sweep: 670, timeline: 620 };
-  return base[options.view] + controls;
 }

@@ -4,9 +4,11 @@
 // frame to its content and tell it the host's colours. The messages between
 // the two are EMBED_MESSAGES.
 
+import { MAX_PAGE_POLICIES } from '../state/page-scenario';
 import { defaultPageState, type PageState, pageStateToUrl } from '../state/page-state';
 import { pageBase } from '../state/share-link';
-import { defaultEmbedOptions, type EmbedOptions, embedOptionPairs, fallbackHeight } from './embed-options';
+import { defaultEmbedOptions, type EmbedOptions, embedOptionPairs } from './embed-options';
+import { fallbackHeight } from './fallback-height';
 
 /** The message type of the embed's height reports (embed-frame.ts) and of the host's colours (the snippet's script). */
 export const EMBED_MESSAGES = { height: 'prefixroute:height', hostTheme: 'prefixroute:host-theme' } as const;
@@ -33,8 +35,8 @@ export function embedLink(state: PageState, options: EmbedOptions, base = pageBa
  * The host page's script of the snippet: it sets the frame's height to the
  * height the embedded page posts (checking that the message comes from that
  * frame and its origin) and, for the "host" theme, answers with whether the
- * host page's background is dark. Without it the frame keeps its fixed
- * fallback height. ES5, no globals, for any blog engine.
+ * host page's background is dark. Without it the frame keeps its fallback
+ * height. ES5, no globals, for any blog engine.
  */
 function hostScript(): string {
   return [
@@ -56,13 +58,25 @@ function hostScript(): string {
 }
 
 /**
- * What an author pastes: an <iframe> of the page's embed layout in this
- * state with these options, at a fixed fallback height, and the few lines of
- * host script that fit it to its content.
+ * How many policies the embed shows: those its state names, else the core's
+ * default list (`defaultPolicies`, the schema's), else as many as the bare
+ * page runs at most.
  */
-export function embedSnippet(state: PageState, options: EmbedOptions = defaultEmbedOptions(), base = pageBase()): string {
+export function policiesShown(state: PageState, defaultPolicies = ''): number {
+  const named = state.overrides.find(([key]) => key === 'policies')?.[1] ?? defaultPolicies;
+  return named ? named.split(',').length : MAX_PAGE_POLICIES;
+}
+
+/**
+ * What an author pastes: an <iframe> of the page's embed layout in this
+ * state with these options, at a fallback height that holds its content
+ * without the script (fallback-height.ts), and the few lines of host script
+ * that fit it to its content.
+ */
+export function embedSnippet(state: PageState, options: EmbedOptions = defaultEmbedOptions(), base = pageBase(), defaultPolicies = ''): string {
   const src = embedLink(state, options, base);
   const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-  const frame = `<iframe src="${attr(src)}" title="prefixroute: prefix-cache-aware routing" width="100%" height="${fallbackHeight(options)}" style="border:0;width:100%;display:block" loading="lazy"></iframe>`;
+  const height = fallbackHeight(options, policiesShown(state, defaultPolicies));
+  const frame = `<iframe src="${attr(src)}" title="prefixroute: prefix-cache-aware routing" width="100%" height="${height.attribute}" style="border:0;width:100%;height:${height.css};display:block" loading="lazy"></iframe>`;
   return `${frame}\n${hostScript()}`;
 }
