@@ -17,6 +17,7 @@
 #include "prefixroute/experiment.h"
 #include "prefixroute/scenario.h"
 #include "prefixroute/shard.h"
+#include "prefixroute/sweep.h"
 
 namespace prefixroute_wasm {
 
@@ -92,5 +93,25 @@ emscripten::val shard_outcome(const prefixroute::Scenario& scenario, prefixroute
 /// errors; else false with a "(shards)" error (shard_bindings.cpp).
 bool read_documents(const emscripten::val& documents, std::vector<prefixroute::ShardInput>& out,
                     std::vector<prefixroute::FieldError>& errors);
+
+/// Longest sweep spec read: 200 values of a few dozen characters fit easily.
+inline constexpr std::size_t kMaxSpecChars = 16384;
+/// Requests simulated per policy over a whole sweep (points x each point's
+/// requests, times its replicates): about ten minutes for the default policies.
+inline constexpr double kMaxSweptRequests = 2e7;
+
+/// A sweep's onProgress (a JS function (point, phase, done, total), or null /
+/// undefined for none) as the core's callback: false cancels; a throw cancels
+/// and leaves its message in `callback_error` (sweep_bindings.cpp).
+prefixroute::SweepProgress sweep_progress(const emscripten::val& on_progress, std::string& callback_error);
+
+/// The "(onProgress)" failure when a sweep's onProgress is neither a function
+/// nor null/undefined; undefined when it is fine (sweep_bindings.cpp).
+emscripten::val sweep_progress_refusal(const emscripten::val& on_progress);
+
+/// A sweep spec argument read as runSweep reads it (a string of at most
+/// kMaxSpecChars, parse_sweep); else false with the "(sweep)" error (sweep_bindings.cpp).
+bool read_sweep_spec(const emscripten::val& spec_arg, prefixroute::SweepSpec& spec,
+                     std::vector<prefixroute::FieldError>& errors);
 
 }  // namespace prefixroute_wasm

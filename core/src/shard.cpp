@@ -431,14 +431,15 @@ std::string experiment_shard_to_json(const Scenario& scenario, const ShardReport
   return doc.dump(2) + "\n";
 }
 
-ShardReport run_sweep_shard(const SweepReport& plan, const Shard& shard, const SweepProgress& progress, unsigned jobs) {
+ShardReport run_sweep_shard(const SweepReport& plan, const Shard& shard, const SweepProgress& progress, unsigned jobs,
+                            const ReplayedTrace* replay) {
   std::vector<const Scenario*> points;
   for (const SweepPoint& p : plan.points) points.push_back(&p.scenario);
   engine::EngineOptions options;
   options.jobs = jobs;
   options.shard = shard;
   if (progress) options.progress = progress;
-  return collect(points, engine::execute(points, nullptr, options), shard);
+  return collect(points, engine::execute(points, replay, options), shard);
 }
 
 std::string sweep_shard_to_json(const SweepSpec& spec, const SweepReport& plan, const ShardReport& shard) {

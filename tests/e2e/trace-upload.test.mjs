@@ -29,8 +29,9 @@ function benchTable(file, sets) {
   return Object.fromEntries(doc.results.map((r) => [r.policy, { mean_ttft_ms: r.mean_ttft_ms, p99_ttft_ms: r.p99_ttft_ms, hit_rate: r.hit_rate, prefill_tokens: r.prefill_tokens }]));
 }
 
-/** The link's scenario pairs (not its trace keys): what the page ran, for the command line. */
-const linkSets = (page) => [...new URL(page.url()).searchParams].filter(([k]) => k !== 'v' && k !== 'trace' && !k.startsWith('trace.name') && k !== 'trace.content_hash');
+/** The link's scenario pairs (not its trace's or sweep's keys): what the page ran, for the command line. */
+const linkSets = (page) => [...new URL(page.url()).searchParams]
+  .filter(([k]) => k !== 'v' && k !== 'trace' && k !== 'trace.name' && k !== 'trace.content_hash' && !k.startsWith('sweep.'));
 
 const runs = (page) => page.$eval('#status', (s) => Number(s.dataset.runs ?? '0'));
 const nextRun = (page, before) => page.waitForFunction((n) => Number(document.querySelector('#status').dataset.runs ?? '0') > n, before, { timeout: 120_000 });

@@ -89,9 +89,10 @@ ShardReport run_experiment_shard(const Scenario& scenario, const Shard& shard, c
 /// The shard document of a complete (not cancelled) experiment shard.
 std::string experiment_shard_to_json(const Scenario& scenario, const ShardReport& shard);
 
-/// Runs the shard's runs of a planned sweep (plan_sweep with no errors).
+/// Runs the shard's runs of a planned sweep (plan_sweep with no errors),
+/// replaying `replay` when given (record_sweep_replay, sweep_replay.h).
 ShardReport run_sweep_shard(const SweepReport& plan, const Shard& shard, const SweepProgress& progress = {},
-                            unsigned jobs = 1);
+                            unsigned jobs = 1, const ReplayedTrace* replay = nullptr);
 
 /// The shard document of a complete sweep shard.
 std::string sweep_shard_to_json(const SweepSpec& spec, const SweepReport& plan, const ShardReport& shard);

@@ -166,6 +166,7 @@ export class Playground {
         fields: allFields,
         labels: new Map(ready.catalogue.map((p) => [p.name, p.label])),
         overrides: () => this.shown?.overrides ?? [],
+        trace: () => this.shown?.trace ?? null,
         onStateChange: (sweep) => {
           this.state = { ...this.state, sweep };
           this.writeUrl();
@@ -333,11 +334,10 @@ export class Playground {
     this.charts.update(results, result.cdf);
     this.timeline?.update(result.timelines, (name) => this.labels.policy(name));
 
-    if (!this.state.embed) {
-      // The address bar always holds the scenario on screen; replaceState keeps history clean.
-      this.writeUrl();
-      this.sweep.scenarioChanged();
-    }
+    // The address bar always holds the scenario on screen (never an embed's); replaceState keeps history clean.
+    this.writeUrl();
+    // The sweep's base follows the scenario on screen, its replayed trace included.
+    this.sweep.scenarioChanged();
     this.embedBox?.update(this.state, trace?.source.kind === 'file' ? trace.source.file : null);
     // The full page, on the scenario shown here (the embed layout has no sweep to pass on).
     byId<HTMLAnchorElement>('open-full').href = shareLink({ ...this.state, sweep: defaultPageState().sweep, embed: false });

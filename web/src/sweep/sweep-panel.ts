@@ -1,18 +1,19 @@
 // The Sweep panel: choose a numeric scenario field and a range, run the
 // sweep in its own worker (progress, cancel), then draw hit rate against p99
 // TTFT per policy with the Pareto front marked, list every point in a table
-// and export the core's sweep JSON. The sweep runs on the scenario on screen;
+// and export the core's sweep JSON. The sweep runs on the scenario on screen,
+// on its replayed trace too when it has one (every point replays it);
 // its inputs live in the page's state and link (state/page-state.ts): the
 // panel starts from the state the page read and reports every valid change back.
 
 import { byId, h } from '../ui/dom';
 import { download } from '../ui/download';
-import { formatCount } from '../ui/format';
-import type { SweepProgress } from '../worker/protocol';
+import { formatBytes, formatCount } from '../ui/format';
+import type { SweepProgress, TraceRequest } from '../worker/protocol';
 import type { FieldInfo, Pair } from '../state/schema';
 import { SweepChart } from './sweep-chart';
 import { parseSweepResults, sweepPolicies } from './sweep-results';
-import { checkSweep, DEFAULT_SWEEP, type SweepInput, type SweepState, sweepableFields, withParam } from './sweep-state';
+import { checkSweep, DEFAULT_SWEEP, type SweepInput, type SweepState, sweepableFields, sweepsOnTrace, TRACE_SWEEP, withParam } from './sweep-state';
 import { renderSweepTable } from './sweep-table';
 import { sweepRows } from './sweep-view';
 import { RunAborted } from '../worker/worker-client';
@@ -26,6 +27,8 @@ export interface SweepHost {
   labels: Map<string, string>;
   /** The overrides of the scenario on screen: the sweep's base. */
   overrides: () => Pair[];
+  /** The trace the scenario on screen replays (null: the synthetic workload): every point replays it too. */
+  trace: () => TraceRequest | null;
   /** Called with the inputs whenever they change and pass checkSweep: the sweep the page's link carries. */
   onStateChange: (sweep: SweepState) => void;
 }
@@ -51,6 +54,10 @@ export class SweepPanel {
   private readonly fieldsByKey: Map<string, FieldInfo>;
   private shown: { json: string; key: string } | null = null;
   private readonly fromLink: boolean;
+  /** The trace the scenario on screen replays (scenarioChanged): the sweep replays it. */
+  private trace: TraceRequest | null = null;
+  /** The sweep the trace's default replaced (scenarioChanged), put back with the synthetic workload unless changed since. */
+  private beforeTrace: { sweep: SweepState; replacedBy: SweepState } | null = null;
 
   constructor(private readonly host: SweepHost, start: SweepStart) {
     this.fieldsByKey = new Map(sweepableFields(host.fields).map((f) => [f.key, f]));
@@ -84,9 +91,54 @@ export class SweepPanel {
     this.chart.retheme();
   }
 
-  /** The scenario on screen changed: the equivalent command line follows it (shown results stay until re-run). */
+  /**
+   * The scenario on screen changed: the equivalent command line follows it
+   * (shown results stay until re-run). On a replayed trace the workload
+   * fields are no sweep: they are disabled, and inputs that name one change
+   * to the trace's default sweep (TRACE_SWEEP), saying so; back on the
+   * synthetic workload, the sweep it replaced returns, unless the reader
+   * changed the sweep since.
+   */
   scenarioChanged(): void {
+    const trace = this.host.trace();
+    const replayingChanged = (trace !== null) !== (this.trace !== null);
+    this.trace = trace;
+    if (replayingChanged) this.markTraceOptions();
+    const field = this.fieldsByKey.get(this.state.param);
+    const fallback = this.fieldsByKey.get(TRACE_SWEEP.param);
+    if (trace && field && !sweepsOnTrace(field) && fallback) {
+      this.beforeTrace = { sweep: { ...this.state }, replacedBy: { ...TRACE_SWEEP } };
+      this.state = { ...TRACE_SWEEP };
+      this.writeInputs();
+      this.setMessages([`${field.key} sets the synthetic workload, which the replayed trace replaces: the sweep now varies ${fallback.key} (${fallback.label}) from ${TRACE_SWEEP.from} to ${TRACE_SWEEP.to} on ${trace.source.name}.`]);
+      this.check(false);
+      return;
+    }
+    const before = this.beforeTrace;
+    if (!trace && before) {
+      this.beforeTrace = null;
+      const unchanged = (Object.keys(before.replacedBy) as SweepInput[]).every((k) => this.state[k] === before.replacedBy[k]);
+      if (unchanged) {
+        this.state = { ...before.sweep };
+        this.writeInputs();
+        this.setMessages([`Back on the synthetic workload, the sweep varies ${before.sweep.param} again.`]);
+        this.check(false);
+        return;
+      }
+    }
     this.check(true);
+  }
+
+  /** The workload fields' options are disabled while the scenario replays a trace. */
+  private markTraceOptions(): void {
+    const select = byId<HTMLSelectElement>('sweep-param');
+    for (const option of select.options) {
+      const field = this.fieldsByKey.get(option.value);
+      option.disabled = this.trace !== null && !!field && !sweepsOnTrace(field);
+    }
+    for (const group of select.querySelectorAll('optgroup')) {
+      if (group.dataset.group === 'workload') group.label = this.trace ? 'workload (replaced by the replayed trace)' : 'workload';
+    }
   }
 
   private buildParamSelect(): void {
@@ -96,7 +148,7 @@ export class SweepPanel {
       const name = f.group || 'scenario';
       let group = groups.get(name);
       if (!group) {
-        group = h('optgroup', { label: name });
+        group = h('optgroup', { label: name, 'data-group': name });
         groups.set(name, group);
         select.append(group);
       }
@@ -150,7 +202,7 @@ export class SweepPanel {
 
   /** Shows each input's problem beside it; returns the checked sweep. Valid inputs go into the link. */
   private check(initial: boolean) {
-    const result = checkSweep(this.state, this.host.fields);
+    const result = checkSweep(this.state, this.host.fields, this.trace !== null);
     for (const input of INPUTS) {
       const problem = result.ok ? undefined : result.problems.find((p) => p.input === input);
       const control = byId(`sweep-${input}`);
@@ -162,7 +214,9 @@ export class SweepPanel {
     }
     byId<HTMLButtonElement>('sweep-run').disabled = !result.ok;
     if (result.ok) {
-      byId('sweep-command').textContent = `Same as: prefixroute-bench --sweep ${result.spec}${this.host.overrides().map(([k, v]) => ` --set ${k}=${v}`).join('')}`;
+      const trace = this.trace ? ` --trace ${this.trace.source.name}` : '';
+      const skip = this.trace?.onError === 'skip' ? ' --set trace.on_error=skip' : '';
+      byId('sweep-command').textContent = `Same as: prefixroute-bench${trace} --sweep ${result.spec}${this.host.overrides().map(([k, v]) => ` --set ${k}=${v}`).join('')}${skip}`;
       if (!initial) {
         this.linked = { ...this.state };
         this.host.onStateChange({ ...this.linked });
@@ -180,14 +234,17 @@ export class SweepPanel {
     }
     this.showProgress(true);
     const key = checked.field.key;
-    this.setStatus(`Running the sweep of ${key}…`);
+    const trace = this.trace;
+    const on = trace ? ` on ${trace.source.name}` : '';
+    this.setStatus(`Running the sweep of ${key}${on}…`);
     let counted = false;
     try {
-      const result = await this.client.run({ overrides: this.host.overrides(), spec: checked.spec }, (info) => {
-        // The worker's first message carries the point count the core made of the spec.
-        if (!counted) {
+      const request = { overrides: this.host.overrides(), spec: checked.spec, ...(trace ? { trace } : {}) };
+      const result = await this.client.run(request, (info) => {
+        // The worker's first point message carries the point count the core made of the spec.
+        if (!counted && info.kind === 'point') {
           counted = true;
-          this.setStatus(`Running ${info.pointCount} point${info.pointCount === 1 ? '' : 's'} of ${key}…`);
+          this.setStatus(`Running ${info.pointCount} point${info.pointCount === 1 ? '' : 's'} of ${key}${on}…`);
         }
         this.onProgress(info);
       });
@@ -203,7 +260,7 @@ export class SweepPanel {
       // A policy's unchanged outcome over several values is one point (sweep-view.ts).
       const front = sweepRows(results).filter((row) => row.outcome.pareto).length;
       this.setStatus(
-        `${results.points.length} values of ${results.key} × ${sweepPolicies(results).length} policies, ` +
+        `${results.points.length} values of ${results.key} × ${sweepPolicies(results).length} policies${on}, ` +
           `simulated in ${formatCount(result.elapsedMs)} ms; ${front} point${front === 1 ? '' : 's'} on the Pareto front.`,
       );
     } catch (error) {
@@ -215,6 +272,11 @@ export class SweepPanel {
   }
 
   private onProgress(info: SweepProgress): void {
+    if (info.kind === 'read') {
+      byId<HTMLProgressElement>('sweep-progress-bar').value = info.totalBytes > 0 ? Math.min(1, info.bytes / info.totalBytes) : 0;
+      byId('sweep-progress-text').textContent = `Reading ${info.name}: ${formatBytes(info.bytes)} of ${formatBytes(info.totalBytes)}`;
+      return;
+    }
     const phases = info.policyCount + 2; // the policies, then the ideal and pooled cache bounds
     const within = (Math.min(info.phase, phases - 1) + (info.total > 0 ? info.done / info.total : 0)) / phases;
     const fraction = info.pointCount > 0 ? (info.point + within) / info.pointCount : 0;

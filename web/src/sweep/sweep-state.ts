@@ -31,6 +31,18 @@ export const SWEEP_STEPS = { min: 2, max: 200 } as const;
  */
 export const DEFAULT_SWEEP: Readonly<SweepState> = { ...pageDefaults.sweep };
 
+/**
+ * The sweep the inputs change to when the scenario on screen replays a trace
+ * and they name a workload field, which the trace replaces
+ * (page-defaults.json, "traceSweep": how many replicas this traffic needs).
+ */
+export const TRACE_SWEEP: Readonly<SweepState> = { ...pageDefaults.traceSweep };
+
+/** Whether a sweep of this field means anything on a replayed trace: the trace replaces the synthetic workload's fields. */
+export function sweepsOnTrace(field: FieldInfo): boolean {
+  return field.group !== 'workload';
+}
+
 /** Ranges that say more than the generic one, for the fields a sweep is most often about (page-defaults.json). */
 const SUGGESTED: Readonly<Record<string, readonly string[]>> = pageDefaults.suggestedSweepRanges;
 
@@ -94,11 +106,16 @@ function rangeText(field: FieldInfo): string {
  * Checks the inputs against the field's schema range and returns the
  * command line's --sweep text, "key=from:to:steps". For an integer field
  * the ends must be integers; the core rounds the points between them (and
- * drops repeats), so the sweep may run fewer points than steps.
+ * drops repeats), so the sweep may run fewer points than steps. `replaying`:
+ * the scenario replays a trace, so a workload field is no sweep (the core
+ * refuses it too).
  */
-export function checkSweep(state: SweepState, fields: readonly FieldInfo[]): SweepCheck {
+export function checkSweep(state: SweepState, fields: readonly FieldInfo[], replaying = false): SweepCheck {
   const field = sweepableFields(fields).find((f) => f.key === state.param);
   if (!field) return { ok: false, problems: [{ input: 'param', message: 'Choose a numeric scenario field to vary.' }] };
+  if (replaying && !sweepsOnTrace(field)) {
+    return { ok: false, problems: [{ input: 'param', message: `${field.key} sets the synthetic workload, which the replayed trace replaces: choose a cluster, router or policy field.` }] };
+  }
   const problems: SweepProblem[] = [];
   const integer = field.kind === 'integer';
   const bound = (input: 'from' | 'to', label: string): number => {

@@ -64,25 +64,21 @@ export interface RunResult {
   trace?: TraceSummary;
 }
 
-/** A sweep: the CLI's --sweep text on the scenario of these overrides. */
+/** A sweep: the CLI's --sweep text on the scenario of these overrides, replaying a trace when given (every point). */
 export interface SweepRequest {
   overrides: Pair[];
   spec: string;
+  trace?: TraceRequest;
 }
 
 /**
  * Where a sweep is: point `point` of `pointCount` (the core's expansion of
  * the spec), then phase as in a run (the policies, then the two bounds) and
- * requests done of total.
+ * requests done of total; before those, a sweep of a trace reads it.
  */
-export interface SweepProgress {
-  point: number;
-  pointCount: number;
-  phase: number;
-  policyCount: number;
-  done: number;
-  total: number;
-}
+export type SweepProgress =
+  | Extract<RunProgress, { kind: 'read' }>
+  | { kind: 'point'; point: number; pointCount: number; phase: number; policyCount: number; done: number; total: number };
 
 /** A finished sweep: the core's sweep JSON, untouched, and the time it took in the worker. */
 export interface SweepResult {

@@ -1,12 +1,14 @@
 // The worker's side of a sweep: expands the spec with the core's expandSweep
 // (the values runSweep will run, integer fields rounded as the core rounds
 // them), runs the core's runSweep (or one shard of it, runSweepShard, for the
-// page's pool of workers) on the page's scenario and posts throttled
-// progress, then the sweep (or shard) JSON. Runs inside a simulation worker
+// page's pool of workers; or runTraceSweep on a replayed trace, whole) on the
+// page's scenario and posts throttled progress, then the sweep (or shard) JSON. Runs inside a simulation worker
 // (worker.ts), never on the page's main thread.
 
 import type { PrefixrouteModule } from './prefixroute-module';
+import type { Pair } from '../state/schema';
 import type { FromWorker, Plan, SweepProgress, SweepRequest, SweepShardRequest } from './protocol';
+import { loadTrace } from './worker-trace';
 
 /** Progress messages at most this often. */
 const PROGRESS_INTERVAL_MS = 50;
@@ -49,8 +51,12 @@ function errorText(errors: { field: string; message: string }[], fallback: strin
   return errors.map((e) => `${e.field}: ${e.message}`).join('; ') || fallback;
 }
 
-/** Runs one sweep job to completion (or failure) and posts its messages. */
-export function runSweep(mod: PrefixrouteModule, id: number, request: SweepRequest, post: (m: FromWorker) => void): void {
+/**
+ * Runs one sweep job to completion (or failure) and posts its messages. A
+ * sweep of a trace reads it first (or reuses the one this worker holds:
+ * worker-trace.ts) and runs the core's runTraceSweep, every point replaying it.
+ */
+export async function runSweep(mod: PrefixrouteModule, id: number, request: SweepRequest, post: (m: FromWorker) => void): Promise<void> {
   const started = performance.now();
   const expansion = mod.expandSweep(request.spec);
   if (!expansion.ok) {
@@ -62,16 +68,28 @@ export function runSweep(mod: PrefixrouteModule, id: number, request: SweepReque
   const policies = policyCount(mod, overridesJson);
   const progress = (p: SweepProgress) => post({ type: 'progress', id, progress: p });
   // At once: the page learns how many points the core makes of the spec.
-  progress({ point: 0, pointCount, phase: 0, policyCount: policies, done: 0, total: 0 });
+  progress({ kind: 'point', point: 0, pointCount, phase: 0, policyCount: policies, done: 0, total: 0 });
   let last = performance.now();
-  const outcome = mod.runSweep('{}', overridesJson, request.spec, (point, phase, done, total) => {
+  const onPoint = (point: number, phase: number, done: number, total: number) => {
     const now = performance.now();
     if (now - last >= PROGRESS_INTERVAL_MS) {
       last = now;
-      progress({ point, pointCount, phase, policyCount: policies, done, total });
+      progress({ kind: 'point', point, pointCount, phase, policyCount: policies, done, total });
     }
     return true;
-  });
+  };
+  let outcome;
+  const trace = request.trace;
+  if (trace) {
+    // The trace's reading settings (window, limit, time scale) read it; the bad-line mode and a link's hash go with the run.
+    const loader = await loadTrace(mod, id, trace, post, request.overrides.filter(([key]) => key.startsWith('trace.')));
+    if (!loader) return;
+    const pairs: Pair[] = [...request.overrides, ['trace.on_error', trace.onError]];
+    if (trace.contentHash) pairs.push(['trace.content_hash', trace.contentHash]);
+    outcome = mod.runTraceSweep(loader, '{}', JSON.stringify(pairs), request.spec, onPoint);
+  } else {
+    outcome = mod.runSweep('{}', overridesJson, request.spec, onPoint);
+  }
   if (!outcome.ok) {
     post({ type: 'failed', id, message: errorText(outcome.errors, 'the sweep failed') });
     return;
@@ -91,7 +109,7 @@ export function runSweepShard(mod: PrefixrouteModule, id: number, request: Sweep
     const now = performance.now();
     if (now - last >= PROGRESS_INTERVAL_MS) {
       last = now;
-      post({ type: 'progress', id, progress: { point, pointCount, phase, policyCount: policies, done, total } });
+      post({ type: 'progress', id, progress: { kind: 'point', point, pointCount, phase, policyCount: policies, done, total } });
     }
     return true;
   });

@@ -243,21 +243,27 @@ export class SweepPool extends Pool<'sweep'> {
     super('sweep', size, createWorker);
   }
 
-  /** Runs a sweep; as WorkerClient.run, spread over the pool. */
+  /**
+   * Runs a sweep; as WorkerClient.run, spread over the pool. A sweep of a
+   * trace runs whole in the first worker, which reads the trace once and
+   * keeps it for the next sweep (the core merges no shards of a replay's sweep).
+   */
   run(request: SweepRequest, onProgress: (progress: SweepProgress) => void = () => {}): Promise<SweepResult> {
     return this.job(async (current) => {
       const started = performance.now();
       const first = this.slot(0);
+      if (request.trace) return first.run(request, onProgress);
       const plan: Plan = this.size > 1 ? await first.runJob('plan', { sweep: request }) : { runs: 1, work: 0 };
       Pool.check(current);
       const n = shardCount(this.size, plan);
       if (n <= 1) return first.run(request, onProgress);
 
-      const latest = new Map<number, SweepProgress>();
+      const latest = new Map<number, Extract<SweepProgress, { kind: 'point' }>>();
       const documents = await Promise.all(
         Array.from({ length: n }, (_, k) =>
           this.slot(k)
             .runJob('sweepShard', { sweep: request, shardIndex: k + 1, shardCount: n }, (p) => {
+              if (p.kind === 'read') return; // a synthetic sweep reads no trace
               latest.set(k, p);
               const least = leastAdvanced(latest, (q) => q.point * (q.policyCount + 2) + q.phase + (q.total > 0 ? q.done / q.total : 0));
               if (least) onProgress(least);

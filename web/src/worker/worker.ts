@@ -218,7 +218,7 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
       case 'run':
         return await run(mod, message.id, message.request);
       case 'sweep':
-        return runSweep(mod, message.id, message.request, post);
+        return await runSweep(mod, message.id, message.request, post);
       case 'plan':
         return post({ type: 'done', id: message.id, result: plan(mod, message.request) });
       case 'runOrPlan':
