@@ -235,11 +235,13 @@ describe('embed', () => {
     for (const c of cases) {
       const snippet = (await chooseSnippet(full.page, c)).replace(/<script>[\s\S]*<\/script>/, '');
       assert.doesNotMatch(snippet, /<script/);
+      // Loaded once, then the reader's screen resized: the CSS height follows the width, the content reflows.
+      await showBlog(page, snippet, 390, 'no-script.html', { column: 700 });
+      const frame = page.frames().find((f) => f !== page.mainFrame());
+      await frame.waitForSelector('#status[data-runs]', { state: 'attached' });
+      if (c.view === 'sweep') await frame.waitForSelector('#chart-sweep canvas', { state: 'visible' });
       for (const width of [390, 700, 1200]) {
-        await showBlog(page, snippet, width, 'no-script.html', { column: 700 });
-        const frame = page.frames().find((f) => f !== page.mainFrame());
-        await frame.waitForSelector('#status[data-runs]', { state: 'attached' });
-        if (c.view === 'sweep') await frame.waitForSelector('#chart-sweep canvas', { state: 'visible' });
+        await page.setViewportSize({ width, height: 900 });
         // The content's height once it stops changing (the charts drawn).
         let last = -1;
         let size;
