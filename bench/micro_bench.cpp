@@ -28,11 +28,11 @@
 #include <vector>
 
 #include "prefixroute/workload/block_trace.h"
-#include "prefixroute/experiment.h"
+#include "prefixroute/run/experiment.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/cache/radix_cache.h"
 #include "prefixroute/base/random.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "prefixroute/workload/workload.h"
@@ -267,7 +267,7 @@ void BM_Simulate(benchmark::State& state) {
   const prefixroute::Scenario scenario = reference_with({});
   const prefixroute::Workload workload = prefixroute::generate_workload(scenario.workload, scenario.seed);
   for (auto _ : state) {
-    auto p = prefixroute::make_policy(policy, scenario);
+    auto p = prefixroute::make_policy(policy, scenario.policy_params, policy_context(scenario));
     const prefixroute::SimulationRun run = prefixroute::simulate(workload, scenario.cluster, *p, {}, 4096, scenario.router);
     benchmark::DoNotOptimize(run.ttft.data());
   }
@@ -282,7 +282,7 @@ void BM_SimulateTrace(benchmark::State& state) {
       reference_with({{"cluster.replicas", "8"}, {"cluster.cache_tokens", "1000000"}});
   const prefixroute::BlockTrace& trace = excerpt_trace();
   for (auto _ : state) {
-    auto p = prefixroute::make_policy(policy, scenario);
+    auto p = prefixroute::make_policy(policy, scenario.policy_params, policy_context(scenario));
     const prefixroute::SimulationRun run = prefixroute::simulate(trace, scenario.cluster, *p, {}, 4096, scenario.router);
     benchmark::DoNotOptimize(run.ttft.data());
   }

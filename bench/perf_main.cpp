@@ -51,11 +51,13 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/experiment.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/io/sweep_json.h"
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/simulator.h"
-#include "prefixroute/sweep.h"
+#include "prefixroute/run/sweep.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "prefixroute/workload/workload.h"
 
@@ -235,7 +237,7 @@ Measurement run_synthetic(const std::vector<Override>& overrides, const std::str
   m.requests = static_cast<double>(workload.size());
   m.prompt_tokens = static_cast<double>(workload.total_prompt_tokens());
   for (int r = 0; r < repeat; ++r) {
-    auto p = prefixroute::make_policy(policy, s);
+    auto p = prefixroute::make_policy(policy, s.policy_params, policy_context(s));
     const double c0 = thread_cpu_seconds();
     const auto t0 = Clock::now();
     const prefixroute::SimulationRun run = prefixroute::simulate(workload, s.cluster, *p, {}, 4096, s.router);
@@ -280,7 +282,7 @@ Measurement run_trace(const std::string& path, const std::vector<Override>& over
   m.requests = static_cast<double>(trace.size());
   m.prompt_tokens = static_cast<double>(trace.total_prompt_tokens());
   for (int r = 0; r < repeat; ++r) {
-    auto p = prefixroute::make_policy(policy, s);
+    auto p = prefixroute::make_policy(policy, s.policy_params, policy_context(s));
     const double c0 = thread_cpu_seconds();
     const auto t0 = Clock::now();
     const prefixroute::SimulationRun run = prefixroute::simulate(trace, s.cluster, *p, {}, 4096, s.router);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Instruction-count profiles of simulate() with callgrind (docs/PERFORMANCE.md).
 #
-#   bash bench/profile.sh [reference] [mooncake] [replicas] [requests] [timeshares] [wasm]
-#                                                      (default: all six)
+#   bash bench/profile.sh [reference] [mooncake] [replicas] [requests] [timeshares]
+#                                                      (default: all five)
 #   POLICIES=llmd_epp,affinity_balanced bash bench/profile.sh replicas   (the replicas case for some policies)
 #
 # Instruction counts do not depend on machine load, so they are the stable
@@ -34,10 +34,7 @@ policies=(round_robin least_loaded affinity affinity_balanced)
 trace=$ROOT/../shared/traces/mooncake_conversation_trace.jsonl
 
 cases=("$@")
-[ ${#cases[@]} -eq 0 ] && cases=(reference mooncake replicas requests timeshares wasm)
-
-# collected FILE.log : the instruction total callgrind printed.
-collected() { sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$1" | tail -1; }
+[ ${#cases[@]} -eq 0 ] && cases=(reference mooncake replicas requests timeshares)
 
 # sample NAME FREQ ARGS... : one cpu-clock sampling profile of prefixroute-perf, reported for simulate().
 sample() {
@@ -146,51 +143,8 @@ for c in "${cases[@]}"; do
         --set workload.requests=20000 --set cluster.replicas=256 --set workload.arrival_rate_per_s=6400 \
         --set workload.tenants=768
       ;;
-    wasm)
-      # Whole runScenario vs the native experiment section, in instructions per run:
-      # (N=3 - N=1) / 2 removes start-up and first compilation. JIT code has no
-      # symbols under callgrind, so this is a total, not a profile.
-      log "callgrind: wasm module in Node vs native, instructions per runScenario"
-      [ -f build/wasm/wasm/prefixroute.wasm ] || bash scripts/build-wasm.sh >&2
-      echo
-      echo "#### wasm vs native in instructions (reference scenario, one runScenario / run_experiment)"
-      echo
-      echo "| Policies | wasm in Node: instructions / run | native: instructions / run | wasm / native |"
-      echo "|---|---|---|---|"
-      for p in all affinity_balanced round_robin; do
-        for n in 1 3; do
-          valgrind --tool=callgrind --smc-check=all --callgrind-out-file=/dev/null \
-            node bench/wasm_count.mjs $n "[[\"policies\",\"$p\"]]" >"$out/wasm_${p}_$n.log" 2>&1
-          if [ "$p" = all ]; then sel=(--policies ""); else sel=(--policies "$p" --no-all); fi
-          valgrind --tool=callgrind --callgrind-out-file=/dev/null "$perf_bin" --in-process --only experiment \
-            "${sel[@]}" --repeat $n >"$out/native_${p}_$n.log" 2>&1
-        done
-        awk -v p="$p" -v w1="$(collected "$out/wasm_${p}_1.log")" -v w3="$(collected "$out/wasm_${p}_3.log")" \
-          -v n1="$(collected "$out/native_${p}_1.log")" -v n3="$(collected "$out/native_${p}_3.log")" \
-          "$AWK_COMMAS"' BEGIN { w = (w3 - w1) / 2; n = (n3 - n1) / 2; printf "| %s | %s | %s | %.2fx |\n", p, commas(w), commas(n), w / n }'
-      done
-
-      # Where the time goes in each: a V8 CPU profile of a module linked with
-      # function names (build/perf-wasm), and a perf profile of the native run.
-      log "V8 CPU profile of the wasm module, perf profile of native (all policies)"
-      if [ ! -f build/perf-wasm/build.ninja ]; then
-        ensure_apt emscripten
-        NODE_PATH=/usr/share/nodejs cmake -S . -B build/perf-wasm -G Ninja \
-          -DCMAKE_TOOLCHAIN_FILE=/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake \
-          -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXE_LINKER_FLAGS=--profiling-funcs >/dev/null
-      fi
-      NODE_PATH=/usr/share/nodejs cmake --build build/perf-wasm -j2 >/dev/null
-      rm -rf "$out/v8"
-      node --cpu-prof --cpu-prof-dir="$out/v8" bench/wasm_count.mjs 6 '[["policies","all"]]' build/perf-wasm/wasm
-      node bench/v8_profile_report.mjs "wasm in Node: 6 runScenario calls, policies=all (V8 --cpu-prof)" \
-        "$out"/v8/*.cpuprofile 10
-      perf record -q -e cpu-clock -F 4000 --call-graph dwarf,16384 -o "$out/perf_experiment_all.data" \
-        "$perf_bin" --in-process --only experiment --policies "" --repeat 20 >"$out/perf_experiment_all.log" 2>&1
-      perf script -i "$out/perf_experiment_all.data" -F ip,sym 2>/dev/null |
-        node bench/perf_report.mjs "native: 20 run_experiment calls, policies=all (perf)" prefixroute::run_experiment
-      ;;
     *)
-      echo "unknown case $c (reference, mooncake, replicas, requests)" >&2
+      echo "unknown case $c (reference, mooncake, replicas, requests, timeshares)" >&2
       exit 2
       ;;
   esac

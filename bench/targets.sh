@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # The whole-process performance targets of docs/PERFORMANCE.md, measured for
-# two builds of prefixroute-bench side by side: each case runs BEFORE and
+# two builds of prefixroute side by side: each case runs BEFORE and
 # AFTER alternately, ROUNDS times, and the table gives the median wall time
 # (perf stat's elapsed time of the process, to the tenth of a millisecond;
 # see measure) and peak resident memory (GNU time's %M) of each. Alternating cancels
 # most of a shared machine's drift; the medians are what the targets judge.
-# The reference scenario's cases (tens of milliseconds) run REF_ROUNDS times
-# (default 21); the sweep's case runs AFTER in both columns, with 1 job and
-# with 2 (the target compares the jobs of one build).
+# The sweep's case runs AFTER in both columns, with 1 job and with 2 (the
+# target compares the jobs of one build).
 #
 #   bash bench/targets.sh BEFORE_BENCH AFTER_BENCH [ROUNDS]
 #
@@ -85,10 +84,6 @@ echo "Wall times: $([ $use_perf = 1 ] && echo "perf stat's elapsed time (the pro
 echo
 echo "| Case (whole process; medians of the runs in brackets) | before wall | before peak RSS | after wall | after peak RSS |"
 echo "|---|---|---|---|---|"
-ten=round_robin,least_loaded,affinity,affinity_balanced,expected_ttft,dynamo_kv,llmd_epp,chwbl,sglang_cache_aware,preble_e2
-ROUNDS_HERE=${REF_ROUNDS:-21} run_case "reference scenario, the original ten policies, 2 jobs" --set policies=$ten -- --set policies=$ten --jobs 2
-ROUNDS_HERE=${REF_ROUNDS:-21} run_case "reference scenario, every policy, 2 jobs" --set policies=all -- --set policies=all --jobs 2
-ROUNDS_HERE=${REF_ROUNDS:-21} run_case "reference scenario, every policy, 1 job" --set policies=all -- --set policies=all --jobs 1
 sweep=(--sweep affinity_balanced.load_slack_s=0:0.14:8 --set policies=round_robin,least_loaded,affinity,affinity_balanced)
 CASE_BEFORE=$after run_case "sweep of 8 points x 4 policies: AFTER with 1 job (before columns) and 2 jobs" "${sweep[@]}" --jobs 1 -- "${sweep[@]}" --jobs 2
 run_case "conversation trace, affinity balanced" "${t[@]}" --set policies=affinity_balanced

@@ -32,7 +32,7 @@ function option(name, fallback) {
 }
 const repeat = Math.max(1, Number(option('--repeat', '5')));
 const nativeBin = path.resolve(root, option('--native', 'build/native/bench/prefixroute-perf'));
-const benchBin = path.resolve(root, option('--bench', 'build/native/tools/prefixroute-bench'));
+const benchBin = path.resolve(root, option('--bench', 'build/native/tools/prefixroute'));
 const moduleDir = path.resolve(root, option('--module', 'build/wasm/wasm'));
 const format = option('--format', 'md');
 const rounds = Math.max(1, Number(option('--rounds', '3')));
@@ -173,5 +173,5 @@ if (format === 'json') {
   }
   if (identical !== null)
     console.log(`\nThe wasm module's results JSON (reference scenario, policies=all) is ${identical ? '' : '**not** '}` +
-      'byte-identical to the native benchmark\'s (prefixroute-bench --set policies=all --json FILE).');
+      'byte-identical to the native command line\'s (prefixroute --set policies=all --json FILE).');
 }

@@ -17,8 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include "prefixroute/experiment.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/workload/synthetic.h"
 #include "scenario_properties.h"
 

@@ -30,9 +30,10 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/experiment.h"
-#include "prefixroute/replayed_trace.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/run/replayed_trace.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/workload/trace_reader.h"
 
 namespace {

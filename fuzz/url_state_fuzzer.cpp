@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "scenario_properties.h"
 
 namespace {

@@ -11,7 +11,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export ROOT
 mode=${1:?usage: generated-docs.sh --write|--check [bench-binary]}
-bench=${2:-$ROOT/build/native/tools/prefixroute-bench}
+bench=${2:-$ROOT/build/native/tools/prefixroute}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -65,12 +65,12 @@ for (const [i, row] of runs[0].results.entries()) {
 process.stdout.write(out);
 JS
 
-# The failure-mode presets: each preset's policies, and the fix's setting (bench/failure_modes.json).
+# The failure-mode presets: each preset's policies, and the fix's setting (tests/failure_modes.json).
 node - "$ROOT" "$bench" "$tmp" >"$tmp/failure-modes.md" <<'JS'
 const fs = require("fs");
 const { execFileSync } = require("child_process");
 const [root, bench, tmp] = process.argv.slice(2);
-const manifest = JSON.parse(fs.readFileSync(`${root}/bench/failure_modes.json`, "utf8"));
+const manifest = JSON.parse(fs.readFileSync(`${root}/tests/failure_modes.json`, "utf8"));
 const run = (args) => {
   execFileSync(bench, [...args, "--json", `${tmp}/failure-mode.json`], { cwd: root, stdio: "ignore" });
   return JSON.parse(fs.readFileSync(`${tmp}/failure-mode.json`, "utf8"));
@@ -97,8 +97,8 @@ process.stdout.write(out);
 JS
 
 # The recommended policy against every policy over the grid: rendered from the
-# committed docs/grid.json, which `npm run grid` (bench/grid.mjs) writes.
-node "$ROOT/bench/grid_table.mjs" "$ROOT/docs/grid.json" >"$tmp/grid.md"
+# committed docs/grid.json, which `npm run grid` (scripts/grid.mjs) writes.
+node "$ROOT/scripts/grid_table.mjs" "$ROOT/docs/grid.json" >"$tmp/grid.md"
 
 # The other workload kinds, every policy, on 32,000-token caches.
 for kind in sessions agentic gsp; do   # npm run bench -- --set workload.kind=KIND --set cluster.cache_tokens=32000 --set policies=all --markdown

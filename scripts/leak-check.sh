@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# Leak check: the release command line (prefixroute-bench-memcheck, its
-# objects linked dynamically on glibc's malloc) under valgrind (memcheck), on
-# the reference scenario, a trace replay, a refused scenario, replicates on 2
-# jobs, a shard and a merge. Fails on any leak (definite, indirect or
-# possible) or memory error.
+# Leak check: the release command line (build/native/tools/prefixroute)
+# under valgrind (memcheck), on the reference scenario, a trace replay, a
+# refused scenario, replicates on 2 jobs, a shard and a merge. Fails on any
+# leak (definite, indirect or possible) or memory error.
 #
 #   bash scripts/leak-check.sh            # the reference scenario (4000 requests)
 #   bash scripts/leak-check.sh 500        # fewer requests
@@ -19,42 +18,27 @@ cd "$ROOT"
 bench=${PREFIXROUTE_BENCH:-}
 if [ -z "$bench" ]; then
   [ -f build/native/build.ninja ] || cmake --preset native >/dev/null
-  log "building prefixroute-bench-memcheck (native release)"
-  cmake --build --preset native --target prefixroute-bench-memcheck
-  bench=build/native/tools/prefixroute-bench-memcheck
+  log "building prefixroute (native release)"
+  cmake --build --preset native --target prefixroute-cli
+  bench=build/native/tools/prefixroute
 fi
-
-# Exit 1 is reserved for valgrind's findings: the benchmark itself exits 0 or 2.
-# prefixroute-bench-memcheck is prefixroute-bench's code dynamically linked on
-# glibc's malloc (tools/CMakeLists.txt): valgrind follows every allocation.
-# A binary given as PREFIXROUTE_BENCH may be the static executable, whose C
-# library valgrind cannot follow, or a build on Debian's shared libmimalloc,
-# whose entry points valgrind then replaces (somalloc). There operator new
-# and new[] are one function, and delete, delete[] and free another, so
-# valgrind cannot tell which a block came from or went to: its
-# mismatched-free reports would be false, and are not shown.
-vg=(valgrind --quiet --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=definite,indirect,possible
-    --error-exitcode=1)
 if [ ! -x "$bench" ]; then
   echo "leak check: $bench is not an executable file" >&2
   exit 2
 fi
-if ! readelf -d "$bench" | grep -q '(NEEDED)'; then
-  echo "leak check: $bench is a static executable; valgrind cannot check one (build prefixroute-bench-memcheck)" >&2
-  exit 2
-fi
-if readelf -d "$bench" | grep -q 'NEEDED.*libmimalloc'; then
-  vg+=('--soname-synonyms=somalloc=libmimalloc.so*' --show-mismatched-frees=no)
-fi
+
+# Exit 1 is reserved for valgrind's findings: the command line itself exits 0 or 2.
+vg=(valgrind --quiet --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=definite,indirect,possible
+    --error-exitcode=1)
 
 run() {
   local expect=$1
   shift
-  log "valgrind: prefixroute-bench $*"
+  log "valgrind: prefixroute $*"
   local status=0
   "${vg[@]}" "$bench" "$@" >/dev/null || status=$?
   if [ "$status" -ne "$expect" ]; then
-    echo "leak check FAILED: exit status $status (expected $expect) for: prefixroute-bench $*" >&2
+    echo "leak check FAILED: exit status $status (expected $expect) for: prefixroute $*" >&2
     exit 1
   fi
 }

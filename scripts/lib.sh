@@ -27,7 +27,7 @@ ensure_apt() {
 # Native C++ toolchain and libraries (GNU parallel: the shards test runs
 # shards through it; lld: the faster linker, CMakeLists.txt, its ld.lld for g++ too).
 ensure_native_deps() {
-  ensure_apt g++ cmake ninja-build lld libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev robin-map-dev libcli11-dev libmimalloc-dev parallel
+  ensure_apt g++ cmake ninja-build lld libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev robin-map-dev libcli11-dev parallel
 }
 
 # npm packages from package-lock.json, when node_modules is missing or stale.

@@ -14,9 +14,6 @@
 # Each step installs what it needs when missing (apt as root, npm ci).
 source "$(dirname "$0")/lib.sh"
 ensure_native_deps
-# The figures of docs/PERFORMANCE.md are the static prefixroute-bench's: a
-# configure that would fall back to the shared libmimalloc fails instead.
-export PREFIXROUTE_REQUIRE_STATIC_BENCH=1
 
 log "1/5 native build + tests"
 build_preset native

@@ -15,9 +15,9 @@
 #include <optional>
 #include <string>
 
-#include "prefixroute/experiment.h"
-#include "prefixroute/replay.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/run/replay.h"
+#include "prefixroute/scenario/scenario.h"
 #include "files.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// The failure-mode presets reproduce their failures. bench/failure_modes.json
+// The failure-mode presets reproduce their failures. tests/failure_modes.json
 // names, for each preset (scenarios/failure-*.json), the failing policy and
 // setting, the fix, the metric and the margin; each test runs the preset (and
 // the fix's overrides) and asserts failing / fix >= margin, and that the
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "files.h"
-#include "prefixroute/experiment.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute::failure_modes_test {
 namespace {
@@ -22,7 +22,7 @@ using testsupport::read_file;
 using testsupport::source_path;
 
 Json manifest() {
-  const auto text = read_file(source_path("bench/failure_modes.json"));
+  const auto text = read_file(source_path("tests/failure_modes.json"));
   if (!text) return Json::object();
   return Json::parse(*text);
 }

@@ -1,16 +1,18 @@
 // prefixroute-random-scenarios COUNT SEED: prints COUNT random valid scenarios
-// (tests/support/random_scenario.h), one canonical scenario JSON a line.
+// (tests/support/random_scenario.h), one canonical scenario JSON a line: the
+// cases 0, 1, 2, ... of the stream SEED, passing over a case that lists no
+// policy.
 //
 // The native == wasm tests (tests/js/random-parity.test.mjs) run each line
-// through `prefixroute-bench --scenario` and through the module in Node and in
+// through `prefixroute --scenario` and through the module in Node and in
 // Chromium, and compare the results JSON byte for byte. The same SEED always
 // prints the same scenarios.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
-#include "prefixroute/base/random.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "random_scenario.h"
 
 int main(int argc, char** argv) {
@@ -29,20 +31,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "SEED: must be a non-negative integer; got %s\n", argv[2]);
     return 2;
   }
-  prefixroute::Rng rng(seed);
-  for (unsigned long i = 0; i < count; ++i) {
-    prefixroute::ScenarioParse parse;
-    std::string refusals;
-    for (int attempt = 0; attempt < 5; ++attempt) {
-      parse = prefixroute::parse_scenario("", prefixroute::testsupport::random_overrides(rng));
-      if (parse.ok()) break;
-      refusals += parse.error_text();
-    }
-    if (!parse.ok()) {
-      std::fprintf(stderr, "five random scenarios in a row were refused:\n%s\n", refusals.c_str());
+  unsigned long printed = 0;
+  for (std::uint64_t index = 0; printed < count; ++index) {
+    const prefixroute::testsupport::ParsedCase c = prefixroute::testsupport::parsed_random_case(seed, index);
+    if (!c.draw.runnable()) continue;
+    if (!c.parse.ok()) {
+      std::fprintf(stderr, "case %llu: five random scenarios in a row were refused:\n%s\n",
+                   static_cast<unsigned long long>(index), c.refusals.c_str());
       return 1;
     }
-    std::printf("%s\n", prefixroute::scenario_to_json(parse.scenario).c_str());
+    std::printf("%s\n", prefixroute::scenario_to_json(c.parse.scenario).c_str());
+    ++printed;
   }
   return 0;
 }

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/sim/hardware.h"
-#include "prefixroute/sim/step_model.h"
+#include "prefixroute/cluster/hardware.h"
+#include "prefixroute/cluster/step_model.h"
 
 namespace prefixroute {
 namespace {

@@ -6,7 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/run/replicates.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute {
 namespace {

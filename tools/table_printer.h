@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "prefixroute/experiment.h"
+#include "prefixroute/run/experiment.h"
 
 namespace prefixroute {
 

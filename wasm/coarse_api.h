@@ -1,11 +1,13 @@
-// The coarse API's argument checks, shared by the binding files.
+// The coarse API of the module: runScenario, validateScenario,
+// hardwareSummary, scenarioSchema, policyCatalogue, version, memoryStats: what
+// the playground's workers call. Strings in, plain JS objects out; a bad
+// scenario is a value ({ok: false, errors}), never an exception.
 //
-// bindings.cpp owns them (its anonymous namespace); these are thin exported
-// wrappers, so that another binding file (sweep_bindings.cpp, trace_bindings.cpp,
-// shard_bindings.cpp) checks a
-// scenario exactly as runScenario does: the same type checks on the JS
-// arguments, the same override parsing, the same refusal of trace replay and
-// the same memory bound, with the same fields and messages.
+// Its argument checks are shared by the other API files (trace_api,
+// sweep_api, shard_api), so that each checks a scenario exactly as
+// runScenario does: the same type checks on the JS arguments, the same
+// override parsing, the same refusal of trace replay and the same memory
+// bound, with the same fields and messages.
 #pragma once
 
 #include <emscripten/val.h>
@@ -14,10 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/experiment.h"
-#include "prefixroute/scenario.h"
-#include "prefixroute/shard.h"
-#include "prefixroute/sweep.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute_wasm {
 
@@ -77,41 +77,21 @@ emscripten::val run_outcome(const prefixroute::Scenario& scenario, prefixroute::
 /// recorded one)} (copies; the run's TTFT ticks are released).
 emscripten::val policy_series(prefixroute::PolicyOutcome& outcome);
 
-/// runShard's shardIndex / shardCount (1 <= index <= count <= kMaxShards,
-/// integers) as the core's Shard; else false with a "(shard)" error
-/// (shard_bindings.cpp).
-bool read_shard(const emscripten::val& index, const emscripten::val& count, prefixroute::Shard& out,
-                std::vector<prefixroute::FieldError>& errors);
-
-/// runShard's and runTraceShard's value once the shard has run: a failure for
-/// a throwing callback or a cancel (as run_outcome), else {ok: true,
-/// shardJson, series} (series: replicate 0's policy runs, each with `run`).
-emscripten::val shard_outcome(const prefixroute::Scenario& scenario, prefixroute::ShardReport& report,
-                              const std::string& callback_error);
-
-/// mergeShards' documents (an array of strings), named "documents[i]" in
-/// errors; else false with a "(shards)" error (shard_bindings.cpp).
-bool read_documents(const emscripten::val& documents, std::vector<prefixroute::ShardInput>& out,
-                    std::vector<prefixroute::FieldError>& errors);
-
-/// Longest sweep spec read: 200 values of a few dozen characters fit easily.
-inline constexpr std::size_t kMaxSpecChars = 16384;
-/// Requests simulated per policy over a whole sweep (points x each point's
-/// requests, times its replicates): about ten minutes for the default policies.
-inline constexpr double kMaxSweptRequests = 2e7;
-
-/// A sweep's onProgress (a JS function (point, phase, done, total), or null /
-/// undefined for none) as the core's callback: false cancels; a throw cancels
-/// and leaves its message in `callback_error` (sweep_bindings.cpp).
-prefixroute::SweepProgress sweep_progress(const emscripten::val& on_progress, std::string& callback_error);
-
-/// The "(onProgress)" failure when a sweep's onProgress is neither a function
-/// nor null/undefined; undefined when it is fine (sweep_bindings.cpp).
-emscripten::val sweep_progress_refusal(const emscripten::val& on_progress);
-
-/// A sweep spec argument read as runSweep reads it (a string of at most
-/// kMaxSpecChars, parse_sweep); else false with the "(sweep)" error (sweep_bindings.cpp).
-bool read_sweep_spec(const emscripten::val& spec_arg, prefixroute::SweepSpec& spec,
-                     std::vector<prefixroute::FieldError>& errors);
+/// runScenario(scenarioJson, overridesJson, onProgress) -> {ok, resultsJson, series} | failure.
+emscripten::val run_scenario(const emscripten::val& scenario_json, const emscripten::val& overrides_json,
+                             const emscripten::val& on_progress);
+/// validateScenario(scenarioJson, overridesJson) -> {ok, errors, scenarioJson}.
+emscripten::val validate_scenario(const emscripten::val& scenario_json, const emscripten::val& overrides_json);
+/// hardwareSummary(scenarioJson, overridesJson) -> {ok, errors, summaryJson}.
+emscripten::val hardware_summary(const emscripten::val& scenario_json, const emscripten::val& overrides_json);
+/// scenarioSchema(): the JSON Schema of a scenario document.
+std::string scenario_schema();
+/// policyCatalogue(): the catalogue as plain JS objects.
+emscripten::val policy_catalogue();
+/// version(): the module's version.
+std::string version();
+/// memoryStats() -> {heapBytes, inUseBytes}: the wasm heap (grows, never
+/// shrinks) and the bytes malloc has handed out and not taken back.
+emscripten::val memory_stats();
 
 }  // namespace prefixroute_wasm

@@ -1,6 +1,6 @@
 // Linked with --post-js: runs inside the module factory, next to Emscripten's glue.
 //
-// Library-API errors (see wasm/bindings.cpp). A JS exception thrown from inside
+// Library-API errors (see wasm/library_api.h). A JS exception thrown from inside
 // wasm skips C++ destructors and the restore of the stack pointer, so each one
 // leaks a little, and enough of them corrupt the module. Instead a failing call
 // records its error through prefixrouteReject() and returns normally; the

@@ -1,5 +1,5 @@
 // TypeScript declarations for the prefixroute WebAssembly module
-// (build/wasm/wasm/prefixroute.mjs + prefixroute.wasm, built from wasm/bindings.cpp).
+// (build/wasm/wasm/prefixroute.mjs + prefixroute.wasm, bound in wasm/bindings.cpp).
 // Written by hand: Emscripten 3.1.6 cannot emit them. usage-check.ts uses every
 // declaration and is type-checked by `npm run typecheck:wasm`.
 //
@@ -97,7 +97,7 @@ export interface PolicyTimeline {
 export interface RunSuccess {
   ok: true;
   /**
-   * Results JSON ("prefixroute.results/1"), byte-identical to prefixroute-bench --json.
+   * Results JSON ("prefixroute.results/1"), byte-identical to prefixroute --json.
    * With replicates > 1 every metric is the mean over the seeds, each row adds
    * `interval` ({metric: {half_width, low, high}}, 95 % Student t) and
    * `per_seed`, and a top-level `replicates` section lists the pairs of
@@ -136,7 +136,7 @@ export interface HardwareSummarySuccess {
   errors: [];
   /**
    * The summary JSON ("prefixroute.hardware/1", see
-   * core/include/prefixroute/hardware_summary.h): the replica's model, GPU and
+   * core/include/prefixroute/scenario/hardware_summary.h): the replica's model, GPU and
    * tensor parallelism, the presets' constants with their sources, memory
    * (weights, KV bytes per token), every derivable raw field with the value
    * in force, its source ("given", "derived" or "default"), the derived value
@@ -165,7 +165,7 @@ export interface SweepSuccess {
   ok: true;
   /**
    * Sweep JSON ("prefixroute.sweep/1"), byte-identical to what
-   * `prefixroute-bench --sweep SPEC --json FILE` writes: the key, the base
+   * `prefixroute --sweep SPEC --json FILE` writes: the key, the base
    * scenario, and per value each policy's mean/p99 TTFT, hit rate, prefill
    * tokens, imbalance and `pareto` (no other point of the sweep has a
    * higher-or-equal hit rate and a lower-or-equal p99, one of them strictly).
@@ -193,7 +193,7 @@ export interface ShardSuccess {
   ok: true;
   /**
    * Shard document ("prefixroute.shard/1"), byte-identical to
-   * `prefixroute-bench --shard K/N --json` for the same scenario: this
+   * `prefixroute --shard K/N --json` for the same scenario: this
    * shard's runs' summaries, with what a merge checks (the scenario, K, N, the
    * run count). Hand all N documents to mergeShards.
    */
@@ -224,7 +224,7 @@ export type MergeResult = MergeSuccess | RunFailure;
 
 export interface SweepShardSuccess {
   ok: true;
-  /** Shard document of a sweep, byte-identical to `prefixroute-bench --sweep SPEC --shard K/N --json`. */
+  /** Shard document of a sweep, byte-identical to `prefixroute --sweep SPEC --shard K/N --json`. */
   shardJson: string;
 }
 
@@ -462,7 +462,7 @@ export interface TraceLoader extends EmbindHandle {
 
 export interface TraceLoaderConstructor {
   /**
-   * name: the file name, recorded in results (as prefixroute-bench --trace
+   * name: the file name, recorded in results (as prefixroute --trace
    * records the file's). scenarioJson / overridesJson as for runScenario;
    * only their trace reading settings matter here.
    */
@@ -492,7 +492,7 @@ export interface PrefixrouteModule {
   runScenario(scenarioJson: string, overridesJson: string, onProgress: ProgressCallback | null): RunResult;
   /**
    * Runs every policy of a scenario on a finished TraceLoader's trace, with the
-   * cache bounds: resultsJson is byte-identical to `prefixroute-bench --trace
+   * cache bounds: resultsJson is byte-identical to `prefixroute --trace
    * FILE --json` for the same file and scenario (scenario.trace records the
    * file's name, lines, skipped lines and content hash). The scenario's
    * trace reading settings must equal the loader's ("trace.*" errors
@@ -537,7 +537,7 @@ export interface PrefixrouteModule {
    * One shard of runTrace's work on a finished TraceLoader's trace: the
    * page's pool gives each worker the trace once and a share of the runs.
    * Checks and refusals as runTrace, plus "(shard)"; the document is
-   * `prefixroute-bench --trace FILE --shard K/N --json`'s for the same file
+   * `prefixroute --trace FILE --shard K/N --json`'s for the same file
    * and scenario; mergeShards of all N gives runTrace's resultsJson. Never
    * throws; blocks its thread.
    */
@@ -551,7 +551,7 @@ export interface PrefixrouteModule {
   ): TraceShardResult;
   /**
    * A sweep of a finished TraceLoader's trace: every point replays it.
-   * sweepJson is byte-identical to `prefixroute-bench --trace FILE --sweep
+   * sweepJson is byte-identical to `prefixroute --trace FILE --sweep
    * SPEC --json` for the same file, scenario and spec (its base scenario
    * records the trace). Checks as runSweep's for the spec and points and as
    * runTrace's for the trace, per point; a trace.* key (a reading setting) or

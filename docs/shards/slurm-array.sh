@@ -6,9 +6,9 @@
 #
 #   mkdir -p shards && jid=$(sbatch --parsable docs/shards/slurm-array.sh)
 #   sbatch --dependency=afterok:"$jid" --wrap \
-#     'prefixroute-bench --merge shards/shard-*.json --json sweep.json'
+#     'prefixroute --merge shards/shard-*.json --json sweep.json'
 #
-# prefixroute-bench must be on PATH on the compute nodes (cmake --preset
+# prefixroute must be on PATH on the compute nodes (cmake --preset
 # native && cmake --build --preset native: build/native/tools/), and shards/
 # on a file system they share. The array's size and N below must agree.
 #SBATCH --job-name=prefixroute-shard
@@ -20,6 +20,6 @@
 set -euo pipefail
 N=8
 K=${SLURM_ARRAY_TASK_ID}
-prefixroute-bench --scenario scenarios/reference.json --set policies=all --set replicates=20 \
+prefixroute --scenario scenarios/reference.json --set policies=all --set replicates=20 \
   --sweep cluster.replicas=4:64:16 \
   --jobs "${SLURM_CPUS_PER_TASK}" --shard "${K}/${N}" --json "shards/shard-${K}.json"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Command-line behaviour of prefixroute-bench: exit codes and error messages.
-#   bench_cli_test.sh PATH/TO/prefixroute-bench
+# Command-line behaviour of prefixroute: exit codes and error messages.
+#   bench_cli_test.sh PATH/TO/prefixroute
 set -uo pipefail
 bench=$1
 tmp=$(mktemp -d)
@@ -101,6 +101,16 @@ printf '{"timestamp": "2026-03-01 12:00:00", "prompt": "x", "output_tokens": 1}\
 TMPDIR="$tmp/spill" expect openai_bad_line 2 '^openai trace, line 1, timestamp: "2026-03-01 12:00:00" is not an ISO 8601 date-time' -- \
   --json '' --trace "$tmp/bad-chat.jsonl" --set trace.format=openai
 
+# A run writes no file unless --json (or --timeline) names one: not even the
+# committed docs/results.json of the folder it runs in.
+mkdir -p "$tmp/cwd/docs"
+abs_bench=$(cd "$(dirname "$bench")" && pwd)/$(basename "$bench")
+if (cd "$tmp/cwd" && "$abs_bench" --set workload.requests=200 --set policies=affinity >/dev/null 2>&1) &&
+  [ -z "$(find "$tmp/cwd" -type f)" ]; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); echo "FAIL a run without --json wrote: $(find "$tmp/cwd" -type f)"
+fi
 # A sweep of a trace: every point replays it; keys the trace makes meaningless are refused by name
 # (before the file is read), and an openai log dated by `created` (Unix seconds) replays.
 TMPDIR="$tmp/spill" expect trace_sweep 0 '^2 +round_robin' -- \

@@ -4,7 +4,7 @@
 # merged with --merge, and compared byte for byte (cmp) with one machine's
 # output; --jobs 1 and --jobs 4 compared the same way. Installs GNU parallel
 # (Debian) when it is missing, as the project's scripts do.
-#   shards_parallel_test.sh PATH/TO/prefixroute-bench
+#   shards_parallel_test.sh PATH/TO/prefixroute
 set -uo pipefail
 bench=$1
 # shellcheck source=scripts/lib.sh

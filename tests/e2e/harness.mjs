@@ -15,7 +15,7 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DIST = process.env.PREFIXROUTE_E2E_DIST || join(ROOT, 'web/dist');
 /** Screenshots of the tests (not in git). */
 export const SHOTS = join(ROOT, 'build/e2e');
-const BENCH_BUILT = join(ROOT, 'build/native/tools/prefixroute-bench');
+const BENCH_BUILT = join(ROOT, 'build/native/tools/prefixroute');
 /** Chromium's flags for this machine kind (../shared/notes/toolchain.md): no sandbox as root, no network chatter. */
 export const CHROMIUM_FLAGS = [
   '--no-sandbox',
@@ -34,7 +34,7 @@ export const CHROMIUM_FLAGS = [
 export async function startSession({ mount = '/deep/sub/path/', acceptDownloads = false } = {}) {
   mkdirSync(SHOTS, { recursive: true });
   const profile = mkdtempSync(join(tmpdir(), 'prefixroute-chromium-'));
-  const bench = join(profile, 'prefixroute-bench');
+  const bench = join(profile, 'prefixroute');
   copyFileSync(BENCH_BUILT, bench);
   chmodSync(bench, 0o755);
   const server = await serveStatic(DIST, mount);
@@ -76,7 +76,7 @@ export async function openIn(context, url, { width = 1280, height = 900 } = {}) 
  * pair; returns the text it wrote to FILE.
  */
 export function benchOutput(bench, args, sets = []) {
-  const dir = mkdtempSync(join(tmpdir(), 'prefixroute-bench-'));
+  const dir = mkdtempSync(join(tmpdir(), 'prefixroute-'));
   const out = join(dir, 'out.json');
   try {
     execFileSync(bench, [...args, ...sets.flatMap(([k, v]) => ['--set', `${k}=${v}`]), '--json', out], { stdio: 'ignore' });

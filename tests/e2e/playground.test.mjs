@@ -13,7 +13,7 @@ let session;
 let server;
 let context;
 
-/** The numbers of prefixroute-bench for a scenario, as its results JSON. */
+/** The numbers of prefixroute for a scenario, as its results JSON. */
 const bench = (sets = []) => benchOutput(session.bench, [], sets);
 
 /**
@@ -325,7 +325,7 @@ describe('playground', () => {
     assert.equal(rows.length, 1 + LINK_ROWS);
     // Where the numbers come from, in columns: the command and the page's link.
     assert.deepEqual(header.slice(-3), ['workload_fingerprint', 'command', 'link']);
-    assert.ok(rows[1].endsWith(',prefixroute-bench --set seed=7,' + page.url()), rows[1]);
+    assert.ok(rows[1].endsWith(',prefixroute --set seed=7,' + page.url()), rows[1]);
     await page.close();
   });
 

@@ -5,7 +5,7 @@
 // model shows the core's "what this means" line and, with the batched engine
 // it brings, the TPOT columns; a model that does not fit one GPU brings the
 // smallest TP the core accepts, each choice with its reason; the workload kind shows only its fields; a replay sliced
-// to its first requests gives prefixroute-bench's numbers for the same
+// to its first requests gives prefixroute's numbers for the same
 // slice (a window of its clock, a request limit, a time scale), and the
 // drop zone names the format the core read.
 // Run: bash scripts/test-e2e.sh (builds first).
@@ -153,7 +153,7 @@ describe('scenario controls and layout', () => {
     await page.close();
   });
 
-  test('a replay sliced to a window, its first 200 requests, at half the rate matches prefixroute-bench on the same slice', async () => {
+  test('a replay sliced to a window, its first 200 requests, at half the rate matches prefixroute on the same slice', async () => {
     const { page, problems } = await openIn(session.context, session.server.url);
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
     let count = await runs(page);

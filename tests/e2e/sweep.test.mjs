@@ -1,9 +1,9 @@
 // End-to-end test of the Sweep panel in Debian's Chromium (playwright-core):
 // a small sweep from a link runs in its worker, draws the chart and the
 // table with the native command line's numbers, exports the very bytes of
-// `prefixroute-bench --sweep ... --json`; bad inputs are named and refused;
+// `prefixroute --sweep ... --json`; bad inputs are named and refused;
 // a sweep can be cancelled; after a trace is loaded the sweep replays it, as
-// `prefixroute-bench --trace FILE --sweep ...` does. Run by scripts/test-e2e.sh (after the builds).
+// `prefixroute --trace FILE --sweep ...` does. Run by scripts/test-e2e.sh (after the builds).
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,7 +36,7 @@ function shownRows(doc) {
   return rows;
 }
 
-/** `prefixroute-bench --sweep SPEC --set ... --json FILE`: the file's bytes. */
+/** `prefixroute --sweep SPEC --set ... --json FILE`: the file's bytes. */
 const benchSweep = (spec, sets) => benchOutput(session.bench, ['--sweep', spec], sets);
 
 async function openPage(query) {
@@ -95,7 +95,7 @@ describe('sweep panel', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#sweep-export')]);
     assert.equal(download.suggestedFilename(), 'prefixroute-sweep-affinity_balanced.load_slack_s.json');
     assert.equal(readFileSync(await download.path(), 'utf8'), native);
-    assert.match(await page.textContent('#sweep-command'), /prefixroute-bench --sweep affinity_balanced\.load_slack_s=0:0\.2:3 --set workload\.requests=1500/);
+    assert.match(await page.textContent('#sweep-command'), /prefixroute --sweep affinity_balanced\.load_slack_s=0:0\.2:3 --set workload\.requests=1500/);
 
     await page.$eval('#sweep', (el) => el.scrollIntoView());
     await (await page.$('#sweep')).screenshot({ path: join(SHOTS, 'screenshot-sweep.png') });
@@ -103,7 +103,7 @@ describe('sweep panel', () => {
     await page.close();
   });
 
-  test('after a trace is loaded the sweep replays it: its export is prefixroute-bench --trace FILE --sweep SPEC, byte for byte', async () => {
+  test('after a trace is loaded the sweep replays it: its export is prefixroute --trace FILE --sweep SPEC, byte for byte', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'prefixroute-sweep-trace-'));
     const file = join(dir, 'mine.jsonl');
     const text = `${readFileSync(join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl'), 'utf8').split('\n').slice(0, 200).join('\n')}\n`;
@@ -120,7 +120,7 @@ describe('sweep panel', () => {
     await page.fill('#sweep-steps', '4');
     await page.click('#sweep-run');
     await page.waitForFunction(() => /^4 values of cluster\.replicas × 2 policies on mine\.jsonl/.test(document.querySelector('#sweep-status').textContent), null, { timeout: 120_000 });
-    assert.match(await page.textContent('#sweep-command'), /^Same as: prefixroute-bench --trace mine\.jsonl --sweep cluster\.replicas=1:4:4 /);
+    assert.match(await page.textContent('#sweep-command'), /^Same as: prefixroute --trace mine\.jsonl --sweep cluster\.replicas=1:4:4 /);
     // The same sweep on the command line, with the scenario the page's link names.
     const sets = [...new URL(page.url()).searchParams].filter(([k]) => k !== 'v' && !k.startsWith('trace') && !k.startsWith('sweep.'));
     const native = benchOutput(session.bench, ['--trace', file, '--sweep', 'cluster.replicas=1:4:4'], sets);
@@ -140,7 +140,7 @@ describe('sweep panel', () => {
     assert.equal(await page.isHidden('#chart-sweep'), true); // nothing runs until asked
     // The equivalent command line follows the scenario on screen.
     assert.equal(await page.textContent('#sweep-command'),
-      'Same as: prefixroute-bench --sweep workload.arrival_rate_per_s=50:150:5 --set workload.requests=1000');
+      'Same as: prefixroute --sweep workload.arrival_rate_per_s=50:150:5 --set workload.requests=1000');
 
     await page.fill('#sweep-steps', '1');
     assert.equal(await page.textContent('#sweep-steps-error'), 'Steps must be an integer in [2, 200].');
@@ -167,7 +167,7 @@ describe('sweep panel', () => {
     // An integer field: five steps from 2 to 4 are the core's three values, as on the command line.
     await page.fill('#sweep-to', '4');
     assert.equal(await page.textContent('#sweep-command'),
-      'Same as: prefixroute-bench --sweep cluster.replicas=2:4:5 --set workload.requests=1000');
+      'Same as: prefixroute --sweep cluster.replicas=2:4:5 --set workload.requests=1000');
     const native = JSON.parse(benchSweep('cluster.replicas=2:4:5', [['workload.requests', '1000']]));
     assert.deepEqual(native.points.map((p) => p.value), ['2', '3', '4']);
     await page.click('#sweep-run');

@@ -1,6 +1,6 @@
 // End-to-end tests of trace replay in the built playground (web/dist), in
 // Debian's Chromium driven by playwright-core: the excerpt preset replays the
-// shipped Mooncake excerpt with the same numbers as `prefixroute-bench
+// shipped Mooncake excerpt with the same numbers as `prefixroute
 // --trace`, an uploaded file with a bad line shows the line-numbered message
 // and the choice to skip, and a link for an uploaded file asks for the file.
 // Run: bash scripts/test-e2e.sh (builds first).
@@ -17,7 +17,7 @@ const EXCERPT_SETS = [['cluster.replicas', '8'], ['cluster.cache_tokens', '10000
 
 let session;
 
-/** prefixroute-bench's results JSON for a trace and --set pairs. */
+/** prefixroute's results JSON for a trace and --set pairs. */
 const benchTrace = (file, sets = []) => JSON.parse(benchOutput(session.bench, ['--trace', file], sets));
 
 // The table's rounding (web/src/ui/format.ts), restated as in playground.test.mjs.
@@ -62,7 +62,7 @@ after(async () => {
 });
 
 describe('trace replay', () => {
-  test('the excerpt preset replays the shipped excerpt: one row per policy, equal to prefixroute-bench --trace', async () => {
+  test('the excerpt preset replays the shipped excerpt: one row per policy, equal to prefixroute --trace', async () => {
     const { page, problems } = await newPage();
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
     await page.click('#trace-excerpt');

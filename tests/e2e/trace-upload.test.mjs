@@ -23,7 +23,7 @@ const readTable = (page) => page.$$eval('#results-table tbody tr', (rows) => Obj
   Object.fromEntries(['mean_ttft_ms', 'p99_ttft_ms', 'hit_rate', 'prefill_tokens'].map((c) => [c, Number(tr.querySelector(`td[data-col="${c}"]`).dataset.value)])),
 ])));
 
-/** prefixroute-bench --trace FILE with these pairs, as the same table. */
+/** prefixroute --trace FILE with these pairs, as the same table. */
 function benchTable(file, sets) {
   const doc = JSON.parse(benchOutput(session.bench, ['--trace', file], sets));
   return Object.fromEntries(doc.results.map((r) => [r.policy, { mean_ttft_ms: r.mean_ttft_ms, p99_ttft_ms: r.p99_ttft_ms, hit_rate: r.hit_rate, prefill_tokens: r.prefill_tokens }]));

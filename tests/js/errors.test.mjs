@@ -49,7 +49,7 @@ describe('runScenario and validateScenario return errors as values', () => {
     ['an override that is not a pair', '', '[["seed"]]', '(overrides)', /^entry 0 is not a \[key, valueText\] pair; /],
     ['an override key that is not a string', '', '[[1, "2"]]', '(overrides)', /^entry 0 is not a \[key, valueText\] pair; /],
     ['a scenario too big for the wasm heap', '{"workload":{"requests":10000000}}', '', '(memory)',
-      /^this run could need up to \d+ MB of memory; the WebAssembly build has \d+ MB\. Lower workload\.requests, cluster\.cache_tokens or cluster\.replicas, or run the native benchmark/],
+      /^this run could need up to \d+ MB of memory; the WebAssembly build has \d+ MB\. Lower workload\.requests, cluster\.cache_tokens or cluster\.replicas, or run the native command line \(prefixroute\)/],
     ['a trace replay (needs a file)', '{"trace":{"name":"x.jsonl"}}', '', 'trace.name',
       /^the scenario replays trace "x\.jsonl"; runScenario runs only the synthetic workload .*TraceLoader and runTrace\)$/],
   ];

@@ -10,7 +10,7 @@ import { CONTENT_SECURITY_POLICY } from '../../web/content-security-policy.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const WASM_DIR = path.join(ROOT, 'build/wasm/wasm');
-export const BENCH = path.join(ROOT, 'build/native/tools/prefixroute-bench');
+export const BENCH = path.join(ROOT, 'build/native/tools/prefixroute');
 export const QUICKSTART = path.join(ROOT, 'build/native/examples/quickstart');
 export const SCENARIOS = path.join(ROOT, 'scenarios');
 
@@ -61,7 +61,7 @@ export function runNativeBenchFailing(args) {
   } catch (e) {
     return { status: e.status, stderr: String(e.stderr) };
   }
-  throw new Error(`prefixroute-bench ${args.join(' ')} was expected to fail`);
+  throw new Error(`prefixroute ${args.join(' ')} was expected to fail`);
 }
 
 export function runNative(binary, args = []) {

@@ -1,6 +1,6 @@
 // The module and the native benchmark are one program: for every preset
 // scenario, and with CLI-style overrides, runScenario's resultsJson must be
-// byte-for-byte what `prefixroute-bench --json` writes.
+// byte-for-byte what `prefixroute --json` writes.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -88,7 +88,7 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     });
   }
 
-  test('hardwareSummary equals prefixroute-bench --hardware', () => {
+  test('hardwareSummary equals prefixroute --hardware', () => {
     for (const pairs of [[], batched, [['hardware.model', 'qwen2.5-32b'], ['hardware.gpu', 'a100'], ['hardware.tp', '2'],
       ['cluster.cache_tokens', '100000']]]) {
       const native = runNative(BENCH, ['--hardware', ...setArgs(pairs)]);

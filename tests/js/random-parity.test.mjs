@@ -43,7 +43,7 @@ test(`the generator prints ${kCount} distinct valid scenarios`, () => {
   assert.equal(new Set(scenarios.map((s) => s.json)).size, kCount + 1);
 });
 
-describe('Node: runScenario equals prefixroute-bench --scenario byte for byte', () => {
+describe('Node: runScenario equals prefixroute --scenario byte for byte', () => {
   let pr;
   before(async () => {
     pr = await loadModule();

@@ -1,5 +1,5 @@
 // The module's shards and the command line's jobs and shards are one program:
-// runShard's documents are the bytes `prefixroute-bench --shard K/N --json`
+// runShard's documents are the bytes `prefixroute --shard K/N --json`
 // writes, mergeShards of them is runScenario's resultsJson byte for byte,
 // and that is the native output with --jobs 1 and --jobs 4 alike. A wrong
 // set of shards is an error value naming the problem.

@@ -1,4 +1,4 @@
-// runSweep and `prefixroute-bench --sweep` are one program: the sweep JSON
+// runSweep and `prefixroute --sweep` are one program: the sweep JSON
 // must be byte-for-byte what the command line writes with --json, and every
 // problem must come back as an error value naming its field.
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ before(async () => {
 /** A small sweep: fast enough for every test run. */
 const SMALL = [['workload.requests', '1500']];
 
-describe('sweepJson equals prefixroute-bench --sweep --json byte for byte', () => {
+describe('sweepJson equals prefixroute --sweep --json byte for byte', () => {
   const cases = [
     { name: 'a range of AffinityBalanced slack', spec: 'affinity_balanced.load_slack_s=0:0.2:3', pairs: SMALL },
     { name: 'a list of arrival rates, two policies', spec: 'workload.arrival_rate_per_s=50,100,150',
@@ -45,7 +45,7 @@ describe('sweepJson equals prefixroute-bench --sweep --json byte for byte', () =
   });
 });
 
-describe('a sweep of a trace: runTraceSweep equals prefixroute-bench --trace FILE --sweep SPEC --json byte for byte', () => {
+describe('a sweep of a trace: runTraceSweep equals prefixroute --trace FILE --sweep SPEC --json byte for byte', () => {
   const EXCERPT = path.join(SCENARIOS, 'traces/mooncake-conversation-first-1000.jsonl');
   const cases = [
     { name: 'replicas 1 to 8 on the Mooncake excerpt', spec: 'cluster.replicas=1:8:4',

@@ -1,6 +1,6 @@
 // The timeline (core/include/prefixroute/sim/timeline.h) is computed by the
 // core once: runScenario's series[i].timeline (typed arrays) must hold exactly
-// the values `prefixroute-bench --timeline` writes, for fifo and batched
+// the values `prefixroute --timeline` writes, for fifo and batched
 // engines, a session workload, and a cluster larger than the rows shown.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

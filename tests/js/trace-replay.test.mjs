@@ -1,5 +1,5 @@
 // Trace replay in the module (TraceLoader + runTrace) is the command line's
-// `prefixroute-bench --trace FILE`: fed in chunks of any size, as text or as
+// `prefixroute --trace FILE`: fed in chunks of any size, as text or as
 // bytes, the shipped excerpt gives byte-for-byte the native results JSON, and
 // bad lines stop or are skipped with the same line numbers and fields.
 import assert from 'node:assert/strict';
@@ -162,7 +162,7 @@ describe('an openai-format chat log (trace.format auto and openai) replays nativ
   }
 });
 
-describe('runTrace equals prefixroute-bench --trace byte for byte', () => {
+describe('runTrace equals prefixroute --trace byte for byte', () => {
   const cases = [
     { title: 'reference cluster, text chunks', pairs: [], bytes: false, seed: 1, max: 9000 },
     { title: 'reference cluster, byte chunks', pairs: [], bytes: true, seed: 2, max: 70000 },

@@ -1,7 +1,9 @@
 // The policy catalogue: what it lists, how a policy's spec becomes scenario
 // fields, and the path docs/ADDING_A_POLICY.md describes, walked by a policy
-// defined only here and registered through the catalogue alone.
+// defined only in the tests (tests/support/pick_nth_policy.h) and registered
+// through the catalogue alone.
 #include "prefixroute/policies/catalogue.h"
+#include "prefixroute/io/results_json.h"
 
 #include <gtest/gtest.h>
 
@@ -9,50 +11,19 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/experiment.h"
+#include "prefixroute/run/experiment.h"
 #include "prefixroute/policies/affinity_balanced.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
+#include "pick_nth_policy.h"
 
 namespace prefixroute::catalogue_test {
 namespace {
 
 using Json = nlohmann::json;
 
-// ---------------------------------------------------------------------------
-// A policy defined only in this test: every request to replica `index`
-// (modulo the cluster's size), or spread over the first `spread` replicas.
-
-struct PickNthParams {
-  std::uint32_t index = 1;
-  double weight = 0.5;  // unused by the rule; shows a Number parameter
-};
-
-class PickNth final : public RoutingPolicy {
- public:
-  explicit PickNth(const PickNthParams& params) : params_(params) {}
-  std::size_t choose(const RouteRequest&, const ClusterView& cluster, Tick) override { return params_.index % cluster.size(); }
-  std::string_view name() const override { return "test_pick_nth"; }
-
- private:
-  PickNthParams params_;
-};
-
-const PolicySpec& pick_nth_spec() {
-  static const PolicySpec spec = policy_spec<PickNthParams>(
-      {"test_pick_nth", "Pick the n-th (test)", "Every request to one replica.", {"#123456", "#abcdef"}},
-      {param<&PickNthParams::index>("index", "Replica", 0, 4095, "", "The replica every request goes to."),
-       param<&PickNthParams::weight>("weight", "Weight", 0, 1, "", "Unused.")},
-      [](const PickNthParams& p, const PolicyContext&) -> std::unique_ptr<RoutingPolicy> {
-        return std::make_unique<PickNth>(p);
-      });
-  return spec;
-}
-
-// Registers the test policy once per process (each test may run alone).
-void register_pick_nth() {
-  static const std::string outcome = register_policy(pick_nth_spec());
-  ASSERT_EQ(outcome, "");
-}
+// test_pick_nth, the policy defined only in the tests (pick_nth_policy.h).
+using testsupport::pick_nth_spec;
+using testsupport::register_pick_nth;
 
 TEST(AddingAPolicy, ARegisteredPolicyRunsFromAScenarioWithItsParameter) {
   register_pick_nth();

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
 #include "replicas.h"
@@ -156,7 +156,7 @@ TEST(Chwbl, MakesNoPrediction) {
 TEST(Chwbl, RegisteredWithItsScenarioParameters) {
   Scenario s = Scenario::reference();
   set_number(s, "chwbl.virtual_nodes", 17);
-  auto policy = make_policy("chwbl", s);
+  auto policy = make_policy("chwbl", s.policy_params, policy_context(s));
   ASSERT_NE(policy, nullptr);
   EXPECT_EQ(policy->name(), "chwbl");
   EXPECT_EQ(static_cast<Chwbl&>(*policy).params().virtual_nodes, 17u);

@@ -14,7 +14,7 @@
 #include "prefixroute/base/random.h"
 #include "prefixroute/cache/prefix_index.h"
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
 #include "replicas.h"
@@ -564,7 +564,7 @@ TEST(DynamoKv, HoldsOnlyWhileEveryReplicaIsAboveTheThreshold) {
 TEST(DynamoKv, RegisteredWithItsScenarioParameters) {
   Scenario s = Scenario::reference();
   set_number(s, "dynamo_kv.block_size", 32);
-  auto policy = make_policy("dynamo_kv", s);
+  auto policy = make_policy("dynamo_kv", s.policy_params, policy_context(s));
   ASSERT_NE(policy, nullptr);
   EXPECT_EQ(policy->name(), "dynamo_kv");
   EXPECT_EQ(static_cast<DynamoKv&>(*policy).params().block_size, 32u);
@@ -577,7 +577,7 @@ TEST(DynamoKv, SameScenarioSameRun) {
   set_number(s, "dynamo_kv.temperature", 0.3);
   const Workload w = generate_workload(s.workload, s.seed);
   auto run = [&] {
-    auto policy = make_policy("dynamo_kv", s);
+    auto policy = make_policy("dynamo_kv", s.policy_params, policy_context(s));
     return simulate(w, s.cluster, *policy, {}, 4096, s.router).replica_of;
   };
   EXPECT_EQ(run(), run());

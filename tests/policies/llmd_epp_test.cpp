@@ -12,7 +12,7 @@
 
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/base/random.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
 #include "replicas.h"
@@ -510,7 +510,7 @@ TEST(LlmdEpp, SessionScorerIsOffByDefault) {
 TEST(LlmdEpp, RegisteredWithItsScenarioParameters) {
   Scenario s = Scenario::reference();
   set_number(s, "llmd_epp.max_prefix_blocks", 7);
-  auto policy = make_policy("llmd_epp", s);
+  auto policy = make_policy("llmd_epp", s.policy_params, policy_context(s));
   ASSERT_NE(policy, nullptr);
   EXPECT_EQ(policy->name(), "llmd_epp");
   EXPECT_EQ(static_cast<LlmdEpp&>(*policy).params().max_prefix_blocks, 7u);
@@ -521,7 +521,7 @@ TEST(LlmdEpp, SimulationIsDeterministicAndPredicts) {
   s.workload.requests = 400;
   const Workload w = generate_workload(s.workload, s.seed);
   auto run = [&] {
-    auto policy = make_policy("llmd_epp", s);
+    auto policy = make_policy("llmd_epp", s.policy_params, policy_context(s));
     return simulate(w, s.cluster, *policy, {}, 4096, s.router);
   };
   const SimulationRun a = run(), b = run();

@@ -13,7 +13,7 @@
 #include "prefixroute/base/random.h"
 #include "prefixroute/cache/prefix_index.h"
 #include "prefixroute/policies/cluster_view.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "replicas.h"
 #include "tokens.h"
 

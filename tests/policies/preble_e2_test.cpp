@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
 #include "replicas.h"
@@ -249,7 +249,7 @@ TEST(PrebleE2, ZeroCapacityCachesNothing) {
 
 TEST(PrebleE2, RegistryBuildsItFromTheScenario) {
   EXPECT_TRUE(is_known_policy("preble_e2"));
-  const auto policy = make_policy("preble_e2", Scenario::reference());
+  const auto policy = make_policy("preble_e2", Scenario::reference().policy_params, policy_context(Scenario::reference()));
   ASSERT_NE(policy, nullptr);
   EXPECT_EQ(policy->name(), "preble_e2");
 }

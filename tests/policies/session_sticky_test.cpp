@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "prefixroute/policies/catalogue.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
 #include "replicas.h"
@@ -165,7 +165,7 @@ Scenario small_scenario() {
 TEST(SessionSticky, WithEveryRequestItsOwnSessionItRoutesExactlyAsDynamoKv) {
   const Scenario s = small_scenario();
   const Workload w = generate_workload(s.workload, s.seed);
-  auto dynamo = make_policy("dynamo_kv", s);
+  auto dynamo = make_policy("dynamo_kv", s.policy_params, policy_context(s));
   const SimulationRun expected = simulate(w, s.cluster, *dynamo, {}, 4096, s.router);
   for (const SessionAffinityMode mode : {SessionAffinityMode::Hard, SessionAffinityMode::Soft}) {
     SessionSticky policy(params(mode), s.seed);
@@ -187,7 +187,7 @@ TEST(SessionSticky, InASimulationHardAffinityKeepsEachSessionOnOneReplica) {
     EXPECT_EQ(it->second, run.replica_of[i]) << "request " << i;
   }
   // dynamo_kv alone splits some of those sessions.
-  auto dynamo = make_policy("dynamo_kv", s);
+  auto dynamo = make_policy("dynamo_kv", s.policy_params, policy_context(s));
   const SimulationRun free_run = simulate(sessions, s.cluster, *dynamo, {}, 4096, s.router);
   int split = 0;
   for (std::size_t i = 0; i < sessions.size(); ++i)

@@ -11,10 +11,10 @@
 
 #include "prefixroute/cache/approx_radix_tree.h"
 #include "prefixroute/policies/cluster_view.h"
-#include "prefixroute/sim/in_flight_order.h"
+#include "prefixroute/cluster/in_flight_order.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/base/random.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
 #include "replicas.h"
@@ -411,7 +411,7 @@ TEST(SglangCacheAware, InASimulationPredictionsExceedActualHitsOnceEnginesEvict)
 TEST(SglangCacheAware, RegistryBuildsItFromTheScenario) {
   Scenario s = Scenario::reference();
   set_number(s, "sglang_cache_aware.cache_threshold", 0.7);
-  const auto policy = make_policy("sglang_cache_aware", s);
+  const auto policy = make_policy("sglang_cache_aware", s.policy_params, policy_context(s));
   ASSERT_NE(policy, nullptr);
   EXPECT_EQ(policy->name(), "sglang_cache_aware");
   EXPECT_EQ(dynamic_cast<const SglangCacheAware&>(*policy).params().cache_threshold, 0.7);

@@ -253,6 +253,44 @@ TEST(BatchedEngine, DecodeGrowthPreemptsTheMostRecentlyAdmittedRequestWhichRecom
   for (const StepRecord& s : h.steps) EXPECT_LE(s.held_tokens, 64u);
 }
 
+// vLLM puts a preempted request back at the head of the waiting queue: it
+// resumes before requests that arrived after it. As above: a and b prefill
+// 0 - 32 ms, then decode together in 2 ms steps while c (8 tokens, 1 block)
+// waits behind the full cache; at 64 ms a's 33rd token preempts b. b, back at
+// the head, needs 3 blocks (its 16 prompt and 17 sampled tokens) and waits
+// for a, so c, which alone would fit beside a, waits too. a decodes alone
+// until it completes at 87 ms; then b and c are admitted in one step, b
+// first: 33 + 8 tokens, so c's first token is at 128 ms.
+TEST(BatchedEngine, APreemptedRequestResumesBeforeRequestsThatWaitedBehindIt) {
+  Harness h(cluster(/*cache=*/64, 8192, 256, /*block=*/16));
+  const auto a = h.arrive(0, run_of(1000, 16), 40);
+  const auto b = h.arrive(0, run_of(2000, 16), 40);
+  const auto c = h.arrive(1 * kMs, run_of(3000, 8), 1);
+  h.drain();
+  SimulationRun run;
+  run.replicas.resize(1);
+  h.engine().finish(run);
+  ASSERT_EQ(run.replicas[0].preemptions, 1u);
+  ASSERT_EQ(h.completed_at.size(), 3u);
+  EXPECT_EQ(h.completed_at[a], 87 * kMs);
+  EXPECT_EQ(h.first_token_at[c], 128 * kMs);  // not admitted beside a
+  // The step that admits c admits b again, ahead of it.
+  bool admitted_c = false;
+  for (const StepRecord& s : h.steps) {
+    const auto at_c = std::find_if(s.entries.begin(), s.entries.end(), [&](const auto& e) { return e.id == c; });
+    if (at_c == s.entries.end()) continue;
+    ASSERT_GE(s.start, h.completed_at[a]);
+    ASSERT_EQ(s.entries.size(), 2u);
+    EXPECT_EQ(s.entries[0].id, b);
+    EXPECT_EQ(s.entries[0].context, 0u);  // recomputing from the start
+    EXPECT_EQ(s.entries[1].id, c);
+    admitted_c = true;
+    break;
+  }
+  EXPECT_TRUE(admitted_c);
+  for (const StepRecord& s : h.steps) EXPECT_LE(s.held_tokens, 64u);
+}
+
 TEST(BatchedEngine, ARequestLargerThanTheWholeCacheRunsAloneAsACountedOvercommit) {
   Harness h(cluster(/*cache=*/32, 8192, 256, /*block=*/16));
   const auto big = h.arrive(0, run_of(1000, 100), 2);

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "prefixroute/experiment.h"
-#include "prefixroute/hardware_summary.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/scenario/hardware_summary.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute::batched_throughput_test {
 namespace {

@@ -26,9 +26,10 @@
 #include <vector>
 
 #include "files.h"
-#include "prefixroute/experiment.h"
-#include "prefixroute/hardware_summary.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/scenario/hardware_summary.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/metrics.h"
 #include "prefixroute/policies/round_robin.h"
 #include "prefixroute/workload/workload.h"
@@ -167,6 +168,8 @@ TEST(BatchedSimulation, ARequestArrivingAsAStepEndsJoinsTheStepFormedThen) {
   EXPECT_EQ(run.end_to_end[0], 10 * kMs + 6 * kMs + 1 * kMs);
   ASSERT_EQ(run.tpot_ns.size(), 1u);
   EXPECT_EQ(run.tpot_ns[0], 3.5e6);  // two steps after its first token: 6 ms and 1 ms
+  // Request 1 generated one token: no TPOT sample, so the mean is request 0's.
+  EXPECT_DOUBLE_EQ(summarize(run).mean_tpot_ms, 3.5);
 }
 
 }  // namespace

@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "field_errors.h"
-#include "prefixroute/experiment.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/policies/round_robin.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/workload.h"
 #include "tokens.h"
@@ -141,17 +142,17 @@ TEST(RouterInstances, RoundRobinKeepsOneCursorPerInstance) {
 TEST(RouterInstances, TheScenarioFieldBuildsOnePolicyPerInstanceWithItsOwnSeed) {
   const ScenarioParse parse = parse_scenario("", {{"router.instances", "4"}, {"policies", "random"}});
   ASSERT_TRUE(parse.ok()) << parse.error_text();
-  const auto instances = make_router_instances("random", parse.scenario);
+  const auto instances = make_router_instances("random", parse.scenario.policy_params, policy_context(parse.scenario));
   ASSERT_EQ(instances.size(), 4u);
   // Instance 0 draws the single router's stream; instance 1 another one.
-  const auto single = make_policy("random", parse.scenario);
+  const auto single = make_policy("random", parse.scenario.policy_params, policy_context(parse.scenario));
   const Workload trace = twelve_requests();
   ClusterConfig cluster = three_replicas();
   cluster.replicas = 64;
   const std::vector<std::uint32_t> alone = simulate(trace, cluster, *single).replica_of;
   EXPECT_EQ(simulate(trace, cluster, *instances[0]).replica_of, alone);
   EXPECT_NE(simulate(trace, cluster, *instances[1]).replica_of, alone);
-  EXPECT_EQ(make_router_instances("no_such_policy", parse.scenario).size(), 0u);
+  EXPECT_EQ(make_router_instances("no_such_policy", parse.scenario.policy_params, policy_context(parse.scenario)).size(), 0u);
 }
 
 // Every catalogued policy behind three routers, Dynamo's with its queue on

@@ -8,8 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/experiment.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/io/results_json.h"
+#include "prefixroute/run/replicates.h"
+#include "prefixroute/policies/catalogue.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/sim/metrics.h"
 #include "prefixroute/sim/session_tally.h"
 #include "tokens.h"
@@ -82,7 +85,7 @@ SimulationRun run(const RequestTrace& trace, std::uint32_t replicas) {
   Scenario s = Scenario::reference();
   s.cluster.replicas = replicas;
   s.cluster.cache_tokens = 100000;
-  auto policy = make_policy("round_robin", s);
+  auto policy = make_policy("round_robin", s.policy_params, policy_context(s));
   return simulate(trace, s.cluster, *policy);
 }
 

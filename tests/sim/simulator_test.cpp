@@ -172,6 +172,26 @@ TEST(Simulator, OneReplicaSummaryOfTheHandTrace) {
   EXPECT_DOUBLE_EQ(s.imbalance, 1.0);
 }
 
+TEST(Simulator, FifoPrefillWithAnAttentionCostChargesTheCachedContext) {
+  // The hand trace with 1 us per attention pair: a prompt of n uncached
+  // tokens after c cached ones takes n ms + n x (c + n/2) us (step_model.h).
+  // request  arrives  cached  prefill  attention pairs     service   starts  first token  TTFT
+  //    0         0        0     120    120 x (0 + 60)       127.2        0       127.2    127.2
+  //    1        50      100      10     10 x (100 + 5)       11.05    127.2      138.25    88.25
+  //    2       200        0      80     80 x (0 + 40)        83.2      200       283.2     83.2
+  //    3       210      100       5      5 x (100 + 2.5)      5.5125  283.2     288.7125  78.7125
+  //    4       400       50      10     10 x (50 + 5)        10.55     400       410.55    10.55  (ms)
+  const Workload trace = hand_trace();
+  ClusterConfig cluster = hand_cluster(1);
+  cluster.step.attention_ns_per_token_pair = 1000;
+  RoundRobin policy;
+  const SimulationRun run = simulate(trace, cluster, policy);
+  EXPECT_EQ(run.cached_of, (std::vector<std::uint32_t>{0, 100, 0, 100, 50}));
+  EXPECT_EQ(run.ttft, (Ticks{127'200'000, 88'250'000, 83'200'000, 78'712'500, 10'550'000}));
+  ASSERT_EQ(run.replicas.size(), 1u);
+  EXPECT_EQ(run.replicas[0].busy_ticks, 237'512'500);
+}
+
 TEST(Simulator, TwoReplicasRoundRobinKeepsSeparateCachesAndQueues) {
   // Round robin sends requests 0, 2, 4 to replica 0 and 1, 3 to replica 1.
   // request  replica  arrives  prompt  cached  prefill  starts  first token  TTFT
@@ -354,6 +374,21 @@ TEST(Summary, LatenciesAreReportedInMilliseconds) {
   EXPECT_DOUBLE_EQ(s.mean_ttft_ms, 1.5);
   EXPECT_DOUBLE_EQ(s.p50_ttft_ms, 0.5);
   EXPECT_DOUBLE_EQ(s.max_ttft_ms, 2.5);
+}
+
+TEST(Summary, MeanTpotAveragesTheTpotSamplesNotTheRequests) {
+  // Three requests under the batched engine; one generated a single token,
+  // so it has no time per output token: two samples, 5 ms and 2 ms.
+  SimulationRun run = run_with_busy({1});
+  run.batched = true;
+  run.ttft = {1'000'000, 1'000'000, 1'000'000};
+  run.end_to_end = {11'000'000, 1'000'000, 5'000'000};
+  run.tpot_ns = {5e6, 2e6};
+  const RunSummary s = summarize(run);
+  ASSERT_TRUE(s.has_tpot);
+  EXPECT_DOUBLE_EQ(s.mean_tpot_ms, 3.5);  // (5 + 2) / 2, not / 3 requests
+  EXPECT_DOUBLE_EQ(s.p50_tpot_ms, 2.0);   // nearest rank ceil(0.5 x 2) = 1
+  EXPECT_DOUBLE_EQ(s.p99_tpot_ms, 5.0);
 }
 
 // ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute::testsupport {
 

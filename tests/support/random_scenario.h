@@ -6,6 +6,25 @@
 // that fit their GPUs; no fifo decode time under the batched engine; a step
 // budget of at least max_running) are applied after the draw.
 //
+// Independent of the catalogue. Case `index` of a stream (its master seed)
+// is the same whatever the catalogue holds: each value is drawn from a stream
+// of its own, seeded from the case and the name of what it draws (a field's
+// key, a cross-field rule, a policy's name), never from a shared sequence
+// whose position would move when a policy adds parameters or a catalogue
+// line. A policy is in a case's list when its own draw falls below the case's
+// density; the list is ordered by each policy's own sort key. So adding a
+// policy to the catalogue adds it to some cases and adds its parameters to
+// every case, and changes nothing else: every other policy is listed in the
+// same cases, in the same relative order, with the same parameters and the
+// same workload, cluster and router (tests/policies/random_scenario_test.cpp).
+// A case whose draws list no policy cannot be run (RandomCase::runnable()).
+//
+// The policy-independent fields are drawn again under a new attempt when
+// parse_scenario refuses a case (a cross-field rule the draw does not know);
+// the policy list and the policies' parameters are drawn once per case, so a
+// refusal they caused would repeat on every attempt and be reported, never
+// silently move the case.
+//
 // Used by tests/property_test.cpp (properties over 200 scenarios) and by the
 // prefixroute-random-scenarios tool (tests/random_scenarios_tool.cpp), which
 // prints scenarios for the native == wasm comparison in Node and Chromium.
@@ -23,9 +42,9 @@
 #include <utility>
 #include <vector>
 
-#include "prefixroute/policies/catalogue.h"
 #include "prefixroute/base/random.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/policies/catalogue.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute::testsupport {
 
@@ -100,12 +119,77 @@ inline const std::vector<std::pair<std::string_view, std::string_view>> kOrdered
     {"workload.reply_tokens_min", "workload.reply_tokens_max"},
 };
 
-inline std::vector<Override> random_overrides(Rng& rng) {
-  std::vector<Override> out;
+/// The stream of tests/property_test.cpp's RandomScenarios suite.
+inline constexpr std::uint64_t kPropertySuiteSeed = 0x5EED'0007;
+
+// A policy is in a case's list when its own uniform draw is below the case's
+// density, drawn in this range: lists of every length in between, and a list
+// of none only now and then (below 1 % of cases with today's catalogue).
+inline constexpr double kDensityMin = 0.15;
+inline constexpr double kDensityMax = 0.85;
+
+// FNV-1a of a name: the name's part of its stream's seed (the same on every
+// platform and in every build, unlike std::hash).
+inline std::uint64_t name_hash(std::string_view name) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : name) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+// The stream of draws named `name` under `seed`.
+inline Rng named_stream(std::uint64_t seed, std::string_view name) { return Rng(mix_seed(seed, name_hash(name))); }
+
+/// One random case: the overrides that make its scenario (empty when it
+/// lists no policy) and its policy list, in the order the scenario lists it.
+struct RandomCase {
+  std::vector<Override> overrides;
+  std::vector<std::string> policies;
+  bool runnable() const { return !policies.empty(); }
+};
+
+/// The policies of case `case_seed` among `catalogue`, in the case's order.
+inline std::vector<std::string> random_policy_list(std::uint64_t case_seed,
+                                                   const std::vector<const PolicySpec*>& catalogue) {
+  Rng density_stream = named_stream(case_seed, "policies");
+  const double density = kDensityMin + density_stream.uniform01() * (kDensityMax - kDensityMin);
+  std::vector<std::pair<std::uint64_t, std::string>> listed;  // (sort key, name)
+  for (const PolicySpec* spec : catalogue) {
+    const std::string name(spec->name());
+    Rng own = named_stream(case_seed, "policies:" + name);
+    const bool in = own.uniform01() < density;
+    const std::uint64_t sort_key = own.next_u64();
+    if (in) listed.emplace_back(sort_key, name);
+  }
+  std::sort(listed.begin(), listed.end());  // names are unique: ties on the key are ordered by name
+  std::vector<std::string> names;
+  for (auto& entry : listed) names.push_back(std::move(entry.second));
+  return names;
+}
+
+/// Case `index` of the stream `master_seed`, drawn for the policies of
+/// `catalogue` (the whole catalogue unless a test asks what a shorter one
+/// gives); `attempt` redraws its policy-independent fields (see the top).
+inline RandomCase random_case(std::uint64_t master_seed, std::uint64_t index, std::uint32_t attempt,
+                              const std::vector<const PolicySpec*>& catalogue = policy_catalogue()) {
+  const std::uint64_t case_seed = mix_seed(master_seed, index);
+  const std::uint64_t attempt_seed = mix_seed(case_seed, attempt);
+  RandomCase out;
+  out.policies = random_policy_list(case_seed, catalogue);
+  if (!out.runnable()) return out;
+  const auto in_catalogue = [&](std::string_view policy) {
+    for (const PolicySpec* spec : catalogue)
+      if (spec->name() == policy) return true;
+    return false;
+  };
   std::map<std::string, double> numbers;
   std::map<std::string, std::string> texts;
   for (const FieldSpec& f : scenario_fields()) {
+    if (!f.policy.empty() && !in_catalogue(f.policy)) continue;  // a policy the caller leaves out
     const std::string key(f.key);
+    Rng rng = named_stream(f.policy.empty() ? attempt_seed : case_seed, key);
     if (f.kind == FieldKind::Integer || f.kind == FieldKind::Number) {
       const bool integer = f.kind == FieldKind::Integer;
       const auto cap = size_caps().find(f.key);
@@ -125,23 +209,20 @@ inline std::vector<Override> random_overrides(Rng& rng) {
         rest.remove_prefix(comma + 1);
       }
       texts[key] = choices[rng.uniform_int(0, choices.size() - 1)];
-    } else {  // the policy list: a random non-empty subset in random order
-      std::vector<std::string> names;
-      for (const auto* info : policy_catalogue()) names.emplace_back(info->name());
-      for (std::size_t i = names.size(); i > 1; --i) std::swap(names[i - 1], names[rng.uniform_int(0, i - 1)]);
-      names.resize(rng.uniform_int(1, names.size()));
+    } else {  // the policy list, drawn above
       std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ",") + n;
-      out.emplace_back(key, list);
+      for (const auto& n : out.policies) list += (list.empty() ? "" : ",") + n;
+      out.overrides.emplace_back(key, list);
     }
   }
   for (const auto& [lo, hi] : kOrdered) {
     const auto a = numbers.find(std::string(lo)), b = numbers.find(std::string(hi));
     if (a != numbers.end() && b != numbers.end() && a->second > b->second) std::swap(a->second, b->second);
   }
-  // Rules across fields.
+  // Rules across fields, each from a stream of its own.
   constexpr std::uint32_t kTp[] = {1, 2, 4, 8};
-  numbers["hardware.tp"] = kTp[rng.uniform_int(0, 3)];
+  Rng tp_stream = named_stream(attempt_seed, "rule:hardware.tp");
+  numbers["hardware.tp"] = kTp[tp_stream.uniform_int(0, 3)];
   const bool batched = texts["cluster.engine"] == "batched";
   if (batched) numbers.erase("cluster.decode_ms_per_token");
   if (batched && numbers.count("cluster.max_batched_tokens") && numbers.count("cluster.max_running") &&
@@ -154,8 +235,9 @@ inline std::vector<Override> random_overrides(Rng& rng) {
       numbers["cluster.max_running"] > 8192)
     numbers["cluster.max_batched_tokens"] = numbers["cluster.max_running"];
   if (texts["hardware.model"] != "none") {
-    numbers["hardware.memory_utilization"] = draw(rng, 0.8, 1.0, false);
-    if (rng.uniform_int(0, 1) == 0) numbers.erase("cluster.cache_tokens");  // the derived capacity
+    Rng hardware_stream = named_stream(attempt_seed, "rule:hardware.memory_utilization");
+    numbers["hardware.memory_utilization"] = draw(hardware_stream, 0.8, 1.0, false);
+    if (hardware_stream.uniform_int(0, 1) == 0) numbers.erase("cluster.cache_tokens");  // the derived capacity
     HardwareSettings h;
     h.model = texts["hardware.model"];
     h.gpu = texts["hardware.gpu"];
@@ -171,11 +253,33 @@ inline std::vector<Override> random_overrides(Rng& rng) {
   }
   for (const FieldSpec& f : scenario_fields()) {
     const auto it = texts.find(std::string(f.key));
-    if (it != texts.end()) out.emplace_back(it->first, it->second);
+    if (it != texts.end()) out.overrides.emplace_back(it->first, it->second);
   }
   for (const FieldSpec& f : scenario_fields()) {
     const auto it = numbers.find(std::string(f.key));
-    if (it != numbers.end()) out.emplace_back(it->first, number_text(it->second, f.kind == FieldKind::Integer));
+    if (it != numbers.end()) out.overrides.emplace_back(it->first, number_text(it->second, f.kind == FieldKind::Integer));
+  }
+  return out;
+}
+
+/// Case `index` parsed: the first of five attempts parse_scenario accepts.
+/// `refusals` collects why the others were refused (all five: !parse.ok()).
+/// A case that lists no policy is not parsed (its parse stays default).
+struct ParsedCase {
+  RandomCase draw;
+  ScenarioParse parse;
+  std::string refusals;
+};
+
+inline ParsedCase parsed_random_case(std::uint64_t master_seed, std::uint64_t index,
+                                     const std::vector<const PolicySpec*>& catalogue = policy_catalogue()) {
+  ParsedCase out;
+  for (std::uint32_t attempt = 0; attempt < 5; ++attempt) {
+    out.draw = random_case(master_seed, index, attempt, catalogue);
+    if (!out.draw.runnable()) return out;
+    out.parse = parse_scenario("", out.draw.overrides);
+    if (out.parse.ok()) return out;
+    out.refusals += out.parse.error_text();
   }
   return out;
 }

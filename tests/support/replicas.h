@@ -10,8 +10,8 @@
 #include "prefixroute/base/token.h"
 #include "prefixroute/cache/radix_cache.h"
 #include "prefixroute/policies/routing_policy.h"
-#include "prefixroute/sim/prefill_model.h"
-#include "prefixroute/sim/replica.h"
+#include "prefixroute/cluster/prefill_model.h"
+#include "prefixroute/cluster/replica.h"
 #include "tokens.h"
 
 namespace prefixroute::testsupport {

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute::testsupport {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute::testing_support {
 

@@ -117,7 +117,7 @@ describe('exports', () => {
       expect(cell('policy')).toBe(results.results[i].policy);
       expect(Number(cell('hit_rate'))).toBe(results.results[i].hit_rate);
       expect(cell('workload_fingerprint')).toBe(results.workload.fingerprint);
-      expect(cell('command')).toBe('prefixroute-bench --set workload.requests=300');
+      expect(cell('command')).toBe('prefixroute --set workload.requests=300');
       expect(cell('link')).toBe(link);
     }
   });
@@ -155,7 +155,7 @@ describe('exports', () => {
     const results = parseResults(run.resultsJson);
     const records = parseRfc4180(resultsToCsv(results, [['cluster.replicas', '8']], "my trace's.jsonl"));
     const command = records[1][records[0].indexOf('command')];
-    expect(command).toBe("prefixroute-bench --trace 'my trace'\\''s.jsonl' --set cluster.replicas=8");
+    expect(command).toBe("prefixroute --trace 'my trace'\\''s.jsonl' --set cluster.replicas=8");
   });
 
   it('reads every scenario field from the schema with range and default', async () => {

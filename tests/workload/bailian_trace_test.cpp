@@ -8,9 +8,9 @@
 #include <string>
 
 #include "prefixroute/cache/cache_bounds.h"
-#include "prefixroute/experiment.h"
-#include "prefixroute/replayed_trace.h"
-#include "prefixroute/replay.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/run/replayed_trace.h"
+#include "prefixroute/run/replay.h"
 #include "prefixroute/workload/trace_reader.h"
 
 namespace prefixroute::bailian_trace_test {

@@ -19,7 +19,7 @@
 #include <cstdio>
 
 #include "prefixroute/cache/cache_bounds.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/workload/session_workload.h"
 
 namespace prefixroute::copilot_calibration_test {

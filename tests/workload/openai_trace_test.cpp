@@ -8,7 +8,7 @@
 #include <string>
 
 #include "prefixroute/cache/cache_bounds.h"
-#include "prefixroute/replay.h"
+#include "prefixroute/run/replay.h"
 #include "prefixroute/workload/trace_reader.h"
 
 namespace prefixroute::openai_trace_test {

@@ -17,7 +17,7 @@
 #include "files.h"
 #include "prefixroute/cache/cache_bounds.h"
 #include "prefixroute/policies/affinity_balanced.h"
-#include "prefixroute/replay.h"
+#include "prefixroute/run/replay.h"
 #include "prefixroute/sim/simulator.h"
 #include "prefixroute/workload/trace_reader.h"
 

@@ -5,9 +5,9 @@
 #include <map>
 
 #include "prefixroute/cache/cache_bounds.h"
-#include "prefixroute/experiment.h"
-#include "prefixroute/replay.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/run/experiment.h"
+#include "prefixroute/run/replay.h"
+#include "prefixroute/scenario/scenario.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "files.h"
 

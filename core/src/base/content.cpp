@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "first_difference.h"
+#include "base/first_difference.h"
 
 namespace prefixroute {
 

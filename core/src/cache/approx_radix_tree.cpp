@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "../base/first_difference.h"
-#include "child_links.h"
-#include "../base/text.h"
+#include "base/text.h"
+#include "cache/child_links.h"
+#include "cache/prefix_walk.h"
 
 namespace prefixroute {
 
@@ -60,45 +60,23 @@ void ApproxRadixTree::set_edge(NodeId id, const Prompt& source, std::size_t from
   node.first = content_->token(node.edge[0].run, node.edge[0].offset);
 }
 
-template <class OnEdge>
-std::size_t ApproxRadixTree::walk(const Prompt& prompt, OnEdge&& on_edge) const {
-  NodeId node = kRoot;
-  std::size_t pos = 0;
-  PieceCursor at(prompt.pieces, 0);
-  while (pos < prompt.size() && content_ != nullptr) {
-    const Piece next = at.rest();
-    const NodeId child = find_child(node, prompt.content->token(next.run, next.offset));
-    if (child == kNone) break;
-    const std::size_t length = nodes_[child].length;
-    const std::size_t limit = std::min(length, prompt.size() - pos);
-    // The first token matched by find_child.
-    std::size_t k = 1;
-    if (limit > 1) {
-      PieceCursor edge(nodes_[child].edge, 1), rest = at;
-      rest.advance(1);
-      k += common_prefix(*content_, edge, *prompt.content, rest, limit - 1);
-    }
-    pos += k;
-    on_edge(node, nodes_[child].holders, pos);
-    if (k < length) break;
-    if (pos < prompt.size()) at.advance(k);
-    node = child;
-  }
-  return pos;
-}
-
 std::size_t ApproxRadixTree::match(const Prompt& prompt, std::vector<std::size_t>& per_replica) const {
   per_replica.assign(tokens_.size(), 0);
-  return walk(prompt, [&](NodeId, const std::vector<Holder>& holders, std::size_t pos) {
+  if (content_ == nullptr) return 0;  // nothing inserted yet
+  return prefix_walk::match(*this, prompt, [&](const auto& step) {
     // Holders shrink down the path, so each replica's last write is its own depth.
-    for (const Holder& h : holders) per_replica[h.replica] = pos;
-  });
+    const std::size_t pos = step.depth + step.common;
+    for (const Holder& h : nodes_[step.child].holders) per_replica[h.replica] = pos;
+  }).depth;
 }
 
 std::size_t ApproxRadixTree::match_held(const Prompt& prompt, std::vector<Held>& held) const {
   held.clear();
-  return walk(prompt, [&](NodeId parent, const std::vector<Holder>& holders, std::size_t pos) {
-    if (parent == kRoot) {
+  if (content_ == nullptr) return 0;  // nothing inserted yet
+  return prefix_walk::match(*this, prompt, [&](const auto& step) {
+    const std::vector<Holder>& holders = nodes_[step.child].holders;
+    const std::size_t pos = step.depth + step.common;
+    if (step.parent == kRoot) {
       for (const Holder& h : holders) held.push_back(Held{h.replica, pos});
       return;
     }
@@ -112,7 +90,7 @@ std::size_t ApproxRadixTree::match_held(const Prompt& prompt, std::vector<Held>&
       }
       held[j].matched = pos;
     }
-  });
+  }).depth;
 }
 
 // Splits node `id` after `at` tokens of its edge. The new upper node takes the
@@ -166,35 +144,17 @@ void ApproxRadixTree::insert(const Prompt& prompt, std::size_t replica) {
   if (content_ == nullptr) content_ = prompt.content;
   assert(prompt.content == content_);  // one content per tree (see "Content")
   ++clock_;
-  NodeId node = kRoot;
-  std::size_t pos = 0;
-  PieceCursor at(prompt.pieces, 0);
-  while (pos < prompt.size()) {
-    const Piece next = at.rest();
-    NodeId child = find_child(node, content_->token(next.run, next.offset));
-    if (child == kNone) {
-      child = allocate();
-      set_edge(child, prompt, pos, prompt.size() - pos);
-      size_ += nodes_[child].length;
-      add_child(node, child);
-      touch(child, replica);
-      node = child;
-      break;
-    }
-    const std::size_t length = nodes_[child].length;
-    const std::size_t limit = std::min(length, prompt.size() - pos);
-    std::size_t k = 1;
-    if (limit > 1) {
-      PieceCursor edge(nodes_[child].edge, 1), rest = at;
-      rest.advance(1);
-      k += common_prefix(*content_, edge, *content_, rest, limit - 1);
-    }
-    if (k < length) child = split(child, k);
-    touch(child, replica);
-    pos += k;
-    if (pos < prompt.size()) at.advance(k);
-    node = child;
-  }
+  const NodeId node = prefix_walk::insert(
+      *this, kRoot, prompt, 0,
+      [&](NodeId parent, std::size_t depth, Token) {
+        const NodeId leaf = allocate();
+        set_edge(leaf, prompt, depth, prompt.size() - depth);
+        size_ += nodes_[leaf].length;
+        add_child(parent, leaf);
+        touch(leaf, replica);
+        return leaf;
+      },
+      [&](const auto& step) { touch(step.child, replica); }).node;
   if (node != kRoot) {
     const Holder* h = find_holder(nodes_[node], replica);
     if (h->children == 0) leaves_[replica].insert(LeafKey{h->last_access, node});

@@ -22,7 +22,7 @@
 
 #include "prefixroute/base/token.h"
 #include "prefixroute/cache/wide_links.h"
-#include "sorted_children.h"
+#include "cache/sorted_children.h"
 
 namespace prefixroute::child_links {
 

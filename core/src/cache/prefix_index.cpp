@@ -7,8 +7,8 @@
 
 #include "prefixroute/cache/radix_cache.h"
 
-#include "../base/first_difference.h"
-#include "child_links.h"
+#include "cache/child_links.h"
+#include "cache/prefix_walk.h"
 
 namespace prefixroute {
 
@@ -137,39 +137,21 @@ void for_each_bit(const std::uint64_t* words, std::size_t count, F&& f) {
 // match.
 template <typename Drop>
 const std::uint64_t* PrefixIndex::walk(const Prompt& prompt, Drop&& drop) const {
-  std::size_t depth = 0;
-  NodeId current = kRoot;
+  if (content_ == nullptr) return nullptr;  // no cache attached: an empty tree
   const std::uint64_t* first_held = nullptr;
   const std::uint64_t* held = nullptr;  // holders of the last node entered (nullptr: root)
-  PieceCursor at(prompt.pieces, 0);
-  while (depth < prompt.size() && content_ != nullptr) {
-    const Piece next = at.rest();
-    const NodeId child = find_child(current, prompt.content->token(next.run, next.offset));
-    if (child == kNone) break;
-    const std::size_t length = nodes_[child].length;
-    const std::size_t limit = std::min(length, prompt.size() - depth);
-    // The first token matched through find_child.
-    std::size_t common = 1;
-    if (limit > 1) {
-      PieceCursor edge(nodes_[child].edge, 1), rest = at;
-      rest.advance(1);
-      common += common_prefix(*content_, edge, *prompt.content, rest, limit - 1);
-    }
-    const std::uint64_t* child_held = bits(child);
+  const std::size_t depth = prefix_walk::match(*this, prompt, [&](const auto& step) {
+    const std::uint64_t* child_held = bits(step.child);
     if (held != nullptr) {
       for (std::size_t w = 0; w < words_; ++w) {
         const std::uint64_t dropped = held[w] & ~child_held[w];
-        if (dropped != 0) drop(w, dropped, depth);
+        if (dropped != 0) drop(w, dropped, step.depth);
       }
     } else {
       first_held = child_held;
     }
     held = child_held;
-    depth += common;
-    if (common < length) break;
-    if (depth < prompt.size()) at.advance(common);
-    current = child;
-  }
+  }).depth;
   if (held != nullptr)
     for (std::size_t w = 0; w < words_; ++w)
       if (held[w] != 0) drop(w, held[w], depth);
@@ -221,39 +203,22 @@ void PrefixIndex::match_groups(const Prompt& prompt, HeldGroups& out) const {
 }
 
 void PrefixIndex::on_new_leaf(std::uint32_t replica, std::uint32_t parent, std::uint32_t leaf, const Prompt& edge) {
-  NodeId current = end_of(replica, parent);
-  std::size_t pos = 0;
-  PieceCursor at(edge.pieces, 0);
-  // The replica holds nothing below `current` on this path: mark what other
-  // replicas already hold, add the rest, and make the leaf's end a boundary.
-  while (pos < edge.size()) {
-    const Piece next = at.rest();
-    NodeId child = find_child(current, content_->token(next.run, next.offset));
-    if (child == kNone) {
-      // Only this replica holds the rest.
-      const NodeId fresh = allocate();
-      set_edge(fresh, edge, pos, edge.size() - pos);
-      nodes_[fresh].end_depth = nodes_[current].end_depth + nodes_[fresh].length;
-      add_child(current, fresh);
-      set_bit(fresh, replica);
-      current = fresh;
-      break;
-    }
-    const std::size_t length = nodes_[child].length;
-    const std::size_t limit = std::min(length, edge.size() - pos);
-    std::size_t common = 1;
-    if (limit > 1) {
-      PieceCursor shared(nodes_[child].edge, 1), rest = at;
-      rest.advance(1);
-      common += common_prefix(*content_, shared, *content_, rest, limit - 1);
-    }
-    if (common < length) child = split(child, common);
-    set_bit(child, replica);
-    pos += common;
-    if (pos < edge.size()) at.advance(common);
-    current = child;
-  }
-  end_of(replica, leaf) = current;
+  // The replica holds nothing below the end of its `parent` on this path:
+  // mark what other replicas already hold, add the rest, and make the leaf's
+  // end a boundary.
+  const NodeId last = prefix_walk::insert(
+      *this, end_of(replica, parent), edge, 0,
+      [&](NodeId at, std::size_t depth, Token) {
+        // Only this replica holds the rest.
+        const NodeId fresh = allocate();
+        set_edge(fresh, edge, depth, edge.size() - depth);
+        nodes_[fresh].end_depth = nodes_[at].end_depth + nodes_[fresh].length;
+        add_child(at, fresh);
+        set_bit(fresh, replica);
+        return fresh;
+      },
+      [&](const auto& step) { set_bit(step.child, replica); }).node;
+  end_of(replica, leaf) = last;
 }
 
 void PrefixIndex::on_split(std::uint32_t replica, std::uint32_t lower, std::uint32_t upper, std::size_t at,

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cassert>
 
-#include "../base/text.h"
+#include "base/text.h"
 
 #include "prefixroute/cache/prefix_index.h"
 
-#include "../base/first_difference.h"
-#include "sorted_children.h"
+#include "cache/prefix_walk.h"
+#include "cache/sorted_children.h"
 
 namespace prefixroute {
 
@@ -96,8 +96,8 @@ void RadixCache::drop_edge_front(NodeId id, std::size_t n) {
   node.first = content_->token(edge.front().run, edge.front().offset);
 }
 
-RadixCache::NodeId RadixCache::find_child(const Node& node, Token first) const {
-  return sorted_children::find(node.children, first, kNone);
+RadixCache::NodeId RadixCache::find_child(NodeId parent, Token first) const {
+  return sorted_children::find(nodes_[parent].children, first, kNone);
 }
 
 void RadixCache::replace_child(NodeId parent, Token first, NodeId child) {
@@ -145,49 +145,16 @@ void RadixCache::file_if_candidate(NodeId id) {
 }
 
 std::size_t RadixCache::match(const Prompt& prompt) const {
-  std::size_t matched = 0;
-  NodeId current = kRoot;
-  PieceCursor at(prompt.pieces, 0);
-  while (matched < prompt.size()) {
-    const Piece next = at.rest();
-    const NodeId child = find_child(nodes_[current], prompt.content->token(next.run, next.offset));
-    if (child == kNone) break;
-    const Node& node = nodes_[child];
-    const std::size_t limit = std::min(node.length, prompt.size() - matched);
-    // The first token matched through find_child.
-    PieceCursor edge(node.edge, 1), rest = at;
-    rest.advance(1);
-    const std::size_t common = limit <= 1 ? limit : 1 + common_prefix(*content_, edge, *prompt.content, rest, limit - 1);
-    matched += common;
-    if (common < node.length) break;
-    at.advance(common);
-    current = child;
-  }
-  return matched;
+  return prefix_walk::match(*this, prompt, [](const auto&) {}).depth;
 }
 
 RadixCache::Probe RadixCache::probe(const Prompt& prompt) const {
   Probe result;
   bool pinned = true;  // the root's path is trivially pinned
-  NodeId current = kRoot;
-  PieceCursor at(prompt.pieces, 0);
-  while (result.matched < prompt.size()) {
-    const Piece next = at.rest();
-    const NodeId child = find_child(nodes_[current], prompt.content->token(next.run, next.offset));
-    if (child == kNone) break;
-    const Node& node = nodes_[child];
-    const std::size_t limit = std::min(node.length, prompt.size() - result.matched);
-    PieceCursor edge(node.edge, 1), rest = at;
-    rest.advance(1);
-    const std::size_t common =
-        limit <= 1 ? limit : 1 + common_prefix(*content_, edge, *prompt.content, rest, limit - 1);
-    result.matched += common;
-    pinned = pinned && node.pins > 0;
-    if (pinned) result.pinned += common;
-    if (common < node.length) break;
-    at.advance(common);
-    current = child;
-  }
+  result.matched = prefix_walk::match(*this, prompt, [&](const auto& step) {
+    pinned = pinned && nodes_[step.child].pins > 0;
+    if (pinned) result.pinned += step.common;
+  }).depth;
   return result;
 }
 
@@ -251,56 +218,36 @@ RadixCache::InsertResult RadixCache::insert(const Prompt& given, std::size_t kno
   if (prompt.length > capacity_) prompt.length = capacity_;  // its first capacity() tokens
   if (prompt.empty()) return result;
   ++clock_;
-  NodeId current = kRoot;
-  std::size_t pos = 0;
-  PieceCursor at(prompt.pieces, 0);
-  while (pos < prompt.size()) {
-    const Piece next = at.rest();
-    const Token first = content_->token(next.run, next.offset);
-    NodeId child = find_child(nodes_[current], first);
-    if (child == kNone) {
-      // Divergence at a node boundary: the rest of the prompt becomes one new leaf.
-      const NodeId leaf = allocate();
-      set_edge(leaf, prompt, pos, prompt.size() - pos, first);
-      nodes_[leaf].last_access = clock_;
-      add_child(current, leaf);
-      if (index_ != nullptr) index_->on_new_leaf(index_replica_, current, leaf, edge(leaf));
-      drop_candidate(current);  // the parent is no longer a leaf
-      result.inserted_tokens = prompt.size() - pos;
-      size_ += result.inserted_tokens;
-      current = leaf;
-      pos = prompt.size();
-      break;
-    }
-    const std::size_t length = nodes_[child].length;
-    const std::size_t limit = std::min(length, prompt.size() - pos);
-    // Compare from the first token not known to match: the first matched
-    // through find_child, and those up to known_cached are known.
-    const std::size_t from = known_cached > pos ? std::min(known_cached - pos, limit) : 1;
-    std::size_t common = limit;
-    if (from < limit) {
-      PieceCursor edge_at(nodes_[child].edge, from), prompt_at = at;
-      prompt_at.advance(from);
-      common = from + common_prefix(*content_, edge_at, *content_, prompt_at, limit - from);
-    }
-    if (common < length) child = split(child, common);
-    // `child` now lies entirely on the prompt's path: count the hit, refresh
-    // it. It leaves the candidates until the end of the insert (only the
-    // path's last node can be a leaf; the others have children).
-    drop_candidate(child);
-    Node& node = nodes_[child];
-    ++node.hits;
-    node.last_access = clock_;
-    pos += common;
-    result.cached_tokens += common;
-    current = child;
-    if (pos < prompt.size()) at.advance(common);
-  }
+  const NodeId last = prefix_walk::insert(
+      *this, kRoot, prompt, known_cached,
+      [&](NodeId parent, std::size_t depth, Token first) {
+        // Divergence at a node boundary: the rest of the prompt becomes one new leaf.
+        const NodeId leaf = allocate();
+        set_edge(leaf, prompt, depth, prompt.size() - depth, first);
+        nodes_[leaf].last_access = clock_;
+        add_child(parent, leaf);
+        if (index_ != nullptr) index_->on_new_leaf(index_replica_, parent, leaf, edge(leaf));
+        drop_candidate(parent);  // the parent is no longer a leaf
+        result.inserted_tokens = prompt.size() - depth;
+        size_ += result.inserted_tokens;
+        return leaf;
+      },
+      [&](const auto& step) {
+        // The child lies entirely on the prompt's path (split first): count
+        // the hit, refresh it. It leaves the candidates until the end of the
+        // insert (only the path's last node can be a leaf; the others have
+        // children).
+        drop_candidate(step.child);
+        Node& node = nodes_[step.child];
+        ++node.hits;
+        node.last_access = clock_;
+        result.cached_tokens += step.common;
+      }).node;
   // The path's last node is filed as a candidate (if it is an unpinned leaf)
   // only after the eviction pass, which must not evict it.
-  result.evicted_tokens = evict_until_within_budget(current);
-  file_if_candidate(current);
-  result.path = current;
+  result.evicted_tokens = evict_until_within_budget(last);
+  file_if_candidate(last);
+  result.path = last;
   return result;
 }
 

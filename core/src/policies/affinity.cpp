@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "longest_prefix.h"
+#include "policies/longest_prefix.h"
 
 namespace prefixroute {
 

@@ -1,5 +1,9 @@
 #include "prefixroute/policies/catalogue.h"
 
+#include <algorithm>
+
+#include "prefixroute/base/random.h"
+
 #include <nlohmann/json.hpp>
 
 namespace prefixroute {
@@ -111,6 +115,29 @@ std::uint64_t catalogue_generation() { return catalogue().generation; }
 std::unique_ptr<RoutingPolicy> make_policy(const PolicySpec& spec, std::span<const double> values,
                                            const PolicyContext& context) {
   return spec.make(values, context);
+}
+
+std::unique_ptr<RoutingPolicy> make_policy(std::string_view name, const PolicyParameters& params,
+                                           const PolicyContext& context) {
+  const PolicySpec* spec = find_policy(name);
+  if (spec == nullptr) return nullptr;
+  return make_policy(*spec, params.of(*spec), context);
+}
+
+std::vector<std::unique_ptr<RoutingPolicy>> make_router_instances(std::string_view name,
+                                                                  const PolicyParameters& params,
+                                                                  const PolicyContext& context) {
+  std::vector<std::unique_ptr<RoutingPolicy>> instances;
+  const PolicySpec* spec = find_policy(name);
+  if (spec == nullptr) return instances;
+  // Salt of the instances' seeds ("routers" in ASCII).
+  constexpr std::uint64_t kInstanceSalt = 0x726f7574657273ULL;
+  PolicyContext instance = context;
+  for (std::uint32_t k = 0; k < std::max(1u, context.router.instances); ++k) {
+    instance.seed = k == 0 ? context.seed : mix_seed(context.seed, kInstanceSalt + k);
+    instances.push_back(make_policy(*spec, params.of(*spec), instance));
+  }
+  return instances;
 }
 
 std::string policy_catalogue_json() {

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "prefixroute/base/deterministic_math.h"
-#include "prefixroute/sim/router_queue.h"
+#include "prefixroute/policies/router_queue.h"
 
 namespace prefixroute {
 

@@ -1,4 +1,4 @@
-#include "openai_request.h"
+#include "workload/openai_request.h"
 
 #include <cmath>
 

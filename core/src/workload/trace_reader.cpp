@@ -5,10 +5,11 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "../json_text.h"
-#include "openai_request.h"
+#include "base/json_text.h"
+#include "workload/openai_request.h"
 #include "prefixroute/base/hashing.h"
-#include "prefixroute/scenario.h"
+#include "prefixroute/base/time.h"
+#include "prefixroute/workload/workload_config.h"
 
 namespace prefixroute {
 namespace {

@@ -1,11 +1,11 @@
 // Downloads of the current results. JSON is exactly the module's results JSON
 // (schema "prefixroute.results/1", scenario included), byte for byte what
-// `prefixroute-bench --json` writes for the same scenario. CSV is plain
+// `prefixroute --json` writes for the same scenario. CSV is plain
 // RFC 4180 (one header row, CRLF line ends, no comment lines: spreadsheets
 // import `#` lines as data): one row per policy with the table's columns at
 // full precision, then the decode and per-session figures when the run has
 // them (the core reports them only with decode on, or with sessions), then columns that say where the numbers come from, the same
-// on every row: the workload's fingerprint, the equivalent prefixroute-bench
+// on every row: the workload's fingerprint, the equivalent prefixroute
 // command and the page's link to the scenario. The full canonical scenario is
 // the JSON export's.
 
@@ -67,7 +67,7 @@ function csvCell(value: unknown): string {
 export function resultsToCsv(results: Results, overrides: readonly Pair[], traceName?: string, link = ''): string {
   const trace = traceName ? ` --trace ${/^[A-Za-z0-9._/-]+$/.test(traceName) ? traceName : `'${traceName.replace(/'/g, "'\\''")}'`}` : '';
   const sets = trace.trimStart() + (trace && overrides.length ? ' ' : '') + overrides.map(([k, v]) => `--set ${k}=${v}`).join(' ');
-  const source = [results.workload.fingerprint, `prefixroute-bench${sets ? ` ${sets}` : ''}`, link];
+  const source = [results.workload.fingerprint, `prefixroute${sets ? ` ${sets}` : ''}`, link];
   const rows = results.results as unknown as readonly Record<string, unknown>[];
   const optional = CSV_OPTIONAL_COLUMNS.filter((c) => rows.length > 0 && rows.every((r) => typeof r[c] === 'number'));
   const columns = [...CSV_COLUMNS, ...optional];

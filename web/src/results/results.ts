@@ -1,5 +1,5 @@
 // Types of the results JSON ("prefixroute.results/1", see
-// core/include/prefixroute/experiment.h): what the benchmark writes and the
+// core/include/prefixroute/run/experiment.h): what the benchmark writes and the
 // page shows and exports.
 
 export interface ReplicaResult {

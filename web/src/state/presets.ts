@@ -1,6 +1,6 @@
 // Named scenarios. The documents live in scenarios/*.json at the repository
 // root (partial scenarios: missing keys take defaults), shared with the
-// command line (`prefixroute-bench --scenario scenarios/overloaded.json`)
+// command line (`prefixroute --scenario scenarios/overloaded.json`)
 // and the tests; the page imports them at build time.
 
 import agentic from '../../../scenarios/agentic.json';

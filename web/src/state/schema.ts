@@ -148,7 +148,7 @@ export function nonDefaultOverrides(values: Map<string, string>, fields: FieldIn
 export const UNSUPPORTED_GROUPS: Record<string, string> = {
   trace:
     'the page sets only a replay’s time window, request limit and time scale (under Trace replay); ' +
-    'for other trace settings use prefixroute-bench --trace',
+    'for other trace settings use prefixroute --trace',
 };
 
 /**

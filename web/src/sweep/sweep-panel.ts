@@ -216,7 +216,7 @@ export class SweepPanel {
     if (result.ok) {
       const trace = this.trace ? ` --trace ${this.trace.source.name}` : '';
       const skip = this.trace?.onError === 'skip' ? ' --set trace.on_error=skip' : '';
-      byId('sweep-command').textContent = `Same as: prefixroute-bench${trace} --sweep ${result.spec}${this.host.overrides().map(([k, v]) => ` --set ${k}=${v}`).join('')}${skip}`;
+      byId('sweep-command').textContent = `Same as: prefixroute${trace} --sweep ${result.spec}${this.host.overrides().map(([k, v]) => ` --set ${k}=${v}`).join('')}${skip}`;
       if (!initial) {
         this.linked = { ...this.state };
         this.host.onStateChange({ ...this.linked });

@@ -2,7 +2,7 @@
 // sit at the top of the Scenario panel, which workload fields the chosen
 // workload kind reads, and the one-line "what this means" from the core's
 // hardware summary ("prefixroute.hardware/1", the results JSON's `hardware`
-// section; core/include/prefixroute/hardware_summary.h). Pure functions: the
+// section; core/include/prefixroute/scenario/hardware_summary.h). Pure functions: the
 // numbers and their sources are the module's, only the wording is the page's.
 
 import { formatCount } from './format';

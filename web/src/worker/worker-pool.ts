@@ -1,7 +1,7 @@
 // Pools of simulation workers: every core of the reader's machine busy on one
 // scenario run (its policies and replicates) or one sweep (its points). A job
 // is split into N shards by the core's run list (shard K of N runs the runs i
-// with i mod N == K - 1: core/include/prefixroute/run_list.h), each shard runs
+// with i mod N == K - 1: core/include/prefixroute/run/run_list.h), each shard runs
 // in a worker of its own (runShard / runTraceShard / runSweepShard), and one
 // worker merges the shard documents (mergeShards / mergeSweepShards) into
 // exactly the results JSON one worker would have written: the module checks

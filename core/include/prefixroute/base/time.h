@@ -28,4 +28,14 @@ Tick seconds_to_ticks_saturating(double seconds);
 /// Ticks to milliseconds, for reporting. Exact for |ticks| < 2^53.
 inline double ticks_to_ms(Tick ticks) { return static_cast<double>(ticks) / 1e6; }
 
+/// The time limits that keep every tick sum below 2^63 (~292 years). A
+/// synthetic workload whose expected arrival span (requests /
+/// arrival_rate_per_s; for the session kinds requests / session_rate_per_s
+/// plus the longest possible session's expected duration) or whose longest
+/// possible prefill work (requests x longest prompt / prefill_tokens_per_s)
+/// exceeds these is refused (scenario validation); a trace line whose
+/// timestamp x time_scale exceeds the arrival bound is a bad line.
+inline constexpr double kMaxArrivalSpanSeconds = 1e9;
+inline constexpr double kMaxPrefillSeconds = 1e9;
+
 }  // namespace prefixroute

@@ -75,6 +75,11 @@
 
 namespace prefixroute {
 
+namespace prefix_walk {
+template <class Tree>
+struct Access;
+}  // namespace prefix_walk
+
 class ApproxRadixTree {
  public:
   ApproxRadixTree();
@@ -126,6 +131,10 @@ class ApproxRadixTree {
   std::string check_invariants() const;
 
  private:
+  // The descent of match(), match_held() and insert(), shared with the other
+  // radix trees (core/src/cache/prefix_walk.h), reads the nodes through it.
+  friend struct prefix_walk::Access<ApproxRadixTree>;
+
   using NodeId = std::uint32_t;
   static constexpr NodeId kRoot = 0;
   static constexpr NodeId kNone = ~NodeId{0};
@@ -154,11 +163,6 @@ class ApproxRadixTree {
 
   NodeId allocate();
   NodeId find_child(NodeId parent, Token first) const;
-  /// Walks `prompt` down the tree; on_edge(parent, holders of the matched
-  /// child, tokens matched so far) for each edge it enters. Returns the
-  /// tokens matched.
-  template <class OnEdge>
-  std::size_t walk(const Prompt& prompt, OnEdge&& on_edge) const;
   void add_child(NodeId parent, NodeId child);
   void remove_child(NodeId parent, Token first);
   static Holder* find_holder(Node& node, std::size_t replica);

@@ -61,6 +61,10 @@
 namespace prefixroute {
 
 class RadixCache;
+namespace prefix_walk {
+template <class Tree>
+struct Access;
+}  // namespace prefix_walk
 
 class PrefixIndex {
  public:
@@ -106,7 +110,11 @@ class PrefixIndex {
   std::string check_invariants() const;
 
  private:
-  /// The single walk behind match_all and match_held (prefix_index.cpp).
+  // The descent of walk() and on_new_leaf(), shared with the other radix
+  // trees (core/src/cache/prefix_walk.h), reads the nodes through it.
+  friend struct prefix_walk::Access<PrefixIndex>;
+
+  /// The single walk behind match_all, match_held and match_groups (prefix_index.cpp).
   template <typename Drop>
   const std::uint64_t* walk(const Prompt& prompt, Drop&& drop) const;
   using NodeId = std::uint32_t;

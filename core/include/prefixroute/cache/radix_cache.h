@@ -119,6 +119,10 @@
 namespace prefixroute {
 
 class PrefixIndex;
+namespace prefix_walk {
+template <class Tree>
+struct Access;
+}  // namespace prefix_walk
 
 class RadixCache {
  public:
@@ -231,6 +235,10 @@ class RadixCache {
   std::vector<std::vector<Token>> leaf_paths() const;
 
  private:
+  // The descent of match(), probe() and insert(), shared with the other
+  // radix trees (core/src/cache/prefix_walk.h), reads the nodes through it.
+  friend struct prefix_walk::Access<RadixCache>;
+
   using NodeId = std::uint32_t;
   static constexpr NodeId kRoot = 0;
   static constexpr NodeId kNone = ~NodeId{0};
@@ -264,7 +272,7 @@ class RadixCache {
 
   NodeId allocate();
   void free_node(NodeId id);
-  NodeId find_child(const Node& node, Token first) const;
+  NodeId find_child(NodeId parent, Token first) const;
   void replace_child(NodeId parent, Token first, NodeId child);
   void add_child(NodeId parent, NodeId child);
   void remove_child(NodeId parent, Token first);

@@ -43,7 +43,7 @@
 #include "prefixroute/policies/aibrix_load_balance.h"
 #include "prefixroute/policies/aibrix_rekey_schedule.h"
 #include "prefixroute/policies/cluster_view.h"
-#include "prefixroute/sim/in_flight_order.h"
+#include "prefixroute/cluster/in_flight_order.h"
 
 namespace prefixroute {
 

@@ -49,7 +49,21 @@ std::uint64_t catalogue_generation();
 std::unique_ptr<RoutingPolicy> make_policy(const PolicySpec& spec, std::span<const double> values,
                                            const PolicyContext& context);
 
-/// The policy prefixroute recommends: the one the grid (bench/grid.mjs,
+/// A fresh instance of the catalogue's policy `name` with its parameters from
+/// `params` and `context`; null when no policy has that name.
+std::unique_ptr<RoutingPolicy> make_policy(std::string_view name, const PolicyParameters& params,
+                                           const PolicyContext& context);
+
+/// context.router.instances fresh instances of policy `name` (one per router
+/// replica; at least one); empty when no policy has that name. Instance 0 gets
+/// context.seed, so one instance is exactly make_policy(); instance k > 0 gets a
+/// seed mixed from it and k, so seeded policies draw independent streams per
+/// router.
+std::vector<std::unique_ptr<RoutingPolicy>> make_router_instances(std::string_view name,
+                                                                  const PolicyParameters& params,
+                                                                  const PolicyContext& context);
+
+/// The policy prefixroute recommends: the one the grid (scripts/grid.mjs,
 /// README "The recommended policy") compares every other policy against.
 /// Always a built-in policy's name.
 std::string_view recommended_policy();

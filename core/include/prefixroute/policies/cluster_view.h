@@ -51,8 +51,8 @@
 #include "prefixroute/base/token.h"
 #include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/cache/prefix_index.h"
-#include "prefixroute/sim/in_flight_order.h"
-#include "prefixroute/sim/replica.h"
+#include "prefixroute/cluster/in_flight_order.h"
+#include "prefixroute/cluster/replica.h"
 
 namespace prefixroute {
 

@@ -61,7 +61,7 @@
 #include <vector>
 
 #include "prefixroute/base/tournament_tree.h"
-#include "prefixroute/sim/prefill_model.h"
+#include "prefixroute/cluster/prefill_model.h"
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/policies/routing_policy.h"
 

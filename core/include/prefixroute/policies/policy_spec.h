@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "prefixroute/policies/routing_policy.h"
-#include "prefixroute/sim/cluster_config.h"
+#include "prefixroute/cluster/cluster_config.h"
 
 namespace prefixroute {
 

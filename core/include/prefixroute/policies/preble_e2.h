@@ -13,7 +13,7 @@
 #include "prefixroute/base/tournament_tree.h"
 #include "prefixroute/cache/approx_radix_tree.h"
 #include "prefixroute/policies/policy_spec.h"
-#include "prefixroute/sim/prefill_model.h"
+#include "prefixroute/cluster/prefill_model.h"
 #include "prefixroute/policies/routing_policy.h"
 
 namespace prefixroute {

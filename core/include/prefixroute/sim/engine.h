@@ -38,8 +38,8 @@
 
 #include "prefixroute/base/content.h"
 #include "prefixroute/base/time.h"
-#include "prefixroute/sim/cluster_config.h"
-#include "prefixroute/sim/replica.h"
+#include "prefixroute/cluster/cluster_config.h"
+#include "prefixroute/cluster/replica.h"
 
 namespace prefixroute {
 

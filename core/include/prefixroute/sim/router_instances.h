@@ -38,9 +38,9 @@
 #include <vector>
 
 #include "prefixroute/policies/routing_policy.h"
-#include "prefixroute/sim/in_flight_order.h"
-#include "prefixroute/sim/replica.h"
-#include "prefixroute/sim/router_queue.h"
+#include "prefixroute/cluster/in_flight_order.h"
+#include "prefixroute/cluster/replica.h"
+#include "prefixroute/policies/router_queue.h"
 
 namespace prefixroute {
 

@@ -52,9 +52,9 @@
 #include <span>
 #include <vector>
 
-#include "prefixroute/sim/cluster_config.h"
+#include "prefixroute/cluster/cluster_config.h"
 #include "prefixroute/sim/engine.h"
-#include "prefixroute/sim/prefill_model.h"
+#include "prefixroute/cluster/prefill_model.h"
 #include "prefixroute/sim/session_tally.h"
 #include "prefixroute/sim/tick_spill.h"
 #include "prefixroute/sim/timeline.h"

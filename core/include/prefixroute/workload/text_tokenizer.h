@@ -3,7 +3,7 @@
 // prefixes of text give shared prefixes of tokens) on every platform. It has
 // no vocabulary: a token is the 64-bit hash of its bytes. It approximates the
 // *count* of a BPE tokenizer (cl100k/o200k) on English prose and code, not its
-// token boundaries; bench/tokenizer-vs-bpe.mjs measures the difference.
+// token boundaries.
 //
 // The rule, applied left to right over the UTF-8 bytes:
 //   - a run of ASCII letters, with at most one space just before it, is cut

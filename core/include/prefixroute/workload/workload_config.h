@@ -25,6 +25,19 @@ namespace prefixroute {
 /// The kinds of synthetic workload, as the scenario's `workload.kind` names them.
 inline constexpr std::string_view kWorkloadKinds = "tenants,sessions,agentic,gsp";
 
+/// Largest total prompt tokens (requests x longest prompt) a scenario or a
+/// trace may hold, and largest tenant-prefix storage; both refused before any
+/// allocation. The longest prompt is the workload kind's (synthetic.h): prefix
+/// + turn for tenants, system prompt + question for gsp, and for the session
+/// kinds, whose prompts re-send a growing history, the longest prompt
+/// compaction allows or the longest session can grow to
+/// (SessionWorkload::max_prompt_tokens).
+inline constexpr double kMaxTotalPromptTokens = 2e10;
+inline constexpr double kMaxPrefixStorageTokens = 5e7;
+/// Most requests of a gsp workload (num_groups x prompts_per_group), as
+/// workload.requests allows for the other kinds.
+inline constexpr double kMaxGspRequests = 1e7;
+
 /// Multi-turn sessions: conversations (kind "sessions") and agent loops
 /// (kind "agentic"). Defaults: the agentic kind calibrated to GitHub's 2026
 /// Copilot coding-agent dataset (3.95 turns per session, 7.83 LLM calls per

@@ -1,0 +1,161 @@
+// Hardware: model and GPU presets, and what they imply for one replica.
+//
+// A replica serves one model on `tp` GPUs of one kind (tensor parallelism:
+// every GPU holds 1/tp of the weights and its share of the KV heads). From
+// the presets (core/src/sim/hardware_presets.cpp: every constant with its
+// source) and four efficiencies (hardware.memory_utilization, .mfu,
+// .bandwidth_efficiency, and the KV and weight data types), derive_hardware
+// computes the raw cluster fields a user would otherwise have to guess:
+//
+//   KV bytes/token         GQA: 2 x layers x kv_heads x head_dim x kv bytes
+//                          MLA: layers x (kv_lora_rank + rope_dim) x kv bytes
+//   per GPU                / min(tp, kv_heads)  (MLA: kv_heads = 1, so every
+//                          GPU keeps the whole latent KV, as vLLM and SGLang
+//                          do without data-parallel attention)
+//   cluster.cache_tokens   (GPU memory x utilisation - weights / tp)
+//                            / KV bytes per token per GPU,
+//                          rounded down to whole blocks of cluster.kv_block_tokens
+//   cluster.prefill_tokens_per_s   R = mfu x tp x peak FLOP/s / (2 x active params)
+//                          (peak: FP8 when the weights are FP8 and the GPU has
+//                          FP8 tensor cores, else BF16)
+//   cluster.attention_ns_per_token_pair   attention FLOPs per (query, key)
+//                          pair / (mfu x tp x BF16 peak); GQA: 4 x layers x
+//                          heads x head_dim, MLA: 2 x layers x heads x
+//                          (qk_head_dim + v_head_dim)
+//   cluster.weight_read_ms weights every step reads (dense part; all of a
+//                          dense model) / tp / (bandwidth_efficiency x HBM BW)
+//   cluster.expert_read_ms all routed experts / tp / (efficiency x HBM BW)
+//   cluster.expert_share_per_token   experts per token / routed experts
+//   cluster.kv_read_ns_per_token     KV bytes per token per GPU / (efficiency x HBM BW)
+//   cluster.step_overhead_ms  0.5 ms (+ 20 us per layer of all-reduce when tp > 1)
+//
+// Every derived value applies only where its raw field was not given (see
+// Scenario::given); hardware_summary shows each with its arithmetic and says
+// which value is in force. A model whose weights do not fit the GPUs at that
+// tp is an error naming hardware.gpu and hardware.tp with the numbers.
+//
+// Memory sizes are bytes; a datasheet's "80 GB" of HBM is read as 80 GiB, as
+// the BLIS hardware catalogue reads it, and vLLM's own block count for
+// Llama-3.1-8B on one H100 (29,205 blocks of 16 tokens) matches that reading
+// to the block (docs/MODEL.md).
+//
+// Cost: derive_hardware is O(1); nothing here runs in the simulation loop.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "prefixroute/cluster/step_model.h"
+
+namespace prefixroute {
+
+/// A model's architecture, as its config.json and model card state it.
+struct ModelPreset {
+  std::string_view name;   ///< as hardware.model takes it, e.g. "llama-3.1-8b"
+  std::string_view label;  ///< e.g. "Llama-3.1-8B"
+  double params;           ///< all parameters (weights held in memory)
+  double active_params;    ///< parameters one token runs through (= params when dense)
+  std::uint32_t layers;
+  std::uint32_t heads;      ///< query heads
+  std::uint32_t kv_heads;   ///< KV heads (GQA); 0 for MLA
+  std::uint32_t head_dim;   ///< GQA head dimension
+  // Multi-head latent attention (DeepSeek); 0 otherwise.
+  std::uint32_t kv_lora_rank = 0;
+  std::uint32_t rope_dim = 0;     ///< qk_rope_head_dim
+  std::uint32_t qk_head_dim = 0;  ///< qk_nope_head_dim + qk_rope_head_dim
+  std::uint32_t v_head_dim = 0;
+  // Mixture of experts; 0 for dense models.
+  std::uint32_t routed_experts = 0;
+  std::uint32_t experts_per_token = 0;
+  double routed_expert_params = 0;  ///< every routed expert of every layer
+  double native_weight_bytes = 2;   ///< bytes per parameter of the released checkpoint
+  // For checking `params` against the architecture (dense models).
+  std::uint32_t hidden = 0;
+  std::uint32_t intermediate = 0;
+  std::uint32_t vocab = 0;
+  bool qkv_bias = false;
+  std::string_view source;  ///< where the numbers come from
+
+  bool mla() const { return kv_lora_rank > 0; }
+};
+
+/// A GPU's datasheet figures.
+struct GpuPreset {
+  std::string_view name;   ///< as hardware.gpu takes it, e.g. "h100"
+  std::string_view label;  ///< e.g. "H100-SXM 80GB"
+  double memory_gib;       ///< HBM capacity
+  double bf16_tflops;      ///< dense BF16 tensor-core peak
+  double fp8_tflops;       ///< dense FP8 peak; 0 when the GPU has no FP8 tensor cores
+  double hbm_tb_per_s;     ///< HBM bandwidth, 10^12 bytes/s
+  std::string_view source;
+};
+
+/// Engine constants the derivation uses, each with its source (presets file).
+struct EngineConstants {
+  double step_overhead_ms;          ///< fixed cost of every step
+  double allreduce_ms_per_layer;    ///< added per layer when tp > 1
+  double default_memory_utilization;
+  double default_mfu;
+  double default_bandwidth_efficiency;
+  std::string_view source;
+};
+
+std::span<const ModelPreset> model_presets();
+std::span<const GpuPreset> gpu_presets();
+const EngineConstants& engine_constants();
+const ModelPreset* find_model_preset(std::string_view name);
+const GpuPreset* find_gpu_preset(std::string_view name);
+/// "none,llama-3.1-8b,..." and "a100,h100,...": the choices of hardware.model and hardware.gpu.
+const std::string& model_choices();
+const std::string& gpu_choices();
+
+/// The scenario's `hardware` section.
+struct HardwareSettings {
+  std::string model = "none";            ///< a preset name, or "none": derive nothing
+  std::string gpu = "h100";
+  std::uint32_t tp = 1;                  ///< 1, 2, 4 or 8
+  std::string kv_dtype = "bf16";         ///< bf16 or fp8
+  std::string weight_dtype = "native";   ///< native (the checkpoint's), bf16 or fp8
+  double memory_utilization = 0.9;       ///< share of GPU memory the engine may use (vLLM's default)
+  double mfu = 0.5;                      ///< achieved share of peak FLOP/s in prefill
+  double bandwidth_efficiency = 0.72;    ///< achieved share of HBM bandwidth
+
+  bool enabled() const { return model != "none"; }
+};
+
+/// One derived raw field: its key, value and the arithmetic behind it.
+struct DerivedField {
+  std::string key;      ///< e.g. "cluster.cache_tokens"
+  double value = 0;
+  std::string formula;  ///< the arithmetic with the numbers, for people
+};
+
+/// What a hardware setting implies for one replica.
+struct HardwareDerivation {
+  std::string error_field;  ///< non-empty when the setting cannot run
+  std::string error;
+  const ModelPreset* model = nullptr;
+  const GpuPreset* gpu = nullptr;
+  double weight_bytes = 0;              ///< whole model
+  double weight_bytes_per_gpu = 0;
+  double usable_bytes_per_gpu = 0;      ///< memory x utilisation
+  double kv_bytes_per_token = 0;        ///< whole replica
+  double kv_bytes_per_token_per_gpu = 0;
+  double peak_flops = 0;                ///< per replica, for the linear layers
+  double bandwidth = 0;                 ///< per GPU, bytes/s, after efficiency
+  std::uint64_t cache_tokens = 0;
+  double prefill_tokens_per_s = 0;
+  StepCosts costs;
+  std::vector<DerivedField> fields;     ///< the raw fields derived, in schema order
+
+  bool ok() const { return error.empty(); }
+};
+
+/// Derives one replica's raw fields from `settings` (which must name a
+/// preset model; an unknown name is an error naming its field).
+HardwareDerivation derive_hardware(const HardwareSettings& settings, std::uint32_t kv_block_tokens);
+
+}  // namespace prefixroute

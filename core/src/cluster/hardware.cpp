@@ -1,0 +1,176 @@
+#include "prefixroute/cluster/hardware.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "base/decimal_text.h"
+
+namespace prefixroute {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+// Numbers in formulas: decimal_text, the same bytes on every platform (the
+// results JSON carries them).
+using decimal_text::fill;
+using decimal_text::fixed;
+std::string sig(double x) { return decimal_text::significant(x); }
+std::string num(std::uint64_t v) { return std::to_string(v); }
+
+std::string gb(double bytes) { return fixed(bytes / 1e9, 2) + " GB"; }
+
+std::string bytes_text(double bytes) {
+  if (bytes >= 1024 && std::fmod(bytes, 1024) == 0) return fixed(bytes / 1024, 0) + " KiB";
+  return fixed(bytes, 0) + " B";
+}
+
+double dtype_bytes(std::string_view dtype, double native) {
+  if (dtype == "bf16") return 2;
+  if (dtype == "fp8") return 1;
+  return native;
+}
+
+std::string dtype_name(double bytes) { return bytes == 1 ? "fp8" : "bf16"; }
+
+}  // namespace
+
+HardwareDerivation derive_hardware(const HardwareSettings& s, std::uint32_t kv_block_tokens) {
+  HardwareDerivation d;
+  d.model = find_model_preset(s.model);
+  d.gpu = find_gpu_preset(s.gpu);
+  if (d.model == nullptr) {
+    d.error_field = "hardware.model";
+    d.error = fill("unknown model \"%\"; allowed: %", {s.model.substr(0, 40), model_choices()});
+    return d;
+  }
+  if (d.gpu == nullptr) {
+    d.error_field = "hardware.gpu";
+    d.error = fill("unknown GPU \"%\"; allowed: %", {s.gpu.substr(0, 40), gpu_choices()});
+    return d;
+  }
+  const ModelPreset& m = *d.model;
+  const GpuPreset& g = *d.gpu;
+  const double tp = s.tp;
+  const EngineConstants& k = engine_constants();
+
+  // Weights.
+  const double weight_bytes_per_param = dtype_bytes(s.weight_dtype, m.native_weight_bytes);
+  d.weight_bytes = m.params * weight_bytes_per_param;
+  d.weight_bytes_per_gpu = d.weight_bytes / tp;
+  d.usable_bytes_per_gpu = g.memory_gib * kGiB * s.memory_utilization;
+
+  // KV cache per token.
+  const double kv_bytes = s.kv_dtype == "fp8" ? 1 : 2;
+  std::string kv_formula;
+  double kv_sharding;
+  if (m.mla()) {
+    d.kv_bytes_per_token = static_cast<double>(m.layers) * (m.kv_lora_rank + m.rope_dim) * kv_bytes;
+    kv_formula = fill("% layers x (% + %) x % B", {num(m.layers), num(m.kv_lora_rank), num(m.rope_dim), fixed(kv_bytes, 0)});
+    kv_sharding = 1;  // one latent head: every GPU keeps all of it
+  } else {
+    d.kv_bytes_per_token = 2.0 * m.layers * m.kv_heads * m.head_dim * kv_bytes;
+    kv_formula = fill("2 x % layers x % KV heads x % x % B", {num(m.layers), num(m.kv_heads), num(m.head_dim), fixed(kv_bytes, 0)});
+    kv_sharding = std::min<double>(tp, m.kv_heads);
+  }
+  d.kv_bytes_per_token_per_gpu = d.kv_bytes_per_token / kv_sharding;
+
+  const double free_per_gpu = d.usable_bytes_per_gpu - d.weight_bytes_per_gpu;
+  const double block_bytes = d.kv_bytes_per_token_per_gpu * kv_block_tokens;
+  if (!(free_per_gpu >= block_bytes)) {
+    std::string fits;
+    for (const double t : {1.0, 2.0, 4.0, 8.0})
+      if (fits.empty() && t > tp && d.usable_bytes_per_gpu - d.weight_bytes / t >= block_bytes)
+        fits = fill("use hardware.tp = % or more, or a GPU with more memory", {fixed(t, 0)});
+    if (fits.empty())
+      fits = fill("no tensor-parallel degree up to 8 of hardware.gpu = % holds it; pick a larger GPU", {std::string(g.name)});
+    d.error_field = "hardware.tp";
+    d.error = fill("%'s weights (% in %) need % per GPU at hardware.tp = %, and hardware.gpu = % (%) has % usable "
+                   "(% GiB x hardware.memory_utilization %), leaving no room for a %-token KV block: %",
+                   {std::string(m.label), gb(d.weight_bytes), dtype_name(weight_bytes_per_param), gb(d.weight_bytes_per_gpu),
+                    fixed(tp, 0), std::string(g.name), std::string(g.label), gb(d.usable_bytes_per_gpu),
+                    fixed(g.memory_gib, 0), sig(s.memory_utilization), num(kv_block_tokens), fits});
+    return d;
+  }
+
+  // KV capacity.
+  const double tokens = std::floor(free_per_gpu / d.kv_bytes_per_token_per_gpu);
+  const double blocks = std::floor(tokens / kv_block_tokens);
+  d.cache_tokens = static_cast<std::uint64_t>(std::min(blocks * kv_block_tokens, 1e9));
+  d.fields.push_back(
+      {"cluster.cache_tokens", static_cast<double>(d.cache_tokens),
+       fill("(% GiB x % = %) - (weights % / tp % = %) = % per GPU; / % of KV per token per GPU (% = %%) = % tokens; "
+            "whole %-token blocks: % x % = % tokens",
+            {fixed(g.memory_gib, 0), sig(s.memory_utilization), gb(d.usable_bytes_per_gpu), gb(d.weight_bytes),
+             fixed(tp, 0), gb(d.weight_bytes_per_gpu), gb(free_per_gpu), bytes_text(d.kv_bytes_per_token_per_gpu),
+             kv_formula, bytes_text(d.kv_bytes_per_token),
+             kv_sharding > 1 ? fill(", over % GPUs", {fixed(kv_sharding, 0)}) : std::string(), fixed(tokens, 0),
+             num(kv_block_tokens), fixed(blocks, 0), num(kv_block_tokens),
+             fixed(static_cast<double>(d.cache_tokens), 0)})});
+
+  // Compute: the linear layers, and attention.
+  const bool fp8_compute = weight_bytes_per_param == 1 && g.fp8_tflops > 0;
+  const double peak_tflops = fp8_compute ? g.fp8_tflops : g.bf16_tflops;
+  d.peak_flops = tp * peak_tflops * 1e12;
+  d.prefill_tokens_per_s = s.mfu * d.peak_flops / (2 * m.active_params);
+  d.fields.push_back({"cluster.prefill_tokens_per_s", d.prefill_tokens_per_s,
+                      fill("% MFU x % GPU x % TFLOP/s (%) / (2 x % B active params) = % tokens/s",
+                           {sig(s.mfu), fixed(tp, 0), sig(peak_tflops), fp8_compute ? "FP8" : "BF16",
+                            fixed(m.active_params / 1e9, 2), fixed(d.prefill_tokens_per_s, 0)})});
+  double attention_flops;
+  std::string attention_formula;
+  if (m.mla()) {
+    attention_flops = 2.0 * m.layers * m.heads * (m.qk_head_dim + m.v_head_dim);
+    attention_formula =
+        fill("2 x % layers x % heads x (% + %)", {num(m.layers), num(m.heads), num(m.qk_head_dim), num(m.v_head_dim)});
+  } else {
+    attention_flops = 4.0 * m.layers * m.heads * m.head_dim;
+    attention_formula = fill("4 x % layers x % heads x %", {num(m.layers), num(m.heads), num(m.head_dim)});
+  }
+  const double attention_rate = s.mfu * tp * g.bf16_tflops * 1e12;
+  d.costs.attention_ns_per_token_pair = attention_flops / attention_rate * 1e9;
+  d.fields.push_back({"cluster.attention_ns_per_token_pair", d.costs.attention_ns_per_token_pair,
+                      fill("% = % FLOP per (query, key) pair / (% x % x % TFLOP/s BF16) = % ns",
+                           {attention_formula, fixed(attention_flops, 0), sig(s.mfu), fixed(tp, 0), sig(g.bf16_tflops),
+                            sig(d.costs.attention_ns_per_token_pair)})});
+
+  // Memory traffic: per GPU, its share of the weights and of the KV.
+  d.bandwidth = s.bandwidth_efficiency * g.hbm_tb_per_s * 1e12;
+  const std::string bw_text = fill("(% x % TB/s)", {sig(s.bandwidth_efficiency), sig(g.hbm_tb_per_s)});
+  const double expert_bytes = m.routed_expert_params * weight_bytes_per_param;
+  const double dense_bytes = d.weight_bytes - expert_bytes;
+  d.costs.weight_read_ms = dense_bytes / tp / d.bandwidth * 1e3;
+  d.fields.push_back({"cluster.weight_read_ms", d.costs.weight_read_ms,
+                      fill("% % / tp % / % = % ms", {expert_bytes > 0 ? "weights outside the routed experts" : "weights",
+                                                      gb(dense_bytes), fixed(tp, 0), bw_text,
+                                                      sig(d.costs.weight_read_ms)})});
+  if (m.routed_experts > 0) {
+    d.costs.expert_read_ms = expert_bytes / tp / d.bandwidth * 1e3;
+    d.costs.expert_share_per_token = static_cast<double>(m.experts_per_token) / m.routed_experts;
+  }
+  d.fields.push_back({"cluster.expert_read_ms", d.costs.expert_read_ms,
+                      m.routed_experts > 0 ? fill("routed experts % / tp % / % = % ms",
+                                                  {gb(expert_bytes), fixed(tp, 0), bw_text, sig(d.costs.expert_read_ms)})
+                                           : std::string("0 (a dense model)")});
+  d.fields.push_back({"cluster.expert_share_per_token", d.costs.expert_share_per_token,
+                      m.routed_experts > 0 ? fill("% of % routed experts per token = %",
+                                                  {num(m.experts_per_token), num(m.routed_experts),
+                                                   sig(d.costs.expert_share_per_token)})
+                                           : std::string("0 (a dense model)")});
+  d.costs.kv_read_ns_per_token = d.kv_bytes_per_token_per_gpu / d.bandwidth * 1e9;
+  d.fields.push_back({"cluster.kv_read_ns_per_token", d.costs.kv_read_ns_per_token,
+                      fill("% per token per GPU / % = % ns", {bytes_text(d.kv_bytes_per_token_per_gpu), bw_text,
+                                                               sig(d.costs.kv_read_ns_per_token)})});
+
+  // The fixed cost of a step.
+  d.costs.overhead_ms = k.step_overhead_ms + (s.tp > 1 ? m.layers * k.allreduce_ms_per_layer : 0.0);
+  d.fields.push_back({"cluster.step_overhead_ms", d.costs.overhead_ms,
+                      s.tp > 1 ? fill("% ms + % layers x % ms all-reduce (tp %) = % ms",
+                                      {sig(k.step_overhead_ms), num(m.layers), sig(k.allreduce_ms_per_layer),
+                                       fixed(tp, 0), sig(d.costs.overhead_ms)})
+                               : fill("% ms per step", {sig(k.step_overhead_ms)})});
+  return d;
+}
+
+}  // namespace prefixroute

@@ -1,0 +1,427 @@
+#include "scenario/fields.h"
+
+#include <mutex>
+#include <string_view>
+#include <utility>
+
+#include "prefixroute/policies/catalogue.h"
+#include "prefixroute/cluster/hardware.h"
+
+namespace prefixroute::scenario_detail {
+namespace {
+
+constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 - 1: exact in JSON and JS
+// Router replicas at most: a deployment runs a handful; each instance holds
+// its own policy state and a count per replica (memory N x replicas).
+constexpr double kMaxRouterInstances = 256;
+
+#define PR_FIELD(KEY, LABEL, KIND, MIN, MAX, UNIT, DESC, MEMBER, TYPE)                    \
+  Field {                                                                                 \
+    FieldSpec{KEY, LABEL, FieldKind::KIND, MIN, MAX, UNIT, DESC},                         \
+        [](const Scenario& s) { return static_cast<double>(s.MEMBER); },                  \
+        [](Scenario& s, double v) { s.MEMBER = static_cast<TYPE>(v); }, nullptr, nullptr \
+  }
+
+#define PR_TEXT(KEY, LABEL, DESC, CHOICES, MEMBER)                                   \
+  Field {                                                                            \
+    FieldSpec{KEY, LABEL, FieldKind::Text, 0, 0, "", DESC, CHOICES}, nullptr, nullptr, \
+        [](const Scenario& s) { return s.MEMBER; },                                  \
+        [](Scenario& s, const std::string& v) { s.MEMBER = v; }                      \
+  }
+
+// A raw field hardware.* can derive; its bit in Scenario::given is its
+// index in kDerivableFields.
+Field derivable(Field f) {
+  f.spec.derivable = true;
+  for (std::size_t i = 0; i < kDerivableCount; ++i)
+    if (kDerivableFields[i] == f.spec.key) f.derived = static_cast<int>(i);
+  return f;
+}
+
+// The workload kinds that read each workload field, as its help says (the
+// schema's x-kinds: the page shows only the chosen kind's fields). A workload
+// field not listed is read by every kind.
+constexpr std::pair<std::string_view, std::string_view> kWorkloadKinds[] = {
+    {"workload.requests", "tenants,sessions,agentic"},
+    {"workload.tenants", "tenants,sessions,agentic"},
+    {"workload.zipf_s", "tenants,sessions,agentic"},
+    {"workload.arrival_rate_per_s", "tenants,gsp"},
+    {"workload.prefix_tokens_min", "tenants,sessions,agentic"},
+    {"workload.prefix_tokens_max", "tenants,sessions,agentic"},
+    {"workload.turn_tokens_min", "tenants,sessions,agentic"},
+    {"workload.turn_tokens_max", "tenants,sessions,agentic"},
+    {"workload.output_tokens_min", "tenants"},
+    {"workload.output_tokens_max", "tenants"},
+    {"workload.session_rate_per_s", "sessions,agentic"},
+    {"workload.turns_mean", "sessions,agentic"},
+    {"workload.think_s_mean", "sessions,agentic"},
+    {"workload.calls_per_turn", "agentic"},
+    {"workload.tool_s_mean", "agentic"},
+    {"workload.tool_tokens_min", "agentic"},
+    {"workload.tool_tokens_max", "agentic"},
+    {"workload.reply_tokens_min", "sessions,agentic"},
+    {"workload.reply_tokens_max", "sessions,agentic"},
+    {"workload.context_tokens_max", "sessions,agentic"},
+    {"workload.summary_tokens", "sessions,agentic"},
+    {"workload.nominal_tpot_ms", "sessions,agentic"},
+    {"workload.gsp_num_groups", "gsp"},
+    {"workload.gsp_prompts_per_group", "gsp"},
+    {"workload.gsp_system_prompt_len", "gsp"},
+    {"workload.gsp_question_len", "gsp"},
+    {"workload.gsp_output_len", "gsp"},
+};
+
+void set_workload_kinds(std::vector<Field>& fields) {
+  for (Field& f : fields)
+    for (const auto& [key, kinds] : kWorkloadKinds)
+      if (f.spec.key == key) f.spec.kinds = kinds;
+}
+
+// The fixed sections before the policies' (seed, workload, cluster, router).
+std::vector<Field> leading_fields() {
+  return {
+      PR_FIELD("seed", "Seed", Integer, 0, kMaxSafeInteger, "", "Seed of the workload generator.", seed,
+               std::uint64_t),
+      PR_FIELD("replicates", "Replicates", Integer, 1, kMaxReplicates, "runs",
+               "Runs of the synthetic workload with seeds seed .. seed + replicates - 1; above 1 every metric is "
+               "reported as a mean with its 95 % confidence interval (a replayed trace has one replicate).",
+               replicates, std::uint32_t),
+      PR_FIELD("workload.requests", "Requests", Integer, 1, 1e7, "requests",
+               "Requests in the trace (tenants, sessions, agentic; the last session is cut there).",
+               workload.requests, std::uint64_t),
+      PR_FIELD("workload.tenants", "Tenants", Integer, 1, 1e5, "tenants",
+               "Tenants, each with its own shared prompt prefix (tenants; sessions and agentic: system prompts).",
+               workload.tenants, std::uint32_t),
+      PR_FIELD("workload.zipf_s", "Zipf skew", Number, 0, 10, "",
+               "Zipf exponent of tenant popularity, 0 = uniform (tenants, sessions, agentic).", workload.zipf_s,
+               double),
+      PR_FIELD("workload.arrival_rate_per_s", "Arrival rate", Number, 1e-3, 1e7, "requests/s",
+               "Mean Poisson arrival rate of the whole cluster (tenants, gsp).", workload.arrival_rate_per_s,
+               double),
+      PR_FIELD("workload.prefix_tokens_min", "Prefix length, min", Integer, 0, 1e6, "tokens",
+               "Shortest tenant prefix, drawn uniformly per tenant (tenants; sessions and agentic: the system "
+               "prompt).",
+               workload.prefix_tokens_min, std::uint32_t),
+      PR_FIELD("workload.prefix_tokens_max", "Prefix length, max", Integer, 0, 1e6, "tokens", "Longest tenant prefix.",
+               workload.prefix_tokens_max, std::uint32_t),
+      PR_FIELD("workload.turn_tokens_min", "Turn length, min", Integer, 1, 1e6, "tokens",
+               "Shortest unique user turn, drawn uniformly per request (tenants; sessions and agentic: each user "
+               "message).",
+               workload.turn_tokens_min, std::uint32_t),
+      PR_FIELD("workload.turn_tokens_max", "Turn length, max", Integer, 1, 1e6, "tokens", "Longest unique user turn.",
+               workload.turn_tokens_max, std::uint32_t),
+      PR_FIELD("workload.vocab_size", "Vocabulary size", Integer, 2, 4294967295.0, "tokens",
+               "Token ids are drawn from [0, vocab_size) (every kind).", workload.vocab_size, std::uint32_t),
+      PR_FIELD("workload.output_tokens_min", "Output length, min", Integer, 0, 1e6, "tokens",
+               "Shortest output (decode) length; used when cluster.decode_ms_per_token > 0 or cluster.engine = "
+               "batched (tenants).",
+               workload.output_tokens_min, std::uint32_t),
+      PR_FIELD("workload.output_tokens_max", "Output length, max", Integer, 0, 1e6, "tokens", "Longest output length.",
+               workload.output_tokens_max, std::uint32_t),
+      PR_TEXT("workload.kind", "Workload kind",
+              "tenants: one shared prefix per tenant plus one unique turn per request; sessions: multi-turn "
+              "chats re-sending their history; agentic: agent loops of several LLM calls per turn; gsp: SGLang's "
+              "generated-shared-prefix benchmark. Each kind reads only the workload fields whose help names it.",
+              "tenants,sessions,agentic,gsp", workload.kind),
+      PR_FIELD("workload.session_rate_per_s", "Session rate", Number, 1e-3, 1e7, "sessions/s",
+               "Mean Poisson arrival rate of new sessions (sessions, agentic).", workload.sessions.session_rate_per_s,
+               double),
+      PR_FIELD("workload.turns_mean", "Turns per session", Number, 1, 1000, "turns",
+               "Mean user turns per session: geometric, capped at 20 x the mean (sessions, agentic).",
+               workload.sessions.turns_mean, double),
+      PR_FIELD("workload.think_s_mean", "Think time", Number, 0, 1e5, "s",
+               "Mean user think time before a new turn, exponential, after the previous reply's nominal decode "
+               "(sessions, agentic).",
+               workload.sessions.think_s_mean, double),
+      PR_FIELD("workload.calls_per_turn", "LLM calls per turn", Number, 1, 1000, "calls",
+               "Mean LLM calls per user turn: geometric, capped at 20 x the mean (agentic; sessions: 1).",
+               workload.sessions.calls_per_turn, double),
+      PR_FIELD("workload.tool_s_mean", "Tool wait", Number, 0, 1e5, "s",
+               "Mean tool wait before a turn's next call, exponential, after the reply's nominal decode (agentic).",
+               workload.sessions.tool_s_mean, double),
+      PR_FIELD("workload.tool_tokens_min", "Tool result, min", Integer, 0, 1e6, "tokens",
+               "Shortest tool result, drawn uniformly per call after a turn's first (agentic).",
+               workload.sessions.tool_tokens_min, std::uint32_t),
+      PR_FIELD("workload.tool_tokens_max", "Tool result, max", Integer, 0, 1e6, "tokens", "Longest tool result.",
+               workload.sessions.tool_tokens_max, std::uint32_t),
+      PR_FIELD("workload.reply_tokens_min", "Reply length, min", Integer, 0, 1e6, "tokens",
+               "Shortest model reply of a call, drawn uniformly: its output tokens (decoded when "
+               "cluster.decode_ms_per_token > 0 or cluster.engine = batched), re-sent in the next prompt "
+               "(sessions, agentic).",
+               workload.sessions.reply_tokens_min, std::uint32_t),
+      PR_FIELD("workload.reply_tokens_max", "Reply length, max", Integer, 0, 1e6, "tokens", "Longest model reply.",
+               workload.sessions.reply_tokens_max, std::uint32_t),
+      PR_FIELD("workload.context_tokens_max", "Context window", Integer, 1, 1e7, "tokens",
+               "A prompt that would exceed this is compacted: the history becomes a summary (sessions, agentic).",
+               workload.sessions.context_tokens_max, std::uint32_t),
+      PR_FIELD("workload.summary_tokens", "Summary length", Integer, 0, 1e6, "tokens",
+               "Length of the summary that replaces a compacted history (sessions, agentic).",
+               workload.sessions.summary_tokens, std::uint32_t),
+      PR_FIELD("workload.nominal_tpot_ms", "Nominal decode time per token", Number, 0, 1e4, "ms",
+               "The generator's stand-in for a reply's duration when timing the next call (open loop; the "
+               "simulation's own decode is cluster.decode_ms_per_token, or the batched engine's steps) "
+               "(sessions, agentic).",
+               workload.sessions.nominal_tpot_ms, double),
+      PR_FIELD("workload.gsp_num_groups", "Groups", Integer, 1, 1e6, "groups",
+               "Groups, each with its own system prompt (gsp; SGLang's --gsp-num-groups).", workload.gsp.num_groups,
+               std::uint32_t),
+      PR_FIELD("workload.gsp_prompts_per_group", "Prompts per group", Integer, 1, 1e6, "requests",
+               "Questions per group; the trace has groups x prompts per group requests, shuffled (gsp).",
+               workload.gsp.prompts_per_group, std::uint32_t),
+      PR_FIELD("workload.gsp_system_prompt_len", "System prompt length", Integer, 0, 1e6, "tokens",
+               "Tokens of each group's system prompt (gsp).", workload.gsp.system_prompt_len, std::uint32_t),
+      PR_FIELD("workload.gsp_question_len", "Question length", Integer, 1, 1e6, "tokens",
+               "Tokens of each question (gsp).", workload.gsp.question_len, std::uint32_t),
+      PR_FIELD("workload.gsp_output_len", "Output length", Integer, 0, 1e6, "tokens",
+               "Output tokens of each request (gsp).", workload.gsp.output_len, std::uint32_t),
+      PR_FIELD("cluster.replicas", "Replicas", Integer, 1, 4096, "replicas", "Serving replicas.",
+               cluster.replicas, std::uint32_t),
+      derivable(PR_FIELD("cluster.cache_tokens", "Cache per replica", Integer, 0, 1e9, "tokens",
+                          "Prefix-cache budget of each replica (the batched engine: its KV capacity); derived "
+                          "from hardware.* when hardware.model is set and this is not given.",
+                          cluster.cache_tokens, std::uint64_t)),
+      derivable(PR_FIELD("cluster.prefill_tokens_per_s", "Prefill rate", Number, 1, 1e9, "tokens/s",
+                          "Prefill speed of one replica (R: tokens/s of the linear layers); derived from "
+                          "hardware.* when hardware.model is set and this is not given.",
+                          cluster.prefill.tokens_per_s, double)),
+      PR_FIELD("cluster.protect_after_hits", "Protect after hits", Integer, 0, 4294967295.0, "hits",
+               "A cache node reused this many times is evicted only after unprotected ones "
+               "(0 = no protection).",
+               cluster.protect_after_hits, std::uint32_t),
+      PR_FIELD("cluster.decode_ms_per_token", "Decode time per token", Number, 0, 1e4, "ms",
+               "Time per output token (0 = no decode: requests complete at their first token).",
+               cluster.decode_ms_per_token, double),
+      Field{FieldSpec{"cluster.engine", "Engine", FieldKind::Text, 0, 0, "",
+                      "fifo: one prompt at a time, FIFO (the seed's engine); batched: continuous batching "
+                      "with chunked prefill and paged KV, as vLLM and SGLang.",
+                      "fifo,batched"},
+            nullptr, nullptr,
+            [](const Scenario& s) { return std::string(s.cluster.engine == EngineKind::Batched ? "batched" : "fifo"); },
+            [](Scenario& s, const std::string& v) {
+              s.cluster.engine = v == "batched" ? EngineKind::Batched : EngineKind::Fifo;
+            }},
+      PR_FIELD("cluster.max_batched_tokens", "Step token budget", Integer, 1, 1e7, "tokens",
+               "Batched engine: tokens one step computes at most (vLLM max_num_batched_tokens).",
+               cluster.max_batched_tokens, std::uint64_t),
+      PR_FIELD("cluster.max_running", "Max running sequences", Integer, 1, 1e5, "sequences",
+               "Batched engine: sequences running at once at most (vLLM max_num_seqs).", cluster.max_running,
+               std::uint32_t),
+      PR_FIELD("cluster.kv_block_tokens", "KV block size", Integer, 1, 4096, "tokens",
+               "Batched engine: tokens per KV block; cache hits count whole blocks.", cluster.kv_block_tokens,
+               std::uint32_t),
+      derivable(PR_FIELD("cluster.step_overhead_ms", "Step overhead", Number, 0, 1e4, "ms",
+                          "Fixed time of every step (t0); derived from hardware.* when hardware.model is set "
+                          "and this is not given.",
+                          cluster.step.overhead_ms, double)),
+      derivable(PR_FIELD("cluster.attention_ns_per_token_pair", "Attention cost", Number, 0, 1e3, "ns",
+                          "Time per attention (query, key) pair (k_att): a chunk of n tokens after ctx costs "
+                          "k_att x n x (ctx + n/2); derived from hardware.* unless given.",
+                          cluster.step.attention_ns_per_token_pair, double)),
+      derivable(PR_FIELD("cluster.weight_read_ms", "Weight read time", Number, 0, 1e5, "ms",
+                          "Time to read the weights every step reads (memory-bound floor of a step); derived "
+                          "from hardware.* unless given.",
+                          cluster.step.weight_read_ms, double)),
+      derivable(PR_FIELD("cluster.expert_read_ms", "Expert read time", Number, 0, 1e5, "ms",
+                          "Mixture of experts: time to read every routed expert; a step of b tokens reads the "
+                          "share 1 - (1 - s)^b of them; derived from hardware.* unless given.",
+                          cluster.step.expert_read_ms, double)),
+      derivable(PR_FIELD("cluster.expert_share_per_token", "Experts per token", Number, 0, 1, "",
+                          "Mixture of experts: share s of the routed experts one token selects; derived from "
+                          "hardware.* unless given.",
+                          cluster.step.expert_share_per_token, double)),
+      derivable(PR_FIELD("cluster.kv_read_ns_per_token", "KV read time", Number, 0, 1e6, "ns",
+                          "Time to read one token of KV cache in a step; derived from hardware.* unless given.",
+                          cluster.step.kv_read_ns_per_token, double)),
+      Field{FieldSpec{"hardware.model", "Model", FieldKind::Text, 0, 0, "",
+                      "Model preset whose numbers derive the cluster's raw fields (none = derive nothing).",
+                      model_choices()},
+            nullptr, nullptr, [](const Scenario& s) { return s.hardware.model; },
+            [](Scenario& s, const std::string& v) { s.hardware.model = v; }},
+      Field{FieldSpec{"hardware.gpu", "GPU", FieldKind::Text, 0, 0, "", "GPU preset of every replica.",
+                      gpu_choices()},
+            nullptr, nullptr, [](const Scenario& s) { return s.hardware.gpu; },
+            [](Scenario& s, const std::string& v) { s.hardware.gpu = v; }},
+      PR_FIELD("hardware.tp", "Tensor parallelism", Integer, 1, 8, "GPUs",
+               "GPUs per replica (tensor parallelism): 1, 2, 4 or 8.", hardware.tp, std::uint32_t),
+      PR_TEXT("hardware.kv_dtype", "KV cache type", "Data type of the KV cache.", "bf16,fp8", hardware.kv_dtype),
+      PR_TEXT("hardware.weight_dtype", "Weight type",
+              "Data type of the weights (native: the released checkpoint's; FP8 weights run at the GPU's FP8 "
+              "peak when it has one).",
+              "native,bf16,fp8", hardware.weight_dtype),
+      PR_FIELD("hardware.memory_utilization", "Memory utilisation", Number, 0.05, 1, "",
+               "Share of GPU memory the engine uses for weights and KV (vLLM gpu_memory_utilization).",
+               hardware.memory_utilization, double),
+      PR_FIELD("hardware.mfu", "MFU", Number, 0.01, 1, "",
+               "Share of peak FLOP/s achieved by the linear layers and attention.", hardware.mfu, double),
+      PR_FIELD("hardware.bandwidth_efficiency", "Bandwidth efficiency", Number, 0.01, 1, "",
+               "Share of peak HBM bandwidth achieved when reading weights and KV.", hardware.bandwidth_efficiency,
+               double),
+      PR_FIELD("router.scrape_period_ms", "Metrics scrape period", Number, 1, 3.6e6, "ms",
+               "The router scrapes engine metrics (queue, running, KV usage) this often.",
+               router.scrape_period_ms, double),
+      PR_FIELD("router.kv_event_lag_ms", "KV event lag", Number, 0, 3.6e6, "ms",
+               "The router's precise cache view lags the engines' caches by this.",
+               router.kv_event_lag_ms, double),
+      PR_FIELD("router.instances", "Router instances", Integer, 1, kMaxRouterInstances, "routers",
+               "Router replicas in front of the cluster: request i is routed by instance i mod N, each with its "
+               "own policy state (counters, trees, tables, router queue) and in-flight counts, so each sees about "
+               "1/N of the load; scrapes and KV events are shared. 1 = one router.",
+               router.instances, std::uint32_t),
+  };
+}
+
+// The trace section, after the policies'.
+std::vector<Field> trace_fields() {
+  return {
+      PR_FIELD("trace.block_size", "Trace block size", Integer, 1, 1048576, "tokens",
+               "Tokens per block id in a replayed Mooncake trace (512 there); a Bailian trace's blocks are always 16.", trace.block_size,
+               std::uint32_t),
+      PR_FIELD("trace.time_scale", "Time scale", Number, 1e-6, 1e6, "",
+               "Arrival time = trace timestamp x time_scale (2 = half the rate).", trace.time_scale,
+               double),
+      PR_FIELD("trace.limit", "Request limit", Integer, 0, 1e9, "requests",
+               "Replay only the first this many requests (0 = all).", trace.limit, std::uint64_t),
+      PR_FIELD("trace.start_s", "Window start", Number, 0, 1e9, "s",
+               "Replay only requests at or after this second of the trace's own clock (before time_scale); "
+               "arrivals then count from it.",
+               trace.start_s, double),
+      PR_FIELD("trace.end_s", "Window end", Number, 0, 1e9, "s",
+               "Replay only requests before this second of the trace's own clock (0 = to the end).", trace.end_s,
+               double),
+      PR_FIELD("trace.lines", "Lines read", Integer, 0, 1e12, "lines", "Lines read from the trace file (recorded).",
+               trace.lines, std::uint64_t),
+      PR_FIELD("trace.skipped_lines", "Lines skipped", Integer, 0, 1e12, "lines",
+               "Bad lines skipped under on_error = skip (recorded).", trace.skipped_lines,
+               std::uint64_t),
+      PR_TEXT("trace.on_error", "On a bad line",
+              "On a bad trace line: stop with its message, or skip it (bad lines are counted).", "stop,skip",
+              trace.on_error),
+      PR_TEXT("trace.format", "Trace format",
+              "The trace file's format: auto (told by the first JSON line: chat_id means bailian, messages or "
+              "prompt openai), mooncake (512-token blocks, timestamps in ms), bailian (Qwen-Bailian: 16-token "
+              "blocks, timestamps in s, sessions from parent_chat_id) or openai (logged chat requests: text "
+              "tokenized by a fixed rule, timestamps in s or ISO 8601, sessions from session_id or user).",
+              "auto,mooncake,bailian,openai", trace.format),
+      PR_TEXT("trace.name", "Trace file", "File name of the replayed trace (recorded; empty = synthetic workload).",
+              "", trace.name),
+      PR_TEXT("trace.content_hash", "Trace content hash",
+              "FNV-1a 64 of the trace file's bytes, 16 hex digits (recorded; a given hash must match the file).", "",
+              trace.content_hash),
+  };
+}
+
+#undef PR_FIELD
+#undef PR_TEXT
+
+// The `choices` text's entry `index`, or "" past its end.
+std::string choice_text(std::string_view choices, std::size_t index) {
+  for (std::size_t i = 0;; ++i) {
+    const auto comma = choices.find(',');
+    if (i == index) return std::string(choices.substr(0, comma));
+    if (comma == std::string_view::npos) return "";
+    choices.remove_prefix(comma + 1);
+  }
+}
+
+// The index of `text` among `choices`; the caller has checked it is one.
+double choice_index(std::string_view choices, std::string_view text) {
+  for (std::size_t i = 0;; ++i) {
+    const auto comma = choices.find(',');
+    if (choices.substr(0, comma) == text || comma == std::string_view::npos) return static_cast<double>(i);
+    choices.remove_prefix(comma + 1);
+  }
+}
+
+// The rows of one policy's parameters, from its spec.
+void add_policy_fields(const PolicySpec& spec, std::vector<Field>& out) {
+  for (std::size_t i = 0; i < spec.params.size(); ++i) {
+    const ParamSpec& p = spec.params[i];
+    FieldSpec f{std::string(spec.name()) + "." + std::string(p.key), p.label, FieldKind::Number, p.min, p.max,
+                p.unit, p.help, p.choices, spec.name()};
+    const PolicySpec* owner = &spec;
+    if (p.kind == ParamKind::Choice) {
+      f.kind = FieldKind::Text;
+      out.push_back(Field{f, nullptr, nullptr, nullptr, nullptr, owner, i});
+      continue;
+    }
+    f.kind = p.kind == ParamKind::Integer ? FieldKind::Integer : FieldKind::Number;
+    out.push_back(Field{f, nullptr, nullptr, nullptr, nullptr, owner, i});
+  }
+}
+
+struct Table {
+  std::vector<Field> fields;
+  std::vector<std::string> order;
+  std::uint64_t generation = ~std::uint64_t{0};
+};
+
+// Schema version 1's canonical document lists its sections in this order;
+// results files published with it are compared byte for byte, so it stays.
+// Sections added since (a policy's) follow in field-table order.
+constexpr std::string_view kVersion1Order[] = {
+    "seed",  "workload",  "cluster",       "router", "sglang_cache_aware", "dynamo_kv", "llmd_epp",
+    "chwbl", "preble_e2", "expected_ttft", "trace",  "affinity_balanced"};
+
+Table& table() {
+  static Table t;
+  static std::mutex building;
+  const std::lock_guard<std::mutex> lock(building);  // runs may parse scenarios on several threads
+  if (t.generation != catalogue_generation()) {
+    t.fields = leading_fields();
+    set_workload_kinds(t.fields);
+    for (const PolicySpec* spec : policy_catalogue()) add_policy_fields(*spec, t.fields);
+    for (Field& f : trace_fields()) t.fields.push_back(std::move(f));
+    std::vector<std::string> tops;  // top-level keys in field order, each once
+    for (const Field& f : t.fields) {
+      const std::string top = f.spec.key.substr(0, f.spec.key.find('.'));
+      bool seen = false;
+      for (const std::string& k : tops) seen = seen || k == top;
+      if (!seen) tops.push_back(top);
+    }
+    t.order = {"schema_version"};
+    for (const std::string_view key : kVersion1Order)
+      for (const std::string& top : tops)
+        if (top == key) t.order.push_back(top);
+    for (const std::string& top : tops) {
+      bool seen = false;
+      for (const std::string& k : t.order) seen = seen || k == top;
+      if (!seen) t.order.push_back(top);
+    }
+    t.order.emplace_back("policies");
+    t.generation = catalogue_generation();
+  }
+  return t;
+}
+
+}  // namespace
+
+double Field::get(const Scenario& s) const {
+  return policy != nullptr ? s.policy_params.of(*policy)[param] : get_number(s);
+}
+
+void Field::set(Scenario& s, double value) const {
+  if (policy != nullptr) s.policy_params.set(*policy, param, value);
+  else set_number(s, value);
+}
+
+std::string Field::get_text(const Scenario& s) const {
+  if (policy == nullptr) return get_string(s);
+  return choice_text(policy->params[param].choices, static_cast<std::size_t>(s.policy_params.of(*policy)[param]));
+}
+
+void Field::set_text(Scenario& s, const std::string& value) const {
+  if (policy != nullptr) s.policy_params.set(*policy, param, choice_index(policy->params[param].choices, value));
+  else set_string(s, value);
+}
+
+const std::vector<Field>& fields() { return table().fields; }
+
+const std::vector<std::string>& document_order() { return table().order; }
+
+const FieldSpec& policies_spec() {
+  static const FieldSpec spec{"policies", "Policies to run", FieldKind::PolicyList, 0, 0, "",
+                              "Policies to run, in report order (or \"all\")."};
+  return spec;
+}
+
+}  // namespace prefixroute::scenario_detail

@@ -1,0 +1,324 @@
+// Validation of a built scenario: each field within its allowed range or
+// choices, and the rules across fields (the workload kinds' size limits, the
+// engine's, hardware that can run).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "base/json_text.h"
+#include "prefixroute/policies/catalogue.h"
+#include "prefixroute/scenario/scenario.h"
+#include "prefixroute/workload/gsp_workload.h"
+#include "prefixroute/workload/session_workload.h"
+#include "prefixroute/workload/synthetic.h"
+#include "scenario/fields.h"
+
+namespace prefixroute {
+namespace {
+
+using json_text::format_number;
+using scenario_detail::Field;
+using scenario_detail::fields;
+using scenario_detail::kMaxTextLength;
+
+// Well-formed UTF-8 (no overlong forms, surrogates or code points past
+// U+10FFFF). JSON output must be valid UTF-8: nlohmann's dump() throws on
+// anything else, and an override's text arrives unchecked.
+bool valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    std::size_t n;
+    std::uint32_t cp, min;
+    if (b < 0x80) { ++i; continue; }
+    if (b >= 0xC2 && b <= 0xDF) { n = 1; cp = b & 0x1Fu; min = 0x80; }
+    else if (b >= 0xE0 && b <= 0xEF) { n = 2; cp = b & 0x0Fu; min = 0x800; }
+    else if (b >= 0xF0 && b <= 0xF4) { n = 3; cp = b & 0x07u; min = 0x10000; }
+    else return false;
+    if (i + n >= text.size()) return false;  // truncated sequence
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      if ((c & 0xC0u) != 0x80u) return false;
+      cp = (cp << 6) | (c & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+// The engine's rules, for every workload kind: the step model's worst-case
+// busy time (every request at the longest prompt and output; checked once the
+// kind's own prompt and prefill bounds hold, `bounded`), hardware.tp, and the
+// batched engine's cross-field rules.
+void check_engine_limits(const Scenario& s, double requests, double total, double prompt_max, double output_max,
+                         bool bounded, std::vector<FieldError>& errors) {
+  const ClusterConfig& c = s.cluster;
+  const bool batched = c.engine == EngineKind::Batched;
+  if (bounded && (batched || !(c.step == StepCosts{}))) {
+    const double outputs = batched ? output_max : 0.0;
+    const double busy = worst_busy_seconds(c, requests, total, prompt_max, requests * outputs, outputs);
+    if (!(busy <= kMaxPrefillSeconds))
+      errors.push_back({"cluster.prefill_tokens_per_s",
+                        "the longest possible busy time under the step model (every request at the longest "
+                        "prompt and output, every step at the slowest the cluster allows) must be at most " +
+                            format_number(kMaxPrefillSeconds) + " s; got " + format_number(busy) +
+                            " s: raise the prefill rate, lower the step costs or run fewer requests"});
+  }
+  const std::uint32_t tp = s.hardware.tp;
+  if (tp != 1 && tp != 2 && tp != 4 && tp != 8)
+    errors.push_back({"hardware.tp", "must be 1, 2, 4 or 8 (GPUs per replica); got " + std::to_string(tp)});
+  if (batched && c.decode_ms_per_token > 0)
+    errors.push_back({"cluster.decode_ms_per_token",
+                      "applies to the fifo engine only (0 under cluster.engine = batched, whose decode steps the "
+                      "step model times: cluster.weight_read_ms, cluster.kv_read_ns_per_token, ...); got " +
+                          format_number(c.decode_ms_per_token)});
+  if (batched && c.max_batched_tokens < c.max_running)
+    errors.push_back({"cluster.max_batched_tokens",
+                      "must be at least cluster.max_running (" + std::to_string(c.max_running) +
+                          ") under the batched engine, as vLLM requires; got " +
+                          std::to_string(c.max_batched_tokens)});
+}
+
+// Tenants' (or sessions' system) prompts are stored once each: their total
+// is bounded whatever the kind that draws them.
+void check_prefix_storage(const WorkloadConfig& w, std::vector<FieldError>& errors) {
+  const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
+  if (storage > kMaxPrefixStorageTokens)
+    errors.push_back({"workload.tenants",
+                      "tenants x prefix_tokens_max must be at most " +
+                          format_number(kMaxPrefixStorageTokens) + " tokens; got " + format_number(storage)});
+}
+
+// The tenants kind: requests x (prefix + turn) tokens, requests / rate seconds.
+void check_tenant_limits(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  const double total = static_cast<double>(w.requests) *
+                       (static_cast<double>(w.prefix_tokens_max) + static_cast<double>(w.turn_tokens_max));
+  if (total > kMaxTotalPromptTokens)
+    errors.push_back({"workload.requests",
+                      "requests x (prefix_tokens_max + turn_tokens_max) must be at most " +
+                          format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
+  // Simulated time is int64 nanoseconds (292 years). Bounding the expected
+  // arrival span and the total prefill work keeps every arrival, queue end
+  // and TTFT far inside that range (the realised span exceeds the expected by
+  // a few standard deviations of a sum of exponentials at most).
+  const double span_s = static_cast<double>(w.requests) / w.arrival_rate_per_s;
+  if (span_s > kMaxArrivalSpanSeconds)
+    errors.push_back({"workload.arrival_rate_per_s",
+                      "requests / arrival_rate_per_s (the expected arrival span) must be at most " +
+                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
+  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
+    errors.push_back({"cluster.prefill_tokens_per_s",
+                      "requests x (prefix_tokens_max + turn_tokens_max) / prefill_tokens_per_s (the "
+                      "longest possible prefill work) must be at most " +
+                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_engine_limits(s, static_cast<double>(w.requests), total,
+                      static_cast<double>(w.prefix_tokens_max) + static_cast<double>(w.turn_tokens_max),
+                      static_cast<double>(w.output_tokens_max),
+                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
+  check_prefix_storage(w, errors);
+}
+
+// The session kinds. A session re-sends its history, so its prompts grow
+// (quadratically in total) until compaction caps them: the total is bounded
+// by requests x the longest possible prompt (SessionWorkload::max_prompt_tokens).
+void check_session_limits(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  const SessionParams& sp = w.sessions;
+  const double longest = SessionWorkload::max_prompt_tokens(w);
+  const double total = static_cast<double>(w.requests) * longest;
+  if (total > kMaxTotalPromptTokens)
+    errors.push_back({"workload.requests",
+                      "requests x the longest possible prompt (" + format_number(longest) +
+                          " tokens: the least of max(context_tokens_max, prefix_tokens_max + summary_tokens + the "
+                          "longest message) and the longest session's uncompacted growth) must be at most " +
+                          format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
+  const double span_s = SessionWorkload::max_expected_span_s(w);
+  if (span_s > kMaxArrivalSpanSeconds) {
+    // Name the field of the largest term: session starts, nominal decode or waits.
+    const double starts = static_cast<double>(w.requests) / sp.session_rate_per_s;
+    const double decode = sp.reply_tokens_max * sp.nominal_tpot_ms / 1000.0;
+    const double wait = std::max(sp.think_s_mean, w.kind == "agentic" ? sp.tool_s_mean : 0.0);
+    const char* field = "workload.session_rate_per_s";
+    if (span_s - starts > starts)
+      field = decode > wait ? "workload.nominal_tpot_ms"
+                            : (sp.think_s_mean >= wait ? "workload.think_s_mean" : "workload.tool_s_mean");
+    errors.push_back({field,
+                      "requests / session_rate_per_s + the longest possible session's expected duration (the "
+                      "expected arrival span) must be at most " +
+                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+  }
+  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
+  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
+    errors.push_back({"cluster.prefill_tokens_per_s",
+                      "requests x the longest possible prompt / prefill_tokens_per_s (the longest possible prefill "
+                      "work) must be at most " +
+                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_engine_limits(s, static_cast<double>(w.requests), total, longest, static_cast<double>(sp.reply_tokens_max),
+                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
+  check_prefix_storage(w, errors);
+}
+
+// The gsp kind: groups x prompts per group requests of a fixed length.
+void check_gsp_limits(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  const double requests = GspWorkload::requests(w);
+  if (requests > kMaxGspRequests)
+    errors.push_back({"workload.gsp_prompts_per_group",
+                      "gsp_num_groups x gsp_prompts_per_group (the requests) must be at most " +
+                          format_number(kMaxGspRequests) + "; got " + format_number(requests)});
+  const double total =
+      requests * (static_cast<double>(w.gsp.system_prompt_len) + static_cast<double>(w.gsp.question_len));
+  if (total > kMaxTotalPromptTokens)
+    errors.push_back({"workload.gsp_system_prompt_len",
+                      "gsp_num_groups x gsp_prompts_per_group x (gsp_system_prompt_len + gsp_question_len) must be "
+                      "at most " +
+                          format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
+  const double span_s = requests / w.arrival_rate_per_s;
+  if (span_s > kMaxArrivalSpanSeconds)
+    errors.push_back({"workload.arrival_rate_per_s",
+                      "gsp_num_groups x gsp_prompts_per_group / arrival_rate_per_s (the expected arrival span) must "
+                      "be at most " +
+                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
+  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
+    errors.push_back({"cluster.prefill_tokens_per_s",
+                      "the gsp prompt tokens (" + format_number(total) +
+                          ") / prefill_tokens_per_s (the longest possible prefill work) must be at most " +
+                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_engine_limits(s, requests, total,
+                      static_cast<double>(w.gsp.system_prompt_len) + static_cast<double>(w.gsp.question_len),
+                      static_cast<double>(w.gsp.output_len),
+                      requests <= kMaxGspRequests && total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds,
+                      errors);
+}
+
+}  // namespace
+
+namespace scenario_detail {
+
+std::string policy_names_text() {
+  std::string names;
+  for (const PolicySpec* spec : policy_catalogue()) {
+    if (!names.empty()) names += ", ";
+    names += spec->name();
+  }
+  return names;
+}
+
+// "" when `value` is acceptable for text field `spec`, else what is allowed.
+std::string check_text(const FieldSpec& spec, const std::string& value) {
+  if (value.size() > kMaxTextLength)
+    return "must be at most " + std::to_string(kMaxTextLength) + " characters; got " +
+           std::to_string(value.size());
+  for (const char c : value)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return "must not contain control characters";
+  if (!valid_utf8(value)) return "must be valid UTF-8 text";
+  if (!spec.choices.empty()) {
+    std::string_view rest = spec.choices;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      if (rest.substr(0, comma) == value) return "";
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    return "must be one of " + std::string(spec.choices) + "; got \"" + value.substr(0, 40) + "\"";
+  }
+  if (spec.key == "trace.content_hash" && !value.empty()) {
+    bool hex = value.size() == 16;
+    for (const char c : value) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+    if (!hex) return "must be 16 lowercase hex digits (or empty)";
+  }
+  return "";
+}
+
+std::string allowed_text(const FieldSpec& spec) {
+  const char* what = spec.kind == FieldKind::Integer ? "an integer" : "a number";
+  std::string text = std::string("must be ") + what + " in [" + format_number(spec.min) + ", " +
+                     format_number(spec.max) + "]";
+  if (!spec.unit.empty()) text += " (" + std::string(spec.unit) + ")";
+  return text;
+}
+
+
+void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  if (w.prefix_tokens_min > w.prefix_tokens_max)
+    errors.push_back({"workload.prefix_tokens_min",
+                      "must be <= workload.prefix_tokens_max (" + std::to_string(w.prefix_tokens_max) +
+                          "); got " + std::to_string(w.prefix_tokens_min)});
+  if (w.output_tokens_min > w.output_tokens_max)
+    errors.push_back({"workload.output_tokens_min",
+                      "must be <= workload.output_tokens_max (" + std::to_string(w.output_tokens_max) +
+                          "); got " + std::to_string(w.output_tokens_min)});
+  if (w.turn_tokens_min > w.turn_tokens_max)
+    errors.push_back({"workload.turn_tokens_min",
+                      "must be <= workload.turn_tokens_max (" + std::to_string(w.turn_tokens_max) +
+                          "); got " + std::to_string(w.turn_tokens_min)});
+  const SessionParams& sp = w.sessions;
+  if (sp.reply_tokens_min > sp.reply_tokens_max)
+    errors.push_back({"workload.reply_tokens_min",
+                      "must be <= workload.reply_tokens_max (" + std::to_string(sp.reply_tokens_max) + "); got " +
+                          std::to_string(sp.reply_tokens_min)});
+  if (sp.tool_tokens_min > sp.tool_tokens_max)
+    errors.push_back({"workload.tool_tokens_min",
+                      "must be <= workload.tool_tokens_max (" + std::to_string(sp.tool_tokens_max) + "); got " +
+                          std::to_string(sp.tool_tokens_min)});
+  if (s.trace.end_s > 0 && s.trace.end_s <= s.trace.start_s)
+    errors.push_back({"trace.end_s", "must be 0 (to the end) or > trace.start_s (" + format_number(s.trace.start_s) +
+                                         "); got " + format_number(s.trace.end_s)});
+  if (is_session_kind(w.kind)) check_session_limits(s, errors);
+  else if (w.kind == "gsp") check_gsp_limits(s, errors);
+  else check_tenant_limits(s, errors);
+  // The last replicate's seed must stay a field value (exact in JSON and JS).
+  if (s.replicates > 1 && s.seed > 9007199254740991ULL - (s.replicates - 1))
+    errors.push_back({"replicates", "seed + replicates - 1 (the last replicate's seed) must be at most "
+                                    "9007199254740991; got seed " + std::to_string(s.seed) + " and replicates " +
+                                        std::to_string(s.replicates)});
+  if (s.replays_trace() && s.replicates > 1)
+    errors.push_back({"replicates", scenario_detail::replicates_with_trace_message(s.replicates)});
+  if (s.policies.empty())
+    errors.push_back({"policies", "must name at least one policy (" + policy_names_text() + ")"});
+  for (std::size_t i = 0; i < s.policies.size(); ++i) {
+    if (!is_known_policy(s.policies[i])) {
+      errors.push_back({"policies", "unknown policy \"" + s.policies[i].substr(0, 40) +
+                                        "\"; allowed: " + policy_names_text() + " or all"});
+      continue;
+    }
+    for (std::size_t j = 0; j < i; ++j)
+      if (s.policies[j] == s.policies[i])
+        errors.push_back({"policies", "lists \"" + s.policies[i] + "\" twice"});
+  }
+}
+
+
+}  // namespace scenario_detail
+
+using scenario_detail::allowed_text;
+using scenario_detail::check_cross_fields;
+using scenario_detail::check_text;
+
+std::vector<FieldError> validate(const Scenario& scenario) {
+  std::vector<FieldError> errors;
+  for (const Field& f : fields()) {
+    if (f.spec.kind == FieldKind::Text) {
+      const std::string problem = check_text(f.spec, f.get_text(scenario));
+      if (!problem.empty()) errors.push_back({f.spec.key, problem});
+      continue;
+    }
+    const double v = f.get(scenario);
+    if (!std::isfinite(v) || v < f.spec.min || v > f.spec.max ||
+        (f.spec.kind == FieldKind::Integer && v != std::floor(v)))
+      errors.push_back({f.spec.key, allowed_text(f.spec) + "; got " + format_number(v)});
+  }
+  if (scenario.hardware.enabled()) {
+    const HardwareDerivation derived = derive_hardware(scenario.hardware, scenario.cluster.kv_block_tokens);
+    if (!derived.ok()) errors.push_back({derived.error_field, derived.error});
+  }
+  check_cross_fields(scenario, errors);
+  return errors;
+}
+
+
+}  // namespace prefixroute
