@@ -1,5 +1,5 @@
 // The page's pool of workers in Chromium: how long a re-run takes with one
-// simulation worker and with N (web/src/worker-pool.ts), side by side, for
+// simulation worker and with N (web/src/worker/worker-pool.ts), side by side, for
 // the default scenario, for the ten original policies, and for those on five
 // times the default requests (docs/PERFORMANCE.md, "The page: every core").
 //

@@ -25,9 +25,9 @@ const rounds = Number(option('--rounds', '7'));
 
 const TEN = 'round_robin,least_loaded,affinity,affinity_balanced,expected_ttft,dynamo_kv,llmd_epp,chwbl,sglang_cache_aware,preble_e2';
 const pr = await loadModule();
-// The page's default policies (web/src/page-defaults.json), `@recommended`
-// standing for the catalogue's mark, as web/src/page-scenario.ts reads them.
-const pageDefaults = JSON.parse(fs.readFileSync(new URL('../web/src/page-defaults.json', import.meta.url), 'utf8'));
+// The page's default policies (web/src/state/page-defaults.json), `@recommended`
+// standing for the catalogue's mark, as web/src/state/page-scenario.ts reads them.
+const pageDefaults = JSON.parse(fs.readFileSync(new URL('../web/src/state/page-defaults.json', import.meta.url), 'utf8'));
 const recommended = pr.policyCatalogue().find((p) => p.recommended)?.name;
 const PAGE_POLICIES = [...new Set(pageDefaults.scenario.policies.split(',')
   .flatMap((p) => (p === '@recommended' ? (recommended ? [recommended] : []) : [p])))].join(',');

@@ -1,7 +1,7 @@
 // URL state fuzzer: the page's query string through the core's validation.
 //
 // The page keeps its scenario in the URL as `?v=1&dotted.key=value&...`
-// (web/src/url-state.ts). Its decoder drops what is lexically odd, but the
+// (web/src/state/url-state.ts). Its decoder drops what is lexically odd, but the
 // core must not rely on that: here the input is decoded the way the page
 // splits and unescapes it (strip '?', split at '&', key and value at the first
 // '=', '+' is a space, %XX escapes; a pair with a broken escape is dropped;

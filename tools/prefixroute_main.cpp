@@ -4,6 +4,7 @@
 //
 //   prefixroute [--scenario FILE.json] [--set key=value]... [--json PATH] [--jobs N]
 //                     [--timeline PATH]   (also each policy's run over time: timeline_json.h)
+//   prefixroute [--trace FILE] --sweep SPEC [--json PATH]          (one key varied; on a trace, every point replays it)
 //   prefixroute ... [--sweep SPEC] --shard K/N --json SHARD.json   (one shard of the runs)
 //   prefixroute --merge SHARD.json... --json OUT.json             (the shards, merged)
 //
@@ -35,6 +36,7 @@
 #include "prefixroute/run/shard.h"
 #include "prefixroute/io/timeline_json.h"
 #include "prefixroute/run/sweep.h"
+#include "prefixroute/run/sweep_replay.h"
 #include "prefixroute/workload/trace_reader.h"
 #include <nlohmann/json.hpp>
 #include "step_table.h"
@@ -51,38 +53,64 @@ bool read_file(const std::string& path, std::string& text) {
   return true;
 }
 
-// Reads the trace with the scenario's trace settings into a temporary file
-// (spill_trace: memory does not grow with the file; every run streams it
-// back) and records it in the scenario (core/include/prefixroute/run/replay.h).
-// On failure returns null, the message to print and the exit status.
-std::unique_ptr<prefixroute::SpilledTrace> load_trace(const std::string& path, std::FILE* file,
-                                                      prefixroute::Scenario& scenario, std::string& problem,
-                                                      int& status) {
-  const prefixroute::TraceReadOptions options = prefixroute::trace_read_options(scenario.trace);
-  std::string error;
-  auto spilled = std::make_unique<prefixroute::SpilledTrace>(prefixroute::spill_trace(file, options, error));
-  const prefixroute::TraceReadResult& result = spilled->read();
-  status = 2;
-  if (!error.empty()) {
-    problem = "error: cannot replay trace " + path + ": " + error + "\n";
-    status = 1;
+// Reads the trace file at `path` with these reading settings into a
+// temporary file (spill_trace: memory does not grow with the file; every run
+// streams it back). On failure returns null, the message to print and the
+// exit status (1: the file cannot be read; 2: a bad line).
+std::unique_ptr<prefixroute::SpilledTrace> read_trace_file(const std::string& path,
+                                                           const prefixroute::TraceReadOptions& options,
+                                                           std::string& problem, int& status) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  status = 1;
+  if (file == nullptr) {
+    problem = "error: cannot read trace file " + path + "\n";
     return nullptr;
   }
+  std::string error;
+  auto spilled = std::make_unique<prefixroute::SpilledTrace>(prefixroute::spill_trace(file, options, error));
+  std::fclose(file);
+  const prefixroute::TraceReadResult& result = spilled->read();
+  if (!error.empty()) {
+    problem = "error: cannot replay trace " + path + ": " + error + "\n";
+    return nullptr;
+  }
+  status = 2;
   if (!result.ok()) {
     problem = "error: cannot replay trace " + path + ":\n" + result.error_text();
     if (options.on_error == prefixroute::TraceReadOptions::OnError::Stop)
       problem += "(use --set trace.on_error=skip to skip bad lines; they are counted)\n";
     return nullptr;
   }
-  const std::vector<prefixroute::FieldError> errors =
-      prefixroute::record_replay(scenario, path, result, spilled->figures().size);
-  if (!errors.empty()) {
-    problem = "error: cannot replay trace " + path + ":\n";
-    for (const auto& e : errors) problem += "  " + e.field + ": " + e.message + "\n";
-    return nullptr;
-  }
+  return spilled;
+}
+
+// The message of the problems recording a trace in a scenario (or a sweep's).
+std::string replay_problems(const std::string& path, const std::vector<prefixroute::FieldError>& errors) {
+  std::string problem = "error: cannot replay trace " + path + ":\n";
+  for (const auto& e : errors) problem += "  " + e.field + ": " + e.message + "\n";
+  return problem;
+}
+
+void warn_skipped(const std::string& path, const prefixroute::TraceReadResult& result) {
   if (result.bad_lines > 0)
     std::cerr << "warning: skipped " << result.bad_lines << " bad lines of " << path << ":\n" << result.error_text();
+}
+
+// Reads the trace with the scenario's trace settings (read_trace_file) and
+// records it in the scenario (core/include/prefixroute/run/replay.h). On
+// failure returns null, the message to print and the exit status.
+std::unique_ptr<prefixroute::SpilledTrace> load_trace(const std::string& path, prefixroute::Scenario& scenario,
+                                                      std::string& problem, int& status) {
+  auto spilled = read_trace_file(path, prefixroute::trace_read_options(scenario.trace), problem, status);
+  if (!spilled) return nullptr;
+  const std::vector<prefixroute::FieldError> errors =
+      prefixroute::record_replay(scenario, path, spilled->read(), spilled->figures().size);
+  if (!errors.empty()) {
+    problem = replay_problems(path, errors);
+    status = 2;
+    return nullptr;
+  }
+  warn_skipped(path, spilled->read());
   return spilled;
 }
 
@@ -120,33 +148,62 @@ std::string shard_text(const prefixroute::Shard& shard) {
   return std::to_string(shard.index) + "/" + std::to_string(shard.count);
 }
 
-// --sweep: one row per (value, policy), the Pareto points starred.
+// --sweep: one row per (value, policy), the Pareto points starred. With
+// --trace every point replays the file, read once (run/sweep_replay.h).
 int run_sweep_command(const std::string& text, const std::vector<prefixroute::Override>& overrides,
                       const std::string& sweep_text, const std::string& json_path, unsigned jobs,
-                      const prefixroute::Shard* shard) {
+                      const prefixroute::Shard* shard, const std::string& trace_path) {
   prefixroute::SweepSpec spec;
   std::string error;
   if (!prefixroute::parse_sweep(sweep_text, spec, error)) {
     std::cerr << "error: --sweep " << error << "\n";
     return 2;
   }
-  const prefixroute::SweepReport plan = prefixroute::plan_sweep(text, overrides, spec);
+  prefixroute::SweepReport plan = prefixroute::plan_sweep(text, overrides, spec);
   if (!plan.errors.empty()) {
     std::cerr << "error: invalid sweep:\n";
     for (const auto& e : plan.errors) std::cerr << "  " << e.field << ": " << e.message << "\n";
     return 2;
   }
-  if (shard != nullptr) {
-    const prefixroute::ShardReport report = prefixroute::run_sweep_shard(plan, *shard, {}, jobs);
-    std::printf("sweep of %s, shard %s: ran %zu of %zu runs\n", spec.key.c_str(), shard_text(*shard).c_str(),
-                report.runs.size(), report.total_runs);
-    return write_reported(json_path, prefixroute::sweep_shard_to_json(spec, plan, report)) ? 0 : 1;
+  std::unique_ptr<prefixroute::SpilledTrace> trace;
+  if (const auto errors = prefixroute::sweep_replay_key_errors(spec); !trace_path.empty() && !errors.empty()) {
+    std::cerr << replay_problems(trace_path, errors);
+    return 2;
   }
-  const prefixroute::SweepReport report = prefixroute::run_sweep(text, overrides, spec, {}, jobs);
-  const std::string json = prefixroute::sweep_to_json(spec, report);
-  print_sweep_table(spec, json);
-  if (!json_path.empty() && !write_reported(json_path, json)) return 1;
-  return 0;
+  if (!trace_path.empty()) {
+    // The points share their reading settings (a sweep cannot vary trace.*): the first point's read the file.
+    const prefixroute::TraceReadOptions options = prefixroute::trace_read_options(plan.points.front().scenario.trace);
+    std::string problem;
+    int status = 0;
+    trace = read_trace_file(trace_path, options, problem, status);
+    if (!trace) {
+      std::cerr << problem;
+      return status;
+    }
+    const std::vector<prefixroute::FieldError> errors =
+        prefixroute::record_sweep_replay(plan, spec, options, trace_path, trace->read(), trace->figures().size);
+    if (!errors.empty()) {
+      std::cerr << replay_problems(trace_path, errors);
+      return 2;
+    }
+    warn_skipped(trace_path, trace->read());
+  }
+  try {
+    if (shard != nullptr) {
+      const prefixroute::ShardReport report = prefixroute::run_sweep_shard(plan, *shard, {}, jobs, trace.get());
+      std::printf("sweep of %s, shard %s: ran %zu of %zu runs\n", spec.key.c_str(), shard_text(*shard).c_str(),
+                  report.runs.size(), report.total_runs);
+      return write_reported(json_path, prefixroute::sweep_shard_to_json(spec, plan, report)) ? 0 : 1;
+    }
+    const prefixroute::SweepReport report = prefixroute::run_planned_sweep(std::move(plan), {}, jobs, trace.get());
+    const std::string json = prefixroute::sweep_to_json(spec, report);
+    print_sweep_table(spec, json);
+    if (!json_path.empty() && !write_reported(json_path, json)) return 1;
+    return 0;
+  } catch (const std::runtime_error& e) {
+    std::cerr << "error: cannot replay trace " << trace_path << ": " << e.what() << "\n";
+    return 1;
+  }
 }
 
 // --merge: the shards' documents, checked and merged into what one machine writes.
@@ -227,8 +284,8 @@ int main(int argc, char** argv) {
   app.add_option("--trace", trace_path,
                  "Replay a Mooncake- or Bailian-format JSONL trace (trace.format) instead of the synthetic workload");
   app.add_option("--sweep", sweep_text,
-                 "Vary one key: key=v1,v2,... or key=from:to:steps; prints hit rate vs p99 per policy")
-      ->excludes("--trace");
+                 "Vary one key: key=v1,v2,... or key=from:to:steps; prints hit rate vs p99 per policy (with --trace: "
+                 "every point replays the trace)");
   app.add_option("--set", sets, "Override one scenario key: dotted.key=value (repeatable)")
       ->take_all();
   app.add_option("--json", json_path, "Write the results JSON to this file (default: none)");
@@ -317,7 +374,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: --timeline needs a single run of the scenario (not --sweep or --shard)\n";
     return 2;
   }
-  if (!sweep_text.empty()) return run_sweep_command(text, overrides, sweep_text, json_path, jobs, sharded);
+  if (!sweep_text.empty()) return run_sweep_command(text, overrides, sweep_text, json_path, jobs, sharded, trace_path);
   prefixroute::ScenarioParse parsed = prefixroute::parse_scenario(text, overrides);
   if (!parsed.ok()) {
     std::cerr << "error: invalid scenario" << (scenario_path.empty() ? "" : " " + scenario_path)
@@ -328,15 +385,9 @@ int main(int argc, char** argv) {
   prefixroute::Scenario& scenario = parsed.scenario;
   std::unique_ptr<prefixroute::SpilledTrace> trace;
   if (!trace_path.empty()) {
-    std::FILE* file = std::fopen(trace_path.c_str(), "rb");
-    if (file == nullptr) {
-      std::cerr << "error: cannot read trace file " << trace_path << "\n";
-      return 1;
-    }
     std::string problem;
     int status = 0;
-    trace = load_trace(trace_path, file, scenario, problem, status);
-    std::fclose(file);
+    trace = load_trace(trace_path, scenario, problem, status);
     if (!trace) {
       std::cerr << problem;
       return status;

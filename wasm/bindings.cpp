@@ -61,6 +61,7 @@ EMSCRIPTEN_BINDINGS(prefixroute) {
       .function("finish", &loader_finish);
   function("runTrace", &run_trace);
   function("runTraceShard", &run_trace_shard);
+  function("runTraceSweep", &run_trace_sweep);
 
   // Sweeps.
   function("runSweep", &run_sweep);

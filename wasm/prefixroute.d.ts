@@ -550,6 +550,23 @@ export interface PrefixrouteModule {
     onProgress: ProgressCallback | null,
   ): TraceShardResult;
   /**
+   * A sweep of a finished TraceLoader's trace: every point replays it.
+   * sweepJson is byte-identical to `prefixroute --trace FILE --sweep
+   * SPEC --json` for the same file, scenario and spec (its base scenario
+   * records the trace). Checks as runSweep's for the spec and points and as
+   * runTrace's for the trace, per point; a trace.* key (a reading setting) or
+   * a workload.* key (the trace replaces the synthetic workload) is refused as
+   * "(sweep)", and so is a sweep over 2e7 replayed requests in all. Never
+   * throws; blocks its thread.
+   */
+  runTraceSweep(
+    loader: TraceLoader,
+    scenarioJson: string,
+    overridesJson: string,
+    sweepSpec: string,
+    onProgress: SweepProgressCallback | null,
+  ): SweepResult;
+  /**
    * Merges the shardJson of all shards 1..N of one runShard (or
    * runTraceShard) split (any order) into runScenario's (runTrace's)
    * resultsJson, byte for byte. A wrong set is refused,

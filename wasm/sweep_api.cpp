@@ -37,12 +37,6 @@ namespace {
 
 using prefixroute::FieldError;
 
-/// Longest sweep spec read: 200 values of a few dozen characters fit easily.
-constexpr std::size_t kMaxSpecChars = 16384;
-/// Requests simulated per policy over the whole sweep (points x the trace's
-/// requests, synthetic_bounds): about ten minutes for the default policies.
-constexpr double kMaxSweptRequests = 2e7;
-
 // A sweep's checks, as runSweep makes them: argument types, the spec, every
 // point checked as runScenario checks a scenario, and the size bound.
 // Returns true with the inputs, else false with `refusal` (the failure value).
@@ -113,6 +107,8 @@ bool check_sweep(const val& scenario_arg, const val& overrides_arg, const val& s
   return true;
 }
 
+}  // namespace
+
 // onProgress as the core's sweep callback (empty for none): false cancels; a
 // throw cancels and leaves its message in `callback_error`.
 prefixroute::SweepProgress sweep_progress(const val& on_progress, std::string& callback_error) {
@@ -127,18 +123,36 @@ prefixroute::SweepProgress sweep_progress(const val& on_progress, std::string& c
   };
 }
 
-val progress_refusal(const val& on_progress) {
+val sweep_progress_refusal(const val& on_progress) {
   const bool has_progress = !on_progress.isNull() && !on_progress.isUndefined();
   if (has_progress && on_progress.typeOf().as<std::string>() != "function")
     return failure({{"(onProgress)", "must be a function (point, phase, done, total) => boolean, or null"}});
   return val::undefined();
 }
 
-}  // namespace
+bool read_sweep_spec(const val& spec_arg, prefixroute::SweepSpec& spec, std::vector<FieldError>& errors) {
+  if (!spec_arg.isString()) {
+    errors.push_back({"(sweep)", "sweepSpec must be a string: key=v1,v2,... or key=from:to:steps"});
+    return false;
+  }
+  const std::string spec_text = spec_arg.as<std::string>();
+  if (spec_text.size() > kMaxSpecChars) {
+    errors.push_back({"(sweep)", "sweepSpec has " + std::to_string(spec_text.size()) + " characters; at most " +
+                                     std::to_string(kMaxSpecChars) + " are read"});
+    return false;
+  }
+  std::string error;
+  if (!prefixroute::parse_sweep(spec_text, spec, error)) {
+    errors.push_back({"(sweep)", error});
+    return false;
+  }
+  return true;
+}
+
 
 
 val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec_arg, const val& on_progress) {
-  const val bad_progress = progress_refusal(on_progress);
+  const val bad_progress = sweep_progress_refusal(on_progress);
   if (!bad_progress.isUndefined()) return bad_progress;
   std::string scenario_json;
   std::vector<prefixroute::Override> overrides;
@@ -163,7 +177,7 @@ val run_sweep(const val& scenario_arg, const val& overrides_arg, const val& spec
 // --shard K/N --json` writes them.
 val run_sweep_shard(const val& scenario_arg, const val& overrides_arg, const val& spec_arg, const val& shard_index,
                     const val& shard_count, const val& on_progress) {
-  const val bad_progress = progress_refusal(on_progress);
+  const val bad_progress = sweep_progress_refusal(on_progress);
   if (!bad_progress.isUndefined()) return bad_progress;
   std::vector<FieldError> errors;
   prefixroute::Shard shard;

@@ -24,7 +24,33 @@
 
 #include <emscripten/val.h>
 
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "prefixroute/run/sweep.h"
+
 namespace prefixroute_wasm {
+
+/// Longest sweep spec read: 200 values of a few dozen characters fit easily.
+inline constexpr std::size_t kMaxSpecChars = 16384;
+/// Requests simulated per policy over a whole sweep (points x each point's
+/// requests, times its replicates): about ten minutes for the default policies.
+inline constexpr double kMaxSweptRequests = 2e7;
+
+/// A sweep's onProgress (a JS function (point, phase, done, total), or null /
+/// undefined for none) as the core's callback: false cancels; a throw cancels
+/// and leaves its message in `callback_error`. Both must outlive the sweep.
+prefixroute::SweepProgress sweep_progress(const emscripten::val& on_progress, std::string& callback_error);
+
+/// The "(onProgress)" failure when a sweep's onProgress is neither a function
+/// nor null/undefined; undefined when it is fine.
+emscripten::val sweep_progress_refusal(const emscripten::val& on_progress);
+
+/// A sweep spec argument read as runSweep reads it (a string of at most
+/// kMaxSpecChars, parse_sweep); else false with the "(sweep)" error.
+bool read_sweep_spec(const emscripten::val& spec_arg, prefixroute::SweepSpec& spec,
+                     std::vector<prefixroute::FieldError>& errors);
 
 /// runSweep(scenarioJson, overridesJson, sweepSpec, onProgress).
 emscripten::val run_sweep(const emscripten::val& scenario_json, const emscripten::val& overrides_json,

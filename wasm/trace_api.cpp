@@ -16,10 +16,14 @@
 #include "prefixroute/run/replayed_trace.h"
 #include "prefixroute/base/hashing.h"
 #include "prefixroute/scenario/scenario.h"
+#include "prefixroute/io/sweep_json.h"
 #include "prefixroute/run/shard.h"
+#include "prefixroute/run/sweep.h"
+#include "prefixroute/run/sweep_replay.h"
 #include "prefixroute/workload/trace_reader.h"
 #include "coarse_api.h"
 #include "shard_api.h"
+#include "sweep_api.h"
 
 using emscripten::EM_VAL;
 using emscripten::val;
@@ -253,6 +257,61 @@ val run_trace_shard(TraceLoader& loader, const val& scenario_json, const val& ov
       scenario, shard, progress_callback(on_progress, callback_error), loader.replay(), 1, /*keep_series=*/true);
   val result = prefixroute_wasm::shard_outcome(scenario, report, callback_error);
   if (result["ok"].as<bool>()) result.set("scenarioJson", prefixroute::scenario_to_json(scenario));
+  return result;
+}
+
+// A sweep of the loaded trace (run/sweep_replay.h): every point replays it,
+// as `prefixroute --trace FILE --sweep SPEC --json` does, with runSweep's
+// checks of the spec and points, runTrace's of the trace (reading settings,
+// the replay record, the memory bound, per point) and runSweep's bound on
+// the requests simulated (points x the trace's requests).
+val run_trace_sweep(TraceLoader& loader, const val& scenario_json, const val& overrides_json, const val& spec_arg,
+                    const val& on_progress) {
+  if (val refused = sweep_progress_refusal(on_progress); !refused.isUndefined()) return refused;
+  if (!loader.finished())
+    return failure({{"(trace)", "the trace is still being read: call finish() on the loader first"}});
+  if (loader.trace() == nullptr)
+    return failure({{"(trace)", "the trace could not be read: " + loader.first_problem()}});
+  std::vector<FieldError> errors;
+  prefixroute::SweepSpec spec;
+  if (!read_sweep_spec(spec_arg, spec, errors)) return failure(errors);
+  errors = prefixroute::sweep_replay_key_errors(spec);
+  if (!errors.empty()) return failure(errors);
+  if (!scenario_json.isString()) errors.push_back({"(document)", "scenarioJson must be a string (\"\" for the reference scenario)"});
+  if (!overrides_json.isString()) errors.push_back({"(overrides)", "overridesJson must be a string (\"\" for none)"});
+  if (!errors.empty()) return failure(errors);
+  std::vector<prefixroute::Override> overrides;
+  std::string error;
+  if (!prefixroute::parse_override_pairs(overrides_json.as<std::string>(), overrides, error))
+    return failure({{"(overrides)", error}});
+
+  prefixroute::SweepReport plan = prefixroute::plan_sweep(scenario_json.as<std::string>(), overrides, spec);
+  if (!plan.errors.empty()) return failure(plan.errors);
+  errors = prefixroute::record_sweep_replay(plan, spec, loader.options(), loader.name(), loader.result(), loader.size());
+  if (!errors.empty()) return failure(errors);
+  // The points run one after another and each releases its series: the largest point bounds the memory.
+  double need = 0;
+  for (const prefixroute::SweepPoint& point : plan.points) need = std::max(need, estimated_heap_bytes(point.scenario, loader.size()));
+  errors = heap_budget_errors(need, "this sweep's largest point",
+                              "Lower cluster.cache_tokens, replay fewer requests (trace.limit), "
+                              "or run the native command line (prefixroute --trace FILE --sweep SPEC)");
+  if (!errors.empty()) return failure(errors);
+  const double swept = static_cast<double>(plan.points.size()) * loader.size().requests;
+  if (swept > kMaxSweptRequests) {
+    char text[300];
+    std::snprintf(text, sizeof text,
+                  "this sweep would replay %.0f requests per policy (%zu points of %.0f); the module's limit is %.0f. "
+                  "Use fewer steps or a shorter trace (trace.limit), or the native prefixroute --trace FILE --sweep SPEC",
+                  swept, plan.points.size(), loader.size().requests, kMaxSweptRequests);
+    return failure({{"(sweep)", text}});
+  }
+  std::string callback_error;
+  const prefixroute::SweepReport report =
+      prefixroute::run_planned_sweep(std::move(plan), sweep_progress(on_progress, callback_error), 1, loader.replay());
+  if (val stopped = unfinished_outcome(callback_error, report.cancelled); !stopped.isUndefined()) return stopped;
+  val result = val::object();
+  result.set("ok", true);
+  result.set("sweepJson", prefixroute::sweep_to_json(spec, report));
   return result;
 }
 

@@ -7,6 +7,7 @@
 //   for (const chunk of chunks) if (!loader.feed(chunk).going) break;  // string or bytes
 //   const loaded = loader.finish();          // { ok, lines, requests, problems, ... }
 //   const run = pr.runTrace(loader, scenarioJson, overridesJson, onProgress);
+//   const sweep = pr.runTraceSweep(loader, scenarioJson, overridesJson, 'cluster.replicas=1:8:8', onProgress);
 //   loader.delete();
 //
 // The same bytes as the command line: `prefixroute --trace FILE --json`
@@ -97,5 +98,10 @@ emscripten::val run_trace(TraceLoader& loader, const emscripten::val& scenario_j
 emscripten::val run_trace_shard(TraceLoader& loader, const emscripten::val& scenario_json,
                                 const emscripten::val& overrides_json, const emscripten::val& shard_index,
                                 const emscripten::val& shard_count, const emscripten::val& on_progress);
+/// runTraceSweep(loader, scenarioJson, overridesJson, sweepSpec, onProgress) -> as runSweep:
+/// every point replays the loaded trace (`prefixroute --trace FILE --sweep SPEC`).
+emscripten::val run_trace_sweep(TraceLoader& loader, const emscripten::val& scenario_json,
+                                const emscripten::val& overrides_json, const emscripten::val& spec,
+                                const emscripten::val& on_progress);
 
 }  // namespace prefixroute_wasm

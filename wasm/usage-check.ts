@@ -205,6 +205,9 @@ export function trace(pr: PrefixrouteModule, chunks: TraceChunk[]): string[] {
   pr.runTrace(loader, '{}', '', null);
   const shard: TraceShardResult = pr.runTraceShard(loader, '', '', 1, 2, onProgress);
   if (shard.ok) lines.push(shard.shardJson, shard.scenarioJson, String(shard.series[0]?.run));
+  const traceSweep: SweepResult = pr.runTraceSweep(loader, '', '', 'cluster.replicas=1:8:8', (point, phase, done, total) => point >= 0 && phase >= 0 && done <= total);
+  if (traceSweep.ok) lines.push(traceSweep.sweepJson);
+  pr.runTraceSweep(loader, '{}', '', 'seed=1,2', null);
   if (run.ok) {
     const scenario: unknown = JSON.parse(run.scenarioJson);
     const series: PolicySeries[] = run.series;

@@ -18,7 +18,7 @@ export const CONTENT_SECURITY_POLICY = DIRECTIVES.join('; ');
 
 /**
  * The policy of embed.html, the same page for an embed that replays a trace
- * its author hosts (web/src/hosted-trace.ts): the reader's browser fetches
+ * its author hosts (web/src/trace/hosted-trace.ts): the reader's browser fetches
  * that file from the author's https server, so connect-src also allows
  * https: (any host: the author's server is named by the embed's link, which
  * a static build cannot know). Every other directive is the page's; the full

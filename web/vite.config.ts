@@ -24,7 +24,7 @@ function contentSecurityPolicy(): Plugin {
         },
       ],
     },
-    // embed.html: the built index.html under the embed's policy (hosted traces: web/src/hosted-trace.ts).
+    // embed.html: the built index.html under the embed's policy (hosted traces: web/src/trace/hosted-trace.ts).
     writeBundle(options) {
       const dir = options.dir ?? 'dist';
       const html = readFileSync(join(dir, 'index.html'), 'utf8');

@@ -111,6 +111,16 @@ if (cd "$tmp/cwd" && "$abs_bench" --set workload.requests=200 --set policies=aff
 else
   failed=$((failed + 1)); echo "FAIL a run without --json wrote: $(find "$tmp/cwd" -type f)"
 fi
+# A sweep of a trace: every point replays it; keys the trace makes meaningless are refused by name
+# (before the file is read), and an openai log dated by `created` (Unix seconds) replays.
+TMPDIR="$tmp/spill" expect trace_sweep 0 '^2 +round_robin' -- \
+  --json '' --trace "$tmp/chat.jsonl" --sweep cluster.replicas=1,2 --set policies=round_robin
+expect trace_sweep_workload_key 2 '^  \(sweep\): workload\.arrival_rate_per_s sets the synthetic workload, which the replayed trace replaces' -- \
+  --json '' --trace "$tmp/nope.jsonl" --sweep workload.arrival_rate_per_s=50,100
+expect trace_sweep_trace_key 2 '^  \(sweep\): trace\.limit is a reading setting of the replayed trace' -- \
+  --json '' --trace "$tmp/chat.jsonl" --sweep trace.limit=1,2
+printf '{"created": 1767225600, "prompt": "x", "output_tokens": 1}\n{"created": 1767225603, "prompt": "y", "output_tokens": 1}\n' >"$tmp/created.jsonl"
+TMPDIR="$tmp/spill" expect openai_created 0 '^trace: created\.jsonl, 2 requests' -- --json '' --trace "$tmp/created.jsonl" --set policies=round_robin
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

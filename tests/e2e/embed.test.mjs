@@ -25,18 +25,23 @@ let blogServer;
 let blogDir;
 let full;
 
-/** A blog post with the snippet between two paragraphs; the column is the viewport (no margins). */
-function blogPage(snippet) {
+/**
+ * A blog post with the snippet between two paragraphs: the column is the
+ * viewport (no margins), or at most `column` px wide and centred; `colours`
+ * are its background and text.
+ */
+function blogPage(snippet, { column = 0, background = '#fff', color = '#222' } = {}) {
+  const width = column ? `max-width:${column}px;margin:0 auto;padding:0 20px;` : 'margin:0;';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>A blog post</title><link rel="icon" href="data:,"><style>body{margin:0;font:17px/1.6 Georgia,serif;background:#fff;color:#222}h1,p{margin:16px 0;padding:0 0}</style></head>
+<title>A blog post</title><link rel="icon" href="data:,"><style>body{${width}font:17px/1.6 Georgia,serif;background:${background};color:${color}}h1,p{margin:16px 0;padding:0 0}</style></head>
 <body><h1>Routing with prefix caches</h1><p>Here is the comparison, live:</p>
 ${snippet}
 <p id="after">The text after the embed.</p></body></html>`;
 }
 
 /** Writes the blog page and opens (or reloads) it in `page` at `width`. */
-async function showBlog(page, snippet, width, name = 'post.html') {
-  writeFileSync(join(blogDir, name), blogPage(snippet));
+async function showBlog(page, snippet, width, name = 'post.html', look = {}) {
+  writeFileSync(join(blogDir, name), blogPage(snippet, look));
   await page.setViewportSize({ width, height: 900 });
   await page.goto(`${blogServer.url}${name}`);
   return page.frameLocator('iframe');
@@ -206,6 +211,49 @@ describe('embed', () => {
       assert.equal(layout.theme, c.theme, what);
       assert.deepEqual(layout.controls, [], what);
       assert.equal(layout.problems, '', what);
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('"follow the host page" colours (the default): a dark blog gets the dark colours, a light one the light', async () => {
+    const snippet = await chooseSnippet(full.page, { view: 'chart', chart: 'ttft' });
+    assert.match(snippet, /\[\\d\.\]\+/, 'the host script reads the digits of the background colour');
+    const { page, problems } = await openIn(session.context, 'about:blank');
+    for (const [look, want] of [[{ background: 'rgb(22, 24, 29)', color: '#ddd' }, 'dark'], [{ background: '#fdfdf8' }, 'light']]) {
+      await showBlog(page, snippet, 700, 'post.html', look);
+      const frame = page.frames().find((f) => f !== page.mainFrame());
+      await frame.waitForFunction((theme) => document.documentElement.dataset.theme === theme, want, { timeout: 30_000 });
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('without the host script (stripped by the blog), the frame holds all its content at 390, 700 and 1200 px: chart, table, sweep', async (t) => {
+    const { page, problems } = await openIn(session.context, 'about:blank');
+    const cases = [{ view: 'chart', chart: 'ttft', controls: ['cluster.replicas'] }, { view: 'table' }, { view: 'sweep' }];
+    for (const c of cases) {
+      const snippet = (await chooseSnippet(full.page, c)).replace(/<script>[\s\S]*<\/script>/, '');
+      assert.doesNotMatch(snippet, /<script/);
+      // Loaded once, then the reader's screen resized: the CSS height follows the width, the content reflows.
+      await showBlog(page, snippet, 390, 'no-script.html', { column: 700 });
+      const frame = page.frames().find((f) => f !== page.mainFrame());
+      await frame.waitForSelector('#status[data-runs]', { state: 'attached' });
+      if (c.view === 'sweep') await frame.waitForSelector('#chart-sweep canvas', { state: 'visible' });
+      for (const width of [390, 700, 1200]) {
+        await page.setViewportSize({ width, height: 900 });
+        // The content's height once it stops changing (the charts drawn).
+        let last = -1;
+        let size;
+        for (let i = 0; i < 50; i++) {
+          size = await frame.evaluate(() => ({ content: document.documentElement.scrollHeight, frame: document.documentElement.clientHeight, used: Math.ceil(document.body.getBoundingClientRect().bottom) }));
+          if (size.content === last) break;
+          last = size.content;
+          await page.waitForTimeout(150);
+        }
+        t.diagnostic(`${c.view} at ${width} px: frame ${size.frame} px, content ${size.used} px`);
+        assert.ok(size.content <= size.frame + 1, `${c.view} at ${width} px: ${size.content - size.frame} px of content cut off`);
+      }
     }
     assert.deepEqual(problems, []);
     await page.close();

@@ -11,7 +11,8 @@ import { chromium } from 'playwright-core';
 import { serveStatic } from './server.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const DIST = join(ROOT, 'web/dist');
+/** The built page; PREFIXROUTE_E2E_DIST names another build (a test run against an older build, to see it fail there). */
+export const DIST = process.env.PREFIXROUTE_E2E_DIST || join(ROOT, 'web/dist');
 /** Screenshots of the tests (not in git). */
 export const SHOTS = join(ROOT, 'build/e2e');
 const BENCH_BUILT = join(ROOT, 'build/native/tools/prefixroute');

@@ -17,17 +17,17 @@ let context;
 const bench = (sets = []) => benchOutput(session.bench, [], sets);
 
 /**
- * What the page opened bare runs (web/src/page-scenario.ts: page-defaults.json's
+ * What the page opened bare runs (web/src/state/page-scenario.ts: page-defaults.json's
  * scenario, `@recommended` standing for the catalogue's recommended policy,
  * which the core's results JSON names): a link runs what it says, so links
  * without these keys run the core's defaults.
  */
-const PAGE_DEFAULTS = JSON.parse(readFileSync(new URL('../../web/src/page-defaults.json', import.meta.url), 'utf8'));
+const PAGE_DEFAULTS = JSON.parse(readFileSync(new URL('../../web/src/state/page-defaults.json', import.meta.url), 'utf8'));
 let pagePolicies = '';
 const pageSets = () => Object.entries({ ...PAGE_DEFAULTS.scenario, policies: pagePolicies });
 const bare = (sets = []) => bench([...pageSets(), ...sets]);
 
-// The table's rounding (web/src/format.ts), restated so the test checks it independently.
+// The table's rounding (web/src/ui/format.ts), restated so the test checks it independently.
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const ms = (v) => (Math.abs(v) >= 100 ? grouped.format(Math.round(v)) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 const DISPLAY = {
@@ -116,6 +116,23 @@ after(async () => {
 });
 
 describe('playground', () => {
+  test('the bare page shows the four baseline policies side by side, each with the command line’s numbers', async () => {
+    // Read without the page's defaults (page-defaults.json): what matters is what the bare page shows.
+    const { page, problems } = await openIn(context, server.url);
+    await page.waitForSelector('#status[data-runs]', { state: 'attached' });
+    const shown = await readTable(page);
+    const policies = Object.keys(shown);
+    for (const baseline of ['round_robin', 'least_loaded', 'affinity', 'affinity_balanced']) {
+      assert.ok(policies.includes(baseline), `the bare page shows ${baseline}: ${policies.join(', ')}`);
+    }
+    assert.ok(policies.length <= 8, `at most eight policies: ${policies.join(', ')}`);
+    // The same scenario on the command line (one seed, the policies the page ran), cell for cell.
+    const expected = expectedTable(bench([['policies', policies.join(',')], ['replicates', '1']]));
+    for (const policy of policies) assert.deepEqual(shown[policy], expected[policy], policy);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('opens with the reference scenario: one row per policy, equal to the native benchmark', async () => {
     const { page, problems } = await openPage();
     const shown = await readTable(page);

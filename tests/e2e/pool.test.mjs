@@ -1,4 +1,4 @@
-// The page's pools of workers (web/src/worker-pool.ts) in Debian's Chromium:
+// The page's pools of workers (web/src/worker/worker-pool.ts) in Debian's Chromium:
 // the same page opened as on a 1-core and on a 4-core machine
 // (navigator.hardwareConcurrency, set before the page's scripts run) starts
 // one and four workers, and exports the same bytes: the results JSON of a
@@ -20,7 +20,7 @@ after(async () => {
   await session?.close();
 });
 
-// Big enough to be sharded (web/src/worker-pool.ts, MIN_SHARDED_WORK): 2,000 requests x 2 seeds x 10 policies.
+// Big enough to be sharded (web/src/worker/shard-count.ts, MIN_SHARDED_WORK): 2,000 requests x 2 seeds x 10 policies.
 const TEN = 'round_robin,least_loaded,affinity,affinity_balanced,expected_ttft,dynamo_kv,llmd_epp,chwbl,sglang_cache_aware,preble_e2';
 const QUERY = `?v=1&workload.requests=2000&replicates=2&policies=${TEN}&sweep.param=workload.arrival_rate_per_s&sweep.from=50&sweep.to=150&sweep.steps=3`;
 

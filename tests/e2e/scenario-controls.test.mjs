@@ -2,19 +2,21 @@
 // the trace slicing fields and the layout, in Debian's Chromium: the results
 // table's top is on the first screen of a 390 px phone and a 1280 px desktop
 // (and stays there while a control far down the form is edited); picking a
-// model and the batched engine shows the core's "what this means" line and
-// the TPOT columns; the workload kind shows only its fields; a replay sliced
+// model shows the core's "what this means" line and, with the batched engine
+// it brings, the TPOT columns; a model that does not fit one GPU brings the
+// smallest TP the core accepts, each choice with its reason; the workload kind shows only its fields; a replay sliced
 // to its first requests gives prefixroute's numbers for the same
 // slice (a window of its clock, a request limit, a time scale), and the
 // drop zone names the format the core read.
 // Run: bash scripts/test-e2e.sh (builds first).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT, SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
 
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
-/** The excerpt preset's cluster (web/src/trace-source.ts, EXCERPT_PRESET). */
+/** The excerpt preset's cluster (web/src/trace/replay-cluster.ts, EXCERPT_PRESET). */
 const EXCERPT_SETS = [['cluster.replicas', '8'], ['cluster.cache_tokens', '1000000']];
 
 let session;
@@ -73,9 +75,8 @@ describe('scenario controls and layout', () => {
     assert.match(await page.getAttribute('#field-cluster-cache_tokens', 'placeholder'), /\(derived\)$/);
     assert.equal(await page.inputValue('#field-cluster-cache_tokens'), '');
     assert.ok(page.url().includes('hardware.model=llama-3.1-8b') && !page.url().includes('cache_tokens'), page.url());
-    count = await runs(page);
-    await page.selectOption('#field-cluster-engine', 'batched');
-    await nextRun(page, count);
+    // The model brought the batched engine (it decodes): the TPOT columns.
+    assert.equal(await page.inputValue('#field-cluster-engine'), 'batched');
     const headers = await page.$$eval('#results-table thead th', (ths) => ths.map((th) => th.dataset.col ?? ''));
     assert.ok(headers.includes('mean_tpot_ms') && headers.includes('output_tokens_per_s'), headers.join(' '));
     // A raw value typed beside the model is the one in force.
@@ -84,6 +85,53 @@ describe('scenario controls and layout', () => {
     await page.press('#field-cluster-cache_tokens', 'Enter');
     await nextRun(page, count);
     assert.match(await page.textContent('#deployment-line'), /50,000 cache tokens per replica \(given; derived would be [\d,]+\)/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('picking a model picks the smallest TP that holds it and the batched engine, each with its reason; the reader can change both', async () => {
+    // The core's answer, asked of the command line: the smallest TP whose hardware summary it accepts.
+    const fits = (tp) => {
+      try {
+        execFileSync(session.bench, ['--set', 'hardware.model=llama-3.1-70b', '--set', `hardware.tp=${tp}`, '--hardware'], { stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const smallest = [1, 2, 4, 8].find(fits);
+    assert.ok(smallest > 1, 'Llama-3.1-70B does not fit one H100');
+    const { page, problems } = await openIn(session.context, `${session.server.url}?v=1&workload.requests=300&workload.output_tokens_max=40&policies=round_robin,affinity_balanced`);
+    await page.waitForSelector('#status[data-runs]', { state: 'attached' });
+    let count = await runs(page);
+    await page.selectOption('#field-hardware-model', 'llama-3.1-70b');
+    await nextRun(page, count);
+    assert.equal(await page.inputValue('#field-hardware-model'), 'llama-3.1-70b', 'the model stays');
+    assert.ok(await page.isHidden('#field-hardware-model-error'), 'no refusal beside the model');
+    assert.equal(await page.inputValue('#field-hardware-tp'), String(smallest));
+    assert.equal(await page.inputValue('#field-cluster-engine'), 'batched');
+    assert.match(await page.textContent('#field-hardware-tp-reason'), new RegExp(`^Set to ${smallest} for llama-3\\.1-70b: the fewest h100 GPUs per replica that hold its weights`));
+    assert.match(await page.textContent('#field-cluster-engine-reason'), /^Set to batched for llama-3\.1-70b: a model decodes/);
+    const headers = await page.$$eval('#results-table thead th', (ths) => ths.map((th) => th.dataset.col ?? ''));
+    assert.ok(headers.includes('mean_tpot_ms') && headers.includes('output_tokens_per_s'), headers.join(' '));
+    // The numbers are the command line's for the scenario the link names.
+    const sets = [...new URL(page.url()).searchParams].filter(([k]) => k !== 'v');
+    const native = JSON.parse(benchOutput(session.bench, [], sets));
+    const tpot = await page.$$eval('#results-table tbody td[data-col="mean_tpot_ms"]', (tds) => tds.map((td) => Number(td.dataset.value)));
+    assert.deepEqual(tpot, native.results.map((r) => r.mean_tpot_ms));
+    // The reader changes both: their values stay, and the page's reasons go.
+    count = await runs(page);
+    await page.fill('#field-hardware-tp', '4');
+    await page.press('#field-hardware-tp', 'Enter');
+    await nextRun(page, count);
+    assert.equal(await page.inputValue('#field-hardware-tp'), '4');
+    assert.ok(await page.isHidden('#field-hardware-tp-reason'));
+    count = await runs(page);
+    await page.selectOption('#field-cluster-engine', 'fifo');
+    await nextRun(page, count);
+    assert.equal(await page.inputValue('#field-cluster-engine'), 'fifo');
+    assert.equal(await page.inputValue('#field-hardware-model'), 'llama-3.1-70b');
+    assert.ok(await page.isHidden('#field-cluster-engine-reason'));
     assert.deepEqual(problems, []);
     await page.close();
   });

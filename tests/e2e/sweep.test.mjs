@@ -2,18 +2,20 @@
 // a small sweep from a link runs in its worker, draws the chart and the
 // table with the native command line's numbers, exports the very bytes of
 // `prefixroute --sweep ... --json`; bad inputs are named and refused;
-// a sweep can be cancelled. Run by scripts/test-e2e.sh (after the builds).
+// a sweep can be cancelled; after a trace is loaded the sweep replays it, as
+// `prefixroute --trace FILE --sweep ...` does. Run by scripts/test-e2e.sh (after the builds).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
+import { ROOT, SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
 
 let session;
 
 /**
  * The sweep table's rows as the page shows them: per policy, equal outcomes
- * at consecutive values merged into one row (web/src/sweep-view.ts), in
+ * at consecutive values merged into one row (web/src/sweep/sweep-view.ts), in
  * order of first value, then policy.
  */
 function shownRows(doc) {
@@ -99,6 +101,36 @@ describe('sweep panel', () => {
     await (await page.$('#sweep')).screenshot({ path: join(SHOTS, 'screenshot-sweep.png') });
     assert.deepEqual(problems, []);
     await page.close();
+  });
+
+  test('after a trace is loaded the sweep replays it: its export is prefixroute --trace FILE --sweep SPEC, byte for byte', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prefixroute-sweep-trace-'));
+    const file = join(dir, 'mine.jsonl');
+    const text = `${readFileSync(join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl'), 'utf8').split('\n').slice(0, 200).join('\n')}\n`;
+    writeFileSync(file, text);
+    const { page, problems } = await openPage('?v=1&policies=round_robin,affinity_balanced&cluster.cache_tokens=100000');
+    await page.setInputFiles('#trace-file', { name: 'mine.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
+    await page.waitForFunction(() => /^Replayed mine\.jsonl/.test(document.querySelector('#status').textContent), null, { timeout: 120_000 });
+    // The default sweep's arrival rate means nothing on a trace: the panel says it varies the replicas instead.
+    await page.waitForFunction(() => document.querySelector('#sweep-param').value === 'cluster.replicas', null, { timeout: 20_000 });
+    assert.match(await page.textContent('#sweep-messages'), /workload\.arrival_rate_per_s sets the synthetic workload, which the replayed trace replaces/);
+    assert.equal(await page.$eval('#sweep-param option[value="workload.arrival_rate_per_s"]', (o) => o.disabled), true);
+    await page.fill('#sweep-from', '1');
+    await page.fill('#sweep-to', '4');
+    await page.fill('#sweep-steps', '4');
+    await page.click('#sweep-run');
+    await page.waitForFunction(() => /^4 values of cluster\.replicas × 2 policies on mine\.jsonl/.test(document.querySelector('#sweep-status').textContent), null, { timeout: 120_000 });
+    assert.match(await page.textContent('#sweep-command'), /^Same as: prefixroute --trace mine\.jsonl --sweep cluster\.replicas=1:4:4 /);
+    // The same sweep on the command line, with the scenario the page's link names.
+    const sets = [...new URL(page.url()).searchParams].filter(([k]) => k !== 'v' && !k.startsWith('trace') && !k.startsWith('sweep.'));
+    const native = benchOutput(session.bench, ['--trace', file, '--sweep', 'cluster.replicas=1:4:4'], sets);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#sweep-export')]);
+    const exported = readFileSync(await download.path(), 'utf8');
+    assert.equal(JSON.parse(exported).base_scenario.trace.name, 'mine.jsonl');
+    assert.equal(exported, native);
+    assert.deepEqual(problems, []);
+    await page.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test('the default sweep runs from the button; bad inputs name the input and the range', async () => {

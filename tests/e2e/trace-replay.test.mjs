@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { ROOT, SHOTS, benchOutput, openIn, policyCatalogue, startSession } from './harness.mjs';
 
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
-/** The excerpt preset's cluster (web/src/trace-source.ts, EXCERPT_PRESET). */
+/** The excerpt preset's cluster (web/src/trace/replay-cluster.ts, EXCERPT_PRESET). */
 const EXCERPT_SETS = [['cluster.replicas', '8'], ['cluster.cache_tokens', '1000000']];
 
 let session;
@@ -20,7 +20,7 @@ let session;
 /** prefixroute's results JSON for a trace and --set pairs. */
 const benchTrace = (file, sets = []) => JSON.parse(benchOutput(session.bench, ['--trace', file], sets));
 
-// The table's rounding (web/src/format.ts), restated as in playground.test.mjs.
+// The table's rounding (web/src/ui/format.ts), restated as in playground.test.mjs.
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const ms = (v) => (Math.abs(v) >= 100 ? grouped.format(Math.round(v)) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2));
 const DISPLAY = {
@@ -67,7 +67,7 @@ describe('trace replay', () => {
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
     await page.click('#trace-excerpt');
     await statusStarts(page, 'Replayed mooncake-conversation-first-1000.jsonl: 1,000 requests');
-    // The page's policies (the bare page's scenario, web/src/page-scenario.ts), as its link names them.
+    // The page's policies (the bare page's scenario, web/src/state/page-scenario.ts), as its link names them.
     const policies = new URL(page.url()).searchParams.get('policies');
     const native = benchTrace(EXCERPT, [...EXCERPT_SETS, ...(policies ? [['policies', policies]] : [])]);
     assert.deepEqual(await readTable(page), expectedTable(native));
@@ -141,7 +141,8 @@ describe('trace replay', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prefixroute-trace-'));
     const file = join(dir, 'bad.jsonl');
     writeFileSync(file, text);
-    const native = benchTrace(file, [...EXCERPT_SETS, ['trace.on_error', 'skip'], ['policies', new URL(page.url()).searchParams.get('policies')]]);
+    // An uploaded file runs on the cluster on screen (the reference one here).
+    const native = benchTrace(file, [['trace.on_error', 'skip'], ['policies', new URL(page.url()).searchParams.get('policies')]]);
     rmSync(dir, { recursive: true });
     assert.deepEqual(await readTable(page), expectedTable(native));
 
@@ -185,7 +186,7 @@ describe('trace replay', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prefixroute-trace-'));
     const file = join(dir, 'chat.jsonl');
     writeFileSync(file, text);
-    const native = benchTrace(file, [...EXCERPT_SETS, ['policies', new URL(page.url()).searchParams.get('policies')]]);
+    const native = benchTrace(file, [['policies', new URL(page.url()).searchParams.get('policies')]]);
     rmSync(dir, { recursive: true });
     assert.deepEqual(await readTable(page), expectedTable(native));
     const shown = await page.$$eval('#results-table tbody tr', (rows) =>

@@ -3,9 +3,10 @@
 // problem must come back as an error value naming its field.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import { loadModule, overridesJson, runNativeBench, runNativeBenchFailing, scenarioFiles, setArgs } from './helpers.mjs';
+import { loadModule, overridesJson, runNativeBench, runNativeBenchFailing, SCENARIOS, scenarioFiles, setArgs } from './helpers.mjs';
 
 let pr;
 before(async () => {
@@ -41,6 +42,55 @@ describe('sweepJson equals prefixroute --sweep --json byte for byte', () => {
     const wasm = pr.runSweep(fs.readFileSync(file, 'utf8'), overridesJson(SMALL), spec, null);
     assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
     assert.equal(wasm.sweepJson, native.json);
+  });
+});
+
+describe('a sweep of a trace: runTraceSweep equals prefixroute --trace FILE --sweep SPEC --json byte for byte', () => {
+  const EXCERPT = path.join(SCENARIOS, 'traces/mooncake-conversation-first-1000.jsonl');
+  const cases = [
+    { name: 'replicas 1 to 8 on the Mooncake excerpt', spec: 'cluster.replicas=1:8:4',
+      pairs: [['cluster.cache_tokens', '1000000'], ['policies', 'round_robin,affinity_balanced,expected_ttft']] },
+    { name: 'a policy setting, with a time scale and a request limit', spec: 'affinity_balanced.load_slack_s=0,0.05,0.2',
+      pairs: [['trace.limit', '300'], ['trace.time_scale', '0.5'], ['policies', 'affinity_balanced,least_loaded']] },
+  ];
+  for (const { name, spec, pairs } of cases) {
+    test(name, () => {
+      const native = runNativeBench(['--trace', EXCERPT, '--sweep', spec, ...setArgs(pairs)]);
+      const loader = new pr.TraceLoader('mooncake-conversation-first-1000.jsonl', '', overridesJson(pairs));
+      try {
+        loader.feed(new Uint8Array(fs.readFileSync(EXCERPT)));
+        assert.equal(loader.finish().ok, true);
+        const points = [];
+        const wasm = pr.runTraceSweep(loader, '', overridesJson(pairs), spec, (point) => { points.push(point); });
+        assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+        assert.equal(wasm.sweepJson, native.json);
+        assert.equal(JSON.parse(wasm.sweepJson).base_scenario.trace.name, 'mooncake-conversation-first-1000.jsonl');
+        assert.deepEqual([...new Set(points)], JSON.parse(wasm.sweepJson).points.map((_, i) => i));
+      } finally {
+        loader.delete();
+      }
+    });
+  }
+
+  test('keys a trace makes meaningless, bad points and an unread loader are error values naming the field', () => {
+    const loader = new pr.TraceLoader('t.jsonl', '', '');
+    try {
+      assert.match(pr.runTraceSweep(loader, '', '', 'cluster.replicas=1,2', null).errors[0].message, /still being read/);
+      loader.feed(fs.readFileSync(EXCERPT, 'utf8').split('\n').slice(0, 50).join('\n'));
+      loader.finish();
+      const workload = pr.runTraceSweep(loader, '', '', 'workload.arrival_rate_per_s=50,100', null);
+      assert.deepEqual(workload.errors.map((e) => e.field), ['(sweep)']);
+      assert.match(workload.errors[0].message, /replayed trace replaces/);
+      assert.match(pr.runTraceSweep(loader, '', '', 'trace.limit=10,20', null).errors[0].message, /reading setting/);
+      const replicates = pr.runTraceSweep(loader, '', '', 'replicates=1,2', null);
+      assert.equal(replicates.errors[0].field, 'replicates');
+      assert.match(replicates.errors[0].message, /\(sweep value "2"\)/);
+      assert.equal(pr.runTraceSweep(loader, '', '', 'cluster.replicas=0,2', null).errors[0].field, 'cluster.replicas');
+      assert.equal(pr.runTraceSweep(loader, '', '', 42, null).errors[0].field, '(sweep)');
+      assert.equal(pr.runTraceSweep(loader, '', '', 'seed=1,2', 'no').errors[0].field, '(onProgress)');
+    } finally {
+      loader.delete();
+    }
   });
 });
 

@@ -2,8 +2,8 @@
 // say works in Node: the web/worker build with the wasm bytes passed in.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { PrefixrouteFactory, PrefixrouteModule } from '../../web/src/prefixroute-module';
-import { fieldsFromSchema, type FieldInfo } from '../../web/src/schema';
+import type { PrefixrouteFactory, PrefixrouteModule } from '../../web/src/worker/prefixroute-module';
+import { fieldsFromSchema, type FieldInfo } from '../../web/src/state/schema';
 
 const generated = fileURLToPath(new URL('../../web/src/generated/', import.meta.url));
 

@@ -4,14 +4,13 @@
 // (which value is in force and why), the decode columns of the results table,
 // the shipped presets, and the trace format named as the core read it.
 import { describe, expect, it } from 'vitest';
-import { DEPLOYMENT_KEYS, deploymentLine, formatKiB, readByKind, summaryOf } from '../../web/src/deployment';
-import { PRESETS, presetOverrides } from '../../web/src/presets';
-import { parseResults } from '../../web/src/results';
-import { isDefault, isPageField, nonDefaultOverrides, scenarioValues } from '../../web/src/schema';
-import { columnsFor } from '../../web/src/table-columns';
-import { decodeUrlState } from '../../web/src/url-state';
-import { formatText, replayedText } from '../../web/src/trace-source';
-import type { TraceSummary } from '../../web/src/protocol';
+import { DEPLOYMENT_KEYS, deploymentLine, formatKiB, readByKind, summaryOf } from '../../web/src/ui/deployment';
+import { PRESETS, presetOverrides } from '../../web/src/state/presets';
+import { parseResults } from '../../web/src/results/results';
+import { isDefault, isPageField, nonDefaultOverrides, scenarioValues } from '../../web/src/state/schema';
+import { columnsFor } from '../../web/src/results/table-columns';
+import { decodeUrlState } from '../../web/src/state/url-state';
+import { formatText, replayedText, type TraceSummary } from '../../web/src/trace/trace-summary';
 import { loadCore, loadFields } from './core';
 
 async function run(overrides: [string, string][]) {

@@ -1,4 +1,4 @@
-// The embed's link options (embed-options.ts), its snippet (share.ts) and
+// The embed's link options (embed-options.ts), its snippet (embed-snippet.ts) and
 // the hosted-trace check (hosted-trace.ts): every option round-trips through
 // the link, bad keys and values are named with what is allowed, and a
 // hosted trace is replayed only while its bytes have the linked SHA-256.
@@ -13,11 +13,12 @@ import {
   type EmbedOptions,
   embedOptionPairs,
   MAX_READER_CONTROLS,
-} from '../../web/src/embed-options';
-import { fetchHostedTrace, HostedTraceError, sha256Hex } from '../../web/src/hosted-trace';
-import { defaultPageState, pageStateFromUrl } from '../../web/src/page-state';
-import type { FieldInfo } from '../../web/src/schema';
-import { embedLink, embedSnippet } from '../../web/src/share';
+} from '../../web/src/embed/embed-options';
+import { fetchHostedTrace, HostedTraceError, sha256Hex } from '../../web/src/trace/hosted-trace';
+import { defaultPageState, pageStateFromUrl } from '../../web/src/state/page-state';
+import type { FieldInfo } from '../../web/src/state/schema';
+import { embedLink, embedSnippet, policiesShown } from '../../web/src/embed/embed-snippet';
+import { fallbackHeight } from '../../web/src/embed/fallback-height';
 import { loadFields } from './core';
 
 let fields: FieldInfo[];
@@ -96,9 +97,11 @@ describe('embed options in the link', () => {
   });
 
   it('the snippet: the frame at a fallback height, then the host script that checks origin and source', () => {
-    const snippet = embedSnippet(defaultPageState(), { ...defaultEmbedOptions(), view: 'table' }, BASE);
+    const options = { ...defaultEmbedOptions(), view: 'table' as const };
+    const snippet = embedSnippet(defaultPageState(), options, BASE, 'a,b,c,d');
     const [frame, ...script] = snippet.split('\n');
-    expect(frame).toBe(`<iframe src="${BASE}?v=1&amp;embed=1&amp;embed.view=table" title="prefixroute: prefix-cache-aware routing" width="100%" height="560" style="border:0;width:100%;display:block" loading="lazy"></iframe>`);
+    const height = fallbackHeight(options, 4);
+    expect(frame).toBe(`<iframe src="${BASE}?v=1&amp;embed=1&amp;embed.view=table" title="prefixroute: prefix-cache-aware routing" width="100%" height="${height.attribute}" style="border:0;width:100%;height:${height.css};display:block" loading="lazy"></iframe>`);
     const js = script.join('\n');
     expect(js).toMatch(/e\.origin !== o \|\| e\.source !== f\.contentWindow/);
     expect(js).toMatch(/'prefixroute:height'/);
@@ -133,5 +136,30 @@ describe('hosted trace', () => {
     }) as unknown as typeof fetch;
     await expect(fetchHostedTrace('https://x.org/t.jsonl', sha, undefined, down)).rejects.toThrow(HostedTraceError);
     await expect(fetchHostedTrace('https://x.org/t.jsonl', sha, undefined, down)).rejects.toThrow(/could not be fetched \(Failed to fetch\).*Access-Control-Allow-Origin/);
+  });
+
+  it('the fallback height: taller for narrower columns, more policies and reader controls; a CSS height that follows the viewport', () => {
+    const views = ['table-chart', 'table', 'chart', 'sweep', 'timeline'] as const;
+    const at = (css: string, vw: number) => {
+      const m = /^max\((\d+)px, calc\((\d+)px - ([\d.]+)vw\)\)$/.exec(css);
+      expect(m, css).not.toBeNull();
+      return Math.max(Number(m![1]), Number(m![2]) - (Number(m![3]) * vw) / 100);
+    };
+    for (const view of views) {
+      const base = fallbackHeight({ ...defaultEmbedOptions(), view }, 4);
+      expect(at(base.css, 320)).toBeGreaterThan(at(base.css, 700));
+      expect(at(base.css, 1200)).toBe(at(base.css, 2000));
+      expect(base.attribute).toBeGreaterThanOrEqual(Math.round(at(base.css, 320)) - 1);
+      const controls = fallbackHeight({ ...defaultEmbedOptions(), view, controls: ['seed'] }, 4);
+      for (const vw of [320, 390, 700, 1200]) expect(at(controls.css, vw)).toBeGreaterThan(at(base.css, vw));
+      if (view === 'table' || view === 'table-chart' || view === 'sweep') {
+        const more = fallbackHeight({ ...defaultEmbedOptions(), view }, 12);
+        for (const vw of [320, 390, 700, 1200]) expect(at(more.css, vw)).toBeGreaterThan(at(base.css, vw));
+      }
+    }
+    // The policies an embed shows: its state's, else the core's default list, else the bare page's most.
+    expect(policiesShown({ ...defaultPageState(), overrides: [['policies', 'a,b']] }, 'x,y,z')).toBe(2);
+    expect(policiesShown(defaultPageState(), 'x,y,z')).toBe(3);
+    expect(policiesShown(defaultPageState())).toBe(8);
   });
 });

@@ -1,12 +1,12 @@
 // The CDF downsampling, the counts in words, the CSV export, the schema
 // reading and the labels in the core's messages.
 import { describe, expect, it } from 'vitest';
-import { cdfPoints } from '../../web/src/cdf';
-import { CSV_COLUMNS, CSV_OPTIONAL_COLUMNS, CSV_SOURCE_COLUMNS, resultsToCsv } from '../../web/src/export';
-import { formatChange, formatCountOf, formatMs, formatPointChange } from '../../web/src/format';
-import { parseResults } from '../../web/src/results';
-import { resolveOverrides } from '../../web/src/resolve';
-import { isPageField, labelKeys, type Pair } from '../../web/src/schema';
+import { cdfPoints } from '../../web/src/worker/cdf';
+import { CSV_COLUMNS, CSV_OPTIONAL_COLUMNS, CSV_SOURCE_COLUMNS, resultsToCsv } from '../../web/src/results/export';
+import { formatChange, formatCountOf, formatMs, formatPointChange } from '../../web/src/ui/format';
+import { parseResults } from '../../web/src/results/results';
+import { resolveOverrides } from '../../web/src/state/resolve';
+import { isPageField, labelKeys, type Pair } from '../../web/src/state/schema';
 import { loadCore, loadFields } from './core';
 
 describe('cdfPoints', () => {

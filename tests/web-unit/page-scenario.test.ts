@@ -1,19 +1,21 @@
 // What the bare page runs, and how its link stays unambiguous.
 import { describe, expect, it } from 'vitest';
-import { linkOverrides, opensPageScenario, pageScenario, recommendedPolicy, withPageScenario } from '../../web/src/page-scenario';
-import type { PolicyInfo } from '../../web/src/prefixroute-module';
+import { linkOverrides, MAX_PAGE_POLICIES, opensPageScenario, pageScenario, recommendedPolicy, withPageScenario } from '../../web/src/state/page-scenario';
+import type { PolicyInfo } from '../../web/src/worker/prefixroute-module';
 import { loadCore } from './core';
 
 const info = (name: string, recommended?: boolean) => ({ name, label: name, description: '', colours: { light: '', dark: '' }, params: [], ...(recommended ? { recommended } : {}) }) as PolicyInfo;
 
 describe('the page scenario', () => {
-  it('runs the recommended policy and the production routers, every one in the module’s catalogue', async () => {
+  it('runs the four baselines, the recommended policy and the production routers, every one in the module’s catalogue', async () => {
     const catalogue = (await loadCore()).policyCatalogue();
     const [[key, policies], [rkey, replicates]] = pageScenario(catalogue);
     expect([key, rkey, replicates]).toEqual(['policies', 'replicates', '1']);
     const names = policies.split(',');
     expect(names).toContain(recommendedPolicy(catalogue));
-    for (const p of ['round_robin', 'sglang_cache_aware', 'dynamo_kv', 'llmd_epp']) expect(names).toContain(p);
+    for (const p of ['round_robin', 'least_loaded', 'affinity', 'affinity_balanced', 'sglang_cache_aware', 'dynamo_kv', 'llmd_epp']) expect(names).toContain(p);
+    expect(names.length).toBeLessThanOrEqual(MAX_PAGE_POLICIES);
+    expect(new Set(names).size).toBe(names.length);
     for (const p of names) expect(catalogue.map((c) => c.name)).toContain(p);
   });
 

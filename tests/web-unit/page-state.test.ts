@@ -1,29 +1,21 @@
-// The page's state in its link (page-state.ts on url-state.ts's format):
+// The page's state in its link (page-state.ts, trace-link.ts, sweep-link.ts on url-state.ts's format):
 // round trips, migration of old links, the trace's and the sweep's keys, and
 // hostile input, which must be reported with notices and never throw.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  decodeSweepKeys,
-  defaultPageState,
-  type PageState,
-  pageStateFromUrl,
-  pageStateToUrl,
-  readTraceLink,
-  splitTraceQuery,
-  sweepLinkPairs,
-  traceLinkPairs,
-  type TraceLink,
-} from '../../web/src/page-state';
-import type { PrefixrouteModule } from '../../web/src/prefixroute-module';
-import { PRESETS, presetOverrides } from '../../web/src/presets';
-import { resolveOverrides } from '../../web/src/resolve';
-import type { FieldInfo, Pair } from '../../web/src/schema';
-import { nonDefaultOverrides, scenarioValues } from '../../web/src/schema';
-import { checkSweep, DEFAULT_SWEEP } from '../../web/src/sweep-state';
-import { EXCERPT } from '../../web/src/trace-source';
-import { isEmbedQuery, URL_LIMITS, URL_VERSION } from '../../web/src/url-state';
+import { defaultPageState, type PageState, pageStateFromUrl, pageStateToUrl } from '../../web/src/state/page-state';
+import { decodeSweepKeys, sweepLinkPairs } from '../../web/src/state/sweep-link';
+import { readTraceLink, splitTraceQuery, traceLinkPairs, type TraceLink } from '../../web/src/state/trace-link';
+import type { PrefixrouteModule } from '../../web/src/worker/prefixroute-module';
+import { PRESETS, presetOverrides } from '../../web/src/state/presets';
+import { resolveOverrides } from '../../web/src/state/resolve';
+import type { FieldInfo, Pair } from '../../web/src/state/schema';
+import { nonDefaultOverrides, scenarioValues } from '../../web/src/state/schema';
+import { checkSweep, DEFAULT_SWEEP } from '../../web/src/sweep/sweep-state';
+import { EXCERPT } from '../../web/src/trace/trace-source';
+import { URL_LIMITS } from '../../web/src/state/link-text';
+import { isEmbedQuery, URL_VERSION } from '../../web/src/state/url-state';
 import { loadCore, loadFields } from './core';
 
 let fields: FieldInfo[];

@@ -1,8 +1,8 @@
 // The results table's per-session columns (table.ts): shown only when the
 // core reports per-session figures (workloads with sessions).
 import { describe, expect, test } from 'vitest';
-import type { PolicyResult } from '../../web/src/results';
-import { COLUMNS, columnsFor, SESSION_COLUMNS } from '../../web/src/table-columns';
+import type { PolicyResult } from '../../web/src/results/results';
+import { COLUMNS, columnsFor, SESSION_COLUMNS } from '../../web/src/results/table-columns';
 
 const row = (over: Partial<PolicyResult>): PolicyResult => ({
   policy: 'round_robin', label: 'Round robin', mean_ttft_ms: 1, p50_ttft_ms: 1, p90_ttft_ms: 1, p99_ttft_ms: 1, max_ttft_ms: 1,

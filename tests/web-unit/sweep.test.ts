@@ -2,11 +2,11 @@
 // core's "pareto" flags) and the inputs' validation and --sweep text (whose
 // points the core expands). The sweep's keys in the link: page-state.test.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PrefixrouteModule } from '../../web/src/prefixroute-module';
-import type { FieldInfo } from '../../web/src/schema';
-import { paretoFront, parseSweepResults, type SweepOutcome, type SweepResults, sweepPolicies } from '../../web/src/sweep-results';
-import { policyRows, sweepRows, valuesText } from '../../web/src/sweep-view';
-import { checkSweep, DEFAULT_SWEEP, isDefaultSweep, suggestedRange, sweepableFields, withParam } from '../../web/src/sweep-state';
+import type { PrefixrouteModule } from '../../web/src/worker/prefixroute-module';
+import type { FieldInfo } from '../../web/src/state/schema';
+import { paretoFront, parseSweepResults, type SweepOutcome, type SweepResults, sweepPolicies } from '../../web/src/sweep/sweep-results';
+import { policyRows, sweepRows, valuesText } from '../../web/src/sweep/sweep-view';
+import { checkSweep, DEFAULT_SWEEP, isDefaultSweep, suggestedRange, sweepableFields, sweepsOnTrace, TRACE_SWEEP, withParam } from '../../web/src/sweep/sweep-state';
 import { loadCore, loadFields } from './core';
 
 let fields: FieldInfo[];
@@ -126,6 +126,17 @@ describe('sweep inputs', () => {
       expect(expanded.ok, c.spec).toBe(true);
       if (expanded.ok) expect(expanded.values.length, c.spec).toBeGreaterThanOrEqual(2);
     }
+  });
+});
+
+describe('a sweep of a replayed trace', () => {
+  it('refuses a workload field (the trace replaces the workload), naming it; the trace’s default sweep is one', () => {
+    expect(checkSweep(DEFAULT_SWEEP, fields, true)).toMatchObject({ ok: false, problems: [{ input: 'param' }] });
+    const refused = checkSweep(DEFAULT_SWEEP, fields, true);
+    expect(refused.ok ? '' : refused.problems[0].message).toMatch(/^workload\.arrival_rate_per_s sets the synthetic workload/);
+    expect(checkSweep(DEFAULT_SWEEP, fields, false).ok).toBe(true);
+    expect(checkSweep(TRACE_SWEEP, fields, true)).toMatchObject({ ok: true, spec: 'cluster.replicas=1:8:8' });
+    for (const f of sweepableFields(fields)) expect(sweepsOnTrace(f)).toBe(f.group !== 'workload');
   });
 });
 

@@ -1,10 +1,11 @@
-// The trace texts (trace-source.ts) and the chunked feeding of a trace
+// The trace texts (trace-summary.ts), the way back from a replay (replay-cluster.ts) and the chunked feeding of a trace
 // stream (trace-feed.ts): pure logic, no DOM, no module needed. The trace's
 // keys in the link: page-state.test.ts.
 import { describe, expect, test } from 'vitest';
-import { feedStream, MAX_FEED_BYTES, type FeedStatus } from '../../web/src/trace-feed';
-import type { TraceSummary } from '../../web/src/protocol';
-import { EXCERPT_PRESET, formatBytes, overridesAfterReplay, problemHeadline, problemText, replayedText } from '../../web/src/trace-source';
+import { feedStream, MAX_FEED_BYTES, type FeedStatus } from '../../web/src/worker/trace-feed';
+import { cacheAdvice, EXCERPT_PRESET, overridesAfterReplay } from '../../web/src/trace/replay-cluster';
+import { problemHeadline, problemText, replayedText, type TraceSummary } from '../../web/src/trace/trace-summary';
+import { formatBytes } from '../../web/src/ui/format';
 
 describe('texts', () => {
   test('problems name their line and field', () => {
@@ -137,5 +138,25 @@ describe('back to the synthetic workload', () => {
     const { overrides, restored } = overridesAfterReplay([['cluster.replicas', '8']], [['cluster.replicas', '8']]);
     expect(overrides).toEqual([['cluster.replicas', '8']]);
     expect(restored).toEqual([]);
+  });
+});
+
+describe('a replay whose prompts outgrow the cache', () => {
+  test('is advised, with the excerpt preset’s cache offered unless the hardware derives it', () => {
+    // 1,000 prompts of 14,000 tokens on average against 4,000-token caches.
+    expect(cacheAdvice(14_000_000, 1000, 4000, false)).toEqual({ meanPromptTokens: 14_000, cacheTokens: 4000, suggestedTokens: 1_000_000 });
+    expect(cacheAdvice(14_000_000, 1000, 4000, true)).toEqual({ meanPromptTokens: 14_000, cacheTokens: 4000, suggestedTokens: null });
+  });
+
+  test('is not advised when the mean prompt fits, or there is nothing to measure', () => {
+    expect(cacheAdvice(3_000_000, 1000, 4000, false)).toBeNull();
+    expect(cacheAdvice(4_000_000, 1000, 4000, false)).toBeNull();
+    expect(cacheAdvice(100, 0, 4000, false)).toBeNull();
+    expect(cacheAdvice(100, 1, Number.NaN, false)).toBeNull();
+  });
+
+  test('offers nothing larger than the prompts need', () => {
+    // Prompts larger than the preset's cache: no offer that would not help.
+    expect(cacheAdvice(2e9, 1000, 4000, false)?.suggestedTokens).toBeNull();
   });
 });

@@ -2,12 +2,12 @@
 // verdict may call distinguishable (the core's interval-overlap rule), the
 // verdict's winner and margin, the outlier-proof axis, the pinned-run diff.
 import { describe, expect, it } from 'vitest';
-import { chooseAxis, niceCeil } from '../../web/src/chart-axis';
-import { columnStanding, distinguishable, intervalsOverlap, seedCount } from '../../web/src/intervals';
-import { scenarioDifferences } from '../../web/src/pinned-run';
-import { parseResults, type PolicyResult, type Results } from '../../web/src/results';
-import { COLUMNS } from '../../web/src/table-columns';
-import { formatMargin, metricVerdict, untestedNote, verdicts, verdictSentence } from '../../web/src/verdict';
+import { chooseAxis, niceCeil } from '../../web/src/charts/chart-axis';
+import { columnStanding, distinguishable, intervalsOverlap, seedCount } from '../../web/src/results/intervals';
+import { scenarioDifferences } from '../../web/src/results/pinned-run';
+import { parseResults, type PolicyResult, type Results } from '../../web/src/results/results';
+import { COLUMNS } from '../../web/src/results/table-columns';
+import { formatMargin, metricVerdict, untestedNote, verdicts, verdictSentence } from '../../web/src/results/verdict';
 import { loadCore } from './core';
 
 const column = (id: string) => COLUMNS.find((c) => c.id === id)!;

@@ -2,8 +2,8 @@
 // results, progress, cancel (terminate + fresh worker), and recovery from a
 // crashed worker, with a scripted stand-in for the worker.
 import { describe, expect, it } from 'vitest';
-import type { FromWorker, JobKind, ToWorker } from '../../web/src/protocol';
-import { RunAborted, WorkerClient } from '../../web/src/worker-client';
+import type { FromWorker, JobKind, ToWorker } from '../../web/src/worker/protocol';
+import { RunAborted, WorkerClient } from '../../web/src/worker/worker-client';
 
 class FakeWorker {
   static all: FakeWorker[] = [];

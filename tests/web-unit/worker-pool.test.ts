@@ -1,4 +1,4 @@
-// The page's pools of workers (web/src/worker-pool.ts), with scripted
+// The page's pools of workers (web/src/worker/worker-pool.ts), with scripted
 // stand-ins for the workers: how many shards a job gets, that every shard is
 // asked for once and their documents merged in one worker, that a job of one
 // run runs whole (a synthetic one in a single job: runOrPlan), that a newer
@@ -7,11 +7,11 @@
 // (The real module's merge is byte-identical to one worker's: tests/js/shards.test.mjs,
 // tests/e2e/pool.test.mjs.)
 import { describe, expect, it } from 'vitest';
-import type { FromWorker, ShardOutput, ToWorker } from '../../web/src/protocol';
-import type { TraceSource } from '../../web/src/trace-source';
-import { RunAborted } from '../../web/src/worker-client';
-import { MIN_SHARDED_WORK, shardCount, TRACE_POOL_BYTES } from '../../web/src/shard-count';
-import { MAX_WORKERS, RunPool, SweepPool } from '../../web/src/worker-pool';
+import type { FromWorker, ShardOutput, ToWorker } from '../../web/src/worker/protocol';
+import type { TraceSource } from '../../web/src/trace/trace-source';
+import { RunAborted } from '../../web/src/worker/worker-client';
+import { MIN_SHARDED_WORK, shardCount, TRACE_POOL_BYTES } from '../../web/src/worker/shard-count';
+import { MAX_WORKERS, RunPool, SweepPool } from '../../web/src/worker/worker-pool';
 
 /** A worker that answers each job by `answer` after a tick (or never, when it returns null). */
 class ScriptedWorker {

@@ -1,6 +1,6 @@
 // The openai trace format (logged chat requests): the reader's lines (good,
 // each bad field, a line of another format, CRLF, BOM, huge numbers), ISO 8601
-// timestamps, sessions from session_id / user, format detection, and a
+// timestamps, "created" for a missing timestamp, sessions from session_id / user, format detection, and a
 // conversation whose second request reuses exactly the full blocks of the
 // first one's prompt.
 #include <gtest/gtest.h>
@@ -165,6 +165,39 @@ TEST(OpenAiReader, EachBadFieldIsNamedWithTheFormatAndLine) {
     EXPECT_EQ(r.problems[0].field, field);
     EXPECT_EQ(r.problems[0].text().rfind("openai trace, line 2, " + field + ": ", 0), 0u) << r.problems[0].text();
   }
+}
+
+// A log of OpenAI API responses carries "created" (Unix seconds), not
+// "timestamp": read as the timestamp, with the same arrivals and tokens.
+TEST(OpenAiReader, ReadsCreatedAsTheTimestampWhenThereIsNone) {
+  const std::string rest = R"("messages": [{"role": "user", "content": "Hi there"}], "output_tokens": 3)";
+  const auto line = [&](const char* field, const char* seconds) { return std::string("{\"") + field + "\": " + seconds + ", " + rest + "}\n"; };
+  const auto created = read_trace(line("created", "1700000000") + line("created", "1700000004.25"), openai());
+  const auto timestamp = read_trace(line("timestamp", "1700000000") + line("timestamp", "1700000004.25"), openai());
+  ASSERT_TRUE(created.ok()) << created.error_text();
+  ASSERT_TRUE(timestamp.ok()) << timestamp.error_text();
+  ASSERT_EQ(created.trace->size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(created.trace->arrival(i), timestamp.trace->arrival(i));
+    EXPECT_EQ(created.trace->prompt_tokens(i), timestamp.trace->prompt_tokens(i));
+  }
+  EXPECT_GT(created.trace->arrival(1), created.trace->arrival(0));
+  // Told as openai from its fields, as a line with "timestamp" is.
+  EXPECT_TRUE(read_trace(line("created", "1700000000"), TraceReadOptions{}).ok());
+  // "timestamp" wins when a line has both.
+  const auto both = read_trace(R"({"timestamp": 5, "created": 1, )" + rest + "}\n" + R"({"timestamp": 6, "created": 0, )" + rest + "}\n", openai());
+  EXPECT_TRUE(both.ok()) << both.error_text();
+}
+
+TEST(OpenAiReader, ABadOrDecreasingCreatedIsNamedAndAMissingTimeSaysCreatedIsAccepted) {
+  const std::string rest = R"("prompt": "x", "output_tokens": 1)";
+  EXPECT_EQ(only_problem(R"({"created": "tomorrow", )" + rest + "}\n").field, "created");
+  const auto p = only_problem(R"({"created": 9, )" + rest + "}\n" + R"({"created": 8, )" + rest + "}\n");
+  EXPECT_EQ(p.field, "created");
+  EXPECT_NE(p.message.find("earlier"), std::string::npos);
+  const auto missing = only_problem("{" + rest + "}\n");
+  EXPECT_EQ(missing.field, "timestamp");
+  EXPECT_NE(missing.message.find("created"), std::string::npos) << missing.message;
 }
 
 TEST(OpenAiReader, TimestampsMustNotDecrease) {

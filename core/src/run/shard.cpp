@@ -48,14 +48,15 @@ ShardReport run_experiment_shard(const Scenario& scenario, const Shard& shard, c
   return collect(points, engine::execute(points, replay, options), shard);
 }
 
-ShardReport run_sweep_shard(const SweepReport& plan, const Shard& shard, const SweepProgress& progress, unsigned jobs) {
+ShardReport run_sweep_shard(const SweepReport& plan, const Shard& shard, const SweepProgress& progress, unsigned jobs,
+                            const ReplayedTrace* replay) {
   std::vector<const Scenario*> points;
   for (const SweepPoint& p : plan.points) points.push_back(&p.scenario);
   engine::EngineOptions options;
   options.jobs = jobs;
   options.shard = shard;
   if (progress) options.progress = progress;
-  return collect(points, engine::execute(points, nullptr, options), shard);
+  return collect(points, engine::execute(points, replay, options), shard);
 }
 
 }  // namespace prefixroute

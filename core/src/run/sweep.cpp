@@ -121,14 +121,18 @@ SweepReport plan_sweep(std::string_view scenario_json, const std::vector<Overrid
 
 SweepReport run_sweep(std::string_view scenario_json, const std::vector<Override>& overrides,
                       const SweepSpec& spec, const SweepProgress& progress, unsigned jobs) {
-  SweepReport report = plan_sweep(scenario_json, overrides, spec);
+  return run_planned_sweep(plan_sweep(scenario_json, overrides, spec), progress, jobs);
+}
+
+SweepReport run_planned_sweep(SweepReport plan, const SweepProgress& progress, unsigned jobs, const ReplayedTrace* replay) {
+  SweepReport report = std::move(plan);
   if (!report.errors.empty()) return report;
   std::vector<const Scenario*> points;
   for (const SweepPoint& p : report.points) points.push_back(&p.scenario);
   engine::EngineOptions options;
   options.jobs = jobs;
   if (progress) options.progress = progress;
-  engine::EngineResult result = engine::execute(points, nullptr, options);
+  engine::EngineResult result = engine::execute(points, replay, options);
   for (std::size_t i = 0; i < report.points.size(); ++i)
     report.points[i].report = engine::assemble(report.points[i].scenario, std::move(result.points[i]), result.cancelled);
   report.cancelled = result.cancelled;

@@ -168,15 +168,21 @@ bool read_request(const Json& doc, std::uint64_t max_tokens, Request& out, const
     if (doc.contains(other))
       fail(other, "is a Mooncake or Bailian field: this is an openai trace (a line of another format; see trace.format)");
 
-  const auto ts = doc.find("timestamp");
+  // The arrival time: "timestamp", else "created" (Unix seconds, the field
+  // OpenAI's API puts in its responses, so a log of them has it).
+  const char* time_field = doc.contains("timestamp") || !doc.contains("created") ? "timestamp" : "created";
+  out.time_field = time_field;
+  const auto ts = doc.find(time_field);
   if (ts == doc.end()) {
-    fail("timestamp", "missing (arrival time: seconds >= 0, or an ISO 8601 date-time string)");
+    fail("timestamp",
+         "missing (arrival time: seconds >= 0, or an ISO 8601 date-time string; a log of OpenAI responses may give it "
+         "as created, Unix seconds)");
   } else if (ts->is_string()) {
     std::string why;
-    if (!parse_iso8601(ts->get_ref<const std::string&>(), out.timestamp_ns, why)) fail("timestamp", describe(*ts) + " " + why);
+    if (!parse_iso8601(ts->get_ref<const std::string&>(), out.timestamp_ns, why)) fail(time_field, describe(*ts) + " " + why);
   } else if (!ts->is_number() || !std::isfinite(ts->get<double>()) || ts->get<double>() < 0 ||
              ts->get<double>() > kMaxTimestampSeconds) {
-    fail("timestamp", "must be a number of seconds in [0, 9e9] or an ISO 8601 date-time string; got " + describe(*ts));
+    fail(time_field, "must be a number of seconds in [0, 9e9] or an ISO 8601 date-time string; got " + describe(*ts));
   } else {
     // Whole seconds and fraction apart (both exact), so epoch seconds keep
     // their fraction: d * 1e9 alone would round to 256 ns at 1.7e9 s.

@@ -2,7 +2,8 @@
 // completion request, its fields checked and its prompt tokenized
 // (text_tokenizer.h). Private to the trace reader.
 //
-// Fields: "timestamp" (seconds >= 0, or an ISO 8601 date-time string),
+// Fields: "timestamp" (seconds >= 0, or an ISO 8601 date-time string; a line
+// without it may give "created" instead, the Unix seconds of OpenAI's API),
 // "messages" (an array of {"role", "content"}) or "prompt" (text), the output
 // length ("output_tokens", else "usage": {"completion_tokens"}), and an
 // optional session ("session_id", a string or integer, else "user", a string).
@@ -34,6 +35,7 @@ inline constexpr double kMaxTimestampSeconds = 9e9;
 
 struct Request {
   std::int64_t timestamp_ns = 0;  ///< since 1970-01-01T00:00:00Z (or since 0 for numbers)
+  const char* time_field = "timestamp";  ///< the field it was read from: "timestamp" or "created"
   std::vector<std::uint64_t> tokens;
   std::uint64_t output_tokens = 0;
   bool has_session = false;

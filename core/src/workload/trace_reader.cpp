@@ -370,12 +370,12 @@ bool TraceReader::accept_openai(const nlohmann::ordered_json& doc) {
   const bool first = requests_ + earlier_ == 0;
   const std::int64_t first_ns = first ? request.timestamp_ns : openai_first_ns_;
   if (!first && request.timestamp_ns < openai_last_ns_) {
-    problem("timestamp", "is earlier than the previous request's; timestamps must not decrease");
+    problem(request.time_field, "is earlier than the previous request's; timestamps must not decrease");
     return false;
   }
   const double seconds = static_cast<double>(request.timestamp_ns - first_ns) / 1e9 * options_.time_scale;
   if (seconds > kMaxArrivalSpanSeconds) {
-    problem("timestamp", "is more than 1e9 s after the first request's at this time_scale (simulated time stops at 1e9 s)");
+    problem(request.time_field, "is more than 1e9 s after the first request's at this time_scale (simulated time stops at 1e9 s)");
     return false;
   }
   // The window (options_.start_s, end_s) on the trace's own clock: seconds since the first request.

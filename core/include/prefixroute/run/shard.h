@@ -46,8 +46,9 @@ struct ShardReport {
 ShardReport run_experiment_shard(const Scenario& scenario, const Shard& shard, const ExperimentProgress& progress = {},
                                  const ReplayedTrace* replay = nullptr, unsigned jobs = 1, bool keep_series = false);
 
-/// Runs the shard's runs of a planned sweep (plan_sweep with no errors).
+/// Runs the shard's runs of a planned sweep (plan_sweep with no errors),
+/// replaying `replay` when given (record_sweep_replay, sweep_replay.h).
 ShardReport run_sweep_shard(const SweepReport& plan, const Shard& shard, const SweepProgress& progress = {},
-                            unsigned jobs = 1);
+                            unsigned jobs = 1, const ReplayedTrace* replay = nullptr);
 
 }  // namespace prefixroute

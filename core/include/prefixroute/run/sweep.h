@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/run/replayed_trace.h"
 #include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute {
@@ -60,5 +61,11 @@ using SweepProgress = std::function<bool(std::size_t point, std::size_t phase, s
 SweepReport run_sweep(std::string_view scenario_json, const std::vector<Override>& overrides,
                       const SweepSpec& spec, const SweepProgress& progress = {}, unsigned jobs = 1);
 
+/// Runs a planned sweep (plan_sweep with no errors), every point replaying
+/// `replay` when given (its points' scenarios recorded by
+/// record_sweep_replay, sweep_replay.h), else each point's synthetic
+/// workload; otherwise as run_sweep.
+SweepReport run_planned_sweep(SweepReport plan, const SweepProgress& progress = {}, unsigned jobs = 1,
+                              const ReplayedTrace* replay = nullptr);
 
 }  // namespace prefixroute

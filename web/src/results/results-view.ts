@@ -1,0 +1,63 @@
+// The results as the page shows them above the charts: the verdict line, the
+// table with its notes, and the pin to compare with (pinned-run.ts). The page
+// hands it each run's results; it owns its buttons.
+
+import { byId, h } from '../ui/dom';
+import { pinnedDescription } from './pinned-run';
+import type { Results } from './results';
+import { renderTable } from './table';
+import { COLUMNS } from './table-columns';
+import { watchTableOverflow } from './table-cue';
+import { untestedNote, verdicts, verdictSentence } from './verdict';
+
+export class ResultsView {
+  private current: { results: Results; labelOf: (policy: string) => string } | null = null;
+  private pinned: Results | null = null;
+  private readonly pinButton = byId<HTMLButtonElement>('pin-results');
+  private readonly unpinButton = byId<HTMLButtonElement>('unpin-results');
+
+  constructor() {
+    const table = byId<HTMLTableElement>('results-table');
+    watchTableOverflow(table.parentElement!, table, byId('table-cue'));
+    this.pinButton.addEventListener('click', () => {
+      if (!this.current) return;
+      this.pinned = this.current.results;
+      this.redraw();
+    });
+    this.unpinButton.addEventListener('click', () => {
+      this.pinned = null;
+      this.redraw();
+    });
+  }
+
+  show(results: Results, labelOf: (policy: string) => string): void {
+    this.current = { results, labelOf };
+    this.redraw();
+  }
+
+  private redraw(): void {
+    if (!this.current) return;
+    const { results, labelOf } = this.current;
+    const pinned = this.pinned;
+    // The pinned run itself is on screen: nothing to compare yet.
+    const compare = pinned && pinned !== results ? { results: pinned, what: pinnedDescription(pinned, results) } : null;
+    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, labelOf, compare);
+    const line = byId('verdict');
+    const all = verdicts(results, COLUMNS);
+    line.replaceChildren(
+      ...all.map((v) => h('span', {
+        class: 'verdict-part',
+        'data-metric': v.column.id,
+        'data-winner': v.winner.policy,
+        'data-standing': v.standing.kind,
+      }, `${verdictSentence(results, v)} `)),
+      h('span', { class: 'verdict-note' }, untestedNote(results, all)),
+    );
+    this.pinButton.textContent = pinned ? 'Pin these instead' : 'Pin to compare';
+    this.pinButton.disabled = pinned === results;
+    this.unpinButton.hidden = !pinned;
+    const status = pinned === results ? 'Pinned: change a setting and the table shows both runs.' : '';
+    const note = byId('pin-status');
+    note.textContent = status;
+  }
+}
