@@ -229,7 +229,11 @@ int merge_command(const std::vector<std::string>& paths, const std::string& json
     return write_reported(json_path, json) ? 0 : 1;
   }
   std::cout << prefixroute::format_text_table(merged.scenario, merged.report);
-  if (markdown) std::cout << "\n" << prefixroute::format_markdown_table(merged.scenario, merged.report);
+  if (markdown) {
+    std::cout << "\n" << prefixroute::format_markdown_table(merged.scenario, merged.report);
+    const std::string stages = prefixroute::format_stage_table(merged.scenario, merged.report, true);
+    if (!stages.empty()) std::cout << "\n" << stages;
+  }
   return write_reported(json_path, prefixroute::results_to_json(merged.scenario, merged.report)) ? 0 : 1;
 }
 
@@ -242,7 +246,11 @@ int run_and_write(const prefixroute::Scenario& scenario, const prefixroute::Repl
       // so a long run's per-request times go to disk (tick_spill.h).
       prefixroute::run_experiment(scenario, {}, replay, jobs, !timeline_path.empty(), /*keep_series=*/false);
   std::cout << prefixroute::format_text_table(scenario, report);
-  if (markdown) std::cout << "\n" << prefixroute::format_markdown_table(scenario, report);
+  if (markdown) {
+    std::cout << "\n" << prefixroute::format_markdown_table(scenario, report);
+    const std::string stages = prefixroute::format_stage_table(scenario, report, true);
+    if (!stages.empty()) std::cout << "\n" << stages;
+  }
 
   if (!json_path.empty()) {
     const std::filesystem::path path(json_path);

@@ -216,8 +216,75 @@ std::string format_replicates_markdown(const Scenario& scenario, const Experimen
 
 }  // namespace
 
+namespace {
+
+bool has_stages(const ExperimentReport& report) {
+  for (const PolicyOutcome& o : report.outcomes)
+    if (!o.summary.stages.empty()) return true;
+  return false;
+}
+
+std::string load_text(const Scenario& scenario, double load) {
+  return client_kind(scenario.client.kind) == ClientKind::Closed ? printf_string("%.0f conc", load)
+                                                                  : printf_string("%g/s", load);
+}
+
+// Each policy's stages, one row each (replicate 0's with replicates).
+std::string stage_table(const Scenario& scenario, const ExperimentReport& report, bool markdown) {
+  std::string out;
+  if (markdown)
+    out = "| Policy | Stage | Offered | Completed/s | Input tok/s | Output tok/s | Mean TTFT | p90 TTFT | p99 TTFT | "
+          "Mean TPOT | KV use mean / p90 | Hit rate | Failed |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  else
+    out = printf_string("%-18s %5s %10s %9s %11s %11s %10s %10s %10s %9s %11s %6s %6s\n", "stages", "#", "offered",
+                        "done/s", "in tok/s", "out tok/s", "mean_ttft", "p90_ttft", "p99_ttft", "mean_tpot",
+                        "kv mean/p90", "hit", "failed");
+  for (const PolicyOutcome& o : report.outcomes) {
+    for (std::size_t k = 0; k < o.summary.stages.size(); ++k) {
+      const StageSummary& st = o.summary.stages[k];
+      const std::string tpot = st.has_tpot ? printf_string("%.1f ms", st.mean_tpot_ms) : "-";
+      const std::string kv =
+          st.has_kv ? printf_string("%.0f%% / %.0f%%", st.mean_kv_use * 100, st.p90_kv_use * 100) : "-";
+      if (markdown)
+        out += printf_string("| %s | %zu | %s | %.1f | %s | %s | %.1f ms | %.1f ms | %.1f ms | %s | %s | %.1f%% | %s |\n",
+                             label_of(o.policy).c_str(), k + 1, load_text(scenario, st.load).c_str(),
+                             st.completed_per_s,
+                             with_thousands(static_cast<std::uint64_t>(std::llround(st.input_tokens_per_s))).c_str(),
+                             with_thousands(static_cast<std::uint64_t>(std::llround(st.output_tokens_per_s))).c_str(),
+                             st.mean_ttft_ms, st.p90_ttft_ms, st.p99_ttft_ms, tpot.c_str(), kv.c_str(),
+                             st.hit_rate * 100, with_thousands(st.failed).c_str());
+      else
+        out += printf_string("%-18s %5zu %10s %9.1f %11.0f %11.0f %7.1f ms %7.1f ms %7.1f ms %9s %11s %5.1f%% %6s\n",
+                             o.policy.c_str(), k + 1, load_text(scenario, st.load).c_str(), st.completed_per_s,
+                             st.input_tokens_per_s, st.output_tokens_per_s, st.mean_ttft_ms, st.p90_ttft_ms,
+                             st.p99_ttft_ms, tpot.c_str(), kv.c_str(), st.hit_rate * 100,
+                             with_thousands(st.failed).c_str());
+    }
+  }
+  return out;
+}
+
+// A client's line: what it sent and how (runs with a benchmark client).
+std::string client_line(const Scenario& scenario, const ExperimentReport& report) {
+  if (scenario.client.is_workload_timing() || report.outcomes.empty()) return "";
+  std::string out = "client: " + scenario.client.kind;
+  for (const PolicyOutcome& o : report.outcomes)
+    if (o.summary.failed > 0 || o.summary.mean_client_wait_ms > 0)
+      out += printf_string("; %s %s failed, client wait mean %.1f ms", o.policy.c_str(),
+                           with_thousands(o.summary.failed).c_str(), o.summary.mean_client_wait_ms);
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string format_stage_table(const Scenario& scenario, const ExperimentReport& report, bool markdown) {
+  return has_stages(report) ? stage_table(scenario, report, markdown) : std::string();
+}
+
 std::string format_text_table(const Scenario& scenario, const ExperimentReport& report) {
-  if (!report.seeds.empty() && !report.cancelled) return format_replicates_text(scenario, report);
+  if (!report.seeds.empty() && !report.cancelled)
+    return format_replicates_text(scenario, report) + client_line(scenario, report) +
+           format_stage_table(scenario, report, false);
   const auto& w = scenario.workload;
   // The synthetic trace's shape: its tenants, or what the other kinds are.
   const std::string shape = w.kind == "tenants" ? printf_string("%u tenants", w.tenants)
@@ -263,7 +330,7 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
                          "bound: pooled", with_thousands(report.pooled.capacity_tokens).c_str(),
                          with_thousands(report.pooled.prefill_tokens).c_str(), report.pooled.hit_rate * 100);
   }
-  return out;
+  return out + client_line(scenario, report) + format_stage_table(scenario, report, false);
 }
 
 std::string format_markdown_table(const Scenario& scenario, const ExperimentReport& report) {

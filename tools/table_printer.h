@@ -15,6 +15,10 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
 /// GitHub Markdown table of the same figures (used for the README).
 std::string format_markdown_table(const Scenario& scenario, const ExperimentReport& report);
 
+/// A client's stages, one row per policy and stage (text or Markdown; empty
+/// when the run had none). The Markdown table prints it after the main table.
+std::string format_stage_table(const Scenario& scenario, const ExperimentReport& report, bool markdown);
+
 /// Markdown table of every scenario field: key, default, allowed range, unit, meaning.
 std::string format_fields_markdown();
 

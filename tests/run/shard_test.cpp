@@ -55,6 +55,24 @@ TEST(Shards, ReplicatesMergeToTheSingleRunsBytes) {
   EXPECT_EQ(merged_results(experiment_shards(s, 4)), results_to_json(s, run_experiment(s)));
 }
 
+// A client's figures (failures, waits) and its stages travel in the shard
+// documents, with and without replicates.
+TEST(Shards, ClientStagesMergeToTheSingleRunsBytes) {
+  for (const char* replicates : {"1", "2"}) {
+    SCOPED_TRACE(replicates);
+    const Scenario s = small({{"replicates", replicates},
+                              {"client.kind", "closed"},
+                              {"client.stages", "2x0.2,4x0.2"},
+                              {"client.warmup", "1x0.05"},
+                              {"client.rate_per_s", "400"},
+                              {"client.timeout_s", "0.05"},
+                              {"policies", "round_robin,affinity_balanced"}});
+    const std::string single = results_to_json(s, run_experiment(s));
+    EXPECT_NE(single.find("\"stages\""), std::string::npos);
+    EXPECT_EQ(merged_results(experiment_shards(s, 3)), single);
+  }
+}
+
 // The batched engine's figures (TPOT, output rate, batch, preemptions, the
 // replicas' step totals and replicate 0's timeline) travel in the shard
 // documents: merged, they are the single run's bytes.
