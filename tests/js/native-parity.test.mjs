@@ -75,6 +75,20 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     ['DeepSeek-V3 on 8 H200s with FP8 KV',
       [...batched, ['hardware.model', 'deepseek-v3'], ['hardware.gpu', 'h200'], ['hardware.tp', '8'], ['hardware.kv_dtype', 'fp8'],
         ['policies', 'expected_ttft,sglang_cache_aware']]],
+    // Each benchmark client: open loop at a constant rate and in a burst, a
+    // capped closed loop with a timeout, Poisson stages with a warm-up under
+    // the batched engine, closed stages with replicates.
+    ['a constant client', [['client.kind', 'constant'], ['client.rate_per_s', '150'], ['policies', 'all']]],
+    ['a burst client', [['client.kind', 'burst'], ['workload.requests', '500'], ['policies', 'all']]],
+    ['a capped closed loop with a timeout and think time',
+      [['client.kind', 'closed'], ['client.concurrency', '6'], ['client.rate_per_s', '80'], ['client.think_s', '0.01'],
+        ['client.timeout_s', '0.2'], ['policies', 'all']]],
+    ['Poisson stages with a warm-up under the batched engine',
+      [...batched, ['client.stages', '20x5,60x5'], ['client.warmup', '10x2'], ['client.stage_interval_s', '1'],
+        ['policies', 'round_robin,llmd_epp,dynamo_kv,expected_ttft']]],
+    ['closed stages with replicates',
+      [['client.kind', 'closed'], ['client.stages', '2x3,8x3'], ['replicates', '2'],
+        ['policies', 'round_robin,affinity_balanced,sglang_cache_aware']]],
     // The batched engine with main's workload kinds, new routers and replicates.
     ['the batched engine on agent loops, 3 replicates, the session and gateway routers',
       [...batched, ['workload.kind', 'agentic'], ['workload.requests', '600'], ['replicates', '3'],
