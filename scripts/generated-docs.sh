@@ -107,7 +107,8 @@ for kind in sessions agentic gsp; do   # npm run bench -- --set workload.kind=KI
 done
 
 # The real trace, when the shared folder is beside the repository (as in CI).
-trace_file="$ROOT/../shared/traces/mooncake_conversation_trace.jsonl"
+# (CONVERSATION_TRACE names it elsewhere, e.g. from a worktree whose parent has no shared/.)
+trace_file="${CONVERSATION_TRACE:-$ROOT/../shared/traces/mooncake_conversation_trace.jsonl}"
 if [ -f "$trace_file" ]; then
   "$bench" --json '' --markdown --trace "$trace_file" --set cluster.replicas=8 \
     --set cluster.cache_tokens=1000000 --set policies=all | grep '^|' >"$tmp/conversation-trace.md"

@@ -116,10 +116,11 @@ TEST(HardwareScenario, SettingHardwareInCodeDerivesAgainAndSettingARawFieldGives
 
 TEST(HardwareScenario, BadHardwareIsRefusedNamingTheFieldAndWhatIsAllowed) {
   EXPECT_TRUE(has_error(parse_scenario("", {{"hardware.model", "gpt-5"}}), "hardware.model",
-                        {"must be one of none,llama-3.1-8b,llama-3.1-70b,qwen2.5-7b,qwen2.5-32b,deepseek-v3",
+                        {"must be one of none,llama-3.1-8b,llama-3.1-70b,qwen2.5-7b,qwen2.5-32b,deepseek-v3,"
+                         "qwen3-32b,qwen3-30b-a3b,gpt-oss-120b,qwen3-0.6b",
                          "got \"gpt-5\""}));
   EXPECT_TRUE(has_error(parse_scenario("", plus(kLlama8, {{"hardware.gpu", "v100"}})), "hardware.gpu",
-                        {"must be one of a100,h100,h200,b200", "got \"v100\""}));
+                        {"must be one of a100,h100,h200,b200,a100-40gb,a10g,l4,l40s,l20,h20", "got \"v100\""}));
   EXPECT_TRUE(has_error(parse_scenario("", plus(kLlama8, {{"hardware.tp", "3"}})), "hardware.tp",
                         {"must be 1, 2, 4 or 8", "got 3"}));
   EXPECT_TRUE(has_error(parse_scenario("", {{"hardware.model", "llama-3.1-70b"}, {"hardware.gpu", "a100"}}),

@@ -69,7 +69,12 @@ std::string hardware_summary_json(const Scenario& s) {
       model["experts_per_token"] = m.experts_per_token;
       model["routed_expert_params"] = m.routed_expert_params;
     }
+    if (m.full_attention_layers > 0) {
+      model["full_attention_layers"] = m.full_attention_layers;
+      model["sliding_window"] = m.sliding_window;
+    }
     model["native_weight_bytes"] = m.native_weight_bytes;
+    if (m.native_expert_weight_bytes > 0) model["native_expert_weight_bytes"] = m.native_expert_weight_bytes;
     model["source"] = m.source;
     Json& gpu = doc["presets"]["gpu"];
     gpu["name"] = g.name;

@@ -2,11 +2,14 @@
 //
 // A replica serves one model on `tp` GPUs of one kind (tensor parallelism:
 // every GPU holds 1/tp of the weights and its share of the KV heads). From
-// the presets (core/src/sim/hardware_presets.cpp: every constant with its
-// source) and four efficiencies (hardware.memory_utilization, .mfu,
+// the presets (core/src/cluster/hardware_presets.cpp: every constant with its
+// source) and the efficiencies (hardware.memory_utilization, .mfu,
 // .bandwidth_efficiency, and the KV and weight data types), derive_hardware
 // computes the raw cluster fields a user would otherwise have to guess:
 //
+//   weights                embeddings and LM head in BF16; the other layers
+//                          at the weight type (a checkpoint's own, per part:
+//                          gpt-oss keeps its routed experts in MXFP4)
 //   KV bytes/token         GQA: 2 x layers x kv_heads x head_dim x kv bytes
 //                          MLA: layers x (kv_lora_rank + rope_dim) x kv bytes
 //   per GPU                / min(tp, kv_heads)  (MLA: kv_heads = 1, so every
@@ -16,17 +19,18 @@
 //                            / KV bytes per token per GPU,
 //                          rounded down to whole blocks of cluster.kv_block_tokens
 //   cluster.prefill_tokens_per_s   R = mfu x tp x peak FLOP/s / (2 x active params)
-//                          (peak: FP8 when the weights are FP8 and the GPU has
-//                          FP8 tensor cores, else BF16)
+//                          (peak: FP8 when the layers outside the embeddings
+//                          are FP8 and the GPU has FP8 tensor cores, else BF16)
 //   cluster.attention_ns_per_token_pair   attention FLOPs per (query, key)
-//                          pair / (mfu x tp x BF16 peak); GQA: 4 x layers x
-//                          heads x head_dim, MLA: 2 x layers x heads x
-//                          (qk_head_dim + v_head_dim)
+//                          pair of the full-attention layers / (mfu x tp x
+//                          BF16 peak); GQA: 4 x layers x heads x head_dim,
+//                          MLA: 2 x layers x heads x (qk_head_dim + v_head_dim)
 //   cluster.weight_read_ms weights every step reads (dense part; all of a
 //                          dense model) / tp / (bandwidth_efficiency x HBM BW)
 //   cluster.expert_read_ms all routed experts / tp / (efficiency x HBM BW)
 //   cluster.expert_share_per_token   experts per token / routed experts
-//   cluster.kv_read_ns_per_token     KV bytes per token per GPU / (efficiency x HBM BW)
+//   cluster.kv_read_ns_per_token     KV bytes per token per GPU of the
+//                          full-attention layers / (efficiency x HBM BW)
 //   cluster.step_overhead_ms  0.5 ms (+ 20 us per layer of all-reduce when tp > 1)
 //
 // Every derived value applies only where its raw field was not given (see
@@ -35,9 +39,7 @@
 // tp is an error naming hardware.gpu and hardware.tp with the numbers.
 //
 // Memory sizes are bytes; a datasheet's "80 GB" of HBM is read as 80 GiB, as
-// the BLIS hardware catalogue reads it, and vLLM's own block count for
-// Llama-3.1-8B on one H100 (29,205 blocks of 16 tokens) matches that reading
-// to the block (docs/MODEL.md).
+// the BLIS hardware catalogue reads it.
 //
 // Cost: derive_hardware is O(1); nothing here runs in the simulation loop.
 #pragma once
@@ -53,6 +55,8 @@
 namespace prefixroute {
 
 /// A model's architecture, as its config.json and model card state it.
+/// Invariants: params counts every weight held in memory (an embedding tied
+/// to the LM head once); active_params = params - routed experts x (1 - k/E).
 struct ModelPreset {
   std::string_view name;   ///< as hardware.model takes it, e.g. "llama-3.1-8b"
   std::string_view label;  ///< e.g. "Llama-3.1-8B"
@@ -71,25 +75,40 @@ struct ModelPreset {
   std::uint32_t routed_experts = 0;
   std::uint32_t experts_per_token = 0;
   double routed_expert_params = 0;  ///< every routed expert of every layer
-  double native_weight_bytes = 2;   ///< bytes per parameter of the released checkpoint
-  // For checking `params` against the architecture (dense models).
+  std::uint32_t moe_intermediate = 0;  ///< one expert's SwiGLU width (for checking the counts)
+  double native_weight_bytes = 2;   ///< bytes per parameter of the released checkpoint (outside the embeddings)
+  /// Bytes per routed-expert parameter in GPU memory with the native weights;
+  /// 0 = native_weight_bytes (gpt-oss: MXFP4 as vLLM holds it).
+  double native_expert_weight_bytes = 0;
+  /// Layers attending to every earlier token; 0 = all layers. The others
+  /// attend to a window of sliding_window tokens.
+  std::uint32_t full_attention_layers = 0;
+  std::uint32_t sliding_window = 0;
+  // For the embeddings' size and for checking `params` against the architecture.
   std::uint32_t hidden = 0;
   std::uint32_t intermediate = 0;
   std::uint32_t vocab = 0;
+  bool tied_embeddings = false;  ///< the LM head reuses the input embedding
   bool qkv_bias = false;
+  bool qk_norm = false;          ///< a norm over each query and key head (Qwen3)
   std::string_view source;  ///< where the numbers come from
 
   bool mla() const { return kv_lora_rank > 0; }
+  /// Input embedding and LM head: vocab x hidden, once when tied.
+  double embedding_params() const {
+    return static_cast<double>(vocab) * hidden * (tied_embeddings ? 1.0 : 2.0);
+  }
+  std::uint32_t attention_layers() const { return full_attention_layers > 0 ? full_attention_layers : layers; }
 };
 
 /// A GPU's datasheet figures.
 struct GpuPreset {
   std::string_view name;   ///< as hardware.gpu takes it, e.g. "h100"
   std::string_view label;  ///< e.g. "H100-SXM 80GB"
-  double memory_gib;       ///< HBM capacity
+  double memory_gib;       ///< memory capacity
   double bf16_tflops;      ///< dense BF16 tensor-core peak
   double fp8_tflops;       ///< dense FP8 peak; 0 when the GPU has no FP8 tensor cores
-  double hbm_tb_per_s;     ///< HBM bandwidth, 10^12 bytes/s
+  double hbm_tb_per_s;     ///< memory bandwidth, 10^12 bytes/s
   std::string_view source;
 };
 
@@ -142,8 +161,10 @@ struct HardwareDerivation {
   double weight_bytes = 0;              ///< whole model
   double weight_bytes_per_gpu = 0;
   double usable_bytes_per_gpu = 0;      ///< memory x utilisation
-  double kv_bytes_per_token = 0;        ///< whole replica
+  double expert_weight_bytes = 0;       ///< the routed experts' part of weight_bytes
+  double kv_bytes_per_token = 0;        ///< whole replica, every layer (what the cache holds)
   double kv_bytes_per_token_per_gpu = 0;
+  double kv_read_bytes_per_token_per_gpu = 0;  ///< of the full-attention layers (what a step reads)
   double peak_flops = 0;                ///< per replica, for the linear layers
   double bandwidth = 0;                 ///< per GPU, bytes/s, after efficiency
   std::uint64_t cache_tokens = 0;
