@@ -15,12 +15,21 @@
 //   per GPU                / min(tp, kv_heads)  (MLA: kv_heads = 1, so every
 //                          GPU keeps the whole latent KV, as vLLM and SGLang
 //                          do without data-parallel attention)
-//   cluster.cache_tokens   (GPU memory x utilisation - weights / tp)
-//                            / KV bytes per token per GPU,
-//                          rounded down to whole blocks of cluster.kv_block_tokens
-//   cluster.prefill_tokens_per_s   R = mfu x tp x peak FLOP/s / (2 x active params)
-//                          (peak: FP8 when the layers outside the embeddings
-//                          are FP8 and the GPU has FP8 tensor cores, else BF16)
+//   cluster.cache_tokens   vLLM's accounting (gpu_worker.py
+//                          determine_available_memory, kv_cache_utils.py):
+//                          (CUDA-visible memory x utilisation - weights / tp
+//                           - runtime reserve) / KV bytes per token per GPU,
+//                          rounded down to whole blocks of cluster.kv_block_tokens;
+//                          the reserve stands for the profile run's activation
+//                          peak, non-torch memory and CUDA graphs, plus the
+//                          all-reduce buffers when tp > 1
+//   hardware.mfu           the GPU's calibrated default unless given
+//   cluster.prefill_tokens_per_s   R: one token's matrix multiplies at
+//                          mfu x tp x peak FLOP/s (FP8 peak for FP8 layers on
+//                          GPUs with FP8 tensor cores, else BF16; the LM head
+//                          in BF16; routed experts at moe_expert_efficiency x
+//                          mfu); 2 FLOP per multiplied parameter, the input
+//                          embedding (a lookup) excluded
 //   cluster.attention_ns_per_token_pair   attention FLOPs per (query, key)
 //                          pair of the full-attention layers / (mfu x tp x
 //                          BF16 peak); GQA: 4 x layers x heads x head_dim,
@@ -37,9 +46,6 @@
 // Scenario::given); hardware_summary shows each with its arithmetic and says
 // which value is in force. A model whose weights do not fit the GPUs at that
 // tp is an error naming hardware.gpu and hardware.tp with the numbers.
-//
-// Memory sizes are bytes; a datasheet's "80 GB" of HBM is read as 80 GiB, as
-// the BLIS hardware catalogue reads it.
 //
 // Cost: derive_hardware is O(1); nothing here runs in the simulation loop.
 #pragma once
@@ -101,14 +107,20 @@ struct ModelPreset {
   std::uint32_t attention_layers() const { return full_attention_layers > 0 ? full_attention_layers : layers; }
 };
 
-/// A GPU's datasheet figures.
+/// A GPU's datasheet figures, the memory CUDA reports, and the calibrated MFU.
 struct GpuPreset {
   std::string_view name;   ///< as hardware.gpu takes it, e.g. "h100"
   std::string_view label;  ///< e.g. "H100-SXM 80GB"
-  double memory_gib;       ///< memory capacity
+  double memory_gib;       ///< the datasheet's memory
+  /// Total memory as CUDA reports it (torch.cuda.mem_get_info), what vLLM
+  /// multiplies by gpu_memory_utilization: a little under the datasheet's
+  /// (reserved by the driver; GDDR6 boards with ECC expose 15/16).
+  double cuda_memory_gib;
   double bf16_tflops;      ///< dense BF16 tensor-core peak
   double fp8_tflops;       ///< dense FP8 peak; 0 when the GPU has no FP8 tensor cores
   double hbm_tb_per_s;     ///< memory bandwidth, 10^12 bytes/s
+  double mfu;              ///< achieved share of peak in prefill: hardware.mfu's default on this GPU
+  std::string_view generation;  ///< "Ampere", "Ada", "Hopper", "Blackwell"
   std::string_view source;
 };
 
@@ -117,8 +129,14 @@ struct EngineConstants {
   double step_overhead_ms;          ///< fixed cost of every step
   double allreduce_ms_per_layer;    ///< added per layer when tp > 1
   double default_memory_utilization;
-  double default_mfu;
   double default_bandwidth_efficiency;
+  /// GPU memory per GPU vLLM keeps from the KV cache besides the weights:
+  /// the profile run's activation peak, non-torch memory, CUDA graphs.
+  double runtime_reserve_gib;
+  double tp_reserve_gib;            ///< added per GPU when tp > 1 (NCCL and all-reduce buffers)
+  /// Routed experts' matrix multiplies run at this share of mfu (grouped
+  /// GEMMs of a few hundred tokens per expert, MXFP4 dequantised on the fly).
+  double moe_expert_efficiency;
   std::string_view source;
 };
 
@@ -139,7 +157,7 @@ struct HardwareSettings {
   std::string kv_dtype = "bf16";         ///< bf16 or fp8
   std::string weight_dtype = "native";   ///< native (the checkpoint's), bf16 or fp8
   double memory_utilization = 0.9;       ///< share of GPU memory the engine may use (vLLM's default)
-  double mfu = 0.5;                      ///< achieved share of peak FLOP/s in prefill
+  double mfu = 0;                        ///< achieved share of peak FLOP/s in prefill; 0 = the GPU's default
   double bandwidth_efficiency = 0.72;    ///< achieved share of HBM bandwidth
 
   bool enabled() const { return model != "none"; }
@@ -158,14 +176,16 @@ struct HardwareDerivation {
   std::string error;
   const ModelPreset* model = nullptr;
   const GpuPreset* gpu = nullptr;
+  double mfu = 0;                       ///< in force: given, or the GPU's default
   double weight_bytes = 0;              ///< whole model
   double weight_bytes_per_gpu = 0;
-  double usable_bytes_per_gpu = 0;      ///< memory x utilisation
+  double usable_bytes_per_gpu = 0;      ///< CUDA-visible memory x utilisation
+  double reserve_bytes_per_gpu = 0;     ///< runtime reserve (activation peak, non-torch, graphs)
   double expert_weight_bytes = 0;       ///< the routed experts' part of weight_bytes
   double kv_bytes_per_token = 0;        ///< whole replica, every layer (what the cache holds)
   double kv_bytes_per_token_per_gpu = 0;
   double kv_read_bytes_per_token_per_gpu = 0;  ///< of the full-attention layers (what a step reads)
-  double peak_flops = 0;                ///< per replica, for the linear layers
+  double peak_flops = 0;                ///< per replica, the highest peak the linear layers use
   double bandwidth = 0;                 ///< per GPU, bytes/s, after efficiency
   std::uint64_t cache_tokens = 0;
   double prefill_tokens_per_s = 0;
@@ -176,7 +196,8 @@ struct HardwareDerivation {
 };
 
 /// Derives one replica's raw fields from `settings` (which must name a
-/// preset model; an unknown name is an error naming its field).
+/// preset model; an unknown name is an error naming its field). A
+/// settings.mfu of 0 takes the GPU preset's calibrated default.
 HardwareDerivation derive_hardware(const HardwareSettings& settings, std::uint32_t kv_block_tokens);
 
 }  // namespace prefixroute
