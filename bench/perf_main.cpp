@@ -673,7 +673,7 @@ int run(const Options& o) {
     policy_table(
         trace_options, "batched-mooncake",
         "Batched engine, Mooncake conversation trace (whole file, its output lengths decoded), 8 replicas of "
-        "Llama-3.1-8B on one H100 (467,280-token KV each): simulate() per policy",
+        "Llama-3.1-8B on one H100 (448,608-token KV each): simulate() per policy",
         "at least 5,000x real time per policy, i.e. under 0.7 s",
         [&](const std::string& p) { return isolated([&] { return run_trace(o.trace, trace, p, r); }); }, 0.7,
         all_ok);

@@ -107,7 +107,8 @@ for kind in sessions agentic gsp; do   # npm run bench -- --set workload.kind=KI
 done
 
 # The real trace, when the shared folder is beside the repository (as in CI).
-trace_file="$ROOT/../shared/traces/mooncake_conversation_trace.jsonl"
+# (CONVERSATION_TRACE names it elsewhere, e.g. from a worktree whose parent has no shared/.)
+trace_file="${CONVERSATION_TRACE:-$ROOT/../shared/traces/mooncake_conversation_trace.jsonl}"
 if [ -f "$trace_file" ]; then
   "$bench" --json '' --markdown --trace "$trace_file" --set cluster.replicas=8 \
     --set cluster.cache_tokens=1000000 --set policies=all | grep '^|' >"$tmp/conversation-trace.md"
@@ -117,9 +118,10 @@ else
 fi                                    # npm run bench -- --fields
 { echo '```text'; "$build_dir/examples/quickstart"; echo '```'; } >"$tmp/quickstart-output.md"
 
-# docs/MODEL.md: the hardware presets against vLLM's measurements.
+# docs/MODEL.md: the hardware presets against published measurements: three tables, one blank line apart.
 "$bench" --step-table >"$tmp/step-tables.md"                      # npm run bench -- --step-table
-awk 'BEGIN{t=0} /^$/{t=1; next} {print > (t ? "'"$tmp"'/capacity-table.md" : "'"$tmp"'/step-table.md")}' "$tmp/step-tables.md"
+awk -v dir="$tmp" 'BEGIN{split("step-table capacity-table calibration-table", name, " "); t=1}
+  /^$/{t++; next} {print > (dir "/" name[t] ".md")}' "$tmp/step-tables.md"
 
 # README: one realistic deployment on the conversation trace (when the trace is beside the repository).
 if [ -f "$trace_file" ]; then

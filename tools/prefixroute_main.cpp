@@ -313,7 +313,8 @@ int main(int argc, char** argv) {
   app.add_flag("--fields", print_fields, "Print the scenario fields as a Markdown table and exit");
   app.add_flag("--print-scenario", print_scenario, "Print the resolved scenario and exit");
   app.add_flag("--step-table", print_step_table,
-               "Print the hardware presets' step times and KV capacity beside vLLM measurements (Markdown) and exit");
+               "Print the hardware presets' step times, KV capacities and prefill speeds beside published "
+               "measurements (Markdown) and exit");
   app.add_flag("--hardware", print_hardware,
                "Print what the scenario's hardware.* and cluster settings mean for one replica (JSON) and exit");
   try {
@@ -334,7 +335,8 @@ int main(int argc, char** argv) {
   }
 
   if (print_step_table) {
-    std::cout << prefixroute::format_step_table_markdown() << "\n" << prefixroute::format_capacity_table_markdown();
+    std::cout << prefixroute::format_step_table_markdown() << "\n" << prefixroute::format_capacity_table_markdown()
+              << "\n" << prefixroute::format_calibration_table_markdown();
     return 0;
   }
 

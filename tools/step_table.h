@@ -11,7 +11,12 @@ namespace prefixroute {
 /// with the relative error and a flag past 30 %.
 std::string format_step_table_markdown();
 
-/// KV capacity of the presets beside vLLM's measured block counts.
+/// KV capacity of the presets beside the capacities vLLM servers reported
+/// (published_measurements, cluster/calibration.h).
 std::string format_capacity_table_markdown();
+
+/// Measured prefill speeds and decode step times beside the presets' (the
+/// same list), with the error and whether the row calibrates a constant.
+std::string format_calibration_table_markdown();
 
 }  // namespace prefixroute

@@ -56,16 +56,16 @@ TEST(HardwareScenario, WithoutAModelNothingIsDerivedAndTheEchoIsAsBefore) {
 
 TEST(HardwareScenario, AModelDerivesEveryRawFieldNotGiven) {
   const Scenario s = parsed("", kLlama8);
-  EXPECT_EQ(s.cluster.cache_tokens, 467280u);
-  EXPECT_NEAR(s.cluster.prefill.tokens_per_s, 30805.3, 0.1);
+  EXPECT_EQ(s.cluster.cache_tokens, 448608u);
+  EXPECT_NEAR(s.cluster.prefill.tokens_per_s, 42520.6, 0.1);
   EXPECT_EQ(s.cluster.step.overhead_ms, 0.5);
   EXPECT_GT(s.cluster.step.weight_read_ms, 6.6);
   EXPECT_EQ(s.given, 0u);
   const Json summary = summary_of(s);
   EXPECT_EQ(field_row(summary, "cluster.cache_tokens")["source"], "derived");
-  EXPECT_EQ(field_row(summary, "cluster.cache_tokens")["in_force"], 467280);
+  EXPECT_EQ(field_row(summary, "cluster.cache_tokens")["in_force"], 448608);
   EXPECT_EQ(summary["text"],
-            "Llama-3.1-8B on 1 x H100-SXM 80GB per replica: 467,280 cache tokens, prefill 30,805 tokens/s, "
+            "Llama-3.1-8B on 1 x H100-SXM 80GB per replica: 448,608 cache tokens, prefill 42,521 tokens/s, "
             "128 KiB of KV per token");
   EXPECT_EQ(summary["memory"]["kv_bytes_per_token"], 131072.0);
 }
@@ -78,7 +78,7 @@ TEST(HardwareScenario, AGivenRawFieldWinsOverItsDerivedValue) {
   const Json row = field_row(summary_of(s), "cluster.cache_tokens");
   EXPECT_EQ(row["source"], "given");
   EXPECT_EQ(row["in_force"], 100000);
-  EXPECT_EQ(row["derived"], 467280);  // still shown, with its arithmetic, beside the value in force
+  EXPECT_EQ(row["derived"], 448608);  // still shown, with its arithmetic, beside the value in force
   EXPECT_FALSE(row["formula"].get<std::string>().empty());
   // Given in the document works the same as an override.
   const Scenario d = parsed(R"({"hardware": {"model": "llama-3.1-8b"}, "cluster": {"cache_tokens": 5000}})", {});
@@ -116,15 +116,16 @@ TEST(HardwareScenario, SettingHardwareInCodeDerivesAgainAndSettingARawFieldGives
 
 TEST(HardwareScenario, BadHardwareIsRefusedNamingTheFieldAndWhatIsAllowed) {
   EXPECT_TRUE(has_error(parse_scenario("", {{"hardware.model", "gpt-5"}}), "hardware.model",
-                        {"must be one of none,llama-3.1-8b,llama-3.1-70b,qwen2.5-7b,qwen2.5-32b,deepseek-v3",
+                        {"must be one of none,llama-3.1-8b,llama-3.1-70b,qwen2.5-7b,qwen2.5-32b,deepseek-v3,"
+                         "qwen3-32b,qwen3-30b-a3b,gpt-oss-120b,qwen3-0.6b",
                          "got \"gpt-5\""}));
   EXPECT_TRUE(has_error(parse_scenario("", plus(kLlama8, {{"hardware.gpu", "v100"}})), "hardware.gpu",
-                        {"must be one of a100,h100,h200,b200", "got \"v100\""}));
+                        {"must be one of a100,h100,h200,b200,a100-40gb,a10g,l4,l40s,l20,h20", "got \"v100\""}));
   EXPECT_TRUE(has_error(parse_scenario("", plus(kLlama8, {{"hardware.tp", "3"}})), "hardware.tp",
                         {"must be 1, 2, 4 or 8", "got 3"}));
   EXPECT_TRUE(has_error(parse_scenario("", {{"hardware.model", "llama-3.1-70b"}, {"hardware.gpu", "a100"}}),
                         "hardware.tp",
-                        {"141.11 GB", "hardware.tp = 1", "hardware.gpu = a100", "77.31 GB usable",
+                        {"141.11 GB", "hardware.tp = 1", "hardware.gpu = a100", "76.55 GB usable",
                          "use hardware.tp = 2 or more"}));
   EXPECT_TRUE(has_error(parse_scenario("", {{"cluster.engine", "vllm"}}), "cluster.engine",
                         {"must be one of fifo,batched", "got \"vllm\""}));
@@ -141,6 +142,34 @@ TEST(HardwareScenario, BadHardwareIsRefusedNamingTheFieldAndWhatIsAllowed) {
   const ScenarioParse refused = parse_scenario("", {{"hardware.model", "deepseek-v3"}, {"hardware.tp", "8"}});
   EXPECT_FALSE(refused.ok());
   EXPECT_TRUE(has_error(refused, "hardware.tp", {"no tensor-parallel degree up to 8 of hardware.gpu = h100"}));
+}
+
+// hardware.mfu is derived like the raw fields: the GPU preset's calibrated
+// value unless given, written as null in the echo; without a model it stays
+// 0.5 and the echo of a scenario without hardware is unchanged.
+TEST(HardwareScenario, TheMfuIsTheGpusCalibratedValueUnlessGiven) {
+  const Scenario none = parsed("", {});
+  EXPECT_EQ(none.hardware.mfu, 0.5);
+  EXPECT_EQ(Json::parse(scenario_to_json(none))["hardware"]["mfu"], 0.5);
+  EXPECT_EQ(field_row(summary_of(none), "hardware.mfu")["source"], "default");
+
+  const Scenario derived = parsed("", kLlama8);
+  EXPECT_EQ(derived.hardware.mfu, find_gpu_preset("h100")->mfu);
+  EXPECT_FALSE(derived.is_given("hardware.mfu"));
+  EXPECT_TRUE(Json::parse(scenario_to_json(derived))["hardware"]["mfu"].is_null());
+  EXPECT_EQ(field_row(summary_of(derived), "hardware.mfu")["source"], "derived");
+
+  const Scenario given = parsed("", plus(kLlama8, {{"hardware.mfu", "0.5"}}));
+  EXPECT_TRUE(given.is_given("hardware.mfu"));
+  EXPECT_EQ(given.hardware.mfu, 0.5);
+  EXPECT_LT(given.cluster.prefill.tokens_per_s, derived.cluster.prefill.tokens_per_s);
+  EXPECT_EQ(Json::parse(scenario_to_json(given))["hardware"]["mfu"], 0.5);
+  const Json row = field_row(summary_of(given), "hardware.mfu");
+  EXPECT_EQ(row["source"], "given");
+  EXPECT_EQ(row["derived"], find_gpu_preset("h100")->mfu);
+  // The echo of either reads back to the same scenario.
+  EXPECT_EQ(scenario_to_json(parsed(scenario_to_json(derived), {})), scenario_to_json(derived));
+  EXPECT_EQ(parsed(scenario_to_json(given), {}).cluster.prefill.tokens_per_s, given.cluster.prefill.tokens_per_s);
 }
 
 TEST(HardwareScenario, EveryPresetCombinationEitherRunsOrSaysWhyNot) {
@@ -176,7 +205,7 @@ TEST(HardwareScenario, ResultsGainHardwareAndBatchedMetricsOnlyWhereTheyApply) {
     EXPECT_TRUE(row.contains(key)) << key;
   EXPECT_GT(row["mean_tpot_ms"].get<double>(), 0);
   EXPECT_EQ(row["timeline"]["batch"].size(), 4u);
-  EXPECT_EQ(row["timeline"]["kv_capacity_blocks"], 467280 / 16);
+  EXPECT_EQ(row["timeline"]["kv_capacity_blocks"], 448608 / 16);
   for (const char* key : {"steps", "mean_batch", "peak_batch", "output_tokens", "output_tokens_per_s", "preemptions",
                           "recomputed_tokens", "overcommits"})
     EXPECT_TRUE(row["replicas"][0].contains(key)) << key;

@@ -282,8 +282,10 @@ std::vector<Field> leading_fields() {
       PR_FIELD("hardware.memory_utilization", "Memory utilisation", Number, 0.05, 1, "",
                "Share of GPU memory the engine uses for weights and KV (vLLM gpu_memory_utilization).",
                hardware.memory_utilization, double),
-      PR_FIELD("hardware.mfu", "MFU", Number, 0.01, 1, "",
-               "Share of peak FLOP/s achieved by the linear layers and attention.", hardware.mfu, double),
+      derivable(PR_FIELD("hardware.mfu", "MFU", Number, 0.01, 1, "",
+                          "Share of peak FLOP/s achieved by the linear layers and attention; the GPU preset's "
+                          "calibrated value (measured prefill speeds) unless given.",
+                          hardware.mfu, double)),
       PR_FIELD("hardware.bandwidth_efficiency", "Bandwidth efficiency", Number, 0.01, 1, "",
                "Share of peak HBM bandwidth achieved when reading weights and KV.", hardware.bandwidth_efficiency,
                double),

@@ -69,28 +69,39 @@ std::string hardware_summary_json(const Scenario& s) {
       model["experts_per_token"] = m.experts_per_token;
       model["routed_expert_params"] = m.routed_expert_params;
     }
+    if (m.full_attention_layers > 0) {
+      model["full_attention_layers"] = m.full_attention_layers;
+      model["sliding_window"] = m.sliding_window;
+    }
     model["native_weight_bytes"] = m.native_weight_bytes;
+    if (m.native_expert_weight_bytes > 0) model["native_expert_weight_bytes"] = m.native_expert_weight_bytes;
     model["source"] = m.source;
     Json& gpu = doc["presets"]["gpu"];
     gpu["name"] = g.name;
     gpu["label"] = g.label;
     gpu["memory_gib"] = g.memory_gib;
+    gpu["cuda_memory_gib"] = g.cuda_memory_gib;
     gpu["bf16_tflops"] = g.bf16_tflops;
     gpu["fp8_tflops"] = g.fp8_tflops;
     gpu["hbm_tb_per_s"] = g.hbm_tb_per_s;
+    gpu["mfu"] = g.mfu;
+    gpu["generation"] = g.generation;
     gpu["source"] = g.source;
     const EngineConstants& k = engine_constants();
     Json& engine = doc["presets"]["engine"];
     engine["step_overhead_ms"] = k.step_overhead_ms;
     engine["allreduce_ms_per_layer"] = k.allreduce_ms_per_layer;
     engine["default_memory_utilization"] = k.default_memory_utilization;
-    engine["default_mfu"] = k.default_mfu;
     engine["default_bandwidth_efficiency"] = k.default_bandwidth_efficiency;
+    engine["runtime_reserve_gib"] = k.runtime_reserve_gib;
+    engine["tp_reserve_gib"] = k.tp_reserve_gib;
+    engine["moe_expert_efficiency"] = k.moe_expert_efficiency;
     engine["source"] = k.source;
     Json& memory = doc["memory"];
     memory["weight_bytes"] = derived.weight_bytes;
     memory["weight_bytes_per_gpu"] = derived.weight_bytes_per_gpu;
     memory["usable_bytes_per_gpu"] = derived.usable_bytes_per_gpu;
+    memory["reserve_bytes_per_gpu"] = derived.reserve_bytes_per_gpu;
     memory["kv_bytes_per_token"] = derived.kv_bytes_per_token;
     memory["kv_bytes_per_token_per_gpu"] = derived.kv_bytes_per_token_per_gpu;
   }

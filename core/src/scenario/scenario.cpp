@@ -25,6 +25,9 @@ Scenario Scenario::reference() {
   // production routers' and prefixroute's own.
   Scenario s;
   s.policies = {"round_robin", "least_loaded", "affinity", "affinity_balanced"};
+  // hardware.mfu is read only with a hardware.model, which then derives it
+  // from the GPU unless given; without one the document shows 0.5.
+  s.hardware.mfu = 0.5;
   return s;
 }
 
@@ -60,7 +63,9 @@ std::vector<FieldError> apply_hardware(Scenario& scenario) {
   HardwareDerivation derived;
   std::vector<FieldError> errors;
   if (scenario.hardware.enabled()) {
-    derived = derive_hardware(scenario.hardware, scenario.cluster.kv_block_tokens);
+    HardwareSettings settings = scenario.hardware;
+    if (!scenario.is_given("hardware.mfu")) settings.mfu = 0;  // the GPU's calibrated default
+    derived = derive_hardware(settings, scenario.cluster.kv_block_tokens);
     if (!derived.ok()) errors.push_back({derived.error_field, derived.error});
   }
   for (const Field& f : fields()) {

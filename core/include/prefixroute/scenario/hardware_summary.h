@@ -8,13 +8,15 @@
 //                  "memory_utilization", "mfu", "bandwidth_efficiency" }   (model set only)
 //     "presets": { "model": { every ModelPreset number, "source" },
 //                  "gpu": { every GpuPreset number, "source" },
-//                  "engine": { step overhead, all-reduce, defaults, "source" } }   (model set only)
+//                  "engine": { step overhead, all-reduce, defaults, runtime reserve,
+//                              MoE expert efficiency, "source" } }   (model set only)
 //     "memory": { "weight_bytes", "weight_bytes_per_gpu", "usable_bytes_per_gpu",
-//                 "kv_bytes_per_token", "kv_bytes_per_token_per_gpu" }     (model set only)
+//                 "reserve_bytes_per_gpu", "kv_bytes_per_token",
+//                 "kv_bytes_per_token_per_gpu" }     (model set only)
 //     "fields": [ { "key", "in_force" (the value the run uses),
 //                   "source" ("given" | "derived" | "default"),
 //                   "derived" (the preset's value, or null), "formula" (or null) } ]
-//                 for each kDerivableFields entry, in that order,
+//                 for each kDerivableFields entry (hardware.mfu among them), in that order,
 //     "step_ms": { "prefill_full_budget", "decode_one", "decode_full" }:
 //                 the step model's time for a step of max_batched_tokens prompt
 //                 tokens (no context), for one sequence decoding at 1,024

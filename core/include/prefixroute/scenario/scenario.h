@@ -13,11 +13,12 @@
 // trace) and one section per policy of the catalogue, `<policy>.<param>`,
 // generated from the policy's spec (policies/policy_spec.h).
 //
-// Given and derived values. The raw cluster fields a hardware preset can
-// derive (kDerivableFields: cache tokens, prefill rate and the step costs)
-// are each either given (a number in the document or an override) or not
+// Given and derived values. The fields a hardware preset can derive
+// (kDerivableFields: cache tokens, prefill rate, the step costs, and
+// hardware.mfu, which defaults to the GPU preset's calibrated value) are
+// each either given (a number in the document or an override) or not
 // (absent, or null). When hardware.model names a preset, every field not
-// given takes its derived value (sim/hardware.h); otherwise it takes its
+// given takes its derived value (cluster/hardware.h); otherwise it takes its
 // default. Scenario::cluster always holds the values in force; Scenario::given
 // remembers which were given, and the canonical document writes a derived
 // value as null, so parsing it derives again (change hardware.tp and the
@@ -66,12 +67,13 @@ struct TraceSettings {
   std::string content_hash;          ///< FNV-1a 64 of its bytes, 16 hex digits
 };
 
-/// The raw cluster fields hardware.* can derive, in this order; bit i of
-/// Scenario::given says whether the i-th was given.
+/// The fields hardware.* can derive, in this order; bit i of
+/// Scenario::given says whether the i-th was given. The raw cluster fields,
+/// and hardware.mfu (the GPU preset's calibrated MFU unless given).
 inline constexpr std::string_view kDerivableFields[] = {
     "cluster.cache_tokens",     "cluster.prefill_tokens_per_s", "cluster.step_overhead_ms",
     "cluster.attention_ns_per_token_pair", "cluster.weight_read_ms", "cluster.expert_read_ms",
-    "cluster.expert_share_per_token",      "cluster.kv_read_ns_per_token"};
+    "cluster.expert_share_per_token",      "cluster.kv_read_ns_per_token", "hardware.mfu"};
 inline constexpr std::size_t kDerivableCount = std::size(kDerivableFields);
 
 /// Most replicates a scenario may ask for (`replicates`).
