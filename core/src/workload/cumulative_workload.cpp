@@ -12,9 +12,11 @@ namespace {
 
 // Stream 8 of the seed, split by purpose (the conversations draw from the
 // sessions kind's streams 1 and 4).
-enum Stream : std::uint64_t { kOrder = 1, kArrivals };
+// (Names of their own: the unity builds compile this file with the other
+// workloads' in one translation unit.)
+enum CumulativeStream : std::uint64_t { kCumulativeOrder = 1, kCumulativeArrivals };
 
-Rng stream(std::uint64_t seed, Stream s) { return Rng(mix_seed(mix_seed(seed, 8), s)); }
+Rng cumulative_stream(std::uint64_t seed, CumulativeStream s) { return Rng(mix_seed(mix_seed(seed, 8), s)); }
 
 }  // namespace
 
@@ -56,12 +58,12 @@ CumulativeWorkload::CumulativeWorkload(const WorkloadConfig& w, std::uint64_t se
   }
   // Shuffled (Fisher-Yates, as Python's random.shuffle: position i takes a
   // uniform pick of positions [0, i]), then the pruned left out.
-  Rng order = stream(seed, kOrder);
+  Rng order = cumulative_stream(seed, kCumulativeOrder);
   for (std::size_t i = n; i > 1; --i) std::swap(ordered[i - 1], ordered[order.below(i)]);
   pool_.reserve(n);
   for (const std::uint32_t i : ordered)
     if (!pruned[i]) pool_.push_back(i);
-  Rng arrivals = stream(seed, kArrivals);
+  Rng arrivals = cumulative_stream(seed, kCumulativeArrivals);
   arrivals_.resize(w.requests);
   Tick clock = 0;
   for (Tick& t : arrivals_) {

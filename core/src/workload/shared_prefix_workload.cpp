@@ -14,9 +14,18 @@ namespace {
 
 // Stream 6 of the seed (the tenants kind uses 1-3, the session kinds 4, gsp
 // 5), split by purpose.
-enum Stream : std::uint64_t { kSystemLengths = 1, kQuestionLengths, kOutputLengths, kTokens, kOrder, kArrivals };
+// (Names of their own: the unity builds compile this file with the other
+// workloads' in one translation unit.)
+enum PoolStream : std::uint64_t {
+  kPoolSystemLengths = 1,
+  kPoolQuestionLengths,
+  kPoolOutputLengths,
+  kPoolTokens,
+  kPoolOrder,
+  kPoolArrivals
+};
 
-Rng stream(std::uint64_t seed, Stream s) { return Rng(mix_seed(mix_seed(seed, 6), s)); }
+Rng pool_stream(std::uint64_t seed, PoolStream s) { return Rng(mix_seed(mix_seed(seed, 6), s)); }
 
 // The tokens' seed of entry e's response of round r.
 std::uint64_t response_seed(std::uint64_t base, std::uint64_t e, std::uint64_t r) {
@@ -53,10 +62,10 @@ SharedPrefixWorkload::SharedPrefixWorkload(const WorkloadConfig& w, std::uint64_
 
   // Lengths, in inference-perf's order: every group's system prompt, then
   // per group its prompts' questions and outputs (each from its own stream).
-  Rng system_lengths = stream(seed, kSystemLengths);
-  Rng question_lengths = stream(seed, kQuestionLengths);
-  Rng output_lengths = stream(seed, kOutputLengths);
-  Rng tokens = stream(seed, kTokens);
+  Rng system_lengths = pool_stream(seed, kPoolSystemLengths);
+  Rng question_lengths = pool_stream(seed, kPoolQuestionLengths);
+  Rng output_lengths = pool_stream(seed, kPoolOutputLengths);
+  Rng tokens = pool_stream(seed, kPoolTokens);
   group_len_.resize(groups);
   for (auto& length : group_len_) length = draw_length(params_.system_prompt, system_lengths);
   group_seeds_.resize(groups);
@@ -72,7 +81,7 @@ SharedPrefixWorkload::SharedPrefixWorkload(const WorkloadConfig& w, std::uint64_
   response_seed_ = tokens.next_u64();
 
   // The order: one shuffle of the pool, cycled, or a draw per request.
-  Rng order = stream(seed, kOrder);
+  Rng order = pool_stream(seed, kPoolOrder);
   requests_.resize(count);
   if (params_.order == PoolOrder::Cycle) {
     std::vector<std::uint32_t> perm(n);
@@ -86,7 +95,7 @@ SharedPrefixWorkload::SharedPrefixWorkload(const WorkloadConfig& w, std::uint64_
   } else {
     for (Request& r : requests_) r.entry = static_cast<std::uint32_t>(order.below(n));  // single turn: round 0
   }
-  Rng arrivals = stream(seed, kArrivals);
+  Rng arrivals = pool_stream(seed, kPoolArrivals);
   Tick clock = 0;
   for (Request& r : requests_) {
     clock += seconds_to_ticks(arrivals.exponential(w.arrival_rate_per_s));
