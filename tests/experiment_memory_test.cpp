@@ -161,6 +161,29 @@ TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfEachWorkloadKind) {
                 nullptr, nullptr, "gsp 16k requests, unbounded, lagged");
 }
 
+TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfThePoolKinds) {
+  if (PREFIXROUTE_TESTS_SANITIZED) GTEST_SKIP() << kNativeOnly;
+  expect_bounds(parsed({{"policies", "all"}, {"workload.kind", "shared_prefix"}, {"cluster.cache_tokens", "32000"}}),
+                nullptr, nullptr, "shared_prefix, every policy", 8);
+  // Multi-turn sessions with spread lengths over unbounded caches: 20,000
+  // requests cycling a pool of 500 (40 rounds, prompts to ~40k tokens).
+  expect_bounds(parsed({{"policies", "round_robin,affinity_balanced"}, {"workload.kind", "shared_prefix"},
+                        {"workload.shared_prefix_num_groups", "50"}, {"workload.shared_prefix_multi_turn", "on"},
+                        {"workload.shared_prefix_question_len_std", "20"}, {"workload.shared_prefix_output_len_std", "20"},
+                        {"workload.requests", "20000"}, {"cluster.cache_tokens", "100000000"},
+                        {"cluster.prefill_tokens_per_s", "1000000000"}}),
+                nullptr, nullptr, "shared_prefix multi-turn 20k, unbounded", 8);
+  expect_bounds(parsed({{"policies", "all"}, {"workload.kind", "prefix_repetition"}, {"cluster.cache_tokens", "32000"}}),
+                nullptr, nullptr, "prefix_repetition, every policy", 8);
+  expect_bounds(parsed({{"policies", "all"}, {"workload.kind", "cumulative"}, {"cluster.cache_tokens", "32000"},
+                        {"workload.arrival_rate_per_s", "5"}}),
+                nullptr, nullptr, "cumulative, every policy", 8);
+  expect_bounds(parsed({{"policies", "round_robin,expected_ttft"}, {"workload.kind", "cumulative"},
+                        {"workload.requests", "20000"}, {"workload.cumulative_pool_prompts", "5000"},
+                        {"cluster.cache_tokens", "1000000"}, {"router.kv_event_lag_ms", "50"}}),
+                nullptr, nullptr, "cumulative 20k, a 5k pool, unbounded, lagged", 8);
+}
+
 // The Mooncake excerpt, read and recorded in `s` as the command line
 // replays a trace (not ok() where either fails).
 TraceReadResult read_excerpt(Scenario& s) {

@@ -290,6 +290,14 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
   const std::string shape = w.kind == "tenants" ? printf_string("%u tenants", w.tenants)
                             : w.kind == "gsp"   ? printf_string("gsp: %u groups x %u prompts", w.gsp.num_groups,
                                                                 w.gsp.prompts_per_group)
+                            : w.kind == "shared_prefix"
+                                ? printf_string("shared_prefix: %u groups x %u prompts%s", w.shared_prefix.num_groups,
+                                                w.shared_prefix.prompts_per_group,
+                                                w.shared_prefix.multi_turn ? ", multi-turn" : "")
+                            : w.kind == "prefix_repetition"
+                                ? printf_string("prefix_repetition: %u prefixes", w.prefix_repetition.num_prefixes)
+                            : w.kind == "cumulative"
+                                ? printf_string("cumulative chat prompts, a pool of %u", w.cumulative.pool_prompts)
                             : w.kind == "agentic" ? printf_string("agent loops of %u tenants", w.tenants)
                                                   : printf_string("chat sessions of %u tenants", w.tenants);
   std::string out =

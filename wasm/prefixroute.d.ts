@@ -513,7 +513,8 @@ export interface PrefixrouteModule {
    * Every point is validated as runScenario validates a scenario before any
    * runs; errors name the field (a value's error carries `(sweep value "v")`),
    * or "(sweep)" for the spec itself and for a sweep over 2e7 requests in all
-   * (points x the trace's requests: workload.requests, or for gsp groups x prompts per group).
+   * (points x the trace's requests: workload.requests, for gsp groups x prompts per group, for
+   * prefix_repetition workload.requests rounded down to a multiple of its prefixes).
    * Never throws. Blocks: call it from a Web Worker.
    */
   runSweep(scenarioJson: string, overridesJson: string, sweepSpec: string, onProgress: SweepProgressCallback | null): SweepResult;

@@ -159,7 +159,7 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
 
   // The README's table for each workload kind, and the kinds with decode on
   // (their outputs decode) and lagged KV events.
-  for (const kind of ['sessions', 'agentic', 'gsp']) {
+  for (const kind of ['sessions', 'agentic', 'gsp', 'shared_prefix', 'prefix_repetition', 'cumulative']) {
     for (const extra of [[], [['cluster.decode_ms_per_token', '20'], ['router.kv_event_lag_ms', '20']]]) {
       test(`workload.kind=${kind}, every policy${extra.length ? ', decode and lagged KV events' : ''}`, () => {
         const pairs = [['workload.kind', kind], ['cluster.cache_tokens', '32000'], ['policies', 'all'], ...extra];
@@ -170,6 +170,26 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
       });
     }
   }
+
+  // The pool kinds' own draws: normal length spreads (Rng::normal, dmath::log)
+  // and multi-turn sessions; KubeAI's pruning of long cumulative prompts.
+  test('shared_prefix with spread lengths, multi-turn, and cumulative with pruning', () => {
+    const cases = [
+      [['workload.kind', 'shared_prefix'], ['workload.shared_prefix_system_prompt_len_std', '30'],
+        ['workload.shared_prefix_question_len_std', '15.5'], ['workload.shared_prefix_output_len_std', '20'],
+        ['workload.shared_prefix_multi_turn', 'on'], ['workload.requests', '700']],
+      [['workload.kind', 'shared_prefix'], ['workload.shared_prefix_order', 'random'],
+        ['workload.shared_prefix_question_len_std', '40'], ['workload.shared_prefix_question_len_max', '80']],
+      [['workload.kind', 'cumulative'], ['workload.cumulative_max_prompt_tokens', '2500']],
+    ];
+    for (const extra of cases) {
+      const pairs = [...extra, ['cluster.cache_tokens', '32000'], ['policies', 'all'], ['cluster.decode_ms_per_token', '20']];
+      const native = runNativeBench(setArgs(pairs));
+      const wasm = pr.runScenario('', overridesJson(pairs), null);
+      assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+      assert.equal(wasm.resultsJson, native.json);
+    }
+  });
 
   test('overrides apply on top of a scenario document', () => {
     const file = scenarioFiles().find((f) => f.endsWith('cache-fits.json'));

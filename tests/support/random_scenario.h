@@ -4,7 +4,8 @@
 // added to the schema later are drawn from their whole range automatically;
 // the rules the field table cannot state (hardware.tp in 1, 2, 4, 8; weights
 // that fit their GPUs; no fifo decode time under the batched engine; a step
-// budget of at least max_running) are applied after the draw.
+// budget of at least max_running; a multi-turn pool sent cycled) are applied
+// after the draw.
 //
 // Independent of the catalogue. Case `index` of a stream (its master seed)
 // is the same whatever the catalogue holds: each value is drawn from a stream
@@ -101,6 +102,27 @@ inline const std::map<std::string_view, std::pair<double, double>>& size_caps() 
       {"workload.gsp_system_prompt_len", {0, 200}},
       {"workload.gsp_question_len", {1, 100}},
       {"workload.gsp_output_len", {0, 200}},
+      {"workload.shared_prefix_num_groups", {1, 20}},
+      {"workload.shared_prefix_num_prompts_per_group", {1, 20}},
+      {"workload.shared_prefix_system_prompt_len", {0, 200}},
+      {"workload.shared_prefix_system_prompt_len_std", {0, 100}},
+      {"workload.shared_prefix_system_prompt_len_min", {0, 200}},
+      {"workload.shared_prefix_system_prompt_len_max", {0, 200}},
+      {"workload.shared_prefix_question_len", {1, 100}},
+      {"workload.shared_prefix_question_len_std", {0, 50}},
+      {"workload.shared_prefix_question_len_min", {1, 100}},
+      {"workload.shared_prefix_question_len_max", {1, 100}},
+      {"workload.shared_prefix_output_len", {0, 200}},
+      {"workload.shared_prefix_output_len_std", {0, 100}},
+      {"workload.shared_prefix_output_len_min", {0, 200}},
+      {"workload.shared_prefix_output_len_max", {0, 200}},
+      {"workload.prefix_repetition_prefix_len", {0, 200}},
+      {"workload.prefix_repetition_suffix_len", {1, 100}},
+      {"workload.prefix_repetition_num_prefixes", {1, 20}},
+      {"workload.prefix_repetition_output_len", {0, 200}},
+      {"workload.cumulative_pool_prompts", {1, 300}},
+      // At least prefix_tokens_max + turn_tokens_max (at most 300 here), or refused.
+      {"workload.cumulative_max_prompt_tokens", {300, 8192}},
       {"cluster.replicas", {1, 8}},
       {"cluster.cache_tokens", {0, 2000}},
       // Each router instance is a policy with its own state: 256 of them make a
@@ -117,6 +139,9 @@ inline const std::vector<std::pair<std::string_view, std::string_view>> kOrdered
     {"workload.output_tokens_min", "workload.output_tokens_max"},
     {"workload.tool_tokens_min", "workload.tool_tokens_max"},
     {"workload.reply_tokens_min", "workload.reply_tokens_max"},
+    {"workload.shared_prefix_system_prompt_len_min", "workload.shared_prefix_system_prompt_len_max"},
+    {"workload.shared_prefix_question_len_min", "workload.shared_prefix_question_len_max"},
+    {"workload.shared_prefix_output_len_min", "workload.shared_prefix_output_len_max"},
 };
 
 /// The stream of tests/property_test.cpp's RandomScenarios suite.
@@ -223,6 +248,8 @@ inline RandomCase random_case(std::uint64_t master_seed, std::uint64_t index, st
   constexpr std::uint32_t kTp[] = {1, 2, 4, 8};
   Rng tp_stream = named_stream(attempt_seed, "rule:hardware.tp");
   numbers["hardware.tp"] = kTp[tp_stream.uniform_int(0, 3)];
+  // A multi-turn pool is sent cycled (a random order bounds no session's rounds).
+  if (texts["workload.shared_prefix_multi_turn"] == "on") texts["workload.shared_prefix_order"] = "cycle";
   const bool batched = texts["cluster.engine"] == "batched";
   if (batched) numbers.erase("cluster.decode_ms_per_token");
   if (batched && numbers.count("cluster.max_batched_tokens") && numbers.count("cluster.max_running") &&
@@ -260,7 +287,7 @@ inline RandomCase random_case(std::uint64_t master_seed, std::uint64_t index, st
       texts["client.kind"] = "closed";
       const auto a = client_stream.uniform_int(1, 8), b = client_stream.uniform_int(1, 8);
       texts["client.stages"] = std::to_string(a) + "x" + number_text(draw(client_stream, 0.01, 2, false), false) +
-                               "," + std::to_string(b) + "x100000";
+                               "," + std::to_string(b) + "x10000000";
       if (client_stream.uniform_int(0, 1) == 0)
         numbers["client.stage_interval_s"] = draw(client_stream, 0, 1, false);
       break;

@@ -29,7 +29,7 @@ describe('choice and derivable fields from the schema', () => {
     expect(model.options).toContain('llama-3.1-8b');
     expect(model.defaultText).toBe('none');
     const kind = fields.find((f) => f.key === 'workload.kind')!;
-    expect(kind.options).toEqual(['tenants', 'sessions', 'agentic', 'gsp']);
+    expect(kind.options).toEqual(['tenants', 'sessions', 'agentic', 'gsp', 'shared_prefix', 'prefix_repetition', 'cumulative']);
     expect(fields.find((f) => f.key === 'cluster.engine')!.options).toEqual(['fifo', 'batched']);
   });
 
@@ -75,10 +75,17 @@ describe('workload kinds', () => {
     expect(shown('sessions')).toContain('workload.think_s_mean');
     expect(shown('sessions')).not.toContain('workload.calls_per_turn');
     expect(shown('agentic')).toContain('workload.calls_per_turn');
-    for (const kind of ['tenants', 'sessions', 'agentic', 'gsp']) expect(shown(kind)).toContain('workload.kind');
+    expect(shown('shared_prefix')).toContain('workload.shared_prefix_question_len_std');
+    expect(shown('shared_prefix')).not.toContain('workload.tenants');
+    expect(shown('prefix_repetition')).toContain('workload.requests');
+    expect(shown('prefix_repetition')).not.toContain('workload.shared_prefix_num_groups');
+    expect(shown('cumulative')).toContain('workload.turns_mean');
+    expect(shown('cumulative')).not.toContain('workload.think_s_mean');
+    for (const kind of ['tenants', 'sessions', 'agentic', 'gsp', 'shared_prefix', 'prefix_repetition', 'cumulative'])
+      expect(shown(kind)).toContain('workload.kind');
   });
 
-  it('the shipped presets include a chat-sessions, an agentic and a gsp scenario, each valid for the core', async () => {
+  it('the shipped presets include a scenario of every workload kind, each valid for the core', async () => {
     const core = await loadCore();
     const kinds = new Map<string, string>();
     for (const p of PRESETS) {
@@ -90,6 +97,9 @@ describe('workload kinds', () => {
     expect(kinds.get('chat-sessions')).toBe('sessions');
     expect(kinds.get('agentic')).toBe('agentic');
     expect(kinds.get('gsp')).toBe('gsp');
+    expect(kinds.get('shared-prefix')).toBe('shared_prefix');
+    expect(kinds.get('prefix-repetition')).toBe('prefix_repetition');
+    expect(kinds.get('cumulative')).toBe('cumulative');
   });
 });
 

@@ -1,5 +1,7 @@
 #include "prefixroute/base/random.h"
 
+#include <cmath>
+
 #include "prefixroute/base/deterministic_math.h"
 
 namespace prefixroute {
@@ -26,6 +28,15 @@ Rng::Rng(std::uint64_t seed) {
 double Rng::uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
 double Rng::exponential(double rate) { return -dmath::log(1.0 - uniform01()) / rate; }
+
+double Rng::normal() {
+  for (;;) {
+    const double u = 2.0 * uniform01() - 1.0;
+    const double v = 2.0 * uniform01() - 1.0;
+    const double s = u * u + v * v;
+    if (s > 0.0 && s < 1.0) return u * std::sqrt(-2.0 * dmath::log(s) / s);
+  }
+}
 
 ZipfSampler::ZipfSampler(std::size_t n, double s) {
   cdf_.reserve(n);

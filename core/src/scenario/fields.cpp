@@ -41,26 +41,27 @@ Field derivable(Field f) {
 // The workload kinds that read each workload field, as its help says (the
 // schema's x-kinds: the page shows only the chosen kind's fields). A workload
 // field not listed is read by every kind.
+constexpr std::string_view kSharedPrefixKind = "shared_prefix";
 constexpr std::pair<std::string_view, std::string_view> kWorkloadKinds[] = {
-    {"workload.requests", "tenants,sessions,agentic"},
-    {"workload.tenants", "tenants,sessions,agentic"},
-    {"workload.zipf_s", "tenants,sessions,agentic"},
-    {"workload.arrival_rate_per_s", "tenants,gsp"},
-    {"workload.prefix_tokens_min", "tenants,sessions,agentic"},
-    {"workload.prefix_tokens_max", "tenants,sessions,agentic"},
-    {"workload.turn_tokens_min", "tenants,sessions,agentic"},
-    {"workload.turn_tokens_max", "tenants,sessions,agentic"},
+    {"workload.requests", "tenants,sessions,agentic,shared_prefix,prefix_repetition,cumulative"},
+    {"workload.tenants", "tenants,sessions,agentic,cumulative"},
+    {"workload.zipf_s", "tenants,sessions,agentic,cumulative"},
+    {"workload.arrival_rate_per_s", "tenants,gsp,shared_prefix,prefix_repetition,cumulative"},
+    {"workload.prefix_tokens_min", "tenants,sessions,agentic,cumulative"},
+    {"workload.prefix_tokens_max", "tenants,sessions,agentic,cumulative"},
+    {"workload.turn_tokens_min", "tenants,sessions,agentic,cumulative"},
+    {"workload.turn_tokens_max", "tenants,sessions,agentic,cumulative"},
     {"workload.output_tokens_min", "tenants"},
     {"workload.output_tokens_max", "tenants"},
     {"workload.session_rate_per_s", "sessions,agentic"},
-    {"workload.turns_mean", "sessions,agentic"},
+    {"workload.turns_mean", "sessions,agentic,cumulative"},
     {"workload.think_s_mean", "sessions,agentic"},
     {"workload.calls_per_turn", "agentic"},
     {"workload.tool_s_mean", "agentic"},
     {"workload.tool_tokens_min", "agentic"},
     {"workload.tool_tokens_max", "agentic"},
-    {"workload.reply_tokens_min", "sessions,agentic"},
-    {"workload.reply_tokens_max", "sessions,agentic"},
+    {"workload.reply_tokens_min", "sessions,agentic,cumulative"},
+    {"workload.reply_tokens_max", "sessions,agentic,cumulative"},
     {"workload.context_tokens_max", "sessions,agentic"},
     {"workload.summary_tokens", "sessions,agentic"},
     {"workload.nominal_tpot_ms", "sessions,agentic"},
@@ -69,12 +70,20 @@ constexpr std::pair<std::string_view, std::string_view> kWorkloadKinds[] = {
     {"workload.gsp_system_prompt_len", "gsp"},
     {"workload.gsp_question_len", "gsp"},
     {"workload.gsp_output_len", "gsp"},
+    {"workload.prefix_repetition_prefix_len", "prefix_repetition"},
+    {"workload.prefix_repetition_suffix_len", "prefix_repetition"},
+    {"workload.prefix_repetition_num_prefixes", "prefix_repetition"},
+    {"workload.prefix_repetition_output_len", "prefix_repetition"},
+    {"workload.cumulative_pool_prompts", "cumulative"},
+    {"workload.cumulative_max_prompt_tokens", "cumulative"},
 };
 
 void set_workload_kinds(std::vector<Field>& fields) {
-  for (Field& f : fields)
+  for (Field& f : fields) {
     for (const auto& [key, kinds] : kWorkloadKinds)
       if (f.spec.key == key) f.spec.kinds = kinds;
+    if (f.spec.key.rfind("workload.shared_prefix_", 0) == 0) f.spec.kinds = kSharedPrefixKind;
+  }
 }
 
 // The fixed sections before the policies' (seed, workload, cluster, router).
@@ -87,26 +96,32 @@ std::vector<Field> leading_fields() {
                "reported as a mean with its 95 % confidence interval (a replayed trace has one replicate).",
                replicates, std::uint32_t),
       PR_FIELD("workload.requests", "Requests", Integer, 1, 1e7, "requests",
-               "Requests in the trace (tenants, sessions, agentic; the last session is cut there).",
+               "Requests in the trace (tenants, sessions, agentic: the last session is cut there; shared_prefix and "
+               "cumulative: prompts sent from the pool; prefix_repetition: vLLM's --num-prompts, rounded down to a "
+               "multiple of the prefixes).",
                workload.requests, std::uint64_t),
       PR_FIELD("workload.tenants", "Tenants", Integer, 1, 1e5, "tenants",
-               "Tenants, each with its own shared prompt prefix (tenants; sessions and agentic: system prompts).",
+               "Tenants, each with its own shared prompt prefix (tenants; sessions, agentic and cumulative: system "
+               "prompts).",
                workload.tenants, std::uint32_t),
       PR_FIELD("workload.zipf_s", "Zipf skew", Number, 0, 10, "",
-               "Zipf exponent of tenant popularity, 0 = uniform (tenants, sessions, agentic).", workload.zipf_s,
+               "Zipf exponent of tenant popularity, 0 = uniform (tenants, sessions, agentic, cumulative).",
+               workload.zipf_s,
                double),
       PR_FIELD("workload.arrival_rate_per_s", "Arrival rate", Number, 1e-3, 1e7, "requests/s",
-               "Mean Poisson arrival rate of the whole cluster (tenants, gsp).", workload.arrival_rate_per_s,
+               "Mean Poisson arrival rate of the whole cluster (tenants, gsp, shared_prefix, prefix_repetition, "
+               "cumulative).",
+               workload.arrival_rate_per_s,
                double),
       PR_FIELD("workload.prefix_tokens_min", "Prefix length, min", Integer, 0, 1e6, "tokens",
-               "Shortest tenant prefix, drawn uniformly per tenant (tenants; sessions and agentic: the system "
-               "prompt).",
+               "Shortest tenant prefix, drawn uniformly per tenant (tenants; sessions, agentic and cumulative: the "
+               "system prompt).",
                workload.prefix_tokens_min, std::uint32_t),
       PR_FIELD("workload.prefix_tokens_max", "Prefix length, max", Integer, 0, 1e6, "tokens", "Longest tenant prefix.",
                workload.prefix_tokens_max, std::uint32_t),
       PR_FIELD("workload.turn_tokens_min", "Turn length, min", Integer, 1, 1e6, "tokens",
-               "Shortest unique user turn, drawn uniformly per request (tenants; sessions and agentic: each user "
-               "message).",
+               "Shortest unique user turn, drawn uniformly per request (tenants; sessions, agentic and cumulative: "
+               "each user message).",
                workload.turn_tokens_min, std::uint32_t),
       PR_FIELD("workload.turn_tokens_max", "Turn length, max", Integer, 1, 1e6, "tokens", "Longest unique user turn.",
                workload.turn_tokens_max, std::uint32_t),
@@ -121,13 +136,17 @@ std::vector<Field> leading_fields() {
       PR_TEXT("workload.kind", "Workload kind",
               "tenants: one shared prefix per tenant plus one unique turn per request; sessions: multi-turn "
               "chats re-sending their history; agentic: agent loops of several LLM calls per turn; gsp: SGLang's "
-              "generated-shared-prefix benchmark. Each kind reads only the workload fields whose help names it.",
-              "tenants,sessions,agentic,gsp", workload.kind),
+              "generated-shared-prefix benchmark; shared_prefix: inference-perf's shared_prefix prompt pool, "
+              "cycled; prefix_repetition: vLLM's prefix_repetition dataset; cumulative: chat conversations cut "
+              "into cumulative prompts, pooled, shuffled and sent as independent requests (KubeAI's "
+              "benchmark_serving). Each kind reads only the workload fields whose help names it.",
+              "tenants,sessions,agentic,gsp,shared_prefix,prefix_repetition,cumulative", workload.kind),
       PR_FIELD("workload.session_rate_per_s", "Session rate", Number, 1e-3, 1e7, "sessions/s",
                "Mean Poisson arrival rate of new sessions (sessions, agentic).", workload.sessions.session_rate_per_s,
                double),
       PR_FIELD("workload.turns_mean", "Turns per session", Number, 1, 1000, "turns",
-               "Mean user turns per session: geometric, capped at 20 x the mean (sessions, agentic).",
+               "Mean user turns per session: geometric, capped at 20 x the mean (sessions, agentic; cumulative: "
+               "turns per conversation).",
                workload.sessions.turns_mean, double),
       PR_FIELD("workload.think_s_mean", "Think time", Number, 0, 1e5, "s",
                "Mean user think time before a new turn, exponential, after the previous reply's nominal decode "
@@ -147,7 +166,7 @@ std::vector<Field> leading_fields() {
       PR_FIELD("workload.reply_tokens_min", "Reply length, min", Integer, 0, 1e6, "tokens",
                "Shortest model reply of a call, drawn uniformly: its output tokens (decoded when "
                "cluster.decode_ms_per_token > 0 or cluster.engine = batched), re-sent in the next prompt "
-               "(sessions, agentic).",
+               "(sessions, agentic, cumulative).",
                workload.sessions.reply_tokens_min, std::uint32_t),
       PR_FIELD("workload.reply_tokens_max", "Reply length, max", Integer, 0, 1e6, "tokens", "Longest model reply.",
                workload.sessions.reply_tokens_max, std::uint32_t),
@@ -174,6 +193,93 @@ std::vector<Field> leading_fields() {
                "Tokens of each question (gsp).", workload.gsp.question_len, std::uint32_t),
       PR_FIELD("workload.gsp_output_len", "Output length", Integer, 0, 1e6, "tokens",
                "Output tokens of each request (gsp).", workload.gsp.output_len, std::uint32_t),
+      PR_FIELD("workload.shared_prefix_num_groups", "Groups", Integer, 1, 1e6, "groups",
+               "Groups, each with its own system prompt (shared_prefix; inference-perf's num_groups).",
+               workload.shared_prefix.num_groups, std::uint32_t),
+      PR_FIELD("workload.shared_prefix_num_prompts_per_group", "Prompts per group", Integer, 1, 1e6, "prompts",
+               "Prompts per group, each with its own question; the pool holds groups x prompts per group "
+               "(shared_prefix; inference-perf's num_prompts_per_group).",
+               workload.shared_prefix.prompts_per_group, std::uint32_t),
+      PR_FIELD("workload.shared_prefix_system_prompt_len", "System prompt length", Integer, 0, 1e6, "tokens",
+               "Mean tokens of each group's system prompt, drawn per group (shared_prefix).",
+               workload.shared_prefix.system_prompt.mean, std::uint32_t),
+      PR_FIELD("workload.shared_prefix_system_prompt_len_std", "System prompt length, std dev", Number, 0, 1e6,
+               "tokens",
+               "Standard deviation of the normal each system prompt length is drawn from, then clipped into "
+               "[min, max] and rounded; 0 = every group the mean (shared_prefix; inference-perf's Distribution "
+               "std_dev).",
+               workload.shared_prefix.system_prompt.std_dev, double),
+      PR_FIELD("workload.shared_prefix_system_prompt_len_min", "System prompt length, min", Integer, 0, 1e6,
+               "tokens", "Shortest system prompt: drawn lengths are clipped up to it (shared_prefix).",
+               workload.shared_prefix.system_prompt.min, std::uint32_t),
+      PR_FIELD("workload.shared_prefix_system_prompt_len_max", "System prompt length, max", Integer, 0, 1e6,
+               "tokens", "Longest system prompt: drawn lengths are clipped down to it (shared_prefix).",
+               workload.shared_prefix.system_prompt.max, std::uint32_t),
+      PR_FIELD("workload.shared_prefix_question_len", "Question length", Integer, 1, 1e6, "tokens",
+               "Mean tokens of each prompt's question, drawn per prompt (shared_prefix).",
+               workload.shared_prefix.question.mean, std::uint32_t),
+      PR_FIELD("workload.shared_prefix_question_len_std", "Question length, std dev", Number, 0, 1e6, "tokens",
+               "Standard deviation of the normal each question length is drawn from, then clipped into [min, "
+               "max] and rounded; 0 = every question the mean (shared_prefix).",
+               workload.shared_prefix.question.std_dev, double),
+      PR_FIELD("workload.shared_prefix_question_len_min", "Question length, min", Integer, 1, 1e6, "tokens",
+               "Shortest question (shared_prefix).", workload.shared_prefix.question.min, std::uint32_t),
+      PR_FIELD("workload.shared_prefix_question_len_max", "Question length, max", Integer, 1, 1e6, "tokens",
+               "Longest question (shared_prefix).", workload.shared_prefix.question.max, std::uint32_t),
+      PR_FIELD("workload.shared_prefix_output_len", "Output length", Integer, 0, 1e6, "tokens",
+               "Mean output tokens of each prompt, drawn per prompt; a prompt asks for the same output every "
+               "time it is sent (shared_prefix).",
+               workload.shared_prefix.output.mean, std::uint32_t),
+      PR_FIELD("workload.shared_prefix_output_len_std", "Output length, std dev", Number, 0, 1e6, "tokens",
+               "Standard deviation of the normal each output length is drawn from, then clipped into [min, max] "
+               "and rounded; 0 = every prompt the mean (shared_prefix).",
+               workload.shared_prefix.output.std_dev, double),
+      PR_FIELD("workload.shared_prefix_output_len_min", "Output length, min", Integer, 0, 1e6, "tokens",
+               "Shortest output (shared_prefix).", workload.shared_prefix.output.min, std::uint32_t),
+      PR_FIELD("workload.shared_prefix_output_len_max", "Output length, max", Integer, 0, 1e6, "tokens",
+               "Longest output (shared_prefix).", workload.shared_prefix.output.max, std::uint32_t),
+      Field{FieldSpec{"workload.shared_prefix_order", "Prompt order", FieldKind::Text, 0, 0, "",
+                      "cycle: the pool shuffled once and sent in that order again and again (inference-perf); "
+                      "random: each request a uniform draw from the pool, with replacement (single turn only) "
+                      "(shared_prefix).",
+                      "cycle,random"},
+            nullptr, nullptr,
+            [](const Scenario& s) {
+              return std::string(s.workload.shared_prefix.order == PoolOrder::Random ? "random" : "cycle");
+            },
+            [](Scenario& s, const std::string& v) {
+              s.workload.shared_prefix.order = v == "random" ? PoolOrder::Random : PoolOrder::Cycle;
+            }},
+      Field{FieldSpec{"workload.shared_prefix_multi_turn", "Multi-turn", FieldKind::Text, 0, 0, "",
+                      "on: each prompt of the pool is a user's session, each time it is sent a round that "
+                      "carries the session's history (the earlier rounds' questions and responses) after the "
+                      "system prompt (inference-perf's enable_multi_turn_chat) (shared_prefix).",
+                      "off,on"},
+            nullptr, nullptr,
+            [](const Scenario& s) { return std::string(s.workload.shared_prefix.multi_turn ? "on" : "off"); },
+            [](Scenario& s, const std::string& v) { s.workload.shared_prefix.multi_turn = v == "on"; }},
+      PR_FIELD("workload.prefix_repetition_prefix_len", "Prefix length", Integer, 0, 1e6, "tokens",
+               "Tokens of each shared prefix (prefix_repetition; vLLM's --prefix-repetition-prefix-len).",
+               workload.prefix_repetition.prefix_len, std::uint32_t),
+      PR_FIELD("workload.prefix_repetition_suffix_len", "Suffix length", Integer, 1, 1e6, "tokens",
+               "Tokens of each prompt's own random suffix (prefix_repetition; --prefix-repetition-suffix-len).",
+               workload.prefix_repetition.suffix_len, std::uint32_t),
+      PR_FIELD("workload.prefix_repetition_num_prefixes", "Prefixes", Integer, 1, 1e6, "prefixes",
+               "Distinct prefixes, each shared by requests / prefixes prompts (rounded down), all shuffled "
+               "(prefix_repetition; --prefix-repetition-num-prefixes).",
+               workload.prefix_repetition.num_prefixes, std::uint32_t),
+      PR_FIELD("workload.prefix_repetition_output_len", "Output length", Integer, 0, 1e6, "tokens",
+               "Output tokens of each request (prefix_repetition; --prefix-repetition-output-len).",
+               workload.prefix_repetition.output_len, std::uint32_t),
+      PR_FIELD("workload.cumulative_pool_prompts", "Pooled prompts", Integer, 1, 1e7, "prompts",
+               "Prompts in the pool: the conversations' cumulative prompts in conversation order, cut after "
+               "this many (the last conversation cut there), then shuffled and cycled (cumulative; KubeAI's "
+               "--max-conversations, which counts prompts).",
+               workload.cumulative.pool_prompts, std::uint32_t),
+      PR_FIELD("workload.cumulative_max_prompt_tokens", "Longest prompt sent", Integer, 1, 1e7, "tokens",
+               "Prompts longer than this are pruned from the pool, with their conversation's later prompts "
+               "(cumulative; KubeAI prunes prompts over 8192 tokens).",
+               workload.cumulative.max_prompt_tokens, std::uint32_t),
       PR_TEXT("client.kind", "Client",
               "How the benchmark client sends the requests: poisson (open loop, exponential gaps; at rate 0 the "
               "workload's own arrival times, a trace's timestamps), constant (open loop, equal gaps), burst "

@@ -8,8 +8,10 @@
 #include "base/json_text.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario/scenario.h"
+#include "prefixroute/workload/cumulative_workload.h"
 #include "prefixroute/workload/gsp_workload.h"
 #include "prefixroute/workload/session_workload.h"
+#include "prefixroute/workload/shared_prefix_workload.h"
 #include "prefixroute/workload/synthetic.h"
 #include "scenario/fields.h"
 
@@ -194,6 +196,117 @@ void check_gsp_limits(const Scenario& s, std::vector<FieldError>& errors) {
                       errors);
 }
 
+// The pool kinds (shared_prefix, prefix_repetition): a pool of at most
+// kMaxPoolPrompts prompts, requests sent from it, prompts that grow by a
+// round per cycle when multi-turn.
+void check_pool_limits(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  const bool repetition = w.kind == "prefix_repetition";
+  const SharedPrefixParams& sp = w.shared_prefix;
+  if (repetition) {
+    const PrefixRepetitionParams& r = w.prefix_repetition;
+    if (r.num_prefixes > w.requests) {
+      // vLLM refuses it too (each prefix needs a prompt).
+      errors.push_back({"workload.prefix_repetition_num_prefixes",
+                        "must be at most workload.requests (" + std::to_string(w.requests) +
+                            "): each prefix is shared by requests / num_prefixes prompts, rounded down; got " +
+                            std::to_string(r.num_prefixes)});
+      return;
+    }
+  } else {
+    const std::pair<const LengthSpread*, const char*> spreads[] = {
+        {&sp.system_prompt, "system_prompt_len"}, {&sp.question, "question_len"}, {&sp.output, "output_len"}};
+    bool ordered = true;
+    for (const auto& [spread, name] : spreads) {
+      if (spread->min <= spread->max) continue;
+      ordered = false;
+      errors.push_back({std::string("workload.shared_prefix_") + name + "_min",
+                        std::string("must be <= workload.shared_prefix_") + name + "_max (" +
+                            std::to_string(spread->max) + "); got " + std::to_string(spread->min)});
+    }
+    const double pool = static_cast<double>(sp.num_groups) * sp.prompts_per_group;
+    if (pool > kMaxPoolPrompts) {
+      errors.push_back({"workload.shared_prefix_num_prompts_per_group",
+                        "shared_prefix_num_groups x shared_prefix_num_prompts_per_group (the pool) must be at most " +
+                            format_number(kMaxPoolPrompts) + "; got " + format_number(pool)});
+      ordered = false;
+    }
+    if (sp.multi_turn && sp.order == PoolOrder::Random) {
+      errors.push_back({"workload.shared_prefix_order",
+                        "must be cycle when workload.shared_prefix_multi_turn is on (a session advances one round "
+                        "per cycle of the pool; random draws would bound no session's rounds); got random"});
+      ordered = false;
+    }
+    if (!ordered) return;  // the bounds below assume ordered spreads and a bounded pool
+  }
+  const double requests = SharedPrefixWorkload::requests(w);
+  const double longest = SharedPrefixWorkload::max_prompt_tokens(w);
+  const double total = SharedPrefixWorkload::max_total_prompt_tokens(w);
+  if (total > kMaxTotalPromptTokens) {
+    const bool growing = !repetition && sp.multi_turn;
+    errors.push_back({"workload.requests",
+                      "the prompt tokens of all requests, at most (each at most the longest possible prompt, " +
+                          format_number(longest) + " tokens" +
+                          (growing ? ", multi-turn prompts growing by a question and a response per cycle of the pool"
+                                   : "") +
+                          "), must be at most " + format_number(kMaxTotalPromptTokens) + " tokens; got " +
+                          format_number(total)});
+  }
+  const double span_s = requests / w.arrival_rate_per_s;
+  if (span_s > kMaxArrivalSpanSeconds)
+    errors.push_back({"workload.arrival_rate_per_s",
+                      "requests / arrival_rate_per_s (the expected arrival span) must be at most " +
+                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
+  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
+    errors.push_back({"cluster.prefill_tokens_per_s",
+                      "the longest possible prompt tokens (" + format_number(total) +
+                          ") / prefill_tokens_per_s (the longest possible prefill work) must be at most " +
+                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  const SharedPrefixParams p = SharedPrefixWorkload::params_of(w);
+  check_engine_limits(s, requests, total, longest, longest_length(p.output),
+                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
+}
+
+// The cumulative kind: the sessions kind's conversations for a pool of
+// pool_prompts calls, sent as requests of at most max_prompt_tokens each.
+void check_cumulative_limits(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto& w = s.workload;
+  const CumulativeParams& c = w.cumulative;
+  // Every conversation's first prompt (a system prompt and a user message)
+  // must survive the pruning, so the pool is never empty.
+  const double first = static_cast<double>(w.prefix_tokens_max) + w.turn_tokens_max;
+  if (first > c.max_prompt_tokens)
+    errors.push_back({"workload.cumulative_max_prompt_tokens",
+                      "must be at least workload.prefix_tokens_max + workload.turn_tokens_max (" +
+                          format_number(first) +
+                          ": a conversation's first prompt at most, so that no conversation is pruned whole); got " +
+                          std::to_string(c.max_prompt_tokens)});
+  const double requests = static_cast<double>(w.requests);
+  const double longest = CumulativeWorkload::max_prompt_tokens(w);
+  const double total = requests * longest;
+  if (total > kMaxTotalPromptTokens)
+    errors.push_back({"workload.requests",
+                      "requests x the longest prompt sent (" + format_number(longest) +
+                          " tokens: the least of cumulative_max_prompt_tokens and the longest conversation's "
+                          "growth) must be at most " +
+                          format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
+  const double span_s = requests / w.arrival_rate_per_s;
+  if (span_s > kMaxArrivalSpanSeconds)
+    errors.push_back({"workload.arrival_rate_per_s",
+                      "requests / arrival_rate_per_s (the expected arrival span) must be at most " +
+                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
+  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
+    errors.push_back({"cluster.prefill_tokens_per_s",
+                      "requests x the longest prompt sent / prefill_tokens_per_s (the longest possible prefill "
+                      "work) must be at most " +
+                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_engine_limits(s, requests, total, longest, static_cast<double>(w.sessions.reply_tokens_max),
+                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
+  check_prefix_storage(w, errors);
+}
+
 }  // namespace
 
 namespace scenario_detail {
@@ -325,6 +438,8 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
                                          "); got " + format_number(s.trace.end_s)});
   if (is_session_kind(w.kind)) check_session_limits(s, errors);
   else if (w.kind == "gsp") check_gsp_limits(s, errors);
+  else if (is_pool_kind(w.kind)) check_pool_limits(s, errors);
+  else if (w.kind == "cumulative") check_cumulative_limits(s, errors);
   else check_tenant_limits(s, errors);
   // The last replicate's seed must stay a field value (exact in JSON and JS).
   if (s.replicates > 1 && s.seed > 9007199254740991ULL - (s.replicates - 1))

@@ -6,6 +6,7 @@
 import agentic from '../../../scenarios/agentic.json';
 import cacheFits from '../../../scenarios/cache-fits.json';
 import chatSessions from '../../../scenarios/chat-sessions.json';
+import cumulative from '../../../scenarios/cumulative.json';
 import gsp from '../../../scenarios/gsp.json';
 import agentBurst from '../../../scenarios/failure-agent-burst.json';
 import fleetGate from '../../../scenarios/failure-fleet-gate.json';
@@ -15,7 +16,9 @@ import sharedPrompt from '../../../scenarios/failure-shared-prompt.json';
 import slowPoll from '../../../scenarios/failure-slow-poll.json';
 import oneHotTenant from '../../../scenarios/one-hot-tenant.json';
 import overloaded from '../../../scenarios/overloaded.json';
+import prefixRepetition from '../../../scenarios/prefix-repetition.json';
 import reference from '../../../scenarios/reference.json';
+import sharedPrefix from '../../../scenarios/shared-prefix.json';
 import { type Pair, valueText } from './schema';
 
 export interface Preset {
@@ -78,6 +81,24 @@ export const PRESETS: readonly Preset[] = [
     label: 'Shared-prefix benchmark',
     blurb: 'SGLang’s generated-shared-prefix benchmark: 64 groups of 16 questions behind a 2,048-token system prompt each, shuffled.',
     document: gsp,
+  },
+  {
+    id: 'shared-prefix',
+    label: 'Shared-prefix pool (inference-perf)',
+    blurb: 'inference-perf’s shared_prefix: 30 groups of 5 prompts behind a 1,500-token system prompt each, the shuffled pool sent again and again.',
+    document: sharedPrefix,
+  },
+  {
+    id: 'prefix-repetition',
+    label: 'Prefix repetition (vLLM)',
+    blurb: 'vLLM’s prefix_repetition dataset: 10 random 256-token prefixes, each with 200 prompts of their own 256-token suffix, shuffled.',
+    document: prefixRepetition,
+  },
+  {
+    id: 'cumulative',
+    label: 'Cumulative chat prompts',
+    blurb: 'Chat conversations cut into cumulative prompts (prompt k: the first 2k-1 messages), pooled, shuffled and sent as independent requests, as KubeAI benchmarked prefix hashing.',
+    document: cumulative,
   },
   failureMode('failure-fleet-gate', 'fleet-wide imbalance gate', fleetGate),
   failureMode('failure-hash-thrash', 'consistent-hash thrash', hashThrash),

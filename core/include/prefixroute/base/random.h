@@ -92,6 +92,17 @@ class Rng {
   /// Exponential with the given rate (> 0): -ln(1-U)/rate, via dmath::log.
   double exponential(double rate);
 
+  /// Standard normal (mean 0, variance 1) by Marsaglia's polar method: u, v
+  /// uniform in [-1, 1) until 0 < s = u^2 + v^2 < 1, then u x sqrt(-2 ln(s) / s),
+  /// via dmath::log and sqrt (exactly rounded), so the same bits everywhere.
+  /// Two uniform draws per attempt, 4/pi attempts on average; the pair's
+  /// second normal is dropped, so every call draws from the stream alone.
+  /// Bounded: u and v are multiples of 2^-52, so a nonzero s is at least
+  /// about 2^-104 and |result| <= |u| / sqrt(s) x sqrt(-2 ln s) <=
+  /// sqrt(208 ln 2) = 12.01 (kNormalBound, with a margin for the roundings).
+  double normal();
+  static constexpr double kNormalBound = 12.1;
+
  private:
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 

@@ -15,8 +15,10 @@
 namespace prefixroute {
 
 /// The trace of `config` (validated) for `seed`: a Workload (tenants), a
-/// SessionWorkload (sessions, agentic) or a GspWorkload (gsp). A Workload's
-/// turns are drawn on up to `jobs` threads (the same trace for any number).
+/// SessionWorkload (sessions, agentic), a GspWorkload (gsp), a
+/// SharedPrefixWorkload (shared_prefix, prefix_repetition) or a
+/// CumulativeWorkload (cumulative). A Workload's turns are drawn on up to
+/// `jobs` threads (the same trace for any number).
 std::unique_ptr<RequestTrace> generate_synthetic(const WorkloadConfig& config, std::uint64_t seed,
                                                  unsigned jobs = 1);
 
@@ -46,5 +48,15 @@ SyntheticBounds synthetic_bounds(const WorkloadConfig& config);
 
 /// Whether `kind` uses SessionWorkload.
 inline bool is_session_kind(const std::string& kind) { return kind == "sessions" || kind == "agentic"; }
+
+/// Whether `kind` uses SharedPrefixWorkload.
+inline bool is_pool_kind(const std::string& kind) { return kind == "shared_prefix" || kind == "prefix_repetition"; }
+
+/// Whether the trace of `config` has requests that share sessions
+/// (RequestTrace::has_sessions): the session kinds, and multi-turn
+/// shared_prefix. O(1).
+inline bool synthetic_has_sessions(const WorkloadConfig& config) {
+  return is_session_kind(config.kind) || (config.kind == "shared_prefix" && config.shared_prefix.multi_turn);
+}
 
 }  // namespace prefixroute
