@@ -44,7 +44,7 @@ expect set_overrides_file 0 'trace: 300 requests' -- --json '' --scenario "$tmp/
 
 # Replicates: means ± half-widths and the pairs that are not distinguishable.
 expect replicates_table 0 'not distinguishable at N = 3 \(their 95% intervals overlap\):' -- --json '' \
-  --set workload.requests=300 --set replicates=3 --set policies=round_robin,least_loaded
+  --set workload.requests=300 --set replicates=3 --set policies=round_robin,least_loaded --jobs 2
 expect replicates_mean_pm 0 '^round_robin +mean_ttft= +[0-9.]+ ± +[0-9.]+ ms' -- --json '' \
   --set workload.requests=300 --set replicates=3 --set policies=round_robin,least_loaded
 expect replicates_range 2 'replicates: must be an integer in \[1, 1000\]' -- --json '' --set replicates=0
