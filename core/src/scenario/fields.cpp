@@ -439,7 +439,8 @@ std::vector<Field> trace_fields() {
               "The trace file's format: auto (told by the first JSON line: chat_id means bailian, messages or "
               "prompt openai), mooncake (512-token blocks, timestamps in ms), bailian (Qwen-Bailian: 16-token "
               "blocks, timestamps in s, sessions from parent_chat_id) or openai (logged chat requests: text "
-              "tokenized by a fixed rule, timestamps in s or ISO 8601, sessions from session_id or user).",
+              "tokenized by a fixed rule, the time from timestamp (s or ISO 8601) or else created (Unix s), "
+              "sessions from session_id or user).",
               "auto,mooncake,bailian,openai", trace.format),
       PR_TEXT("trace.name", "Trace file", "File name of the replayed trace (recorded; empty = synthetic workload).",
               "", trace.name),
