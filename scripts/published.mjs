@@ -67,6 +67,21 @@ function runScenario(bench, scenario, sets, jobs, jsonPath) {
   });
 }
 
+/** What the scenario's hardware.* and cluster fields mean (the CLI's --hardware JSON). */
+function hardwareOf(bench, scenario, sets) {
+  const args = ['--scenario', scenario, '--hardware'];
+  for (const s of sets) args.push('--set', s);
+  return new Promise((resolve, reject) => {
+    const child = spawn(bench, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${path.relative(ROOT, scenario)} --hardware: ${err}`))));
+  });
+}
+
 function pad(s, n) {
   s = String(s);
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
@@ -106,6 +121,7 @@ async function main() {
       if (opts.resultsDir) fs.mkdirSync(opts.resultsDir, { recursive: true });
       const results = await runScenario(opts.bench, path.join(ROOT, claim.scenario), opts.sets, opts.jobs, jsonPath);
       const evaluation = evaluateClaim(claim, results, doc.rules);
+      evaluation.hardware = await hardwareOf(opts.bench, path.join(ROOT, claim.scenario), opts.sets);
       console.log(`${((Date.now() - t0) / 1000).toFixed(1)} s`);
       printClaim(claim, evaluation);
       evaluations.push({ claim, evaluation });

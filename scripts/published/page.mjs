@@ -178,6 +178,19 @@ export function renderPage(doc, evaluations, chartDir) {
       for (const t of claim.scenario_notes) L.push(`- ${t}`);
       L.push('');
     }
+    const overrides = Object.entries(claim.overrides || {});
+    L.push(
+      overrides.length === 0
+        ? 'Every cluster figure comes from the model and GPU presets; no derived field is set by hand.'
+        : `Set by hand over the presets: ${overrides
+            .map(([k, why]) => {
+              const f = ((evaluation.hardware || {}).fields || []).find((x) => x.key === k);
+              const figures = f ? ` = ${f.in_force.toLocaleString('en-US')} where the presets derive ${f.derived.toLocaleString('en-US')}` : '';
+              return `\`${k}\`${figures} (${why})`;
+            })
+            .join('; ')}.`,
+    );
+    L.push('');
     L.push('| Comparison | Published | Simulated | Reproduced |');
     L.push('|---|---|---|---|');
     for (const v of evaluation.verdicts) {
