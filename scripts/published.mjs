@@ -17,8 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { checkClaims, describeComparison, evaluateClaim } from './published/evaluate.mjs';
-import { claimCharts, claimStatus, renderPage } from './published/page.mjs';
+import { METRIC_LABELS, checkClaims, describeComparison, evaluateClaim } from './published/evaluate.mjs';
+import { claimCharts, claimStatus, formatSummary, renderPage, simulatedSummary } from './published/page.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -87,9 +87,19 @@ function pad(s, n) {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
 
-function printClaim(claim, evaluation) {
+function printClaim(claim, evaluation, rules) {
   const s = claimStatus(evaluation);
   console.log(`  ${claim.id}: ${s.verdict}`);
+  const keys = [...new Set(Object.values(claim.published.summary).flatMap((x) => Object.keys(x)))];
+  if (keys.length) {
+    console.log(`    ${pad('published / simulated', 24)}${keys.map((k) => pad(METRIC_LABELS[k] || k, 30)).join('')}`.trimEnd());
+    for (const arm of claim.arms) {
+      const pub = claim.published.summary[arm.name] || {};
+      const row = evaluation.rows[arm.name];
+      const cells = keys.map((k) => pad(`${k in pub ? formatSummary(k, pub[k]) : '-'} / ${formatSummary(k, simulatedSummary(claim, row, k, rules))}`, 30));
+      console.log(`    ${pad(arm.name, 24)}${cells.join('')}`.trimEnd());
+    }
+  }
   for (const v of evaluation.verdicts) {
     const what = describeComparison(v.cmp, claim.load_unit);
     console.log(`    ${v.ok ? 'yes' : 'NO '}  ${pad(what, 62)} published ${pad(v.published, 26)} simulated ${v.simulated}`);
@@ -123,7 +133,7 @@ async function main() {
       const evaluation = evaluateClaim(claim, results, doc.rules);
       evaluation.hardware = await hardwareOf(opts.bench, path.join(ROOT, claim.scenario), opts.sets);
       console.log(`${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      printClaim(claim, evaluation);
+      printClaim(claim, evaluation, doc.rules);
       evaluations.push({ claim, evaluation });
     }
   } finally {

@@ -31,7 +31,8 @@ const SIM_NOTE = {
   output_tokens_per_s_at_knee: 'simulated: the peak stage',
 };
 
-function formatKey(key, v) {
+/** A whole-run figure as printed (its key may be a peak, a knee load, a figure at the knee). */
+export function formatSummary(key, v) {
   if (v === null || v === undefined) return 'n/a';
   if (key === 'knee_load') return String(v);
   const metric = key.replace(/^peak_/, '').replace(/_at_knee$/, '');
@@ -205,27 +206,30 @@ export function renderPage(doc, evaluations, chartDir) {
       for (const arm of claim.arms) {
         const pub = claim.published.summary[arm.name] || {};
         const row = evaluation.rows[arm.name];
-        const cells = keys.map((k) => `${k in pub ? formatKey(k, pub[k]) : '-'} / ${formatKey(k, simulatedSummary(claim, row, k, rules))}`);
+        const cells = keys.map((k) => `${k in pub ? formatSummary(k, pub[k]) : '-'} / ${formatSummary(k, simulatedSummary(claim, row, k, rules))}`);
         L.push(`| ${arm.name} | ${cells.join(' | ')} | ${formatMetric('hit_rate', summaryMetric(row, 'hit_rate'))} |`);
       }
-      const notes = keys.filter((k) => SIM_NOTE[k]).map((k) => `${METRIC_LABELS[k]}: ${SIM_NOTE[k]}`);
+      const notes = keys.map((k) => (SIM_NOTE[k] ? `${METRIC_LABELS[k]}: ${SIM_NOTE[k]}` : rules.metrics[k])).filter(Boolean);
       L.push('');
-      L.push(`Whole-run figures (${['the rules above define each', ...notes].join('; ')}).`);
+      L.push(`Whole-run figures, simulated as: ${notes.join('; ')}.`);
       L.push('');
     }
-    const stageRows = [];
-    for (const arm of claim.arms) {
-      const p = (claim.published.stages || {})[arm.name] || {};
-      for (const [metric, points] of Object.entries(p))
-        for (const [load, value] of points) {
-          const sim = scopedMetric(evaluation.rows[arm.name], metric, 'stage', load);
-          stageRows.push(`| ${load} | ${arm.name} | ${METRIC_LABELS[metric] || metric} | ${formatMetric(metric, value)} | ${sim === null ? 'no such stage' : formatMetric(metric, sim)} |`);
-        }
-    }
-    if (stageRows.length) {
-      L.push(`| Load (${claim.load_unit}) | Policy | Metric | Published | Simulated |`);
-      L.push('|---|---|---|---|---|');
-      L.push(...stageRows);
+    // Published per-stage figures: one table per metric, a row per load, published / simulated per policy.
+    const pubStages = claim.published.stages || {};
+    const stageMetrics = [...new Set(Object.values(pubStages).flatMap((m) => Object.keys(m)))];
+    for (const metric of stageMetrics) {
+      const arms = claim.arms.filter((a) => pubStages[a.name] && pubStages[a.name][metric]);
+      const loads = [...new Set(arms.flatMap((a) => pubStages[a.name][metric].map((p) => p[0])))].sort((a, b) => a - b);
+      L.push(`| ${METRIC_LABELS[metric] || metric} at load (${claim.load_unit}) | ${arms.map((a) => `${a.name}: published / simulated`).join(' | ')} |`);
+      L.push(`|---|${arms.map(() => '---').join('|')}|`);
+      for (const load of loads) {
+        const cells = arms.map((a) => {
+          const p = pubStages[a.name][metric].find((q) => q[0] === load);
+          const sim = scopedMetric(evaluation.rows[a.name], metric, 'stage', load);
+          return `${p ? formatMetric(metric, p[1]) : '-'} / ${sim === null ? 'no such stage' : formatMetric(metric, sim)}`;
+        });
+        L.push(`| ${load} | ${cells.join(' | ')} |`);
+      }
       L.push('');
     }
     for (const chart of claimCharts(claim, evaluation, claim.load_unit, rules)) {
