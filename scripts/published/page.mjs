@@ -144,6 +144,12 @@ export function renderPage(doc, evaluations, chartDir) {
   L.push(
     `Policy order reproduced for ${total.filter((s) => s.hasOrders && s.ordersOk).length} of ${total.filter((s) => s.hasOrders).length} claims that state one; every comparison reproduced for ${total.filter((s) => s.all).length} of ${total.length} claims.`,
   );
+  if ((doc.left_out || []).length) {
+    L.push('');
+    L.push('Left out:');
+    L.push('');
+    for (const t of doc.left_out) L.push(`- ${t}`);
+  }
   for (const { claim, evaluation } of evaluations) {
     const s = claimStatus(evaluation);
     L.push('');
@@ -226,7 +232,8 @@ export function renderPage(doc, evaluations, chartDir) {
         const cells = arms.map((a) => {
           const p = pubStages[a.name][metric].find((q) => q[0] === load);
           const sim = scopedMetric(evaluation.rows[a.name], metric, 'stage', load);
-          return `${p ? formatMetric(metric, p[1]) : '-'} / ${sim === null ? 'no such stage' : formatMetric(metric, sim)}`;
+          if (!p) return '-';
+          return `${formatMetric(metric, p[1])} / ${sim === null ? 'no such stage' : formatMetric(metric, sim)}`;
         });
         L.push(`| ${load} | ${cells.join(' | ')} |`);
       }
