@@ -185,6 +185,10 @@ export function renderPage(doc, evaluations, chartDir) {
       for (const t of claim.scenario_notes) L.push(`- ${t}`);
       L.push('');
     }
+    if (evaluation.hardware && evaluation.hardware.text) {
+      L.push(`Deployment, from the scenario's presets: ${evaluation.hardware.text}.`);
+      L.push('');
+    }
     const overrides = Object.entries(claim.overrides || {});
     L.push(
       overrides.length === 0
