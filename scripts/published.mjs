@@ -5,8 +5,10 @@
 //
 //   npm run published
 //   node scripts/published.mjs [--bench PATH] [--only C1,C8] [--set key=value ...]
-//                              [--jobs N] [--out FILE | --no-write] [--results-dir DIR]
+//                              [--jobs N] [--out FILE | --no-write | --check] [--results-dir DIR]
 //
+// --check writes nothing and exits 1 when the page or a chart differs from
+// what the code and claims produce now (e.g. after a change that moves results).
 // --set applies to every scenario (to shrink runs: client.stages=..., workload.requests=...);
 // with --set or --only the page is not written unless --out names a file, so
 // a small run never overwrites the full page. The page holds no timings: the
@@ -23,7 +25,7 @@ import { claimCharts, claimStatus, formatSummary, renderPage, simulatedSummary }
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function parseArgs(argv) {
-  const opts = { sets: [], only: null, bench: path.join(ROOT, 'build/native/tools/prefixroute'), out: null, write: true, jobs: null, resultsDir: null, claims: path.join(ROOT, 'scenarios/published/claims.json') };
+  const opts = { check: false, sets: [], only: null, bench: path.join(ROOT, 'build/native/tools/prefixroute'), out: null, write: true, jobs: null, resultsDir: null, claims: path.join(ROOT, 'scenarios/published/claims.json') };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     const next = () => {
@@ -35,14 +37,17 @@ function parseArgs(argv) {
     else if (a === '--bench') opts.bench = path.resolve(next());
     else if (a === '--out') opts.out = path.resolve(next());
     else if (a === '--no-write') opts.write = false;
+    else if (a === '--check') opts.check = true;
     else if (a === '--jobs') opts.jobs = Number(next());
     else if (a === '--results-dir') opts.resultsDir = path.resolve(next());
     else if (a === '--claims') opts.claims = path.resolve(next());
     else if (a === '--help' || a === '-h') {
       console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0].replace(/^\/\/ ?/gm, ''));
       process.exit(0);
-    } else throw new Error(`unknown argument ${a}; allowed: --bench, --only, --set, --jobs, --out, --no-write, --results-dir, --claims`);
+    } else throw new Error(`unknown argument ${a}; allowed: --bench, --only, --set, --jobs, --out, --no-write, --check, --results-dir, --claims`);
   }
+  if (opts.check && (opts.sets.length > 0 || opts.only)) throw new Error('--check compares the full suite: no --set or --only with it');
+  if (opts.check) opts.write = false;
   if (opts.out === null) {
     if (opts.sets.length > 0 || opts.only) opts.write = false;
     opts.out = path.join(ROOT, 'docs/guide/published-results.md');
@@ -143,9 +148,22 @@ async function main() {
   console.log(
     `\n${evaluations.length} claims in ${((Date.now() - started) / 1000).toFixed(1)} s: order reproduced for ${statuses.filter((s) => s.hasOrders && s.ordersOk).length} of ${statuses.filter((s) => s.hasOrders).length} that state one, every comparison for ${statuses.filter((s) => s.all).length}.`,
   );
+  const chartDirName = path.basename(opts.out, '.md');
+  const chartDir = path.join(path.dirname(opts.out), chartDirName);
+  if (opts.check) {
+    const expected = new Map([[opts.out, renderPage(doc, evaluations, chartDirName)]]);
+    for (const { claim, evaluation } of evaluations)
+      for (const chart of claimCharts(claim, evaluation, claim.load_unit, doc.rules)) expected.set(path.join(chartDir, chart.file), chart.svg);
+    const present = fs.existsSync(chartDir) ? fs.readdirSync(chartDir).map((f) => path.join(chartDir, f)) : [];
+    const stale = [...expected].filter(([file, text]) => !fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text).map(([file]) => file);
+    stale.push(...present.filter((file) => !expected.has(file)));
+    if (stale.length) {
+      console.error(`stale (run npm run published): ${stale.map((f) => path.relative(ROOT, f)).join(', ')}`);
+      process.exit(1);
+    }
+    console.log(`${path.relative(ROOT, opts.out)} and its charts are up to date`);
+  }
   if (opts.write) {
-    const chartDirName = path.basename(opts.out, '.md');
-    const chartDir = path.join(path.dirname(opts.out), chartDirName);
     fs.rmSync(chartDir, { recursive: true, force: true });
     fs.mkdirSync(chartDir, { recursive: true });
     for (const { claim, evaluation } of evaluations)

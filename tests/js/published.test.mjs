@@ -87,3 +87,26 @@ describe('policy orders the simulator reproduces (full scenarios)', () => {
     });
   }
 });
+
+describe('npm run published', () => {
+  it('runs claims, prints each verdict and writes the page with its charts and causes', () => {
+    const dir = fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR || '/tmp'), 'prefixroute-published-'));
+    try {
+      const out = path.join(dir, 'page.md');
+      const stdout = execFileSync('node', [path.join(ROOT, 'scripts/published.mjs'), '--only', 'C4,C8', '--out', out], { encoding: 'utf8' });
+      assert.match(stdout, /\[1\/2\] C4 \(4 policies\)/);
+      assert.match(stdout, /\[2\/2\] C8 \(2 policies\)/);
+      const page = fs.readFileSync(out, 'utf8');
+      for (const claim of DOC.claims.filter((c) => c.id === 'C4' || c.id === 'C8')) {
+        assert.ok(page.includes(`## ${claim.id}\n`), `${claim.id} has a section`);
+        // A claim with a failed comparison prints its cause.
+        if (page.split(`## ${claim.id}\n`)[1].split('\n## ')[0].includes('| **no** |')) assert.ok(page.includes(claim.cause.slice(0, 60)));
+      }
+      const charts = fs.readdirSync(path.join(dir, 'page')).sort();
+      assert.deepEqual(charts, ['C4-mean_ttft_s.svg', 'C8-hit_rate.svg', 'C8-total_tokens_per_s.svg']);
+      for (const c of charts) assert.match(fs.readFileSync(path.join(dir, 'page', c), 'utf8'), /^<svg [^]*<\/svg>\n$/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
