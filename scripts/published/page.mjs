@@ -211,17 +211,18 @@ export function renderPage(doc, evaluations, chartDir) {
     L.push('');
     const keys = [...new Set(Object.values(claim.published.summary).flatMap((x) => Object.keys(x)))];
     if (keys.length) {
-      L.push(`| Policy | ${keys.map((k) => `${METRIC_LABELS[k] || k}: published / simulated`).join(' | ')} | simulated hit rate |`);
-      L.push(`|---|${keys.map(() => '---').join('|')}|---|`);
+      const hitColumn = !keys.includes('hit_rate');
+      L.push(`| Policy | ${keys.map((k) => `${METRIC_LABELS[k] || k}: published / simulated`).join(' | ')} |${hitColumn ? ' simulated hit rate |' : ''}`);
+      L.push(`|---|${keys.map(() => '---').join('|')}|${hitColumn ? '---|' : ''}`);
       for (const arm of claim.arms) {
         const pub = claim.published.summary[arm.name] || {};
         const row = evaluation.rows[arm.name];
         const cells = keys.map((k) => `${k in pub ? formatSummary(k, pub[k]) : '-'} / ${formatSummary(k, simulatedSummary(claim, row, k, rules))}`);
-        L.push(`| ${arm.name} | ${cells.join(' | ')} | ${formatMetric('hit_rate', summaryMetric(row, 'hit_rate'))} |`);
+        L.push(`| ${arm.name} | ${cells.join(' | ')} |${hitColumn ? ` ${formatMetric('hit_rate', summaryMetric(row, 'hit_rate'))} |` : ''}`);
       }
       const notes = keys.map((k) => (SIM_NOTE[k] ? `${METRIC_LABELS[k]}: ${SIM_NOTE[k]}` : rules.metrics[k])).filter(Boolean);
       L.push('');
-      L.push(`Whole-run figures, simulated as: ${notes.join('; ')}.`);
+      L.push(`Whole-run figures, simulated as follows. ${notes.map((n) => `${n[0].toUpperCase()}${n.slice(1)}.`).join(' ')}`);
       L.push('');
     }
     // Published per-stage figures: one table per metric, a row per load, published / simulated per policy.
