@@ -71,7 +71,8 @@ test('the load-ladder preset: client fields, the stage charts and table equal th
   // The chart's points are drawn in the tasks after the table: wait for them too.
   await page.waitForFunction(() => document.querySelector('#chart-stage-throughput canvas')?.dataset.series);
 
-  // The Benchmark client group shows the preset's client; the link carries it.
+  // The preset picker names the preset; the Benchmark client group shows its client; the link carries it.
+  assert.equal(await page.inputValue('#preset'), 'load-ladder');
   assert.equal(await page.inputValue('#field-client-kind'), 'closed');
   assert.equal(await page.inputValue('#field-client-stages'), '1x10,2x10,4x10,8x10,16x10,32x10');
   assert.equal(await page.inputValue('#field-client-warmup'), '4x5');
