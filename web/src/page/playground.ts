@@ -12,13 +12,14 @@
 //
 // Its parts: the Scenario panel (scenario-panel.ts), the trace replay
 // (trace/replay-controller.ts), the status and progress (run-status.ts), the
-// verdict and table (results/results-view.ts), the charts and the timeline
-// (charts/), the Sweep section (sweep/sweep-loader.ts), the buttons under
+// verdict and table (results/results-view.ts), the charts, the load stages
+// and the timeline (charts/), the Sweep section (sweep/sweep-loader.ts), the buttons under
 // the table (actions.ts), and in an iframe the embed's frame
 // (embed/embed-frame.ts), else the Embed box (embed/embed-box.ts).
 
 import type { ChartId } from '../charts/charts';
 import { LazyCharts } from '../charts/charts-loader';
+import { LazyStages } from '../charts/stage-loader';
 import { LazyTimeline } from '../charts/timeline-loader';
 import { EmbedBox } from '../embed/embed-box';
 import { EmbedFrame } from '../embed/embed-frame';
@@ -82,6 +83,8 @@ export class Playground {
   private readonly charts: LazyCharts;
   /** The run over time (full page and the timeline embed). */
   private readonly timeline: LazyTimeline | null = null;
+  /** The "Load stages" section (full page only): shown for results whose client ran a load ladder. */
+  private readonly stages = this.embed ? null : new LazyStages((error) => showProblem(`The load stages could not be drawn: ${errorText(error)}`));
   /** The scenario fields the page offers (the schema's, less the groups it has no controls for). */
   private fields: FieldInfo[] = [];
   /** The module's policy catalogue (labels, colours), once the worker has loaded. */
@@ -109,6 +112,7 @@ export class Playground {
       applyPolicyColours(this.catalogue, this.theme.dark);
       this.charts.retheme();
       this.timeline?.retheme();
+      this.stages?.retheme();
       this.sweep.retheme();
     });
     wireThemeButton(this.theme);
@@ -333,6 +337,7 @@ export class Playground {
     document.querySelector('.charts')?.classList.toggle('many', results.results.length > 5);
     this.charts.update(results, result.cdf);
     this.timeline?.update(result.timelines, (name) => this.labels.policy(name));
+    this.stages?.update(results);
 
     // The address bar always holds the scenario on screen (never an embed's); replaceState keeps history clean.
     this.writeUrl();

@@ -179,7 +179,7 @@ export class ScenarioPanel {
       const same = this.fields.every((f) => {
         const v = values.get(f.key) ?? f.defaultText;
         const w = want.get(f.key);
-        return w === undefined ? isDefault(f, v) : f.kind === 'policies' || f.kind === 'choice' ? v === w : Number(v) === Number(w);
+        return w === undefined ? isDefault(f, v) : f.kind === 'policies' || f.kind === 'choice' || f.kind === 'text' ? v === w : Number(v) === Number(w);
       });
       if (same) return p.id;
     }

@@ -35,11 +35,47 @@ export interface PolicyResult {
   later_call_hit_rate?: number;
   one_replica_session_share?: number;
   replicas: ReplicaResult[];
+  /** Runs with a benchmark client (client.*): requests that timed out, and the time requests waited in the client for a slot. */
+  failed?: number;
+  mean_client_wait_ms?: number;
+  p99_client_wait_ms?: number;
+  /** A client with stages (client.stages): each stage's figures, in ladder order, the warm-up left out (stages.ts). */
+  stages?: StageResult[];
   /**
    * With replicates > 1: each metric's 95 % Student-t interval over the
    * seeds (the row's metric values are then the means).
    */
   interval?: Partial<Record<string, MetricInterval>>;
+}
+
+/**
+ * One stage of a client's load ladder as the core measured it (core:
+ * stage_metrics, run/replicates.cpp): its offered load (a rate in requests/s
+ * for open-loop clients, a concurrency for closed ones), its window and its
+ * figures over the requests it sent. With replicates > 1, each figure is its
+ * mean over the seeds. TPOT and KV use are null when the engine has none.
+ */
+export interface StageResult {
+  load: number;
+  duration_s: number;
+  start_s: number;
+  end_s: number;
+  requests: number;
+  failed: number;
+  completed_per_s: number;
+  input_tokens_per_s: number;
+  output_tokens_per_s: number;
+  mean_ttft_ms: number;
+  p50_ttft_ms: number;
+  p90_ttft_ms: number;
+  p99_ttft_ms: number;
+  mean_tpot_ms: number | null;
+  p90_tpot_ms: number | null;
+  mean_e2e_ms: number;
+  mean_kv_use: number | null;
+  p90_kv_use: number | null;
+  hit_rate: number;
+  mean_client_wait_ms: number;
 }
 
 /** A metric's 95 % confidence interval over the replicates: mean ± half_width = [low, high]. */

@@ -14,6 +14,7 @@ import hashThrash from '../../../scenarios/failure-hash-thrash.json';
 import manyRouters from '../../../scenarios/failure-many-routers.json';
 import sharedPrompt from '../../../scenarios/failure-shared-prompt.json';
 import slowPoll from '../../../scenarios/failure-slow-poll.json';
+import loadLadder from '../../../scenarios/load-ladder.json';
 import oneHotTenant from '../../../scenarios/one-hot-tenant.json';
 import overloaded from '../../../scenarios/overloaded.json';
 import prefixRepetition from '../../../scenarios/prefix-repetition.json';
@@ -99,6 +100,12 @@ export const PRESETS: readonly Preset[] = [
     label: 'Cumulative chat prompts',
     blurb: 'Chat conversations cut into cumulative prompts (prompt k: the first 2k-1 messages), pooled, shuffled and sent as independent requests, as KubeAI benchmarked prefix hashing.',
     document: cumulative,
+  },
+  {
+    id: 'load-ladder',
+    label: 'Load ladder (closed loop)',
+    blurb: 'A benchmark client that keeps 1, 2, 4 … 32 requests outstanding, 10 s each after a warm-up, on a shared-prefix pool of 16 groups of 200 prompts: TTFT and throughput per stage, under Load stages.',
+    document: loadLadder,
   },
   failureMode('failure-fleet-gate', 'fleet-wide imbalance gate', fleetGate),
   failureMode('failure-hash-thrash', 'consistent-hash thrash', hashThrash),

@@ -3,7 +3,8 @@
 // there, so the page, the command line and the URL can never disagree about
 // a field.
 
-export type FieldKind = 'integer' | 'number' | 'policies' | 'choice';
+/** `text`: a free text the core parses and checks (e.g. client.stages' "1x10,2x10"); the page only passes it on. */
+export type FieldKind = 'integer' | 'number' | 'policies' | 'choice' | 'text';
 
 /** An override: a field's dotted key and its value text, as the CLI's `--set key=value` and the link carry it. */
 export type Pair = [key: string, value: string];
@@ -74,7 +75,11 @@ function readField(key: string, group: string, prop: JsonObject): FieldInfo | nu
     const def = typeof prop.default === 'string' ? prop.default : options[0] ?? '';
     return { ...common, kind: 'choice', min: 0, max: 0, defaultText: def, options };
   }
-  return null; // constants such as schema_version, free texts such as trace.name are not controls
+  if (prop.type === 'string') {
+    // A free text: the core reads it (a syntax of its own, such as client.stages); its length bound is the schema's.
+    return { ...common, kind: 'text', min: 0, max: num(prop.maxLength, 256), defaultText: typeof prop.default === 'string' ? prop.default : '', options: [] };
+  }
+  return null; // constants such as schema_version are not controls
 }
 
 /** Flattens the schema's properties (one level of nesting) into fields, in schema order. */
@@ -122,7 +127,7 @@ export function scenarioValues(scenarioJson: string, fields: FieldInfo[]): Map<s
 
 /** Whether an override text means the field's default (4000 and 4e3 both do). */
 export function isDefault(field: FieldInfo, text: string): boolean {
-  if (field.kind === 'policies' || field.kind === 'choice') return text === field.defaultText;
+  if (field.kind === 'policies' || field.kind === 'choice' || field.kind === 'text') return text === field.defaultText;
   // "" is a derivable field left to hardware.* (see FieldInfo.derived); Number("") would read it as 0.
   if (text === '') return field.derived === true;
   return Number(text) === Number(field.defaultText);

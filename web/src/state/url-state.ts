@@ -79,6 +79,8 @@ function lexicalProblem(field: FieldInfo, value: string): string | null {
   if (field.kind === 'choice') {
     return field.options.includes(value) ? null : `${preview(value)} is not one of ${field.options.join(', ')}`;
   }
+  // A free text (client.stages) has a syntax of the core's: the core reads it and names what is wrong.
+  if (field.kind === 'text') return value.length <= field.max ? null : `${preview(value)} is longer than ${field.max} characters`;
   if (!NUMBER_RE.test(value)) return `${preview(value)} is not a number`;
   if (!Number.isFinite(Number(value))) return `${preview(value)} is too large to be a number`;
   return null;

@@ -3,22 +3,29 @@
 // per choice field (the schema's enum), policy checkboxes from the policy
 // catalogue, and the preset picker. The deployment pickers (model, GPU, TP,
 // engine) come first with the "what this means" line; the workload kind
-// shows only the fields it reads; the trace fields go to the Trace replay
-// panel. The form only reports values; page/scenario-panel.ts decides when to run.
+// shows only the fields it reads; the benchmark client's fields a client kind
+// does not read are greyed out with the reason (client-fields.ts); free texts
+// (client.stages) are text inputs the core parses; the trace fields go to the
+// Trace replay panel. The form only reports values; page/scenario-panel.ts
+// decides when to run.
 
+import { CLIENT_KIND_KEY, clientFieldUnused } from './client-fields';
 import { DEPLOYMENT_KEYS, deploymentLine, derivedNotes, type HardwareSummary, readByKind } from './deployment';
 import { h } from './dom';
 import { formatCount } from './format';
 import type { PolicyInfo } from '../worker/prefixroute-module';
 import type { Preset } from '../state/presets';
 import { policySwatch } from './palette';
-import type { FieldInfo } from '../state/schema';
+import { type FieldInfo, isDefault } from '../state/schema';
 
 /** The workload kind's key: its picker decides which workload fields show. */
 const KIND_KEY = 'workload.kind';
 
 /** Groups shown open, in this order, before the policies; every other group is a collapsed section after them. */
-const MAIN_GROUPS = ['workload', 'cluster'];
+const MAIN_GROUPS = ['workload', 'client', 'cluster'];
+
+/** Titles of groups whose name alone says too little. */
+const GROUP_TITLES: Readonly<Record<string, string>> = { client: 'Benchmark client' };
 
 /** "scrape_period_ms" → "Scrape period": a group's title when the catalogue does not name it. */
 function humanise(name: string): string {
@@ -48,6 +55,8 @@ interface FieldView {
   reason?: HTMLElement;
   /** Last policies text set from outside: keeps its order while the set is unchanged. */
   lastPolicies?: string;
+  /** Client fields: why the chosen client kind does not read it (client-fields.ts), shown only then. */
+  unused?: HTMLElement;
 }
 
 /** What the form reports: typing (debounced by the page), a committed value, a chosen preset. */
@@ -116,7 +125,7 @@ export class Controls {
     }
     for (const g of MAIN_GROUPS) {
       const list = byGroup.get(g);
-      if (list) sections.push(fieldset(`group-${g}`, humanise(g), list));
+      if (list) sections.push(fieldset(`group-${g}`, GROUP_TITLES[g] ?? humanise(g), list));
     }
     const policyFields = [...(byGroup.get('policies') ?? [])];
     for (const g of openPolicyGroups) policyFields.push(...(byGroup.get(g) ?? []));
@@ -140,6 +149,7 @@ export class Controls {
     form.replaceChildren(presetBlock, ...sections);
     if (options.traceHost) options.traceHost.replaceChildren(...trace.map((f) => this.view(f, catalogue).root));
     this.showKind(this.kindView()?.select?.value ?? '');
+    this.showClientUse();
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       options.onCommit();
@@ -155,7 +165,11 @@ export class Controls {
 
   private view(field: FieldInfo, catalogue: PolicyInfo[]): FieldView {
     const view =
-      field.kind === 'policies' ? this.policiesView(field, catalogue) : field.kind === 'choice' ? this.choiceView(field) : this.numberView(field);
+      field.kind === 'policies' ? this.policiesView(field, catalogue)
+      : field.kind === 'choice' ? this.choiceView(field)
+      : field.kind === 'text' ? this.textView(field)
+      : this.numberView(field);
+    if (field.group === 'client') this.addUnusedNote(view);
     // A line saying why the page chose this field's value, shown only then (setReason).
     const id = `${domId(field.key)}-reason`;
     view.reason = h('p', { class: 'field-reason', id, role: 'status', hidden: true });
@@ -189,7 +203,10 @@ export class Controls {
       autocomplete: 'off',
     });
     input.addEventListener('input', () => this.options.onEdit());
-    input.addEventListener('change', () => this.options.onCommit());
+    input.addEventListener('change', () => {
+      if (field.group === 'client') this.showClientUse();
+      this.options.onCommit();
+    });
     const help = h('p', { class: 'help', id: `${id}-help` }, field.description,
       h('span', { class: 'range' }, ` Range ${formatBound(field, field.min)}–${formatBound(field, field.max)}${field.unit ? ` ${field.unit}` : ''}; default ${formatBound(field, Number(field.defaultText))}.`));
     const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
@@ -202,6 +219,63 @@ export class Controls {
     return { field, root, error, input, note };
   }
 
+  /** A free text the core parses (client.stages' "1x10,2x10"): passed on as typed; the core's message says what is wrong. */
+  private textView(field: FieldInfo): FieldView {
+    const id = domId(field.key);
+    const input = h('input', {
+      id,
+      name: field.key,
+      type: 'text',
+      maxlength: field.max,
+      value: field.defaultText,
+      spellcheck: 'false',
+      autocapitalize: 'off',
+      autocomplete: 'off',
+      'aria-describedby': `${id}-help ${id}-error`,
+    });
+    input.addEventListener('input', () => {
+      if (field.group === 'client') this.showClientUse();
+      this.options.onEdit();
+    });
+    input.addEventListener('change', () => this.options.onCommit());
+    const help = h('p', { class: 'help', id: `${id}-help` }, field.description);
+    const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
+    const root = h('div', { class: 'field field-text', 'data-key': field.key }, h('label', { for: id }, field.label), input, help, error);
+    return { field, root, error, input };
+  }
+
+  /** A client field's line saying why the client kind does not read it (showClientUse fills it). */
+  private addUnusedNote(view: FieldView): void {
+    const id = `${domId(view.field.key)}-unused`;
+    view.unused = h('p', { class: 'field-unused', id, hidden: true });
+    view.root.insertBefore(view.unused, view.error);
+    const control = view.input ?? view.select;
+    control?.setAttribute('aria-describedby', `${id} ${control.getAttribute('aria-describedby') ?? ''}`.trim());
+  }
+
+  /**
+   * Greys out the client fields the chosen client kind does not read, each
+   * with the reason. A field that holds a value other than its default stays
+   * editable (the core refuses the value by name; the reader clears it here).
+   */
+  private showClientUse(): void {
+    const values = new Map<string, string>();
+    for (const [key, view] of this.views) {
+      if (view.field.group !== 'client') continue;
+      const text = view.select?.value ?? view.input?.value.trim();
+      if (text !== undefined) values.set(key, text);
+    }
+    for (const [key, view] of this.views) {
+      if (!view.unused) continue;
+      const why = clientFieldUnused(key, values);
+      view.unused.textContent = why ?? '';
+      view.unused.hidden = why === null;
+      const control = view.input ?? view.select;
+      if (control) control.disabled = why !== null && isDefault(view.field, values.get(key) ?? view.field.defaultText);
+      view.root.classList.toggle('unused', why !== null);
+    }
+  }
+
   private choiceView(field: FieldInfo): FieldView {
     const id = domId(field.key);
     const select = h('select', { id, name: field.key, 'aria-describedby': `${id}-help ${id}-error` });
@@ -209,6 +283,7 @@ export class Controls {
     select.value = field.defaultText;
     select.addEventListener('change', () => {
       if (field.key === KIND_KEY) this.showKind(select.value);
+      if (field.key === CLIENT_KIND_KEY) this.showClientUse();
       this.options.onCommit();
     });
     const help = h('p', { class: 'help', id: `${id}-help` }, field.description);
@@ -279,6 +354,8 @@ export class Controls {
       if (view.input) this.synced.set(key, view.input.value);
       if (view.select) {
         values.set(key, view.select.value);
+      } else if (view.input && view.field.kind === 'text') {
+        values.set(key, view.input.value.trim());
       } else if (view.input) {
         const text = view.input.value.trim();
         // An empty derivable field is left to the hardware (FieldInfo.derived).
@@ -316,7 +393,8 @@ export class Controls {
         view.select.value = text;
         if (key === KIND_KEY) this.showKind(text);
       } else if (view.input) {
-        if (!(document.activeElement === view.input && Number(view.input.value) === Number(text))) view.input.value = text;
+        const same = view.field.kind === 'text' ? view.input.value.trim() === text : Number(view.input.value) === Number(text);
+        if (!(document.activeElement === view.input && same)) view.input.value = text;
         this.synced.set(key, view.input.value);
       } else if (view.boxes) {
         const names = new Set(text.split(','));
@@ -324,6 +402,7 @@ export class Controls {
         view.lastPolicies = text;
       }
     }
+    this.showClientUse();
   }
 
   /** A message beside a field (null clears it). */
