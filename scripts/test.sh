@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npm test: every test of the project, in the order a failure is cheapest to see.
-#   1. native release build + GoogleTest suites + CLI/README checks (ctest),
+#   1. native release build + GoogleTest suites + CLI and docs checks (ctest),
 #      then the benchmark under valgrind (no leak, no memory error)
 #   2. sanitizer build (clang 14, ASan + UBSan) + the same suites; the same
 #      build holds the libFuzzer targets
