@@ -1,4 +1,4 @@
-// Summarises callgrind profiles of simulate() (docs/PERFORMANCE.md).
+// Summarises callgrind profiles of simulate() (docs/performance.md).
 //
 //   node bench/callgrind_report.mjs [--requests N] LABEL=FILE.out ...
 //

@@ -8,7 +8,7 @@
 # policies=all), and lets AFTER add the top-level "recommended" key, and
 # requires everything else to be identical: each of BEFORE's rows equal to
 # AFTER's row of the same policy, in the same order. Performance work and new
-# options must keep every existing result (docs/PERFORMANCE.md); this is the
+# options must keep every existing result (docs/performance.md); this is the
 # check behind that claim.
 #
 # The cases, in groups (each a few seconds at most, the whole script about

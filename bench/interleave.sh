@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Before/after CPU time of simulate(), two builds of prefixroute-perf run
-# alternately (docs/PERFORMANCE.md). On a virtual machine a process's speed varies by
+# alternately (docs/performance.md). On a virtual machine a process's speed varies by
 # 20 - 40 % from one process to the next, so two separate runs of a benchmark
 # are not comparable; alternating the binaries case by case, ROUNDS times, and
 # taking medians is.

@@ -1,5 +1,5 @@
 // Micro-benchmarks (Google Benchmark) of the pieces a simulation spends its
-// time in. Figures and how to read them: docs/PERFORMANCE.md.
+// time in. Figures and how to read them: docs/performance.md.
 //
 //   BM_StreamRead/C            the memory roof: summing C tokens held in one array
 //   BM_RadixMatch/shape/C      match() of a fresh prompt against a full cache of C tokens

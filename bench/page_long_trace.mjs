@@ -1,6 +1,6 @@
 // The page in Chromium replaying a long trace (by default the conversation
 // trace repeated 100 times, 1.2 M requests), for the target of
-// docs/PERFORMANCE.md: a progress bar, a responsive page and a wasm heap
+// docs/performance.md: a progress bar, a responsive page and a wasm heap
 // under 512 MB.
 //
 //   node bench/page_long_trace.mjs [--trace FILE] [--dist DIR] [--query '?v=1&...'] [--workers N]

@@ -1,5 +1,5 @@
 // The page in Chromium: how long the default scenario takes to re-run, and
-// how long the main thread is ever blocked meanwhile (docs/PERFORMANCE.md:
+// how long the main thread is ever blocked meanwhile (docs/performance.md:
 // the default scenario re-runs in under 100 ms and the main thread is never
 // blocked over 50 ms).
 //
@@ -111,7 +111,7 @@ try {
   console.log(`| Drawing the table (show-results) | ${ms(median(col('show')))} | ${ms(worst(col('show')))} | |`);
   console.log(`| Longest main-thread task per re-run (wall clock; 0 = none over 50 ms) | ${ms(median(col('longest')))} | ${ms(worst(col('longest')))} | never over 50 ms |`);
   console.log(`| Page load to first charts: longest main-thread task (${loadTasks.length} over 50 ms: ` +
-    `${loadTasks.map((d) => d.toFixed(0)).join(', ') || 'none'} ms) | | ${ms(Math.max(0, ...loadTasks))} | (see PERFORMANCE.md) |`);
+    `${loadTasks.map((d) => d.toFixed(0)).join(', ') || 'none'} ms) | | ${ms(Math.max(0, ...loadTasks))} | (see docs/performance.md) |`);
   console.log('\nPage load, main-thread tasks over 50 ms (timeline trace): wall time, the main thread\'s CPU time in it, and what ran:\n');
   console.log('| Wall | Main-thread CPU | Largest parts (wall) |');
   console.log('|---|---|---|');

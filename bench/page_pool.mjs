@@ -1,7 +1,7 @@
 // The page's pool of workers in Chromium: how long a re-run takes with one
 // simulation worker and with N (web/src/worker/worker-pool.ts), side by side, for
 // the default scenario, for the ten original policies, and for those on five
-// times the default requests (docs/PERFORMANCE.md, "The page: every core").
+// times the default requests (docs/performance.md, "The page: every core").
 //
 //   node bench/page_pool.mjs [--runs R] [--workers 1,2] [--dist DIR]     (after `npm run build`)
 //

@@ -1,4 +1,4 @@
-// Page payload: what a visitor downloads, gzip -9 (docs/PERFORMANCE.md).
+// Page payload: what a visitor downloads, gzip -9 (docs/performance.md).
 //
 //   node bench/payload.mjs [--module DIR] [--dist DIR] [--no-browser]
 //

@@ -1,4 +1,4 @@
-// prefixroute-perf: the macro benchmark behind `npm run perf` (docs/PERFORMANCE.md).
+// prefixroute-perf: the macro benchmark behind `npm run perf` (docs/performance.md).
 //
 //   prefixroute-perf [--only SECTIONS] [--policies P,..] [--repeat N] [--rounds N] [--cpu N|none] [--quick]
 //                    [--trace FILE] [--format md|json] [--in-process]

@@ -1,4 +1,4 @@
-// Time shares inside simulate() from a sampling profile (docs/PERFORMANCE.md).
+// Time shares inside simulate() from a sampling profile (docs/performance.md).
 //
 //   perf script -i FILE.data -F ip,sym | node bench/perf_report.mjs LABEL [ROOT]
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instruction-count profiles of simulate() with callgrind (docs/PERFORMANCE.md).
+# Instruction-count profiles of simulate() with callgrind (docs/performance.md).
 #
 #   bash bench/profile.sh [reference] [mooncake] [replicas] [requests] [timeshares]
 #                                                      (default: all five)

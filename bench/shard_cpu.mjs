@@ -1,5 +1,5 @@
 // What the page's pool of workers can gain on an idle machine, from CPU time
-// (docs/PERFORMANCE.md, "The page: every core"): the wasm module in Node
+// (docs/performance.md, "The page: every core"): the wasm module in Node
 // runs a scenario whole (runScenario), then as N shards (runShard K/N, one
 // after another) and their merge (mergeShards), timing each by the process's
 // CPU time. With one core per worker the pool's re-run takes about the

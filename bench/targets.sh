@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole-process performance targets of docs/PERFORMANCE.md, measured for
+# The whole-process performance targets of docs/performance.md, measured for
 # two builds of prefixroute side by side: each case runs BEFORE and
 # AFTER alternately, ROUNDS times, and the table gives the median wall time
 # (perf stat's elapsed time of the process, to the tenth of a millisecond;

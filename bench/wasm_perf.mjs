@@ -1,5 +1,5 @@
 // The reference scenario through the WebAssembly module in Node, timed and
-// compared with the same work done natively (docs/PERFORMANCE.md).
+// compared with the same work done natively (docs/performance.md).
 //
 //   node bench/wasm_perf.mjs [--repeat N] [--rounds R] [--native PATH] [--module DIR] [--format md|json]
 //

@@ -39,6 +39,6 @@ const rows = [];
 console.error(rows.sort().join('\n'));
 console.error(`page payload: ${raw} B raw, ${gz} B gzip (${(gz / 1024).toFixed(1)} KiB; budget 250 KB)`);
 // A size target is a figure to report, like the speed targets (node
-// bench/payload.mjs, docs/PERFORMANCE.md), not a gate on building the page.
+// bench/payload.mjs, docs/performance.md), not a gate on building the page.
 if (gz > 250_000) console.error(`page payload OVER the 250 KB budget by ${gz - 250_000} B`);
 JS

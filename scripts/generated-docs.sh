@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # Regenerates (--write) or verifies (--check) every figure the repository
-# publishes from the benchmark: docs/results.json and the README's tables
-# between <!-- generated:NAME --> and <!-- /generated:NAME --> markers.
-# --check fails when a committed figure differs from what the code produces,
-# so the README can never drift from the command it cites.
+# publishes from the command line: docs/results.json, and in README.md and
+# every docs/**/*.md file the sections between <!-- generated:NAME --> and
+# <!-- /generated:NAME --> markers (each NAME one generator below, the command
+# it runs written beside it) and the code blocks after <!-- example: FILE -->
+# (FILE's text). A marker may sit in any of those files; a NAME without a
+# generator is an error. --check fails when a committed figure differs from
+# what the code produces, so no doc drifts from the command it cites.
 #
-#   bash scripts/generated-docs.sh --write [BENCH_BINARY]
+#   bash scripts/generated-docs.sh --write [BENCH_BINARY]     (npm run docs)
 #   bash scripts/generated-docs.sh --check [BENCH_BINARY]
+#
+# Two sections need more than the build: conversation-trace and deployment
+# replay ../shared/traces/mooncake_conversation_trace.jsonl (CONVERSATION_TRACE
+# names it elsewhere) and are kept as committed without it; grid renders the
+# committed docs/grid.json, which `npm run grid` re-runs (minutes).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export ROOT
@@ -17,7 +25,18 @@ trap 'rm -rf "$tmp"' EXIT
 
 build_dir=$(dirname "$(dirname "$bench")")
 
-# Each generated section's text, from the command the README shows beside it.
+# The files that may hold generated sections: README.md and docs/**/*.md.
+doc_files() { (cd "$ROOT" && { echo README.md; find docs -name '*.md' | LC_ALL=C sort; }); }
+# keep_committed NAME: the section NAME as committed, from whichever doc holds it.
+keep_committed() {
+  doc_files | (cd "$ROOT" && xargs node -e '
+    const fs = require("fs");
+    const [name, ...files] = process.argv.slice(1);
+    const re = new RegExp("<!-- generated:" + name + " -->\\n([\\s\\S]*?)<!-- /generated:" + name + " -->");
+    for (const f of files) { const m = fs.readFileSync(f, "utf8").match(re); if (m) { process.stdout.write(m[1]); break; } }' "$1")
+}
+
+# Each generated section's text, from the command the doc shows beside it.
 "$bench" --json "$tmp/results.json" --markdown >"$tmp/reference.out"   # npm run bench -- --markdown
 grep '^|' "$tmp/reference.out" >"$tmp/reference.md"
 # Same scenario, other seeds: how much of the table is one seed's luck.
@@ -39,7 +58,6 @@ for (const [i, row] of runs[0].results.entries()) {
 }
 process.stdout.write(out);
 JS
-"$bench" --fields >"$tmp/fields.md"
 # Those five seeds as replicates: means, 95 % intervals, what is not distinguishable.
 "$bench" --json '' --markdown --set seed=1 --set replicates=5 | sed -n '/^| Policy/,$p' >"$tmp/replicates.md"   # npm run bench -- --set seed=1 --set replicates=5 --markdown
 
@@ -106,6 +124,17 @@ for kind in sessions agentic gsp; do   # npm run bench -- --set workload.kind=KI
     grep '^|' >"$tmp/kind-$kind.md"
 done
 
+# The prompt-pool presets with the four baseline policies.
+for pool in shared-prefix prefix-repetition cumulative; do   # npm run bench -- --scenario scenarios/POOL.json --markdown
+  "$bench" --json '' --markdown --scenario "$ROOT/scenarios/$pool.json" | grep '^|' >"$tmp/pool-$pool.md"
+done
+# A closed-loop client's load ladder on the shared-prefix pool, Llama-3.1-8B on one H100 per replica:
+# the per-stage table (docs/guide/clients-and-stages.md has the command).
+"$bench" --json '' --markdown --scenario "$ROOT/scenarios/shared-prefix.json" --set cluster.engine=batched \
+  --set hardware.model=llama-3.1-8b --set hardware.gpu=h100 --set workload.requests=20000 \
+  --set client.kind=closed --set client.warmup=8x5 --set client.stages=8x20,32x20,128x20 \
+  --set policies=round_robin,dynamo_kv,expected_ttft | sed -n '/^| Policy | Stage/,/^$/p' | grep '^|' >"$tmp/stages.md"
+
 # The real trace, when the shared folder is beside the repository (as in CI).
 # (CONVERSATION_TRACE names it elsewhere, e.g. from a worktree whose parent has no shared/.)
 trace_file="${CONVERSATION_TRACE:-$ROOT/../shared/traces/mooncake_conversation_trace.jsonl}"
@@ -113,17 +142,18 @@ if [ -f "$trace_file" ]; then
   "$bench" --json '' --markdown --trace "$trace_file" --set cluster.replicas=8 \
     --set cluster.cache_tokens=1000000 --set policies=all | grep '^|' >"$tmp/conversation-trace.md"
 else
-  echo "note: $trace_file not found; keeping the README's conversation-trace table as it is" >&2
-  node -e 'const t=require("fs").readFileSync(process.argv[1],"utf8");const m=t.match(/<!-- generated:conversation-trace -->\n([\s\S]*?)<!-- \/generated:conversation-trace -->/);process.stdout.write(m?m[1]:"")' "$ROOT/README.md" >"$tmp/conversation-trace.md"
-fi                                    # npm run bench -- --fields
+  keep_committed conversation-trace >"$tmp/conversation-trace.md"
+fi
+"$bench" --fields >"$tmp/fields.md"     # npm run bench -- --fields
+"$bench" --policies >"$tmp/policies.md" # npm run bench -- --policies
 { echo '```text'; "$build_dir/examples/quickstart"; echo '```'; } >"$tmp/quickstart-output.md"
 
-# docs/MODEL.md: the hardware presets against published measurements: three tables, one blank line apart.
+# docs/design/model.md: the hardware presets against published measurements: three tables, one blank line apart.
 "$bench" --step-table >"$tmp/step-tables.md"                      # npm run bench -- --step-table
 awk -v dir="$tmp" 'BEGIN{split("step-table capacity-table calibration-table", name, " "); t=1}
   /^$/{t++; next} {print > (dir "/" name[t] ".md")}' "$tmp/step-tables.md"
 
-# README: one realistic deployment on the conversation trace (when the trace is beside the repository).
+# One realistic deployment on the conversation trace (when the trace is beside the repository).
 if [ -f "$trace_file" ]; then
   "$bench" --json '' --markdown --trace "$trace_file" --set cluster.replicas=8 --set cluster.engine=batched \
     --set hardware.model=llama-3.1-70b --set hardware.gpu=h100 --set hardware.tp=4 --set policies=all \
@@ -132,41 +162,53 @@ if [ -f "$trace_file" ]; then
     --set hardware.tp=4 | node -e 'const d=JSON.parse(require("fs").readFileSync(0,"utf8"));process.stdout.write(d.text+".\n")' \
     >"$tmp/deployment-line.md"
 else
-  for name in deployment deployment-line; do
-    node -e 'const [f,n]=process.argv.slice(1);const t=require("fs").readFileSync(f,"utf8");const m=t.match(new RegExp("<!-- generated:"+n+" -->\\n([\\s\\S]*?)<!-- /generated:"+n+" -->"));process.stdout.write(m?m[1]:"")' "$ROOT/README.md" "$name" >"$tmp/$name.md"
-  done
+  for name in deployment deployment-line; do keep_committed "$name" >"$tmp/$name.md"; done
 fi
 
-render() {  # $1 (README.md or docs/MODEL.md) with every generated section replaced by fresh output
-  node - "$1" "$tmp" <<'JS'
+render() {  # $1 (a path under ROOT) with every generated section and example replaced by fresh output
+  node - "$ROOT/$1" "$tmp" "$1" <<'JS'
 const fs = require("fs");
-const [readmePath, tmp] = process.argv.slice(2);
-const readme = fs.readFileSync(readmePath, "utf8");
-let out = readme.replace(/(<!-- example: ([\w./-]+) -->\n)```(\w+)\n[\s\S]*?```/g,
+const [docPath, tmp, name] = process.argv.slice(2);
+const doc = fs.readFileSync(docPath, "utf8");
+let out = doc.replace(/(<!-- example: ([\w./-]+) -->\n)```(\w+)\n[\s\S]*?```/g,
   (_, marker, file, lang) => `${marker}\`\`\`${lang}\n${fs.readFileSync(`${process.env.ROOT}/${file}`, "utf8")}\`\`\``);
-out = out.replace(/<!-- generated:([\w-]+) -->\n[\s\S]*?<!-- \/generated:\1 -->/g,
-  (_, name) => `<!-- generated:${name} -->\n${fs.readFileSync(`${tmp}/${name}.md`, "utf8")}<!-- /generated:${name} -->`);
+out = out.replace(/<!-- generated:([\w-]+) -->\n[\s\S]*?<!-- \/generated:\1 -->/g, (_, section) => {
+  const file = `${tmp}/${section}.md`;
+  if (!fs.existsSync(file)) {
+    console.error(`${name}: no generator for <!-- generated:${section} --> (scripts/generated-docs.sh)`);
+    process.exit(3);
+  }
+  return `<!-- generated:${section} -->\n${fs.readFileSync(file, "utf8")}<!-- /generated:${section} -->`;
+});
 process.stdout.write(out);
 JS
+}
+
+needs_note() {  # what the sections kept as committed would need to be regenerated
+  [ -f "$trace_file" ] || echo "note: conversation-trace and deployment kept as committed: they replay $trace_file (absent; CONVERSATION_TRACE=FILE names it elsewhere)" >&2
+  echo "note: grid renders the committed docs/grid.json; npm run grid re-runs the grid (minutes) and rewrites it" >&2
 }
 
 case "$mode" in
   --write)
     mkdir -p "$ROOT/docs"
     cp "$tmp/results.json" "$ROOT/docs/results.json"
-    render "$ROOT/README.md" >"$tmp/README.md" && cp "$tmp/README.md" "$ROOT/README.md"
-    render "$ROOT/docs/MODEL.md" >"$tmp/MODEL.md" && cp "$tmp/MODEL.md" "$ROOT/docs/MODEL.md"
-    echo "updated docs/results.json, README.md and docs/MODEL.md tables"
+    for doc in $(doc_files); do
+      render "$doc" >"$tmp/rendered.md"
+      if ! cmp -s "$tmp/rendered.md" "$ROOT/$doc"; then cp "$tmp/rendered.md" "$ROOT/$doc"; echo "updated $doc"; fi
+    done
+    echo "generated sections and docs/results.json are up to date"
+    needs_note
     ;;
   --check)
     status=0
     if ! cmp -s "$tmp/results.json" "$ROOT/docs/results.json"; then
       echo "docs/results.json is stale: run npm run docs" >&2; status=1
     fi
-    for doc in README.md docs/MODEL.md; do
-      render "$ROOT/$doc" >"$tmp/rendered.md"
+    for doc in $(doc_files); do
+      render "$doc" >"$tmp/rendered.md" || { status=1; continue; }
       if ! cmp -s "$tmp/rendered.md" "$ROOT/$doc"; then
-        echo "$doc tables are stale: run npm run docs" >&2
+        echo "$doc: generated sections are stale: run npm run docs" >&2
         diff "$ROOT/$doc" "$tmp/rendered.md" >&2 || true
         status=1
       fi

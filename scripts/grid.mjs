@@ -1,6 +1,6 @@
 // The recommended policy against every policy, over a grid of scenarios.
 //
-//   npm run grid                      # runs the grid, writes docs/grid.json and the README's grid table
+//   npm run grid                      # runs the grid, writes docs/grid.json and the grid table of docs/guide/routers.md
 //   node scripts/grid.mjs --jobs 2 [--bench PATH] [--json PATH] [--no-readme]
 //
 // A cell is one scenario run with `--set policies=all`. The recommended
@@ -14,8 +14,8 @@
 // 12 tenants, 4,000-token caches, 100 requests/s), so each cell changes one
 // thing and a loss names its cause:
 //   - the shipped presets and the failure-mode presets (scenarios/*.json);
-//   - the sessions and agentic workloads (32,000-token caches, as the README's
-//     workload tables);
+//   - the sessions and agentic workloads (32,000-token caches, as the workload
+//     tables of docs/guide/traffic.md);
 //   - the conversation trace excerpt (scenarios/traces), at the reference
 //     cluster and with caches that hold it all;
 //   - cache per replica from 0.5x to 20x the prefix working set (tenants x
@@ -190,10 +190,10 @@ fs.writeFileSync(jsonPath, JSON.stringify(doc, null, 2) + '\n');
 console.log(`grid: ${report.length} cells in ${fmt(seconds)} s with --jobs ${jobs}; ${doc.recommended} holds ${held}, loses ${report.length - held}`);
 if (writeReadme) {
   const { renderGrid } = await import('./grid_table.mjs');
-  const readme = path.join(ROOT, 'README.md');
-  const text = fs.readFileSync(readme, 'utf8');
+  const page = path.join(ROOT, 'docs/guide/routers.md');
+  const text = fs.readFileSync(page, 'utf8');
   const marker = /<!-- generated:grid -->\n[\s\S]*?<!-- \/generated:grid -->/;
-  if (!marker.test(text)) throw new Error('README.md has no <!-- generated:grid --> section');
-  fs.writeFileSync(readme, text.replace(marker, `<!-- generated:grid -->\n${renderGrid(doc)}<!-- /generated:grid -->`));
-  console.log('updated the README grid table');
+  if (!marker.test(text)) throw new Error('docs/guide/routers.md has no <!-- generated:grid --> section');
+  fs.writeFileSync(page, text.replace(marker, `<!-- generated:grid -->\n${renderGrid(doc)}<!-- /generated:grid -->`));
+  console.log('updated the grid table of docs/guide/routers.md');
 }

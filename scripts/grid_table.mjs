@@ -1,4 +1,4 @@
-// The README's grid table, rendered from the grid document scripts/grid.mjs
+// The grid table of docs/guide/routers.md, rendered from the grid document scripts/grid.mjs
 // writes (docs/grid.json). scripts/generated-docs.sh renders it too, so the
 // table always matches the committed grid.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# npm run perf [-- OPTIONS]: the macro benchmark of docs/PERFORMANCE.md.
+# npm run perf [-- OPTIONS]: the macro benchmark of docs/performance.md.
 #
 #   1. the machine (CPU model, cores, load: timings are only as good as the quiet)
 #   2. prefixroute-perf: reference scenario, Mooncake trace, 1M requests, scaling

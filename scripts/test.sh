@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # npm test: every test of the project, in the order a failure is cheapest to see.
-#   1. native release build + GoogleTest suites + CLI/README checks (ctest)
-#   2. sanitizer build (clang 14, ASan + LeakSanitizer + UBSan) + the same
-#      suites and command-line tests (no leak, no memory error); the same build
-#      holds the libFuzzer targets. (scripts/leak-check.sh runs the release
-#      command line under valgrind: the same proof, by hand, when wanted.)
+#   1. native release build + GoogleTest suites + CLI and docs checks (ctest),
+#      then the benchmark under valgrind (no leak, no memory error)
+#   2. sanitizer build (clang 14, ASan + UBSan) + the same suites; the same
+#      build holds the libFuzzer targets
 #   3. WebAssembly module: build, TypeScript declarations, Node and Chromium
 #      tests (native == wasm results byte for byte on the presets and 20
 #      random scenarios; the browser checks are required, not skipped)
@@ -19,6 +18,7 @@ ensure_native_deps
 log "1/5 native build + tests"
 build_preset native
 ctest --preset native -j2
+bash "$ROOT/scripts/leak-check.sh"
 
 log "2/5 sanitizer build (clang 14, ASan + UBSan; also the fuzz targets) + tests"
 ensure_apt clang-14 libclang-rt-14-dev

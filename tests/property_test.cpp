@@ -103,7 +103,7 @@ TEST_F(RandomScenarios, EveryListedPolicyRunsToTheEnd) {
     evicting += c.report.pooled.cached_tokens < c.report.ideal.cached_tokens ? 1 : 0;
     decoding += c.scenario.cluster.decode_ms_per_token > 0 && c.scenario.workload.output_tokens_max > 0 ? 1 : 0;
   }
-  // The figures quoted in docs/RELIABILITY.md.
+  // The figures quoted in docs/reliability.md.
   std::printf("%zu scenarios (%d more list no policy), %llu policy runs, %llu routed requests; %llu scenarios where "
               "the pooled cache evicts, %llu with decode\n",
               cases().size(), unlisted(), static_cast<unsigned long long>(runs), static_cast<unsigned long long>(requests),

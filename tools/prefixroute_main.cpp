@@ -282,6 +282,7 @@ int main(int argc, char** argv) {
   bool print_schema = false;
   bool print_scenario = false;
   bool print_fields = false;
+  bool print_policies = false;
   bool print_hardware = false;
   bool print_step_table = false;
   unsigned jobs = prefixroute::hardware_jobs();
@@ -311,6 +312,7 @@ int main(int argc, char** argv) {
       ->excludes("--scenario", "--set", "--trace", "--sweep", "--shard");
   app.add_flag("--schema", print_schema, "Print the scenario JSON Schema and exit");
   app.add_flag("--fields", print_fields, "Print the scenario fields as a Markdown table and exit");
+  app.add_flag("--policies", print_policies, "Print the policy catalogue as a Markdown table and exit");
   app.add_flag("--print-scenario", print_scenario, "Print the resolved scenario and exit");
   app.add_flag("--step-table", print_step_table,
                "Print the hardware presets' step times, KV capacities and prefill speeds beside published "
@@ -331,6 +333,11 @@ int main(int argc, char** argv) {
 
   if (print_fields) {
     std::cout << prefixroute::format_fields_markdown();
+    return 0;
+  }
+
+  if (print_policies) {
+    std::cout << prefixroute::format_policies_markdown();
     return 0;
   }
 

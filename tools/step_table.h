@@ -1,5 +1,5 @@
 // The step model against published measurements, as the Markdown tables of
-// docs/MODEL.md (`prefixroute --step-table`, regenerated and checked by
+// docs/design/model.md (`prefixroute --step-table`, regenerated and checked by
 // scripts/generated-docs.sh).
 #pragma once
 

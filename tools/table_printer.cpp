@@ -431,4 +431,20 @@ std::string format_fields_markdown() {
   return out;
 }
 
+std::string format_policies_markdown() {
+  std::string out = "| Policy | Name | What it does | Parameters |\n|---|---|---|---|\n";
+  for (const PolicySpec* spec : policy_catalogue()) {
+    std::string params;
+    for (const ParamSpec& p : spec->params) {
+      if (!params.empty()) params += ", ";
+      params.append("`").append(spec->name()).append(".").append(p.key).append("`");
+    }
+    out.append("| ").append(spec->label());
+    if (spec->name() == recommended_policy()) out += " (recommended)";
+    out.append(" | `").append(spec->name()).append("` | ").append(spec->identity.description);
+    out.append(" | ").append(params.empty() ? "none" : params).append(" |\n");
+  }
+  return out;
+}
+
 }  // namespace prefixroute

@@ -12,7 +12,7 @@ namespace prefixroute {
 /// are not distinguishable on each headline metric.
 std::string format_text_table(const Scenario& scenario, const ExperimentReport& report);
 
-/// GitHub Markdown table of the same figures (used for the README).
+/// GitHub Markdown table of the same figures (the docs' generated tables).
 std::string format_markdown_table(const Scenario& scenario, const ExperimentReport& report);
 
 /// A client's stages, one row per policy and stage (text or Markdown; empty
@@ -21,5 +21,10 @@ std::string format_stage_table(const Scenario& scenario, const ExperimentReport&
 
 /// Markdown table of every scenario field: key, default, allowed range, unit, meaning.
 std::string format_fields_markdown();
+
+/// Markdown table of the policy catalogue, in report order: name, label,
+/// what it does, its parameters (the scenario fields it owns), and which
+/// policy is the recommended one.
+std::string format_policies_markdown();
 
 }  // namespace prefixroute

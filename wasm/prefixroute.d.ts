@@ -101,7 +101,7 @@ export interface RunSuccess {
    * With replicates > 1 every metric is the mean over the seeds, each row adds
    * `interval` ({metric: {half_width, low, high}}, 95 % Student t) and
    * `per_seed`, and a top-level `replicates` section lists the pairs of
-   * policies not distinguishable on each headline metric (README, "Results JSON").
+   * policies not distinguishable on each headline metric (docs/reference/results-json.md).
    */
   resultsJson: string;
   /** One entry per policy, in the scenario's policy order: the first seed's (scenario.seed) requests. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shards through GNU parallel, as the README shows: a small experiment with
+# Shards through GNU parallel, as docs/guide/seeds-and-machines.md shows: a small experiment with
 # replicates and a small sweep each split into 3 shards run by `parallel`,
 # merged with --merge, and compared byte for byte (cmp) with one machine's
 # output; --jobs 1 and --jobs 4 compared the same way. Installs GNU parallel

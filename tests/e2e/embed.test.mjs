@@ -4,7 +4,7 @@
 // with no clipped column, no inner scrollbar and its height equal to its
 // content; the options the box wrote are the ones the frame applies; an
 // uploaded file's embed is refused with its message. Also writes the
-// README's screenshots docs/screenshots/embed-390.png and embed-700.png.
+// screenshots of docs/guide/embedding.md, docs/screenshots/embed-390.png and embed-700.png.
 // One browser, one blog page reused across widths.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

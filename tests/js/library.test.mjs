@@ -17,7 +17,7 @@ after(() => {
   for (const h of handles) if (!h.isDeleted()) h.delete();
 });
 
-/** The README example: three requests sharing a 50-token system prompt. */
+/** The libraries page's example (docs/reference/libraries.md): three requests sharing a 50-token system prompt. */
 function readmeExample(makeTokens = (a) => a) {
   const cluster = new pr.Cluster(4, 20000);
   const policy = new pr.AffinityBalanced(0.05);
@@ -38,7 +38,7 @@ function readmeExample(makeTokens = (a) => a) {
   return { lines, admissions };
 }
 
-describe('the README example', () => {
+describe('the libraries page example', () => {
   test('request 0 prefills the system prompt; requests 1 and 2 find it cached', () => {
     const { admissions } = readmeExample();
     assert.deepEqual(admissions.map((a) => [a.cachedTokens, a.prefillTokens]), [[0, 53], [50, 2], [50, 4]]);

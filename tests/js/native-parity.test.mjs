@@ -157,7 +157,7 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     }
   });
 
-  // The README's table for each workload kind, and the kinds with decode on
+  // The table of docs/guide/traffic.md for each workload kind, and the kinds with decode on
   // (their outputs decode) and lagged KV events.
   for (const kind of ['sessions', 'agentic', 'gsp', 'shared_prefix', 'prefix_repetition', 'cumulative']) {
     for (const extra of [[], [['cluster.decode_ms_per_token', '20'], ['router.kv_event_lag_ms', '20']]]) {

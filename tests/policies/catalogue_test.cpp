@@ -1,5 +1,5 @@
 // The policy catalogue: what it lists, how a policy's spec becomes scenario
-// fields, and the path docs/ADDING_A_POLICY.md describes, walked by a policy
+// fields, and the path docs/contributing/adding-a-policy.md describes, walked by a policy
 // defined only in the tests (tests/support/pick_nth_policy.h) and registered
 // through the catalogue alone.
 #include "prefixroute/policies/catalogue.h"

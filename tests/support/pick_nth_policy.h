@@ -1,6 +1,6 @@
 // A policy defined only in the tests (test_pick_nth): every request to
 // replica `index` (modulo the cluster's size). It walks the path
-// docs/ADDING_A_POLICY.md describes, registered through the catalogue alone
+// docs/contributing/adding-a-policy.md describes, registered through the catalogue alone
 // (tests/policies/catalogue_test.cpp), and is the policy the random scenarios
 // are shown not to move when added (tests/policies/random_scenario_test.cpp).
 // Registration is for the whole process and cannot be undone, so only the

@@ -3,7 +3,7 @@
 // RadixCache, PrefixIndex and ApproxRadixTree compare a prompt against an
 // edge token by token. Compared one at a time that loop costs ~3.5
 // instructions per token and is the largest share of match and insert on
-// long shared prefixes (docs/PERFORMANCE.md, "near the memory-bandwidth
+// long shared prefixes (docs/performance.md, "near the memory-bandwidth
 // limit"). This compares eight tokens per step as four 64-bit words, on every
 // target (x86-64, WebAssembly), and finds the first differing token of a
 // differing word from the XOR. The result is the same index the one-token

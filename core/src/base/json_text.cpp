@@ -12,7 +12,7 @@ namespace {
 // `max_depth`, without exceptions (the wasm build has them off). Every JSON
 // text the core reads goes through this one handler and one input type
 // (const char* ranges): each distinct use of nlohmann's parser templates is a
-// copy of the parser in the wasm module (docs/PERFORMANCE.md, payload).
+// copy of the parser in the wasm module (docs/performance.md, payload).
 class CheckedDom {
  public:
   using Dom = nlohmann::detail::json_sax_dom_parser<Json>;

@@ -1,4 +1,4 @@
-// The hardware presets: every constant of docs/MODEL.md's tables, each with
+// The hardware presets: every constant of docs/design/model.md's tables, each with
 // its source. Models: config.json on Hugging Face (architecture) and the model
 // card or the checkpoint's parameter count. GPUs: vendor datasheets (dense
 // tensor-core peaks: a datasheet's "with sparsity" figure halved), as the
@@ -6,7 +6,7 @@
 // (inference-sim/inference-sim : testdata/blis/catalog/hardware/*.yaml), and
 // the total memory CUDA reports, read off vLLM's start-up logs. The engine
 // constants and the calibrated MFU come from vLLM's memory logs and from
-// measured prefill speeds (docs/MODEL.md, "Against published measurements").
+// measured prefill speeds (docs/design/model.md, "Against published measurements").
 // tests/cluster/hardware_test.cpp checks every parameter count against its
 // architecture and the KV bytes per token against the published figures.
 #include <string>

@@ -34,8 +34,8 @@ namespace prefixroute {
   X(session_sticky)
 
 // The recommended policy (catalogue.h): the built-in policy the grid finds
-// closest to the best policy over the most cells (README, "The recommended
-// policy", which lists the cells it loses and why).
+// closest to the best policy over the most cells (docs/guide/routers.md, "The
+// recommended policy across a grid", which lists the cells it loses and why).
 constexpr std::string_view kRecommendedPolicy = "expected_ttft";
 
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();

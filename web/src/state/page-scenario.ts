@@ -14,7 +14,7 @@
 //     KV router, and llm-d's endpoint picker (the Gateway API Inference
 //     Extension path on Kubernetes).
 // One replicate: with three seeds the default re-run does not fit the page's
-// 100 ms re-run budget (docs/PERFORMANCE.md, `node bench/page_perf.mjs --query`),
+// 100 ms re-run budget (docs/performance.md, `node bench/page_perf.mjs --query`),
 // so the verdict says it is one seed. The presets run with the same policies.
 // A link is read as written: these apply only to the page opened bare (no
 // key but `v` and `embed`) and to the presets.

@@ -33,7 +33,7 @@ export interface Preset {
 /**
  * A failure-mode preset: its blurb is the document's own two-line description
  * (what operators reported; the setting that shows it, and by how much the
- * failing policy loses), so the page, the command line and the README say the same.
+ * failing policy loses), so the page, the command line and docs/guide/routers.md say the same.
  */
 function failureMode(id: string, label: string, document: { description: string[] }): Preset {
   return { id, label: `Failure: ${label}`, blurb: document.description.join(' '), document };

@@ -9,8 +9,8 @@
 import type { Pair } from '../state/schema';
 
 /**
- * Cluster settings the excerpt preset applies: the README's setting for the
- * conversation trace (8 replicas, a 1 M-token cache each). Prompts average
+ * Cluster settings the excerpt preset applies: the setting docs/guide/traces.md
+ * uses for the conversation trace (8 replicas, a 1 M-token cache each). Prompts average
  * 14k tokens, so the reference scenario's 4,000-token caches would hold none.
  */
 export const EXCERPT_PRESET: readonly Pair[] = [

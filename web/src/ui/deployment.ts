@@ -8,7 +8,7 @@
 import { formatCount } from './format';
 import type { FieldInfo } from '../state/schema';
 
-/** The pickers at the top of the Scenario panel, in this order (issue: "your model on your GPUs"). */
+/** The pickers at the top of the Scenario panel, in this order (docs/guide/hardware.md: your model on your GPUs). */
 export const DEPLOYMENT_KEYS: readonly string[] = ['hardware.model', 'hardware.gpu', 'hardware.tp', 'cluster.engine'];
 
 /** Whether a field applies under this workload kind (the schema's x-kinds; fields without it apply to every kind). */

@@ -11,7 +11,7 @@ import type { Plan } from './protocol';
  * the trace, and its wasm heap after replaying it is about the file's size
  * (343 MiB for the 319 MiB conversation trace repeated 100 times), so the
  * workers' heaps stay near 400 MB together, under the 512 MB the page's
- * targets allow a long replay (docs/PERFORMANCE.md); that trace runs in one
+ * targets allow a long replay (docs/performance.md); that trace runs in one
  * worker.
  */
 export const TRACE_POOL_BYTES = 384 * 1024 * 1024;

@@ -7,7 +7,7 @@
 //
 // CHWBL sorts its hash ring with it: 256 points a replica, 65,536 at 256
 // replicas, where std::sort's comparisons were most of a run's set-up
-// (docs/PERFORMANCE.md, "4 to 256 replicas"). The result is the one
+// (docs/performance.md, "4 to 256 replicas"). The result is the one
 // std::stable_sort with `key(a) < key(b)` gives.
 //
 // Cost: O(n + 2^b) for spread keys, b = bit width of n clamped to [4, 16];

@@ -5,7 +5,7 @@
 // (protected, last_access, id), and a leaf leaves the candidates whenever it is
 // touched, pinned or gets a child. A std::set did the same with one tree node
 // per candidate; at 256 replicas those nodes, scattered over the heap, were
-// the largest growing share of a request's time (docs/PERFORMANCE.md). Here
+// the largest growing share of a request's time (docs/performance.md). Here
 // the entries are one contiguous array, and a leaf re-filed after a touch,
 // which has the newest recency, usually stays at the bottom where it is pushed
 // (one compare; not when protected entries sort after it, nor for a parent

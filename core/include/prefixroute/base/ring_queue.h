@@ -7,7 +7,7 @@
 // one each time its front leaves a block: a malloc and a free every few
 // requests per replica. At 256 replicas, where each replica sees few requests
 // and glibc's per-size caches overflow, that costs ~65 instructions a request
-// (docs/PERFORMANCE.md, "4 to 256 replicas"). Here a queue allocates only when
+// (docs/performance.md, "4 to 256 replicas"). Here a queue allocates only when
 // it holds more than ever before.
 //
 // Invariants: capacity is 0 or a power of two; the elements are slots

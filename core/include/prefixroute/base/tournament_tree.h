@@ -10,7 +10,7 @@
 // max(now, the earliest): every idle replica ties at wait 0). A scan of R
 // replicas per request reads R scattered records; these read ~2 log2 R nodes
 // from one small array, so the per-request cost stays nearly flat from 4 to
-// 256 replicas (docs/PERFORMANCE.md).
+// 256 replicas (docs/performance.md).
 //
 // Invariants: node i (1 <= i < width) holds min(node 2i, node 2i+1); leaves
 // are nodes width .. width + n - 1, key j at node width + j; the padding

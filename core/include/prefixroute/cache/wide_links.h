@@ -8,7 +8,7 @@
 // the table grows. A node-based std::unordered_map allocates and frees a
 // node per link: at 256 replicas (a popular prefix with a continuation per
 // replica, a root with a child per tenant) that is about 120 instructions a
-// request more for the prefix-index policies (docs/PERFORMANCE.md, "4 to 256
+// request more for the prefix-index policies (docs/performance.md, "4 to 256
 // replicas").
 //
 // The key packs the parent's id in the high half and the token in the low

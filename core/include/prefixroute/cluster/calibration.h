@@ -6,7 +6,7 @@
 // and the time of one decode step at concurrency 1 (ms). Each row names the
 // model and GPU presets, the engine, the setting and its source; model_figure
 // computes the preset's value from derive_hardware and the step model, so the
-// comparison tables of docs/MODEL.md (`prefixroute --step-table`) and the
+// comparison tables of docs/design/model.md (`prefixroute --step-table`) and the
 // tests that hold the presets to these measurements read one list.
 //
 // Rows marked `calibrates` are the ones the calibrated constants were chosen

@@ -1,6 +1,6 @@
 // The policy catalogue: every routing policy prefixroute knows, in report
 // order, as specs (policy_spec.h). The scenario schema, the JSON Schema, the
-// README's field table, the results JSON's labels and the module's
+// field table (docs/reference/scenario.md), the results JSON's labels and the module's
 // policyCatalogue() are all generated from it.
 //
 // The built-in policies are listed once, in core/src/policies/catalogue.cpp.
@@ -64,7 +64,7 @@ std::vector<std::unique_ptr<RoutingPolicy>> make_router_instances(std::string_vi
                                                                   const PolicyContext& context);
 
 /// The policy prefixroute recommends: the one the grid (scripts/grid.mjs,
-/// README "The recommended policy") compares every other policy against.
+/// docs/guide/routers.md) compares every other policy against.
 /// Always a built-in policy's name.
 std::string_view recommended_policy();
 

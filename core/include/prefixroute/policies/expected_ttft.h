@@ -30,7 +30,7 @@
 // cost tie in favour of that home. Homes stay put, so each replica keeps a
 // stable set of tenants (what SGLang's router gets from a tree that is never
 // told about evictions). Measured on the presets: fewer prefill tokens on all
-// three, and a lower p99 on two (README). home_key_tokens = 0 turns it off.
+// three, and a lower p99 on two (docs/guide/routers.md). home_key_tokens = 0 turns it off.
 //
 // How the cheapest replica is found without scoring every replica (the
 // result is the scan's: the least (cost, -cached, in-flight, position in the

@@ -4,10 +4,10 @@
 //
 // Everything else is generated from the specs in the catalogue
 // (catalogue.h): the scenario's fields `<name>.<param>` with their ranges,
-// defaults, units and help; the JSON Schema; the README's field table; the
+// defaults, units and help; the JSON Schema; the field table (docs/reference/scenario.md); the
 // page's policy checkboxes, colours and parameter controls; the results
 // JSON's labels. So adding a policy touches its own files, one line of the
-// catalogue and its test (docs/ADDING_A_POLICY.md).
+// catalogue and its test (docs/contributing/adding-a-policy.md).
 //
 // Parameters follow one convention. A policy has a plain struct of its
 // parameters whose default member initialisers are the published defaults

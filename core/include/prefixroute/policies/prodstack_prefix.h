@@ -19,7 +19,7 @@
 // and replica r's chunk match is floor(match(r) / chunk_tokens), plus the
 // last, shorter chunk when r's routed prefix covers the whole prompt.
 //
-// Simplifications, named: chunks are of tokens, not characters (the issue's
+// Simplifications, named: chunks are of tokens, not characters (prefixroute's
 // 128-token chunks; production-stack chunks 128 characters of the prompt
 // text). The partial last chunk: production-stack matches it only when an
 // identical prompt (same last partial chunk, hence the same length) went to

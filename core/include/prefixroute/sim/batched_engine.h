@@ -11,7 +11,7 @@
 // samples its next token. So prefill, chunked prefill, decode and recompute
 // after preemption are one rule (vLLM's "no prefill or decode phase").
 //
-// The step loop (one replica; docs/MODEL.md has it as pseudo-code):
+// The step loop (one replica; docs/design/model.md has it as pseudo-code):
 //   form a step at time t (when the previous step ends, or when a request
 //   reaches an idle replica; after the arrivals of that tick):
 //     budget = max_batched_tokens
@@ -47,7 +47,7 @@
 // is alone (vLLM refuses such a prompt up front; here it overcommits and is
 // counted as an overcommit).
 //
-// Simplifications (stated in docs/MODEL.md): a prompt's full blocks enter the
+// Simplifications (stated in docs/design/model.md): a prompt's full blocks enter the
 // cache when the step that computes them is scheduled (vLLM caches them at
 // allocation too); blocks of generated tokens are never shared; where two
 // prompts diverge inside a block the tree shares the block's common tokens

@@ -1,7 +1,7 @@
-// The README's JavaScript example stays runnable and true:
+// The libraries page's JavaScript example stays runnable and true:
 //   wasm/quickstart.mjs prints exactly what the C++ quickstart prints, and
 //   the ```js block after "<!-- example: wasm/quickstart.mjs -->" in
-//   README.md is that file, byte for byte.
+//   docs/reference/libraries.md is that file, byte for byte.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +12,7 @@ import { QUICKSTART, ROOT, runNative } from './helpers.mjs';
 
 const EXAMPLE = path.join(ROOT, 'wasm/quickstart.mjs');
 const MARKER = '<!-- example: wasm/quickstart.mjs -->';
+const DOC = 'docs/reference/libraries.md';
 
 test('wasm/quickstart.mjs prints what examples/quickstart.cpp prints', () => {
   const js = execFileSync(process.execPath, [EXAMPLE], { encoding: 'utf8', cwd: '/' });
@@ -21,14 +22,11 @@ test('wasm/quickstart.mjs prints what examples/quickstart.cpp prints', () => {
   assert.match(js, /^request 2: .* cached_prefix=50 tokens prefill=4 tokens$/m);
 });
 
-test('the README shows wasm/quickstart.mjs verbatim', (t) => {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const at = readme.indexOf(MARKER);
-  if (at < 0) {
-    t.skip(`README.md has no "${MARKER}" line yet`);
-    return;
-  }
-  const block = readme.slice(at + MARKER.length).match(/^\s*```(?:js|javascript)\n([\s\S]*?)^```/m);
+test('the libraries page shows wasm/quickstart.mjs verbatim', () => {
+  const doc = fs.readFileSync(path.join(ROOT, DOC), 'utf8');
+  const at = doc.indexOf(MARKER);
+  assert.ok(at >= 0, `${DOC} has no "${MARKER}" line`);
+  const block = doc.slice(at + MARKER.length).match(/^\s*```(?:js|javascript)\n([\s\S]*?)^```/m);
   assert.ok(block, `no \`\`\`js block after ${MARKER}`);
   assert.equal(block[1], fs.readFileSync(EXAMPLE, 'utf8'));
 });
