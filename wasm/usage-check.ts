@@ -5,6 +5,8 @@ import createPrefixroute from './prefixroute.js';
 import type {
   Admission,
   AffinityBalanced,
+  CapacityProgressCallback,
+  CapacityResult,
   Cluster,
   EmbindHandle,
   FieldError,
@@ -113,6 +115,14 @@ export function sweep(pr: PrefixrouteModule): number {
     point >= 0 && phase >= 0 && done <= total;
   const overrides: string = JSON.stringify([['workload.requests', '1000']]);
   const result: SweepResult = pr.runSweep('', overrides, 'affinity_balanced.load_slack_s=0:0.2:5', onProgress);
+  const onCapacity: CapacityProgressCallback = (runs, done, searches) => runs < 1000 && done <= searches;
+  const capacity: CapacityResult = pr.runCapacity('', '[["slo.ttft_ms","200"]]', onCapacity);
+  if (capacity.ok) {
+    const doc: { results: { policy: string; max_load: number | null; gpus: number | null }[] } = JSON.parse(capacity.capacityJson);
+    void doc.results[0].gpus;
+  } else {
+    void capacity.errors[0].field;
+  }
   pr.runSweep('{}', '', 'cluster.replicas=2,4,8', null);
   pr.runSweep('{}', '', 'seed=1,2', () => undefined);
   const expanded: SweepExpansion = pr.expandSweep('cluster.replicas=1:4:5');

@@ -94,9 +94,22 @@ SearchOutcome bracket_search(double base, double lo, double hi, bool integer, do
   } else {
     if (cancelled) return out;
     bad = base;
-    while (true) {
+    // A load search tries the lowest load next: when even that fails (a
+    // request alone on a replica misses the bound) no load meets the SLO,
+    // found in one run rather than twenty halvings.
+    if (good_low && lo < base) {
+      if (!run(lo, cancelled)) return out;
+      if (halve(base) == lo) {
+        good = lo;
+      }
+    }
+    while (good == 0) {
       const double x = toward_good(bad);
       if (x == bad) return out;  // not met anywhere in the range
+      if (good_low && x == lo) {  // met there already (above)
+        good = x;
+        break;
+      }
       if (run(x, cancelled)) {
         good = x;
         break;

@@ -18,9 +18,11 @@
 //
 // The search (per policy and seed, each independent of the others):
 //   1. evaluate the scenario's own value;
-//   2. bracket: load doubles while the SLO holds (halves while it fails),
-//      replicas halve while it holds (double while it fails), within the
-//      axis' range (LoadAxis::min .. max; 1 .. capacity.max_replicas);
+//   2. bracket: load doubles while the SLO holds (halves while it fails,
+//      after one run at LoadAxis::min: when even that fails, no load meets
+//      the SLO), replicas halve while it holds (double while it fails),
+//      within the axis' range (LoadAxis::min .. max; 1 ..
+//      capacity.max_replicas);
 //   3. bisect the bracket until the failing load is within
 //      capacity.resolution (a share) above the passing one, or 1 apart on
 //      an integer axis (concurrency, replicas).
