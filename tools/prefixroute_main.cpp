@@ -7,8 +7,9 @@
 //   prefixroute [--trace FILE] --sweep SPEC [--json PATH]          (one key varied; on a trace, every point replays it)
 //   prefixroute ... [--sweep SPEC] --shard K/N --json SHARD.json   (one shard of the runs)
 //   prefixroute --merge SHARD.json... --json OUT.json             (the shards, merged)
-//   prefixroute [--trace FILE] --capacity [--json PATH]            (per policy: the highest load and the
-//                                                                  fewest replicas meeting the SLO, slo.*)
+//   prefixroute [--trace FILE] --capacity [--shard K/N] [--json PATH]  (per policy: the highest load and
+//                                                                  the fewest replicas meeting the SLO, slo.*;
+//                                                                  --merge takes capacity shards too)
 //
 // The runs of an experiment or sweep (run_list.h) go on --jobs threads (all
 // cores by default); the output is the same bytes for any --jobs, and the
@@ -27,6 +28,7 @@
 #include "prefixroute/run/capacity_search.h"
 #include "prefixroute/run/experiment.h"
 #include "prefixroute/io/capacity_json.h"
+#include "prefixroute/io/capacity_shard_json.h"
 #include "prefixroute/io/results_json.h"
 #include "prefixroute/io/sweep_json.h"
 #include "prefixroute/io/shard_json.h"
@@ -222,6 +224,16 @@ int merge_command(const std::vector<std::string>& paths, const std::string& json
     }
     inputs.push_back(std::move(input));
   }
+  if (prefixroute::is_capacity_shard(inputs.front().text)) {
+    const prefixroute::MergedCapacity capacity = prefixroute::merge_capacity_shards(inputs);
+    if (!capacity.ok()) {
+      std::cerr << "error: cannot merge the capacity shards:\n";
+      for (const auto& e : capacity.errors) std::cerr << "  " << e.field << ": " << e.message << "\n";
+      return 2;
+    }
+    std::cout << prefixroute::format_capacity_table(capacity.scenario, capacity.report);
+    return write_reported(json_path, prefixroute::capacity_to_json(capacity.scenario, capacity.report)) ? 0 : 1;
+  }
   const prefixroute::MergedShards merged = prefixroute::merge_shards(inputs);
   if (!merged.ok()) {
     std::cerr << "error: cannot merge the shards:\n";
@@ -279,12 +291,18 @@ int run_and_write(const prefixroute::Scenario& scenario, const prefixroute::Repl
 // the scenario's SLO holds (run/capacity_search.h); its table, and the
 // capacity JSON to `json_path` ('' writes none).
 int capacity_command(const prefixroute::Scenario& scenario, const prefixroute::ReplayedTrace* replay, unsigned jobs,
-                     const std::string& json_path) {
+                     const std::string& json_path, const prefixroute::Shard* shard) {
   const std::vector<prefixroute::FieldError> errors = prefixroute::check_capacity(scenario);
   if (!errors.empty()) {
     std::cerr << "error: cannot search capacity:\n";
     for (const auto& e : errors) std::cerr << "  " << e.field << ": " << e.message << "\n";
     return 2;
+  }
+  if (shard != nullptr) {
+    const prefixroute::CapacityShardReport report = prefixroute::run_capacity_shard(scenario, *shard, replay, jobs);
+    std::printf("capacity shard %s: ran %zu of %zu searches\n", shard_text(*shard).c_str(), report.searches.size(),
+                report.total);
+    return write_reported(json_path, prefixroute::capacity_shard_to_json(scenario, report)) ? 0 : 1;
   }
   const prefixroute::CapacityReport report = prefixroute::run_capacity_search(scenario, replay, jobs);
   std::cout << prefixroute::format_capacity_table(scenario, report);
@@ -336,7 +354,7 @@ int main(int argc, char** argv) {
   app.add_flag("--capacity", capacity,
                "Per policy, search the highest load and the fewest replicas (GPUs) meeting the scenario's SLO "
                "(slo.ttft_ms / slo.tpot_ms; capacity.*); --json writes the capacity JSON")
-      ->excludes("--sweep", "--shard", "--merge", "--timeline");
+      ->excludes("--sweep", "--merge", "--timeline");
   app.add_flag("--schema", print_schema, "Print the scenario JSON Schema and exit");
   app.add_flag("--fields", print_fields, "Print the scenario fields as a Markdown table and exit");
   app.add_flag("--print-scenario", print_scenario, "Print the resolved scenario and exit");
@@ -447,12 +465,12 @@ int main(int argc, char** argv) {
   // A replay's runs read the trace back from its temporary file: a read that
   // fails there (an I/O error) ends the command rather than a run on part of it.
   try {
-    if (sharded != nullptr) {
+    if (sharded != nullptr && !capacity) {
       const prefixroute::ShardReport report = prefixroute::run_experiment_shard(scenario, shard, {}, trace.get(), jobs);
       std::printf("shard %s: ran %zu of %zu runs\n", shard_text(shard).c_str(), report.runs.size(), report.total_runs);
       return write_reported(json_path, prefixroute::experiment_shard_to_json(scenario, report)) ? 0 : 1;
     }
-    if (capacity) return capacity_command(scenario, trace.get(), jobs, json_path);
+    if (capacity) return capacity_command(scenario, trace.get(), jobs, json_path, sharded);
     return run_and_write(scenario, trace.get(), jobs, markdown, json_path, timeline_path);
   } catch (const std::runtime_error& e) {
     std::cerr << "error: " << (trace_path.empty() ? "" : "cannot replay trace " + trace_path + ": ") << e.what()

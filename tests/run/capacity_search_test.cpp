@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "prefixroute/io/capacity_json.h"
+#include "prefixroute/io/capacity_shard_json.h"
 #include "prefixroute/run/experiment.h"
 #include "prefixroute/scenario/scenario.h"
 #include "field_errors.h"
@@ -185,6 +186,33 @@ TEST(CapacitySearch, SameBytesForAnyNumberOfJobs) {
   const nlohmann::json& row = doc["results"][0];
   EXPECT_TRUE(row["interval"].contains("replicas"));
   EXPECT_DOUBLE_EQ(row["cost_per_month"].get<double>(), row["gpus"].get<double>() * 2.5 * 730);
+}
+
+TEST(CapacitySearch, ShardsMergeToTheOneMachineBytes) {
+  Scenario s = small();
+  s.replicates = 2;
+  s.capacity.gpu_hour_price = 3;
+  const std::string whole = capacity_to_json(s, run_capacity_search(s));
+  std::vector<ShardInput> inputs;
+  for (std::size_t k = 3; k >= 1; --k) {  // any order
+    const CapacityShardReport part = run_capacity_shard(s, Shard{k, 3});
+    EXPECT_EQ(part.total, 4u);
+    inputs.push_back({"shard " + std::to_string(k), capacity_shard_to_json(s, part)});
+  }
+  const MergedCapacity merged = merge_capacity_shards(inputs);
+  ASSERT_TRUE(merged.ok()) << merged.errors.front().message;
+  EXPECT_EQ(capacity_to_json(merged.scenario, merged.report), whole);
+  // One missing, one twice, another scenario: refused naming the document.
+  const std::vector<ShardInput> two(inputs.begin(), inputs.begin() + 2);
+  EXPECT_TRUE(has_error(merge_capacity_shards(two).errors, "(shards)", {"missing"}));
+  std::vector<ShardInput> twice = inputs;
+  twice.push_back(inputs.front());
+  EXPECT_FALSE(merge_capacity_shards(twice).ok());
+  Scenario other = s;
+  other.slo.ttft_ms = 100;
+  std::vector<ShardInput> mixed = inputs;
+  mixed[1].text = capacity_shard_to_json(other, run_capacity_shard(other, Shard{2, 3}));
+  EXPECT_TRUE(has_error(merge_capacity_shards(mixed).errors, "(shard shard 2)", {"another scenario"}));
 }
 
 TEST(CapacitySearch, ReplicatesSearchEachSeedAsItsOwnScenario) {

@@ -147,12 +147,20 @@ class Search {
     remaining_.assign(seeds_, scenario.policies.size());
   }
 
-  CapacityReport run(unsigned jobs) {
+  // Runs the searches `shard` selects; `done` marks those that finished.
+  std::vector<SeedCapacity> run(unsigned jobs, const Shard& shard, std::vector<char>& done) {
     const std::size_t policies = scenario_.policies.size();
     std::vector<SeedCapacity> results(seeds_ * policies);
-    std::vector<char> done(results.size(), 0);  // one byte a task: written by its own thread
+    done.assign(results.size(), 0);  // one byte a search: written by its own thread
+    std::vector<std::size_t> selected;
+    for (std::size_t t = 0; t < results.size(); ++t) {
+      if (shard.selects(t)) selected.push_back(t);
+      else release(t / policies);
+    }
+    selected_ = selected.size();
     // Seed after seed, so a seed's base workload is freed once its policies are done.
-    parallel_for(results.size(), jobs, [&](std::size_t task) {
+    parallel_for(selected.size(), jobs, [&](std::size_t k) {
+      const std::size_t task = selected[k];
       const std::size_t r = task / policies, p = task % policies;
       if (!cancelled_.load()) {
         results[task] = search(p, r);
@@ -161,31 +169,10 @@ class Search {
       release(r);
       if (done[task] != 0) note(0, 1);
     });
-    CapacityReport report;
-    report.axis = axis_;
-    report.base_replicas = scenario_.cluster.replicas;
-    report.cancelled = cancelled_.load();
-    for (std::size_t p = 0; p < policies; ++p) {
-      PolicyCapacity pc;
-      pc.policy = scenario_.policies[p];
-      bool complete = true, loads = true, replicas = true;
-      std::vector<double> load_values, replica_values;
-      for (std::size_t r = 0; r < seeds_; ++r) {
-        complete = complete && done[r * policies + p] != 0;
-        SeedCapacity& seed = results[r * policies + p];
-        loads = loads && seed.load.found;
-        replicas = replicas && seed.replicas.found;
-        load_values.push_back(seed.load.value);
-        replica_values.push_back(seed.replicas.value);
-        pc.seeds.push_back(std::move(seed));
-      }
-      if (!complete) break;  // cancelled: the policies before it
-      if (loads) pc.max_load = over_seeds(load_values);
-      if (replicas) pc.replicas = over_seeds(replica_values);
-      report.policies.push_back(std::move(pc));
-    }
-    return report;
+    return results;
   }
+
+  bool cancelled() const { return cancelled_.load(); }
 
  private:
   SeedCapacity search(std::size_t policy, std::size_t r) {
@@ -275,7 +262,7 @@ class Search {
     runs_ += runs;
     searches_ += searches;
     if (cancelled_.load()) return false;
-    if (progress_ && !progress_(runs_, searches_, seeds_ * scenario_.policies.size())) cancelled_.store(true);
+    if (progress_ && !progress_(runs_, searches_, selected_)) cancelled_.store(true);
     return !cancelled_.load();
   }
 
@@ -288,7 +275,7 @@ class Search {
   std::vector<std::unique_ptr<RequestTrace>> workloads_;
   std::vector<std::size_t> remaining_;
   std::mutex progress_mutex_;
-  std::size_t runs_ = 0, searches_ = 0;
+  std::size_t runs_ = 0, searches_ = 0, selected_ = 0;
   std::atomic<bool> cancelled_{false};
 };
 
@@ -349,9 +336,74 @@ Scenario capacity_step(const Scenario& scenario, const LoadAxis& axis, std::size
   return s;
 }
 
+std::size_t capacity_search_count(const Scenario& scenario) {
+  return (scenario.replays_trace() ? 1 : scenario.replicates) * scenario.policies.size();
+}
+
+CapacityReport assemble_capacity(const Scenario& scenario, std::vector<SeedCapacity>&& searches) {
+  std::vector<FieldError> errors;
+  CapacityReport report;
+  report.axis = load_axis(scenario, errors);
+  report.base_replicas = scenario.cluster.replicas;
+  const std::size_t policies = scenario.policies.size();
+  const std::size_t seeds = policies == 0 ? 0 : searches.size() / policies;
+  for (std::size_t p = 0; p < policies; ++p) {
+    PolicyCapacity pc;
+    pc.policy = scenario.policies[p];
+    bool loads = true, replicas = true;
+    std::vector<double> load_values, replica_values;
+    for (std::size_t r = 0; r < seeds; ++r) {
+      SeedCapacity& seed = searches[r * policies + p];
+      loads = loads && seed.load.found;
+      replicas = replicas && seed.replicas.found;
+      load_values.push_back(seed.load.value);
+      replica_values.push_back(seed.replicas.value);
+      pc.seeds.push_back(std::move(seed));
+    }
+    if (loads && seeds > 0) pc.max_load = over_seeds(load_values);
+    if (replicas && seeds > 0) pc.replicas = over_seeds(replica_values);
+    report.policies.push_back(std::move(pc));
+  }
+  return report;
+}
+
 CapacityReport run_capacity_search(const Scenario& scenario, const ReplayedTrace* replay, unsigned jobs,
                                    const CapacityProgress& progress) {
-  return Search(scenario, replay, progress).run(jobs);
+  Search search(scenario, replay, progress);
+  std::vector<char> done;
+  std::vector<SeedCapacity> results = search.run(jobs, Shard{}, done);
+  if (!search.cancelled()) return assemble_capacity(scenario, std::move(results));
+  // Cancelled: the policies whose every seed finished, up to the first that did not.
+  const std::size_t policies = scenario.policies.size();
+  Scenario finished = scenario;
+  finished.policies.clear();
+  std::vector<SeedCapacity> kept;
+  std::size_t p = 0;
+  for (; p < policies; ++p) {
+    bool complete = true;
+    for (std::size_t t = p; t < done.size(); t += policies) complete = complete && done[t] != 0;
+    if (!complete) break;
+    finished.policies.push_back(scenario.policies[p]);
+  }
+  for (std::size_t t = 0; t < results.size(); ++t)
+    if (t % policies < p) kept.push_back(std::move(results[t]));
+  CapacityReport report = assemble_capacity(finished, std::move(kept));
+  report.cancelled = true;
+  return report;
+}
+
+CapacityShardReport run_capacity_shard(const Scenario& scenario, const Shard& shard, const ReplayedTrace* replay,
+                                       unsigned jobs, const CapacityProgress& progress) {
+  Search search(scenario, replay, progress);
+  std::vector<char> done;
+  std::vector<SeedCapacity> results = search.run(jobs, shard, done);
+  CapacityShardReport report;
+  report.shard = shard;
+  report.total = results.size();
+  report.cancelled = search.cancelled();
+  for (std::size_t t = 0; t < results.size(); ++t)
+    if (shard.selects(t)) report.searches.push_back({t, std::move(results[t])});
+  return report;
 }
 
 }  // namespace prefixroute

@@ -54,6 +54,7 @@
 
 #include "prefixroute/base/statistics.h"
 #include "prefixroute/run/replayed_trace.h"
+#include "prefixroute/run/run_list.h"
 #include "prefixroute/scenario/scenario.h"
 
 namespace prefixroute {
@@ -138,6 +139,36 @@ using CapacityProgress = std::function<bool(std::size_t runs, std::size_t search
 /// cancelled report holds the policies whose every search finished.
 CapacityReport run_capacity_search(const Scenario& scenario, const ReplayedTrace* replay = nullptr, unsigned jobs = 1,
                                    const CapacityProgress& progress = {});
+
+/// The searches of a scenario, in order: seed after seed, each seed's
+/// policies in the scenario's order (search index = replicate x policies +
+/// policy). A shard K/N runs the searches i with i mod N == K - 1
+/// (io/capacity_shard_json.h writes and merges their documents).
+std::size_t capacity_search_count(const Scenario& scenario);
+
+/// One search a shard ran: its index in the list and its answers.
+struct CapacitySearchRecord {
+  std::size_t index = 0;
+  SeedCapacity result;
+};
+
+/// What one shard of a capacity search ran (every search it selects, in
+/// order, unless cancelled).
+struct CapacityShardReport {
+  Shard shard;
+  std::size_t total = 0;  ///< searches of the whole list
+  std::vector<CapacitySearchRecord> searches;
+  bool cancelled = false;
+};
+
+/// Runs the searches shard `shard` selects, as run_capacity_search would.
+CapacityShardReport run_capacity_shard(const Scenario& scenario, const Shard& shard,
+                                       const ReplayedTrace* replay = nullptr, unsigned jobs = 1,
+                                       const CapacityProgress& progress = {});
+
+/// The report of every search of the list (`searches` in list order, each
+/// complete): what run_capacity_search returns for them.
+CapacityReport assemble_capacity(const Scenario& scenario, std::vector<SeedCapacity>&& searches);
 
 /// Hours in a month for the monthly cost (365 x 24 / 12).
 inline constexpr double kHoursPerMonth = 730;
