@@ -9,8 +9,8 @@
 //   trace_api     TraceLoader (a trace read in chunks), runTrace, runTraceShard
 //   sweep_api     runSweep, runSweepShard, mergeSweepShards, expandSweep
 //   shard_api     runShard, mergeShards
-//   capacity_api  runCapacity (per policy, the highest load and the fewest
-//                 replicas meeting the scenario's SLO)
+//   capacity_api  runCapacity, runTraceCapacity (per policy, the highest load
+//                 and the fewest replicas meeting the scenario's SLO)
 //   library_api   RadixCache, Cluster and the four baseline routing policies,
 //                 mirroring the C++ API so JS can route requests one by one
 //                 (embind handles: call .delete() when done)
@@ -78,6 +78,7 @@ EMSCRIPTEN_BINDINGS(prefixroute) {
 
   // Capacity search.
   function("runCapacity", &run_capacity);
+  function("runTraceCapacity", &run_trace_capacity);
 
   // Library API.
   value_object<JsInsertResult>("InsertResult")

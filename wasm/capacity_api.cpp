@@ -29,25 +29,25 @@ EM_JS(EM_VAL, pr_call_capacity_progress, (EM_VAL fn, double runs, double done, d
 });
 
 namespace prefixroute_wasm {
+namespace {
 
-val run_capacity(const val& scenario_arg, const val& overrides_arg, const val& on_progress) {
-  const bool has_progress = !on_progress.isNull() && !on_progress.isUndefined();
-  if (has_progress && on_progress.typeOf().as<std::string>() != "function")
-    return failure({{"(onProgress)", "must be a function (runs, searchesDone, searches) => boolean, or null"}});
-  const prefixroute::ScenarioParse parse = parse_with_overrides(scenario_arg, overrides_arg);
-  if (!parse.ok()) return failure(parse.errors);
-  const prefixroute::Scenario& scenario = parse.scenario;
+// The search of a checked scenario (on `replay` when given) as runCapacity returns it.
+val search(const prefixroute::Scenario& scenario, const prefixroute::ReplayedTrace* replay, const val& on_progress) {
   std::vector<prefixroute::FieldError> errors = prefixroute::check_capacity(scenario);
   if (!errors.empty()) return failure(errors);
   // The largest run the search may make: one policy on the most replicas it tries.
   prefixroute::Scenario largest = scenario;
   largest.cluster.replicas = std::max(scenario.cluster.replicas, scenario.capacity.max_replicas);
   largest.replicates = 1;
-  errors = heap_budget_errors(prefixroute::estimated_peak_bytes(largest), "the capacity search's largest run",
+  largest.policies.resize(1);
+  const prefixroute::ReplaySize size = replay != nullptr ? replay->figures().size : prefixroute::ReplaySize{};
+  errors = heap_budget_errors(prefixroute::estimated_peak_bytes(largest, replay != nullptr ? &size : nullptr),
+                              "the capacity search's largest run",
                               "Lower capacity.max_replicas, workload.requests or cluster.cache_tokens, or run the "
                               "native command line (prefixroute --capacity)");
   if (!errors.empty()) return failure(errors);
 
+  const bool has_progress = !on_progress.isNull() && !on_progress.isUndefined();
   std::string callback_error;
   prefixroute::CapacityProgress progress;
   if (has_progress)
@@ -58,12 +58,36 @@ val run_capacity(const val& scenario_arg, const val& overrides_arg, const val& o
       if (answer.isString()) callback_error = "onProgress threw: " + answer.as<std::string>();
       return false;
     };
-  const prefixroute::CapacityReport report = prefixroute::run_capacity_search(scenario, nullptr, 1, progress);
+  const prefixroute::CapacityReport report = prefixroute::run_capacity_search(scenario, replay, 1, progress);
   if (val stopped = unfinished_outcome(callback_error, report.cancelled); !stopped.isUndefined()) return stopped;
   val result = val::object();
   result.set("ok", true);
   result.set("capacityJson", prefixroute::capacity_to_json(scenario, report));
   return result;
+}
+
+val progress_refusal(const val& on_progress) {
+  const bool has_progress = !on_progress.isNull() && !on_progress.isUndefined();
+  if (has_progress && on_progress.typeOf().as<std::string>() != "function")
+    return failure({{"(onProgress)", "must be a function (runs, searchesDone, searches) => boolean, or null"}});
+  return val::undefined();
+}
+
+}  // namespace
+
+val run_capacity(const val& scenario_arg, const val& overrides_arg, const val& on_progress) {
+  if (val refused = progress_refusal(on_progress); !refused.isUndefined()) return refused;
+  const prefixroute::ScenarioParse parse = parse_with_overrides(scenario_arg, overrides_arg);
+  if (!parse.ok()) return failure(parse.errors);
+  return search(parse.scenario, nullptr, on_progress);
+}
+
+val run_trace_capacity(TraceLoader& loader, const val& scenario_arg, const val& overrides_arg, const val& on_progress) {
+  if (val refused = progress_refusal(on_progress); !refused.isUndefined()) return refused;
+  prefixroute::Scenario scenario;
+  if (val refused = check_trace_run(loader, scenario_arg, overrides_arg, on_progress, scenario); !refused.isUndefined())
+    return refused;
+  return search(scenario, loader.replay(), on_progress);
 }
 
 }  // namespace prefixroute_wasm

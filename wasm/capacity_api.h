@@ -15,11 +15,22 @@
 // refused, the memory bound) plus the search's own (check_capacity: an SLO
 // target, a load to vary), and the memory bound again at the largest
 // cluster the replica search may try (capacity.max_replicas).
+//
+//   runTraceCapacity(loader, scenarioJson, overridesJson, onProgress)
+//     -> as runCapacity, on a finished TraceLoader's trace (its load axis is
+//        trace.time_scale), with runTrace's checks: the bytes of
+//        `prefixroute --trace FILE --capacity --json FILE`.
 #pragma once
 
 #include <emscripten/val.h>
 
+#include "trace_api.h"
+
 namespace prefixroute_wasm {
+
+/// runTraceCapacity(loader, scenarioJson, overridesJson, onProgress).
+emscripten::val run_trace_capacity(TraceLoader& loader, const emscripten::val& scenario_json,
+                                   const emscripten::val& overrides_json, const emscripten::val& on_progress);
 
 /// runCapacity(scenarioJson, overridesJson, onProgress).
 emscripten::val run_capacity(const emscripten::val& scenario_json, const emscripten::val& overrides_json,

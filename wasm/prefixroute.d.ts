@@ -560,6 +560,19 @@ export interface PrefixrouteModule {
    */
   runCapacity(scenarioJson: string, overridesJson: string, onProgress: CapacityProgressCallback | null): CapacityResult;
   /**
+   * runCapacity on a finished TraceLoader's trace: the load is the trace's
+   * rate (trace.time_scale = 1 / load; a step at another scale multiplies
+   * the arrivals read at the scenario's scale), with runTrace's checks of the
+   * loader and the scenario. capacityJson is the bytes of
+   * `prefixroute --trace FILE --capacity --json`. Never throws; blocks.
+   */
+  runTraceCapacity(
+    loader: TraceLoader,
+    scenarioJson: string,
+    overridesJson: string,
+    onProgress: CapacityProgressCallback | null,
+  ): CapacityResult;
+  /**
    * One shard of runScenario's work, for a pool of Web Workers: shard
    * shardIndex (1-based, 1..shardCount, as the CLI's --shard K/N) runs the
    * runs i of the experiment's run list (per replicate each policy, then the

@@ -213,6 +213,8 @@ export function trace(pr: PrefixrouteModule, chunks: TraceChunk[]): string[] {
   const onProgress: ProgressCallback = (policyIndex, done, total) => policyIndex >= 0 && done <= total;
   const run: TraceRunResult = pr.runTrace(loader, '', JSON.stringify([['trace.on_error', 'skip']]), onProgress);
   pr.runTrace(loader, '{}', '', null);
+  const traceCapacity: CapacityResult = pr.runTraceCapacity(loader, '', JSON.stringify([['slo.ttft_ms', '2000']]), null);
+  void traceCapacity.ok;
   const shard: TraceShardResult = pr.runTraceShard(loader, '', '', 1, 2, onProgress);
   if (shard.ok) lines.push(shard.shardJson, shard.scenarioJson, String(shard.series[0]?.run));
   const traceSweep: SweepResult = pr.runTraceSweep(loader, '', '', 'cluster.replicas=1:8:8', (point, phase, done, total) => point >= 0 && phase >= 0 && done <= total);

@@ -4,9 +4,11 @@
 // reported after every run and can cancel, and bad input comes back as
 // values naming the field.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import { loadModule, overridesJson, runNativeBench, setArgs } from './helpers.mjs';
+import { ROOT, loadModule, overridesJson, runNativeBench, setArgs } from './helpers.mjs';
 
 let pr;
 before(async () => {
@@ -41,6 +43,29 @@ describe('capacityJson equals the native --capacity output byte for byte', () =>
       const doc = JSON.parse(wasm.capacityJson);
       assert.equal(doc.schema, 'prefixroute.capacity/1');
       assert.ok(doc.results.some((r) => r.gpus !== null));
+    });
+  }
+});
+
+describe('runTraceCapacity equals prefixroute --trace FILE --capacity byte for byte', () => {
+  const file = path.join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
+  for (const [title, pairs] of [
+    ['the fifo engine, p90 TTFT <= 1 s, every policy', [['slo.ttft_ms', '1000'], ['slo.ttft_percentile', '90'], ['policies', 'all']]],
+    ['the batched engine on Llama-3.1-8B / H100, p90 TTFT <= 3 s, from time_scale 2',
+      [['cluster.engine', 'batched'], ['hardware.model', 'llama-3.1-8b'], ['hardware.gpu', 'h100'], ['trace.time_scale', '2'],
+        ['slo.ttft_ms', '3000'], ['slo.ttft_percentile', '90'], ['capacity.max_replicas', '16'],
+        ['policies', 'round_robin,llmd_epp']]],
+  ]) {
+    test(title, () => {
+      const native = runNativeBench(['--trace', file, '--capacity', '--jobs', '2', ...setArgs(pairs)]);
+      const loader = new pr.TraceLoader(path.basename(file), '', overridesJson(pairs));
+      loader.feed(fs.readFileSync(file));
+      assert.equal(loader.finish().ok, true);
+      const wasm = pr.runTraceCapacity(loader, '', overridesJson(pairs), null);
+      loader.delete();
+      assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+      assert.equal(wasm.capacityJson, native.json);
+      assert.equal(JSON.parse(wasm.capacityJson).load.key, 'trace.time_scale');
     });
   }
 });
