@@ -15,6 +15,8 @@
 //   sessions, agentic                workload.session_rate_per_s (sessions/s)
 // A burst client, or a client with stages, has no single load to vary: such
 // a scenario is refused (check_capacity), as is one without an SLO target.
+// The requests stay the scenario's: a higher rate sends the same requests
+// over a shorter span (a closed client, with more of them outstanding).
 //
 // The search (per policy and seed, each independent of the others):
 //   1. evaluate the scenario's own value;
