@@ -7,6 +7,9 @@
 //   prefixroute [--trace FILE] --sweep SPEC [--json PATH]          (one key varied; on a trace, every point replays it)
 //   prefixroute ... [--sweep SPEC] --shard K/N --json SHARD.json   (one shard of the runs)
 //   prefixroute --merge SHARD.json... --json OUT.json             (the shards, merged)
+//   prefixroute [--trace FILE] --capacity [--shard K/N] [--json PATH]  (per policy: the highest load and
+//                                                                  the fewest replicas meeting the SLO, slo.*;
+//                                                                  --merge takes capacity shards too)
 //
 // The runs of an experiment or sweep (run_list.h) go on --jobs threads (all
 // cores by default); the output is the same bytes for any --jobs, and the
@@ -22,7 +25,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "prefixroute/run/capacity_search.h"
 #include "prefixroute/run/experiment.h"
+#include "prefixroute/io/capacity_json.h"
+#include "prefixroute/io/capacity_shard_json.h"
 #include "prefixroute/io/results_json.h"
 #include "prefixroute/io/sweep_json.h"
 #include "prefixroute/io/shard_json.h"
@@ -39,6 +45,7 @@
 #include "prefixroute/run/sweep_replay.h"
 #include "prefixroute/workload/trace_reader.h"
 #include <nlohmann/json.hpp>
+#include "capacity_table.h"
 #include "step_table.h"
 #include "table_printer.h"
 
@@ -217,6 +224,16 @@ int merge_command(const std::vector<std::string>& paths, const std::string& json
     }
     inputs.push_back(std::move(input));
   }
+  if (prefixroute::is_capacity_shard(inputs.front().text)) {
+    const prefixroute::MergedCapacity capacity = prefixroute::merge_capacity_shards(inputs);
+    if (!capacity.ok()) {
+      std::cerr << "error: cannot merge the capacity shards:\n";
+      for (const auto& e : capacity.errors) std::cerr << "  " << e.field << ": " << e.message << "\n";
+      return 2;
+    }
+    std::cout << prefixroute::format_capacity_table(capacity.scenario, capacity.report);
+    return write_reported(json_path, prefixroute::capacity_to_json(capacity.scenario, capacity.report)) ? 0 : 1;
+  }
   const prefixroute::MergedShards merged = prefixroute::merge_shards(inputs);
   if (!merged.ok()) {
     std::cerr << "error: cannot merge the shards:\n";
@@ -228,7 +245,8 @@ int merge_command(const std::vector<std::string>& paths, const std::string& json
     print_sweep_table(merged.spec, json);
     return write_reported(json_path, json) ? 0 : 1;
   }
-  std::cout << prefixroute::format_text_table(merged.scenario, merged.report);
+  std::cout << prefixroute::format_text_table(merged.scenario, merged.report)
+            << prefixroute::format_slo_table(merged.scenario, merged.report);
   if (markdown) {
     std::cout << "\n" << prefixroute::format_markdown_table(merged.scenario, merged.report);
     const std::string stages = prefixroute::format_stage_table(merged.scenario, merged.report, true);
@@ -245,7 +263,7 @@ int run_and_write(const prefixroute::Scenario& scenario, const prefixroute::Repl
       // No per-request series: the table and JSON need the summaries only,
       // so a long run's per-request times go to disk (tick_spill.h).
       prefixroute::run_experiment(scenario, {}, replay, jobs, !timeline_path.empty(), /*keep_series=*/false);
-  std::cout << prefixroute::format_text_table(scenario, report);
+  std::cout << prefixroute::format_text_table(scenario, report) << prefixroute::format_slo_table(scenario, report);
   if (markdown) {
     std::cout << "\n" << prefixroute::format_markdown_table(scenario, report);
     const std::string stages = prefixroute::format_stage_table(scenario, report, true);
@@ -269,6 +287,29 @@ int run_and_write(const prefixroute::Scenario& scenario, const prefixroute::Repl
   return 0;
 }
 
+// --capacity: per policy, the highest load and the fewest replicas at which
+// the scenario's SLO holds (run/capacity_search.h); its table, and the
+// capacity JSON to `json_path` ('' writes none).
+int capacity_command(const prefixroute::Scenario& scenario, const prefixroute::ReplayedTrace* replay, unsigned jobs,
+                     const std::string& json_path, const prefixroute::Shard* shard) {
+  const std::vector<prefixroute::FieldError> errors = prefixroute::check_capacity(scenario);
+  if (!errors.empty()) {
+    std::cerr << "error: cannot search capacity:\n";
+    for (const auto& e : errors) std::cerr << "  " << e.field << ": " << e.message << "\n";
+    return 2;
+  }
+  if (shard != nullptr) {
+    const prefixroute::CapacityShardReport report = prefixroute::run_capacity_shard(scenario, *shard, replay, jobs);
+    std::printf("capacity shard %s: ran %zu of %zu searches\n", shard_text(*shard).c_str(), report.searches.size(),
+                report.total);
+    return write_reported(json_path, prefixroute::capacity_shard_to_json(scenario, report)) ? 0 : 1;
+  }
+  const prefixroute::CapacityReport report = prefixroute::run_capacity_search(scenario, replay, jobs);
+  std::cout << prefixroute::format_capacity_table(scenario, report);
+  if (!json_path.empty() && !write_reported(json_path, prefixroute::capacity_to_json(scenario, report))) return 1;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -285,6 +326,7 @@ int main(int argc, char** argv) {
   bool print_policies = false;
   bool print_hardware = false;
   bool print_step_table = false;
+  bool capacity = false;
   unsigned jobs = prefixroute::hardware_jobs();
   std::string shard_text_arg;
   std::vector<std::string> merge_paths;
@@ -310,6 +352,10 @@ int main(int argc, char** argv) {
                  "Merge shard documents (every K of one --shard K/N run) into the results or sweep JSON --json writes")
       ->take_all()
       ->excludes("--scenario", "--set", "--trace", "--sweep", "--shard");
+  app.add_flag("--capacity", capacity,
+               "Per policy, search the highest load and the fewest replicas (GPUs) meeting the scenario's SLO "
+               "(slo.ttft_ms / slo.tpot_ms; capacity.*); --json writes the capacity JSON")
+      ->excludes("--sweep", "--merge", "--timeline");
   app.add_flag("--schema", print_schema, "Print the scenario JSON Schema and exit");
   app.add_flag("--fields", print_fields, "Print the scenario fields as a Markdown table and exit");
   app.add_flag("--policies", print_policies, "Print the policy catalogue as a Markdown table and exit");
@@ -426,11 +472,12 @@ int main(int argc, char** argv) {
   // A replay's runs read the trace back from its temporary file: a read that
   // fails there (an I/O error) ends the command rather than a run on part of it.
   try {
-    if (sharded != nullptr) {
+    if (sharded != nullptr && !capacity) {
       const prefixroute::ShardReport report = prefixroute::run_experiment_shard(scenario, shard, {}, trace.get(), jobs);
       std::printf("shard %s: ran %zu of %zu runs\n", shard_text(shard).c_str(), report.runs.size(), report.total_runs);
       return write_reported(json_path, prefixroute::experiment_shard_to_json(scenario, report)) ? 0 : 1;
     }
+    if (capacity) return capacity_command(scenario, trace.get(), jobs, json_path, sharded);
     return run_and_write(scenario, trace.get(), jobs, markdown, json_path, timeline_path);
   } catch (const std::runtime_error& e) {
     std::cerr << "error: " << (trace_path.empty() ? "" : "cannot replay trace " + trace_path + ": ") << e.what()

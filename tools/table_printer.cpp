@@ -275,7 +275,55 @@ std::string client_line(const Scenario& scenario, const ExperimentReport& report
   return out + "\n";
 }
 
+// "p99 TTFT <= 2000 ms, p90 TPOT <= 50 ms": the scenario's SLO targets.
+std::string slo_text(const SloSettings& slo) {
+  std::string out;
+  if (slo.ttft_ms > 0) out = printf_string("p%g TTFT <= %g ms", slo.ttft_percentile, slo.ttft_ms);
+  if (slo.tpot_ms > 0)
+    out += printf_string("%sp%g TPOT <= %g ms", out.empty() ? "" : ", ", slo.tpot_percentile, slo.tpot_ms);
+  return out;
+}
+
 }  // namespace
+
+std::string format_slo_table(const Scenario& scenario, const ExperimentReport& report) {
+  if (!scenario.slo.any() || report.outcomes.empty()) return "";
+  const bool replicated = !report.seeds.empty() && !report.cancelled;
+  std::string out = printf_string("SLO: %s%s\n", slo_text(scenario.slo).c_str(),
+                                  replicated ? " (mean ± half-width of the 95% interval; met: share of seeds)" : "");
+  out += printf_string("%-20s %15s %15s %15s %19s %6s\n", "policy", "ttft_attained", "tpot_attained", "all_attained",
+                       "goodput", "met");
+  const auto percent = [&](const std::optional<Interval>& v) {
+    if (!v) return std::string("-");
+    return replicated ? printf_string("%.1f ± %.1f%%", v->mean * 100, v->half_width * 100)
+                      : printf_string("%.1f%%", v->mean * 100);
+  };
+  const ReplicateStats stats = replicated ? replicate_stats(report) : ReplicateStats{};
+  for (std::size_t p = 0; p < report.outcomes.size(); ++p) {
+    // The figure of `key`: its interval over the seeds, or the one seed's value.
+    const auto figure = [&](const char* key) -> std::optional<Interval> {
+      if (replicated) {
+        const ReplicatedMetric* m = stats.policies[p].find(key);
+        return m != nullptr ? std::optional<Interval>(m->interval) : std::nullopt;
+      }
+      const PolicyOutcome& o = report.outcomes[p];
+      for (const RowMetric& m : row_metrics(o.summary, 0, o.run.decode, o.run.batched))
+        if (m.key == std::string_view(key) && m.value) return Interval{*m.value, 0};
+      return std::nullopt;
+    };
+    const std::optional<Interval> goodput = figure("goodput_per_s"), met = figure("slo_met");
+    const std::string goodput_text =
+        !goodput ? "-"
+        : replicated ? printf_string("%.2f ± %.2f/s", goodput->mean, goodput->half_width)
+                     : printf_string("%.2f/s", goodput->mean);
+    const std::string met_text = !met ? "-" : replicated ? printf_string("%.0f%%", met->mean * 100)
+                                                         : std::string(met->mean > 0 ? "yes" : "no");
+    out += printf_string("%-20s %15s %15s %15s %19s %6s\n", report.outcomes[p].policy.c_str(),
+                         percent(figure("ttft_attainment")).c_str(), percent(figure("tpot_attainment")).c_str(),
+                         percent(figure("slo_attainment")).c_str(), goodput_text.c_str(), met_text.c_str());
+  }
+  return out;
+}
 
 std::string format_stage_table(const Scenario& scenario, const ExperimentReport& report, bool markdown) {
   return has_stages(report) ? stage_table(scenario, report, markdown) : std::string();

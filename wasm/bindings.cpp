@@ -9,6 +9,8 @@
 //   trace_api     TraceLoader (a trace read in chunks), runTrace, runTraceShard
 //   sweep_api     runSweep, runSweepShard, mergeSweepShards, expandSweep
 //   shard_api     runShard, mergeShards
+//   capacity_api  runCapacity, runTraceCapacity (per policy, the highest load
+//                 and the fewest replicas meeting the scenario's SLO)
 //   library_api   RadixCache, Cluster and the four baseline routing policies,
 //                 mirroring the C++ API so JS can route requests one by one
 //                 (embind handles: call .delete() when done)
@@ -29,6 +31,7 @@
 //     (length 0) when memory grows.
 #include <emscripten/bind.h>
 
+#include "capacity_api.h"
 #include "coarse_api.h"
 #include "library_api.h"
 #include "prefixroute/policies/affinity.h"
@@ -72,6 +75,10 @@ EMSCRIPTEN_BINDINGS(prefixroute) {
   // Shards.
   function("runShard", &run_shard);
   function("mergeShards", &merge_shards);
+
+  // Capacity search.
+  function("runCapacity", &run_capacity);
+  function("runTraceCapacity", &run_trace_capacity);
 
   // Library API.
   value_object<JsInsertResult>("InsertResult")

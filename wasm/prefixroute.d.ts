@@ -184,6 +184,34 @@ export type SweepResult = SweepSuccess | RunFailure;
  */
 export type SweepProgressCallback = (point: number, phase: number, done: number, total: number) => boolean | void;
 
+/** runCapacity's success. */
+export interface CapacitySuccess {
+  ok: true;
+  /**
+   * Capacity JSON ("prefixroute.capacity/1"), byte-identical to what
+   * `prefixroute --capacity --json FILE` writes: the load axis searched
+   * (`load.key`, `load.unit`, `load.base`), and per policy `max_load` (the
+   * highest load meeting the SLO), `replicas` and `gpus` (the fewest meeting
+   * it at the scenario's load; GPUs = replicas x hardware.tp),
+   * `cost_per_month` (with capacity.gpu_hour_price > 0), an `interval` per
+   * figure with replicates > 1, and `per_seed` with every step of both
+   * searches ({ value, met, slo_attainment, goodput_per_s, ttft_ms / tpot_ms
+   * at the SLO's percentile }): the curve of the percentile against load or
+   * replicas with the SLO's bound.
+   */
+  capacityJson: string;
+}
+
+export type CapacityResult = CapacitySuccess | RunFailure;
+
+/**
+ * Called after every run of a capacity search (one policy at one load or
+ * replica count): `runs` done so far, `searchesDone` of `searches` (policies
+ * x replicates) finished. Return false to cancel; if it throws, the search
+ * stops with an "(onProgress)" error value.
+ */
+export type CapacityProgressCallback = (runs: number, searchesDone: number, searches: number) => boolean | void;
+
 /** One policy run's series from runShard: the run's index in the experiment's run list beside them. */
 export interface ShardSeries extends PolicySeries {
   run: number;
@@ -518,6 +546,32 @@ export interface PrefixrouteModule {
    * Never throws. Blocks: call it from a Web Worker.
    */
   runSweep(scenarioJson: string, overridesJson: string, sweepSpec: string, onProgress: SweepProgressCallback | null): SweepResult;
+  /**
+   * Per policy, the highest offered load at which the scenario's SLO
+   * (slo.ttft_ms / slo.tpot_ms with their percentiles) holds, and the fewest
+   * replicas that meet it at the scenario's load: a bracketing search, then
+   * bisection to capacity.resolution, per seed (replicates). The load is
+   * client.concurrency for a closed client, client.rate_per_s when set,
+   * else the workload's arrival (or session) rate. The same checks as
+   * runScenario, plus errors naming slo.ttft_ms (no SLO), client.kind (a
+   * burst client) or client.stages; "(memory)" when the largest cluster
+   * tried (capacity.max_replicas) could outgrow the module. capacityJson is
+   * the CLI's bytes. Never throws. Blocks: call it from a Web Worker.
+   */
+  runCapacity(scenarioJson: string, overridesJson: string, onProgress: CapacityProgressCallback | null): CapacityResult;
+  /**
+   * runCapacity on a finished TraceLoader's trace: the load is the trace's
+   * rate (trace.time_scale = 1 / load; a step at another scale multiplies
+   * the arrivals read at the scenario's scale), with runTrace's checks of the
+   * loader and the scenario. capacityJson is the bytes of
+   * `prefixroute --trace FILE --capacity --json`. Never throws; blocks.
+   */
+  runTraceCapacity(
+    loader: TraceLoader,
+    scenarioJson: string,
+    overridesJson: string,
+    onProgress: CapacityProgressCallback | null,
+  ): CapacityResult;
   /**
    * One shard of runScenario's work, for a pool of Web Workers: shard
    * shardIndex (1-based, 1..shardCount, as the CLI's --shard K/N) runs the

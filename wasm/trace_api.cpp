@@ -190,9 +190,7 @@ TraceLoader* make_loader(const val& name, const val& scenario_json, const val& o
 val loader_feed(TraceLoader& loader, const val& chunk) { return loader.feed(chunk); }
 val loader_finish(TraceLoader& loader) { return loader.finish(); }
 
-namespace {
-
-// runTrace's and runTraceShard's checks: the callback, the loader's state,
+// runTrace's and runTraceShard's checks (runTraceCapacity's too): the callback, the loader's state,
 // the scenario, its reading settings against the loader's, the replay record
 // and the memory bound. Fills `scenario` (trace recorded) and returns
 // undefined when the run may go ahead, else the failure value.
@@ -223,8 +221,6 @@ val check_trace_run(TraceLoader& loader, const val& scenario_json, const val& ov
   if (!errors.empty()) return failure(errors);
   return val::undefined();
 }
-
-}  // namespace
 
 val run_trace(TraceLoader& loader, const val& scenario_json, const val& overrides_json, const val& on_progress) {
   Scenario scenario;

@@ -104,4 +104,11 @@ emscripten::val run_trace_sweep(TraceLoader& loader, const emscripten::val& scen
                                 const emscripten::val& overrides_json, const emscripten::val& spec,
                                 const emscripten::val& on_progress);
 
+/// runTrace's checks of its arguments, the loader and the scenario (reading
+/// settings, replay record, memory bound): undefined when a run may go ahead,
+/// with `scenario` parsed and the trace recorded in it; else the failure value.
+emscripten::val check_trace_run(TraceLoader& loader, const emscripten::val& scenario_json,
+                                const emscripten::val& overrides_json, const emscripten::val& on_progress,
+                                prefixroute::Scenario& scenario);
+
 }  // namespace prefixroute_wasm

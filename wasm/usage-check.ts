@@ -5,6 +5,8 @@ import createPrefixroute from './prefixroute.js';
 import type {
   Admission,
   AffinityBalanced,
+  CapacityProgressCallback,
+  CapacityResult,
   Cluster,
   EmbindHandle,
   FieldError,
@@ -113,6 +115,14 @@ export function sweep(pr: PrefixrouteModule): number {
     point >= 0 && phase >= 0 && done <= total;
   const overrides: string = JSON.stringify([['workload.requests', '1000']]);
   const result: SweepResult = pr.runSweep('', overrides, 'affinity_balanced.load_slack_s=0:0.2:5', onProgress);
+  const onCapacity: CapacityProgressCallback = (runs, done, searches) => runs < 1000 && done <= searches;
+  const capacity: CapacityResult = pr.runCapacity('', '[["slo.ttft_ms","200"]]', onCapacity);
+  if (capacity.ok) {
+    const doc: { results: { policy: string; max_load: number | null; gpus: number | null }[] } = JSON.parse(capacity.capacityJson);
+    void doc.results[0].gpus;
+  } else {
+    void capacity.errors[0].field;
+  }
   pr.runSweep('{}', '', 'cluster.replicas=2,4,8', null);
   pr.runSweep('{}', '', 'seed=1,2', () => undefined);
   const expanded: SweepExpansion = pr.expandSweep('cluster.replicas=1:4:5');
@@ -203,6 +213,8 @@ export function trace(pr: PrefixrouteModule, chunks: TraceChunk[]): string[] {
   const onProgress: ProgressCallback = (policyIndex, done, total) => policyIndex >= 0 && done <= total;
   const run: TraceRunResult = pr.runTrace(loader, '', JSON.stringify([['trace.on_error', 'skip']]), onProgress);
   pr.runTrace(loader, '{}', '', null);
+  const traceCapacity: CapacityResult = pr.runTraceCapacity(loader, '', JSON.stringify([['slo.ttft_ms', '2000']]), null);
+  void traceCapacity.ok;
   const shard: TraceShardResult = pr.runTraceShard(loader, '', '', 1, 2, onProgress);
   if (shard.ok) lines.push(shard.shardJson, shard.scenarioJson, String(shard.series[0]?.run));
   const traceSweep: SweepResult = pr.runTraceSweep(loader, '', '', 'cluster.replicas=1:8:8', (point, phase, done, total) => point >= 0 && phase >= 0 && done <= total);

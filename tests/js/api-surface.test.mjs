@@ -47,6 +47,8 @@ test('functions take the declared number of arguments', () => {
   assert.equal(pr.runTraceSweep.argCount, 5);
   assert.equal(pr.runSweepShard.argCount, 6);
   assert.equal(pr.mergeSweepShards.argCount, 1);
+  assert.equal(pr.runCapacity.argCount, 3);
+  assert.equal(pr.runTraceCapacity.argCount, 4);
   for (const f of ['scenarioSchema', 'policyCatalogue', 'version']) assert.equal(pr[f].argCount, 0, f);
 });
 

@@ -89,6 +89,13 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     ['closed stages with replicates',
       [['client.kind', 'closed'], ['client.stages', '2x3,8x3'], ['replicates', '2'],
         ['policies', 'round_robin,affinity_balanced,sglang_cache_aware']]],
+    // SLO targets: attainment, goodput and met in every row (TPOT under the batched engine, with replicates).
+    ['SLO targets on TTFT and TPOT, 2 replicates',
+      [...batched, ['slo.ttft_ms', '300'], ['slo.ttft_percentile', '95'], ['slo.tpot_ms', '25'],
+        ['slo.tpot_percentile', '90'], ['replicates', '2'], ['policies', 'round_robin,llmd_epp,expected_ttft']]],
+    ['a TTFT target with a closed client and a timeout',
+      [['client.kind', 'closed'], ['client.concurrency', '6'], ['client.timeout_s', '0.2'], ['slo.ttft_ms', '50'],
+        ['slo.ttft_percentile', '99.9'], ['policies', 'all']]],
     // The batched engine with main's workload kinds, new routers and replicates.
     ['the batched engine on agent loops, 3 replicates, the session and gateway routers',
       [...batched, ['workload.kind', 'agentic'], ['workload.requests', '600'], ['replicates', '3'],

@@ -4,8 +4,9 @@
 // added to the schema later are drawn from their whole range automatically;
 // the rules the field table cannot state (hardware.tp in 1, 2, 4, 8; weights
 // that fit their GPUs; no fifo decode time under the batched engine; a step
-// budget of at least max_running; a multi-turn pool sent cycled) are applied
-// after the draw.
+// budget of at least max_running; a multi-turn pool sent cycled; SLO
+// percentiles of three decimals and a TPOT target only under the batched
+// engine) are applied after the draw.
 //
 // Independent of the catalogue. Case `index` of a stream (its master seed)
 // is the same whatever the catalogue holds: each value is drawn from a stream
@@ -252,6 +253,10 @@ inline RandomCase random_case(std::uint64_t master_seed, std::uint64_t index, st
   if (texts["workload.shared_prefix_multi_turn"] == "on") texts["workload.shared_prefix_order"] = "cycle";
   const bool batched = texts["cluster.engine"] == "batched";
   if (batched) numbers.erase("cluster.decode_ms_per_token");
+  // SLO percentiles have at most three decimals; a TPOT target needs the batched engine.
+  for (const char* key : {"slo.ttft_percentile", "slo.tpot_percentile"})
+    if (numbers.count(key)) numbers[key] = std::round(numbers[key] * 1000) / 1000;
+  if (!batched) numbers.erase("slo.tpot_ms");
   if (batched && numbers.count("cluster.max_batched_tokens") && numbers.count("cluster.max_running") &&
       numbers["cluster.max_batched_tokens"] < numbers["cluster.max_running"])
     std::swap(numbers["cluster.max_batched_tokens"], numbers["cluster.max_running"]);

@@ -75,6 +75,16 @@ const Figure<RunSummary> kClientSummary[] = {
     {"mean_client_wait_ms", &RunSummary::mean_client_wait_ms},
     {"p99_client_wait_ms", &RunSummary::p99_client_wait_ms},
 };
+// Present exactly when the scenario has SLO targets (has_slo).
+const Figure<RunSummary> kSloSummary[] = {
+    {"has_ttft_target", &RunSummary::has_ttft_target},
+    {"has_tpot_target", &RunSummary::has_tpot_target},
+    {"ttft_attainment", &RunSummary::ttft_attainment},
+    {"tpot_attainment", &RunSummary::tpot_attainment},
+    {"slo_attainment", &RunSummary::slo_attainment},
+    {"goodput_per_s", &RunSummary::goodput_per_s},
+    {"slo_met", &RunSummary::slo_met},
+};
 // Each client stage's figures (the summary's "stages", with a client).
 const Figure<StageSummary> kStage[] = {
     {"load", &StageSummary::load},
@@ -139,6 +149,7 @@ Json summary_json(const RunSummary& s, bool batched) {
     }
     j["stages"] = std::move(stages);
   }
+  if (s.has_slo) write_figures(j, s, kSloSummary);
   return j;
 }
 
@@ -334,9 +345,10 @@ bool read_summary(const Json& j, RunSummary& s, bool batched, std::string& e) {
   }
   s.has_sessions = j.contains("sessions");
   s.has_client = j.contains("failed");
+  s.has_slo = j.contains("slo_attainment");
   if (!(read_figures(j, s, kSummary, e) && (!s.has_sessions || read_figures(j, s, kSessionSummary, e)) &&
         (!batched || read_figures(j, s, kBatchedSummary, e)) &&
-        (!s.has_client || read_figures(j, s, kClientSummary, e))))
+        (!s.has_client || read_figures(j, s, kClientSummary, e)) && (!s.has_slo || read_figures(j, s, kSloSummary, e))))
     return false;
   if (!s.has_client) return true;
   const auto stages = j.find("stages");

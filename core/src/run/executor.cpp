@@ -11,6 +11,7 @@
 
 #include "prefixroute/base/parallel.h"
 #include "prefixroute/policies/catalogue.h"
+#include "prefixroute/run/slo.h"
 #include "prefixroute/workload/client.h"
 #include "prefixroute/workload/synthetic.h"
 
@@ -320,30 +321,16 @@ class Executor {
   bool run_policy(const Flat& f, const RunKey& key, std::unique_ptr<RequestSource> source, RunRecord& record) {
     const Scenario& scenario = *points_[f.point];
     const Scenario seeded = replicate_scenario(scenario, key.replicate);
-    ClientSource* client = nullptr;
-    if (!scenario.client.is_workload_timing()) {
-      auto wrapped = std::make_unique<ClientSource>(std::move(source), scenario.client, seeded.seed);
-      client = wrapped.get();
-      source = std::move(wrapped);
-    }
-    const auto instances =
-        make_router_instances(scenario.policies[key.phase], seeded.policy_params, policy_context(seeded));
-    std::vector<RoutingPolicy*> routers;
-    for (const auto& instance : instances) routers.push_back(instance.get());
     ProgressCallback per_run;
     if (options_.progress)
       per_run = [&](std::uint64_t done) { return report(f.point, f.run, done, record.requests); };
     const bool first = key.replicate == 0;
-    record.outcome.policy = scenario.policies[key.phase];
-    record.outcome.run = simulate(*source, scenario.cluster, std::span<RoutingPolicy* const>(routers), per_run, 4096,
-                                  scenario.router, options_.timeline && first,
-                                  options_.keep_series && first ? kKeepResults : options_.spill_results_above);
+    record.outcome = simulate_policy(seeded, key.phase, std::move(source), per_run, options_.timeline && first,
+                                     options_.keep_series && first ? kKeepResults : options_.spill_results_above);
     if (record.outcome.run.cancelled) {
       record.outcome = PolicyOutcome{};
       return false;
     }
-    if (client != nullptr) record.outcome.run.client = client->record();
-    record.outcome.summary = summarize(record.outcome.run);
     if (!(options_.keep_series && first)) release_series(record.outcome.run);
     // The batched engine's timeline (kInFlightSamples per replica at most)
     // is replicate 0's in the results JSON, series kept or not (shards).
@@ -407,6 +394,40 @@ class Executor {
 };
 
 }  // namespace
+
+PolicyOutcome simulate_policy(const Scenario& seeded, std::size_t policy, std::unique_ptr<RequestSource> source,
+                              const ProgressCallback& progress, bool timeline, std::uint64_t spill_results_above,
+                              SloFigures* slo) {
+  ClientSource* client = nullptr;
+  if (!seeded.client.is_workload_timing()) {
+    auto wrapped = std::make_unique<ClientSource>(std::move(source), seeded.client, seeded.seed);
+    client = wrapped.get();
+    source = std::move(wrapped);
+  }
+  // SLO figures read every request's times (and TPOT): they stay in memory.
+  // A run whose source records sizes for itself also reports its client's
+  // stages; one that records them only for the SLO must not.
+  const bool with_slo = seeded.slo.any();
+  const bool own_sizes = source->recording().request_sizes;
+  if (with_slo) source = record_request_sizes(std::move(source));
+  const auto instances =
+      make_router_instances(seeded.policies[policy], seeded.policy_params, policy_context(seeded));
+  std::vector<RoutingPolicy*> routers;
+  for (const auto& instance : instances) routers.push_back(instance.get());
+  PolicyOutcome outcome;
+  outcome.policy = seeded.policies[policy];
+  outcome.run = simulate(*source, seeded.cluster, std::span<RoutingPolicy* const>(routers), progress, 4096,
+                         seeded.router, timeline, spill_results_above);
+  if (outcome.run.cancelled) return outcome;
+  if (client != nullptr) outcome.run.client = client->record();
+  outcome.summary = summarize(outcome.run);
+  if (with_slo) {
+    if (!own_sizes) outcome.summary.stages.clear();
+    const SloFigures figures = apply_slo(seeded.slo, outcome.run, outcome.summary);
+    if (slo != nullptr) *slo = figures;
+  }
+  return outcome;
+}
 
 EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedTrace* replay,
                      const EngineOptions& options) {

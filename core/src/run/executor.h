@@ -10,6 +10,7 @@
 
 #include "prefixroute/run/experiment.h"
 #include "prefixroute/run/run_list.h"
+#include "prefixroute/run/slo.h"
 
 namespace prefixroute::engine {
 
@@ -72,6 +73,17 @@ EngineResult execute(const std::vector<const Scenario*>& points, const ReplayedT
 /// The report of one point from its records (all runs present unless
 /// `cancelled`). Cancelled: replicate 0's policies up to the first missing one.
 ExperimentReport assemble(const Scenario& scenario, std::vector<RunRecord>&& records, bool cancelled);
+
+/// One policy's run (`policy`: its index in seeded.policies) of a
+/// replicate's scenario `seeded` (replicate_scenario) on `source`, as every
+/// experiment runs it: the scenario's client sends the requests (unless it
+/// keeps the workload's own timing), one policy instance per router, then
+/// the summary and, when the scenario has SLO targets, its SLO figures (into
+/// `slo` too when given). The per-request series stay (release_series).
+/// Cancelled by `progress`: outcome.run.cancelled, and nothing summarised.
+PolicyOutcome simulate_policy(const Scenario& seeded, std::size_t policy, std::unique_ptr<RequestSource> source,
+                              const ProgressCallback& progress, bool timeline, std::uint64_t spill_results_above,
+                              SloFigures* slo = nullptr);
 
 /// The per-request vectors of a run, released (per-replica totals, the
 /// decode and batched flags and the batched timeline stay: the results JSON

@@ -67,6 +67,12 @@ std::vector<RowMetric> row_metrics(const RunSummary& s, double ideal_hit_rate, b
   m.push_back({"failed", present(s.has_client, count(s.failed)), true});
   m.push_back({"mean_client_wait_ms", present(s.has_client, s.mean_client_wait_ms)});
   m.push_back({"p99_client_wait_ms", present(s.has_client, s.p99_client_wait_ms)});
+  // Scenarios with SLO targets only (run/slo.h).
+  m.push_back({"ttft_attainment", present(s.has_slo && s.has_ttft_target, s.ttft_attainment)});
+  m.push_back({"tpot_attainment", present(s.has_slo && s.has_tpot_target, s.tpot_attainment)});
+  m.push_back({"slo_attainment", present(s.has_slo, s.slo_attainment)});
+  m.push_back({"goodput_per_s", present(s.has_slo, s.goodput_per_s)});
+  m.push_back({"slo_met", present(s.has_slo, count(s.slo_met)), true});
   return m;
 }
 

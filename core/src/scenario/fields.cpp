@@ -409,7 +409,8 @@ std::vector<Field> leading_fields() {
   };
 }
 
-// The trace section, after the policies'.
+// The trace section, after the policies', then the SLO and the capacity
+// search's sections.
 std::vector<Field> trace_fields() {
   return {
       PR_FIELD("trace.block_size", "Trace block size", Integer, 1, 1048576, "tokens",
@@ -447,6 +448,34 @@ std::vector<Field> trace_fields() {
       PR_TEXT("trace.content_hash", "Trace content hash",
               "FNV-1a 64 of the trace file's bytes, 16 hex digits (recorded; a given hash must match the file).", "",
               trace.content_hash),
+      PR_FIELD("slo.ttft_percentile", "TTFT SLO percentile", Number, 1, 100, "%",
+               "The SLO's TTFT target holds when this percentile of TTFT (nearest rank) is within slo.ttft_ms, "
+               "i.e. at least this share of the requests meet the bound; at most three decimals (99.9).",
+               slo.ttft_percentile, double),
+      PR_FIELD("slo.ttft_ms", "TTFT SLO bound", Number, 0, 1e7, "ms",
+               "Bound on time to first token (0 = no TTFT target). With a target the results give each policy's "
+               "share of requests within it, the share within every target and the goodput (requests/s within "
+               "every target).",
+               slo.ttft_ms, double),
+      PR_FIELD("slo.tpot_percentile", "TPOT SLO percentile", Number, 1, 100, "%",
+               "The SLO's TPOT target holds when this percentile of TPOT (nearest rank) is within slo.tpot_ms; at "
+               "most three decimals.",
+               slo.tpot_percentile, double),
+      PR_FIELD("slo.tpot_ms", "TPOT SLO bound", Number, 0, 1e5, "ms",
+               "Bound on time per output token after the first (0 = no TPOT target; needs cluster.engine = "
+               "batched). A request that generated at most one token meets it.",
+               slo.tpot_ms, double),
+      PR_FIELD("capacity.resolution", "Load search resolution", Number, 0.001, 1, "",
+               "Capacity search: the highest load meeting the SLO is bracketed, then bisected until the "
+               "failing load is within this share above the passing one (concurrency: 1 apart).",
+               capacity.resolution, double),
+      PR_FIELD("capacity.max_replicas", "Replicas searched, at most", Integer, 1, 4096, "replicas",
+               "Capacity search: the fewest replicas meeting the SLO is looked for up to this many.",
+               capacity.max_replicas, std::uint32_t),
+      PR_FIELD("capacity.gpu_hour_price", "Price per GPU-hour", Number, 0, 1e6, "per GPU-hour",
+               "Capacity search: the price of one GPU for an hour; > 0 adds each policy's monthly cost (GPUs x "
+               "price x 730 h) at the fewest replicas meeting the SLO (0 = no cost).",
+               capacity.gpu_hour_price, double),
   };
 }
 

@@ -409,8 +409,26 @@ void check_client(const Scenario& s, std::vector<FieldError>& errors) {
   }
 }
 
+// The SLO's targets: percentiles of at most three decimals (the count of
+// requests a target needs is then exact integer arithmetic, run/slo.h), and a
+// TPOT target only where runs measure TPOT.
+void check_slo(const Scenario& s, std::vector<FieldError>& errors) {
+  const auto thousandths = [&](const char* field, double percentile) {
+    const double scaled = percentile * 1000;
+    if (std::fabs(scaled - std::round(scaled)) > 1e-6 * scaled)
+      errors.push_back({field, "must have at most three decimals (e.g. 99.9); got " + format_number(percentile)});
+  };
+  thousandths("slo.ttft_percentile", s.slo.ttft_percentile);
+  thousandths("slo.tpot_percentile", s.slo.tpot_percentile);
+  if (s.slo.tpot_ms > 0 && s.cluster.engine != EngineKind::Batched)
+    errors.push_back({"slo.tpot_ms", "a TPOT target needs cluster.engine = batched (the fifo engine measures no "
+                                     "per-request TPOT: its decode takes cluster.decode_ms_per_token per token); got " +
+                                         format_number(s.slo.tpot_ms)});
+}
+
 void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
   check_client(s, errors);
+  check_slo(s, errors);
   const auto& w = s.workload;
   if (w.prefix_tokens_min > w.prefix_tokens_max)
     errors.push_back({"workload.prefix_tokens_min",

@@ -67,6 +67,31 @@ struct TraceSettings {
   std::string content_hash;          ///< FNV-1a 64 of its bytes, 16 hex digits
 };
 
+/// Service-level objectives: a bound on a percentile of TTFT and of TPOT.
+/// A target with bound 0 is absent; with none present (the default) no run
+/// computes SLO figures and the results are those of a scenario without this
+/// section. With targets, each policy's results carry, per target, its
+/// attainment (the share of requests within the bound) and, over all of them,
+/// the share of requests within every bound and the goodput (those requests
+/// per second), run/slo.h. The SLO holds when each target's attainment is at
+/// least its percentile: the nearest-rank percentile is within the bound.
+struct SloSettings {
+  double ttft_percentile = 99;  ///< percent of requests whose TTFT must be within ttft_ms
+  double ttft_ms = 0;           ///< bound on TTFT; 0 = no TTFT target
+  double tpot_percentile = 90;  ///< percent of requests whose TPOT must be within tpot_ms
+  double tpot_ms = 0;           ///< bound on TPOT (batched engine); 0 = no TPOT target
+
+  bool any() const { return ttft_ms > 0 || tpot_ms > 0; }
+};
+
+/// How a capacity search (run/capacity_search.h) is bounded and priced. Read
+/// only by the capacity search; a plain run ignores it.
+struct CapacitySettings {
+  double resolution = 0.05;       ///< the load search stops when hi / lo - 1 is at most this
+  std::uint32_t max_replicas = 256;  ///< the replica search tries no more than this many
+  double gpu_hour_price = 0;      ///< price of one GPU-hour; > 0 gives a monthly cost (730 h)
+};
+
 /// The fields hardware.* can derive, in this order; bit i of
 /// Scenario::given says whether the i-th was given. The raw cluster fields,
 /// and hardware.mfu (the GPU preset's calibrated MFU unless given).
@@ -92,6 +117,8 @@ struct Scenario {
   std::uint32_t given = 0;   ///< bit i: kDerivableFields[i] was given
   RouterConfig router;
   TraceSettings trace;
+  SloSettings slo;           ///< targets on TTFT and TPOT (none by default)
+  CapacitySettings capacity; ///< the capacity search's bounds and price
   std::vector<std::string> policies;  ///< policy names, in report order
   PolicyParameters policy_params;     ///< every policy's parameters (defaults unless set)
 

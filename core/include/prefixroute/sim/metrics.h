@@ -109,6 +109,16 @@ struct RunSummary {
   double mean_client_wait_ms = 0;
   double p99_client_wait_ms = 0;
   std::vector<StageSummary> stages;      ///< the client's stages, warm-up left out
+  // With SLO targets (the scenario's slo.*): set by the run list from the
+  // run's requests (run/slo.h), never by summarize().
+  bool has_slo = false;
+  bool has_ttft_target = false;
+  bool has_tpot_target = false;
+  double ttft_attainment = 0;            ///< share of the requests sent with TTFT within the bound
+  double tpot_attainment = 0;            ///< share with TPOT within the bound
+  double slo_attainment = 0;             ///< share within every target
+  double goodput_per_s = 0;              ///< requests within every target / the run's span
+  std::uint64_t slo_met = 0;             ///< 1: every target's attainment reaches its percentile
 };
 
 /// The nearest rank of `percent` (in [1, 100]) among n > 0 sorted values,
