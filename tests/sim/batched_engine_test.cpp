@@ -19,6 +19,7 @@ namespace prefixroute::batched_engine_test {
 namespace {
 
 using testsupport::concat;
+using testsupport::prompt_of;
 using testsupport::run_of;
 using testsupport::test_store;
 using testsupport::Tokens;
@@ -47,7 +48,7 @@ class Harness final : public EngineEvents {
   explicit Harness(const ClusterConfig& c) : config_(c) {
     for (std::uint32_t i = 0; i < c.replicas; ++i)
       replicas_.emplace_back(RadixCache(c.cache_tokens, c.protect_after_hits, &test_store()));
-    engine_ = std::make_unique<BatchedEngine>(config_, replicas_, false);
+    engine_ = std::make_unique<BatchedEngine>(config_, replicas_, /*record_cache_ops=*/true);
     engine_->set_step_observer([this](const StepRecord& s) {
       steps.push_back(s);
       if (check_invariants) {
@@ -86,7 +87,9 @@ class Harness final : public EngineEvents {
     completed_at[id] = now;
     decoded[id] = decode_tokens;
   }
-  void cache_op(const CacheOp&, Tick) override {}
+  void cache_op(const CacheOp& op, Tick now) override {
+    if (op.kind == CacheOp::Kind::Insert) inserts.push_back({op.request, op.length, now});
+  }
 
   Replica& replica(std::uint32_t i = 0) { return replicas_[i]; }
   BatchedEngine& engine() { return *engine_; }
@@ -100,7 +103,14 @@ class Harness final : public EngineEvents {
     return ends;
   }
 
+  struct Insert {  // a KV event: request's pinned path grew to `length`
+    std::uint64_t request;
+    std::size_t length;
+    Tick at;
+    bool operator==(const Insert&) const = default;
+  };
   std::vector<StepRecord> steps;
+  std::vector<Insert> inserts;
   std::map<std::uint64_t, std::uint64_t> cached, decoded;
   std::map<std::uint64_t, Tick> first_token_at, completed_at;
   bool check_invariants = true;
@@ -406,6 +416,145 @@ TEST(BatchedEngine, KvHeldNeverExceedsCapacityExceptALoneOvercommit) {
   std::printf("60 rounds, %llu steps, %llu preemptions, %llu overcommitted steps\n",
               static_cast<unsigned long long>(steps), static_cast<unsigned long long>(preemptions),
               static_cast<unsigned long long>(overcommits));
+}
+
+
+// ---------------------------------------------------------------------------
+// Prefix reuse: when a prompt's blocks become cache hits (cluster.prefix_reuse)
+
+ClusterConfig reuse_cluster(PrefixReuse reuse, std::uint64_t budget = 8192) {
+  ClusterConfig c = cluster(100'000, budget, 256, /*block=*/16);
+  c.prefix_reuse = reuse;
+  return c;
+}
+
+// Two requests with a 64-token common prefix arrive together and are
+// scheduled in one step. SGLang (computed) inserts a prompt into its tree
+// only after its prefill ran: both compute the prefix. vLLM V1 (scheduled)
+// caches a's full blocks as it allocates them: b, scheduled after a in the
+// same step, hits them.
+TEST(BatchedEngine, UnderComputedReuseRequestsSharingAPrefixInOneStepBothComputeIt) {
+  const Tokens shared = run_of(1000, 64);
+  Harness h(reuse_cluster(PrefixReuse::Computed));
+  const auto a = h.arrive(0, concat(shared, run_of(5000, 8)), 1);
+  const auto b = h.arrive(0, concat(shared, run_of(6000, 8)), 1);
+  h.drain();
+  EXPECT_EQ(entries_of(h.steps[0]), (Entries{{a, 72}, {b, 72}}));
+  EXPECT_EQ(h.cached[b], 0u);
+  EXPECT_EQ(h.replica().prefill_tokens(), 144u);
+  // Both inserted the same 64 tokens at the step's end: the tree holds them once.
+  EXPECT_EQ(h.replica().cache().size(), 64u);
+
+  Harness vllm(reuse_cluster(PrefixReuse::Scheduled));
+  vllm.arrive(0, concat(shared, run_of(5000, 8)), 1);
+  const auto b2 = vllm.arrive(0, concat(shared, run_of(6000, 8)), 1);
+  vllm.drain();
+  EXPECT_EQ(vllm.cached[b2], 64u);
+  EXPECT_EQ(vllm.steps[0].entries[1].tokens, 8u);
+}
+
+// a computes its 72 tokens in 0 - 72 ms. b arrives during that step, c as
+// it ends: both are scheduled in the next step, formed after a's blocks
+// entered the cache, and hit them. During a's step its blocks are not
+// cached; at the step's end they are.
+TEST(BatchedEngine, UnderComputedReuseARequestScheduledAfterTheComputingStepHitsThePrefix) {
+  const Tokens shared = run_of(1000, 64);
+  Harness h(reuse_cluster(PrefixReuse::Computed));
+  const auto a = h.arrive(0, concat(shared, run_of(5000, 8)), 1);
+  h.run_to(0, true);
+  EXPECT_EQ(h.replica().cache().match(prompt_of(shared).view()), 0u);
+  const auto b = h.arrive(10 * kMs, concat(shared, run_of(6000, 8)), 1);
+  const auto c = h.arrive(72 * kMs, concat(shared, run_of(7000, 8)), 1);
+  EXPECT_EQ(h.replica().cache().match(prompt_of(shared).view()), 64u);
+  h.drain();
+  EXPECT_EQ(h.steps[0].end, 72 * kMs);
+  EXPECT_EQ(entries_of(h.steps[1]), (Entries{{b, 8}, {c, 8}}));
+  EXPECT_EQ(h.cached[a], 0u);
+  EXPECT_EQ(h.cached[b], 64u);
+  EXPECT_EQ(h.cached[c], 64u);
+  // Its shared blocks are held once while b and c run beside each other.
+  EXPECT_EQ(h.steps[1].held_tokens, 64u + 16u + 16u);
+}
+
+// A chunked prefill: a's 80-token prompt in chunks of 48 and 32 under a
+// 48-token budget. Its first chunk's 3 whole blocks are cached when that
+// chunk's step ends, while a still prefills, so b (arriving during the first
+// chunk) finds them in the second step, beside a's last chunk.
+TEST(BatchedEngine, UnderComputedReuseAChunksBlocksAreReusableWhenItsStepEnds) {
+  const Tokens prompt = run_of(1000, 80);
+  const Tokens head(prompt.begin(), prompt.begin() + 48);
+  Harness h(reuse_cluster(PrefixReuse::Computed, /*budget=*/48));
+  const auto a = h.arrive(0, prompt, 1);
+  h.run_to(0, true);
+  EXPECT_EQ(h.replica().cache().match(prompt_of(prompt).view()), 0u);
+  const auto b = h.arrive(1 * kMs, concat(head, run_of(9000, 10)), 1);
+  h.run_to(48 * kMs, false);  // the first chunk's step has ended
+  EXPECT_EQ(h.replica().cache().match(prompt_of(prompt).view()), 48u);
+  h.drain();
+  EXPECT_EQ(entries_of(h.steps[0]), (Entries{{a, 48}}));
+  EXPECT_EQ(entries_of(h.steps[1]), (Entries{{a, 32}, {b, 10}}));
+  EXPECT_EQ(h.cached[b], 48u);
+  EXPECT_EQ(h.replica().cache().match(prompt_of(prompt).view()), 80u);
+}
+
+// KV events (what a router's lagged view replays) report a prompt's blocks
+// when the step that computes them ends, under both rules: vLLM takes its
+// block pool's events after the step's forward, SGLang records them at the
+// insert. A chunked prompt reports its path chunk by chunk.
+TEST(BatchedEngine, KvEventsReportAPromptsBlocksWhenTheStepComputingThemEnds) {
+  for (const PrefixReuse reuse : {PrefixReuse::Scheduled, PrefixReuse::Computed}) {
+    SCOPED_TRACE(static_cast<int>(reuse));
+    Harness h(reuse_cluster(reuse, /*budget=*/48));
+    const auto a = h.arrive(0, run_of(1000, 80), 1);
+    h.run_to(0, true);
+    EXPECT_TRUE(h.inserts.empty());  // scheduled, not yet computed
+    h.drain();
+    EXPECT_EQ(h.inserts, (std::vector<Harness::Insert>{{a, 48, 48 * kMs}, {a, 80, 80 * kMs}}));
+  }
+}
+
+// Under computed, a request's blocks are private until its step ends; the
+// same KV budget holds: random requests on small caches never hold more than
+// the capacity outside a lone overcommit, and every request completes.
+TEST(BatchedEngine, UnderComputedReuseKvHeldNeverExceedsCapacityExceptALoneOvercommit) {
+  Rng rng(35);
+  std::uint64_t preemptions = 0, hits = 0;
+  for (int round = 0; round < 40; ++round) {
+    const std::uint32_t block = static_cast<std::uint32_t>(rng.uniform_int(1, 32));
+    const std::uint32_t max_running = static_cast<std::uint32_t>(rng.uniform_int(1, 12));
+    ClusterConfig c = cluster(rng.uniform_int(0, 600), max_running + rng.uniform_int(0, 300), max_running, block);
+    c.prefix_reuse = PrefixReuse::Computed;
+    Harness h(c);
+    const std::vector<Tokens> prefixes = {run_of(10'000, 40), run_of(20'000, 90), run_of(30'000, 7)};
+    std::map<std::uint64_t, std::uint32_t> outputs;
+    Tick at = 0;
+    for (int i = 0; i < 40; ++i) {
+      at += static_cast<Tick>(rng.uniform_int(0, 30)) * kMs;
+      const Tokens prompt = concat(prefixes[rng.uniform_int(0, 2)],
+                                   run_of(static_cast<Token>(100'000 + 1000 * (round * 40 + i)), rng.uniform_int(1, 60)));
+      const auto output = static_cast<std::uint32_t>(rng.uniform_int(0, 80));
+      outputs[h.arrive(at, prompt, output)] = output;
+    }
+    h.drain();
+    for (const StepRecord& s : h.steps) {
+      if (!s.overcommitted) {
+        ASSERT_LE(s.held_tokens, s.capacity) << "round " << round << " step at " << s.start;
+      }
+    }
+    ASSERT_EQ(h.completed_at.size(), outputs.size());
+    for (const auto& [id, output] : outputs) ASSERT_EQ(h.decoded[id] + 1, std::max<std::uint32_t>(output, 1));
+    EXPECT_EQ(h.engine().load(0).held_tokens, 0u);
+    EXPECT_EQ(h.replica().cache().reserved(), 0u);
+    EXPECT_EQ(h.replica().cache().pinned_tokens(), 0u);
+    EXPECT_EQ(h.replica().cache().check_invariants(), "");
+    SimulationRun run;
+    run.replicas.resize(1);
+    h.engine().finish(run);
+    preemptions += run.replicas[0].preemptions;
+    hits += h.replica().cached_tokens();
+  }
+  EXPECT_GT(preemptions, 0u);
+  EXPECT_GT(hits, 0u);
 }
 
 }  // namespace

@@ -346,6 +346,20 @@ std::vector<Field> leading_fields() {
       PR_FIELD("cluster.kv_block_tokens", "KV block size", Integer, 1, 4096, "tokens",
                "Batched engine: tokens per KV block; cache hits count whole blocks.", cluster.kv_block_tokens,
                std::uint32_t),
+      Field{FieldSpec{"cluster.prefix_reuse", "Prefix reuse", FieldKind::Text, 0, 0, "",
+                      "Batched engine: when a prompt's blocks become cache hits for later requests on its "
+                      "replica. scheduled: from the step that schedules them (vLLM V1 caches full blocks as it "
+                      "allocates them); computed: from the end of the step that computes them (SGLang inserts a "
+                      "prefill chunk into its radix tree after the forward pass), so requests sharing a prefix "
+                      "in one step all compute it. KV events always report blocks at the end of that step.",
+                      "scheduled,computed"},
+            nullptr, nullptr,
+            [](const Scenario& s) {
+              return std::string(s.cluster.prefix_reuse == PrefixReuse::Computed ? "computed" : "scheduled");
+            },
+            [](Scenario& s, const std::string& v) {
+              s.cluster.prefix_reuse = v == "computed" ? PrefixReuse::Computed : PrefixReuse::Scheduled;
+            }},
       derivable(PR_FIELD("cluster.step_overhead_ms", "Step overhead", Number, 0, 1e4, "ms",
                           "Fixed time of every step (t0); derived from hardware.* when hardware.model is set "
                           "and this is not given.",

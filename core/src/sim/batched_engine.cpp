@@ -14,6 +14,7 @@ BatchedEngine::BatchedEngine(const ClusterConfig& cluster, std::vector<Replica>&
       max_running_(std::max<std::uint32_t>(1, cluster.max_running)),
       block_(std::max<std::uint32_t>(1, cluster.kv_block_tokens)),
       tree_limit_(cluster.cache_tokens / block_ * block_),
+      reuse_(cluster.prefix_reuse),
       record_cache_ops_(record_cache_ops),
       state_(replicas.size()),
       next_(replicas.size(), kNoEvent) {}
@@ -80,9 +81,12 @@ BatchedEngine::Plan BatchedEngine::plan(const Request& q, const RadixCache& cach
                                         std::uint64_t n, const RadixCache::Probe* probe) const {
   Plan p;
   const std::uint64_t end = computed + n;
-  // Only whole prompt blocks enter the cache, and never more than it can hold.
+  // Only whole prompt blocks enter the cache, and never more than it can
+  // hold: those the step will compute (Scheduled), or only those computed
+  // before it (Computed: the rest enter at the step's end, commit_step).
+  const std::uint64_t cacheable = reuse_ == PrefixReuse::Scheduled ? end : computed;
   const std::uint64_t tree_target =
-      std::min(block_floor(std::min<std::uint64_t>(end, q.prompt.length)), tree_limit_);
+      std::min(block_floor(std::min<std::uint64_t>(cacheable, q.prompt.length)), tree_limit_);
   p.tree = std::max(tree_target, q.tree_tokens);
   p.priv = block_ceil(end) - p.tree;
   std::int64_t tree_growth = 0;
@@ -113,15 +117,7 @@ void BatchedEngine::allocate(std::uint32_t r, Request& q, const Plan& p, Tick no
     cache.unpin(q.path);  // the root (nothing held yet) unpins nothing
     q.path = path;
     q.tree_tokens = p.tree;
-    if (record_cache_ops_) {
-      CacheOp op;
-      op.replica = r;
-      op.request = q.id;
-      op.prompt = &q.prompt;
-      op.length = p.tree;
-      op.pin = true;
-      events.cache_op(op, now);
-    }
+    q.path_changed = true;  // reported at the step's end (report_path)
   }
   if (p.priv != q.private_tokens) {
     CacheOp op;
@@ -138,6 +134,60 @@ void BatchedEngine::allocate(std::uint32_t r, Request& q, const Plan& p, Tick no
     }
     q.private_tokens = p.priv;
     if (record_cache_ops_) events.cache_op(op, now);
+  }
+}
+
+// The KV event of the request's pinned path: it is reported when the step
+// that computes its blocks ends, as engines publish (vLLM takes the block
+// pool's events in update_from_output, after the step's forward; SGLang
+// records them when cache_unfinished_req inserts the computed chunk).
+void BatchedEngine::report_path(std::uint32_t r, const Request& q, Tick now, EngineEvents& events) const {
+  if (!record_cache_ops_) return;
+  CacheOp op;
+  op.replica = r;
+  op.request = q.id;
+  op.prompt = &q.prompt;
+  op.length = q.tree_tokens;
+  op.pin = true;
+  events.cache_op(op, now);
+}
+
+void BatchedEngine::commit_step(std::uint32_t r, Request& q, Tick now, EngineEvents& events) {
+  if (reuse_ == PrefixReuse::Computed) {
+    const std::uint64_t target =
+        std::min(block_floor(std::min<std::uint64_t>(q.computed, q.prompt.length)), tree_limit_);
+    if (target > q.tree_tokens) {
+      // Its private blocks [tree_tokens, target) become tree nodes: released,
+      // then inserted, so the insert never evicts for them. Where another
+      // request inserted the same tokens meanwhile, the insert finds them and
+      // this request's copies are freed (SGLang's cache_unfinished_req frees
+      // the duplicates and re-points the request at the tree's).
+      RadixCache& cache = replicas_[r].cache();
+      const std::uint64_t moved = target - q.tree_tokens;
+      cache.release(moved);
+      q.private_tokens -= moved;
+      if (record_cache_ops_) {
+        CacheOp op;
+        op.kind = CacheOp::Kind::Release;
+        op.replica = r;
+        op.request = q.id;
+        op.tokens = moved;
+        events.cache_op(op, now);
+      }
+      Prompt prefix = q.prompt.view();
+      prefix.length = target;
+      // Its own pinned path is cached: the walk need not compare it again.
+      const RadixCache::PathHandle path = cache.insert(prefix, q.tree_tokens).path;
+      cache.pin(path);
+      cache.unpin(q.path);
+      q.path = path;
+      q.tree_tokens = target;
+      q.path_changed = true;
+    }
+  }
+  if (q.path_changed) {
+    q.path_changed = false;
+    report_path(r, q, now, events);
   }
 }
 
@@ -160,6 +210,7 @@ void BatchedEngine::release_kv(std::uint32_t r, Request& q, Tick now, EngineEven
   q.path = 0;
   q.tree_tokens = 0;
   q.private_tokens = 0;
+  q.path_changed = false;
 }
 
 // Recompute preemption (vLLM v1's only mode): the request's KV is freed (its
@@ -292,6 +343,7 @@ void BatchedEngine::end_step(std::uint32_t r, Tick now, EngineEvents& events) {
     Request& q = pool_[slot];
     q.computed += q.scheduled;
     q.scheduled = 0;
+    commit_step(r, q, now, events);
     if (q.computed < q.tokens) continue;  // a chunk of a longer prompt
     // Caught up: the step sampled its next token.
     q.recomputing = false;

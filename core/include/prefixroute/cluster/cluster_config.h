@@ -15,6 +15,17 @@ enum class EngineKind : std::uint8_t {
   Batched,  ///< continuous batching with chunked prefill and paged KV (vLLM, SGLang)
 };
 
+/// When a batched engine's prompt blocks become cache hits for other
+/// requests on their replica (sim/batched_engine.h, "Prefix reuse").
+enum class PrefixReuse : std::uint8_t {
+  /// From the step that schedules them: vLLM V1 caches a request's full
+  /// blocks when it allocates them, so a later request of the same step hits.
+  Scheduled,
+  /// From the end of the step that computes them: SGLang inserts a prefill
+  /// chunk into its radix tree after the chunk's forward pass.
+  Computed,
+};
+
 /// The replicas: how many, their cache budget, their engine and its speed.
 struct ClusterConfig {
   std::uint32_t replicas = 4;
@@ -34,6 +45,8 @@ struct ClusterConfig {
   std::uint64_t max_batched_tokens = 8192;
   std::uint32_t max_running = 256;
   std::uint32_t kv_block_tokens = 16;
+  /// Batched engine: when prompt blocks become reusable (fifo ignores it).
+  PrefixReuse prefix_reuse = PrefixReuse::Scheduled;
   /// Step-time terms besides the prefill rate (all 0: the seed's linear prefill).
   StepCosts step;
 

@@ -47,13 +47,70 @@
 // is alone (vLLM refuses such a prompt up front; here it overcommits and is
 // counted as an overcommit).
 //
-// Simplifications (stated in docs/design/model.md): a prompt's full blocks enter the
-// cache when the step that computes them is scheduled (vLLM caches them at
-// allocation too); blocks of generated tokens are never shared; where two
-// prompts diverge inside a block the tree shares the block's common tokens
-// (vLLM would hold two blocks); eviction order is the tree's LRU by last
-// use, where vLLM's free queue orders by time freed; no swapping, no
-// speculative decoding, no priorities, no prefill-length threshold.
+// Prefix reuse (cluster.prefix_reuse): when a prompt's whole blocks become
+// cache hits for later requests on the replica.
+//   scheduled (vLLM V1, the default): they enter the cache when the step that
+//     computes them is scheduled. KVCacheManager.allocate_slots
+//     (vllm/v1/core/kv_cache_manager.py) calls cache_blocks up to
+//     num_computed + num_new tokens, and BlockPool.cache_full_blocks
+//     (vllm/v1/core/block_pool.py) adds them to cached_block_hash_to_block at
+//     once; a waiting request scheduled later in the same schedule() finds
+//     them through get_computed_blocks (docs/design/prefix_caching.md: "so
+//     that the block can be reused by other requests in the same batch"; the
+//     forward pass writes each layer's KV before that layer's attention).
+//   computed (SGLang): they enter the cache when the step that computes them
+//     ends. SGLang's scheduler matches a waiting request against the radix
+//     tree (match_prefix) and inserts a request's tokens only after its
+//     prefill chunk ran (RadixCache.cache_unfinished_req from
+//     process_batch_result_prefill, or for a chunked request at the next
+//     get_new_batch_prefill; python/sglang/srt/mem_cache/radix_cache.py,
+//     managers/scheduler.py). Requests that prefill the same prefix in one
+//     step all compute it; the blocks computed meanwhile are the request's
+//     private KV. At the step's end its computed whole prompt blocks (per
+//     chunk) are inserted and pinned; where another request inserted the same
+//     tokens first, this request's copies are freed (cache_unfinished_req
+//     frees the duplicates insert reports and re-points the request at the
+//     tree's), so KV use drops there; vLLM keeps such duplicate blocks until
+//     the request ends (block_pool.py: "we don't de-duplicate the blocks").
+// Either way a prompt's blocks are reported as KV events (CacheOp Insert,
+// replayed on the router's lagged view) when the step that computes them
+// ends: vLLM's scheduler takes the block pool's events in
+// update_from_output, after the step's forward (vllm/v1/core/sched/
+// scheduler.py; releases before that published them at the end of
+// schedule()), and SGLang records BlockStored when the insert happens. A
+// router fed by KV events with router.kv_event_lag_ms > 0 thus sees a
+// prefix at compute end + lag; with the lag at 0 it reads the engine's cache
+// itself (under scheduled: from the scheduling step). Routers that index
+// their own decisions see a prefix when they route it, whatever the engine.
+//
+// KV pressure, against vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py):
+//   as vLLM: running requests first, each allocating its new blocks; when
+//     they do not fit, the last running request is preempted (recompute: its
+//     blocks freed, num_computed_tokens = 0, back at the head of the waiting
+//     queue), down to the request itself; no waiting request is admitted in
+//     a step that preempted; a waiting request whose blocks do not fit stops
+//     admission (FCFS); a preempted request's freed prompt blocks stay cached
+//     and evictable, so its resume may hit them.
+//   differs: admission checks only the blocks of the step's chunk, as vLLM
+//     does by default (the optional whole-sequence admission gate and free
+//     block watermark of recent releases are not modelled), so long outputs
+//     fill the memory by decode growth and are resolved by preemption; vLLM refuses a prompt longer
+//     than the KV capacity, here it runs alone as a counted overcommit;
+//     vLLM's priority policy (preempt the lowest priority) and its skipping of
+//     waiting requests held for remote KV, grammars or LoRA slots are absent;
+//     a resumed request's sampled tokens are recomputed like prompt tokens
+//     but never cached (vLLM caches full blocks of generated tokens too).
+//     Under computed, SGLang's own admission (PrefillAdder's reserve of
+//     max_new_tokens for running decodes, retraction of decodes instead of
+//     recompute preemption, its in-batch prefix deprioritisation under the
+//     lpm policy) is not modelled: the step loop stays vLLM's.
+//
+// Simplifications (stated in docs/design/model.md): blocks of generated tokens are
+// never shared; where two prompts diverge inside a block the tree shares the
+// block's common tokens (vLLM would hold two blocks); eviction order is the
+// tree's LRU by last use, where vLLM's free queue orders by time freed; no
+// swapping, no speculative decoding, no priorities, no prefill-length
+// threshold.
 //
 // What policies see (engine truth, for the baseline policies): cache() is the
 // replica's prefix cache as described (prompts of waiting requests are not in
@@ -71,8 +128,9 @@
 // over the replicas finds the next.
 //
 // Cost: forming and ending a step is O(running + admitted) plus, per prompt
-// chunk, one cache probe and one insert (O(prompt pieces)); an event is
-// O(log replicas). Nothing scans the cache per step.
+// chunk, one cache probe and one insert (O(prompt pieces); under computed the
+// insert happens at the step's end and skips the request's own cached path);
+// an event is O(log replicas). Nothing scans the cache per step.
 #pragma once
 
 #include <cstdint>
@@ -135,6 +193,7 @@ class BatchedEngine final : public Engine {
     std::uint64_t scheduled = 0;       ///< tokens it computes in the current step
     bool counted = false;              ///< matched against the cache once (hit rate, prefill tokens)
     bool recomputing = false;          ///< preempted; its recompute is not counted as prefill
+    bool path_changed = false;         ///< its pinned path grew in the current step (KV event at its end)
   };
 
   // What one request's allocation in a step would change.
@@ -169,6 +228,11 @@ class BatchedEngine final : public Engine {
   bool fits(const RadixCache& cache, const Plan& p) const;
   void allocate(std::uint32_t replica, Request& q, const Plan& p, Tick now, EngineEvents& events);
   void release_kv(std::uint32_t replica, Request& q, Tick now, EngineEvents& events);
+  /// At the end of a step: the request's newly computed whole prompt blocks
+  /// enter the cache (PrefixReuse::Computed), and the KV event of a path
+  /// that grew in the step is reported.
+  void commit_step(std::uint32_t replica, Request& q, Tick now, EngineEvents& events);
+  void report_path(std::uint32_t replica, const Request& q, Tick now, EngineEvents& events) const;
   void preempt(std::uint32_t replica, std::uint32_t slot, Tick now, EngineEvents& events);
   void form_step(std::uint32_t replica, Tick now, EngineEvents& events);
   void end_step(std::uint32_t replica, Tick now, EngineEvents& events);
@@ -184,6 +248,7 @@ class BatchedEngine final : public Engine {
   std::uint32_t max_running_;
   std::uint64_t block_;
   std::uint64_t tree_limit_;  ///< the longest prompt prefix the cache holds: whole blocks within capacity
+  PrefixReuse reuse_;
   bool record_cache_ops_;
   std::vector<ReplicaState> state_;
   std::vector<Request> pool_;
