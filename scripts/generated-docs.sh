@@ -144,6 +144,9 @@ if [ -f "$trace_file" ]; then
 else
   keep_committed conversation-trace >"$tmp/conversation-trace.md"
 fi
+# docs/guide/capacity.md: the capacity search on the reference scenario, p99 TTFT <= 2 s, three seeds.
+{ echo '```text'; "$bench" --json '' --capacity --set slo.ttft_ms=2000 --set capacity.gpu_hour_price=2.5 \
+    --set replicates=3; echo '```'; } >"$tmp/capacity.md"   # npm run bench -- --capacity --set slo.ttft_ms=2000 ...
 "$bench" --fields >"$tmp/fields.md"     # npm run bench -- --fields
 "$bench" --policies >"$tmp/policies.md" # npm run bench -- --policies
 { echo '```text'; "$build_dir/examples/quickstart"; echo '```'; } >"$tmp/quickstart-output.md"
