@@ -260,18 +260,20 @@ export class Controls {
    */
   private showClientUse(): void {
     const values = new Map<string, string>();
+    const labels = new Map<string, string>();
     for (const [key, view] of this.views) {
       if (view.field.group !== 'client') continue;
+      labels.set(key, view.field.label);
       const text = view.select?.value ?? view.input?.value.trim();
       if (text !== undefined) values.set(key, text);
     }
-    for (const [key, view] of this.views) {
+    for (const view of this.views.values()) {
       if (!view.unused) continue;
-      const why = clientFieldUnused(key, values);
+      const why = clientFieldUnused(view.field, values, labels);
       view.unused.textContent = why ?? '';
       view.unused.hidden = why === null;
       const control = view.input ?? view.select;
-      if (control) control.disabled = why !== null && isDefault(view.field, values.get(key) ?? view.field.defaultText);
+      if (control) control.disabled = why !== null && isDefault(view.field, values.get(view.field.key) ?? view.field.defaultText);
       view.root.classList.toggle('unused', why !== null);
     }
   }
