@@ -81,7 +81,22 @@ export class Controls {
     private readonly options: ControlsOptions,
   ) {
     this.preset = h('select', { id: 'preset', name: 'preset', 'aria-describedby': 'preset-help' });
-    for (const p of presets) this.preset.append(h('option', { value: p.id }, p.label));
+    // Presets with a group (the published experiments) are listed under it, after the ungrouped ones.
+    const groups = new Map<string, HTMLElement>();
+    for (const p of presets) {
+      const option = h('option', { value: p.id }, p.label);
+      if (!p.group) {
+        this.preset.append(option);
+        continue;
+      }
+      let group = groups.get(p.group);
+      if (!group) {
+        group = h('optgroup', { label: p.group });
+        groups.set(p.group, group);
+        this.preset.append(group);
+      }
+      group.append(option);
+    }
     this.preset.append(h('option', { value: 'custom', disabled: true }, 'Custom'));
     const presetHelp = h('p', { class: 'help', id: 'preset-help' }, presets[0]?.blurb ?? '');
     this.preset.addEventListener('change', () => {
