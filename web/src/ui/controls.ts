@@ -446,6 +446,11 @@ export class Controls {
     return new Set([...this.views].filter(([, v]) => !v.error.hidden).map(([k]) => k));
   }
 
+  /** The preset the picker shows ("custom" for none). */
+  presetShown(): string {
+    return this.preset.value;
+  }
+
   setPreset(id: string): void {
     this.preset.value = id;
     this.presetHelp.textContent = this.presetBlurbs.get(id) ?? 'Your own scenario: the link keeps it.';
