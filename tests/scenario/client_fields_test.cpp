@@ -90,7 +90,8 @@ TEST(ClientFields, TheFieldTableSaysWhichKindsReadEachField) {
       with.push_back({key, value});
       const ScenarioParse p = parse_scenario("", with);
       bool named = false;
-      for (const FieldError& e : p.errors) named = named || (e.field == key && e.message.find("client only") != std::string::npos);
+      for (const FieldError& e : p.errors)
+        named = named || (e.field == key && e.message.find("client only") != std::string::npos);
       EXPECT_EQ(named, !reads) << kind << " " << key;
       listed += reads;
       refused += named;

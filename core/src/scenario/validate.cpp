@@ -397,8 +397,9 @@ void check_client_field_use(const Scenario& s, std::vector<FieldError>& errors) 
     const char* leave = f.spec.kind == FieldKind::Text ? "leave it empty" : "leave it at 0";
     const std::vector<std::string_view> kinds = list_names(f.spec.client_kinds);
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
-      errors.push_back({f.spec.key, "applies to a " + either_text(f.spec.client_kinds) + " client only; client.kind is " +
-                                        kind + " (" + leave + ", or change client.kind)"});
+      errors.push_back({f.spec.key, "applies to a " + either_text(f.spec.client_kinds) +
+                                        " client only; client.kind is " + kind + " (" + leave +
+                                        ", or change client.kind)"});
       continue;
     }
     if (f.spec.client_needs.empty()) continue;
