@@ -36,6 +36,24 @@ function contentSecurityPolicy(): Plugin {
   };
 }
 
+/**
+ * The published-results suite's claims.json as the page imports it: only each
+ * claim's id, title and scenario (the preset picker's labels,
+ * src/state/presets.ts), not its sources and notes (about 11 KB gzip the page
+ * never shows). Runs before Vite's JSON plugin; the unit tests read the whole file.
+ */
+function publishedClaimTitles(): Plugin {
+  return {
+    name: 'prefixroute-claim-titles',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!id.split('?')[0].replace(/\\/g, '/').endsWith('/scenarios/published/claims.json')) return null;
+      const claims = (JSON.parse(code) as { claims: { id: string; title: string; scenario: string }[] }).claims;
+      return { code: JSON.stringify({ claims: claims.map(({ id: claim, title, scenario }) => ({ id: claim, title, scenario })) }), map: null };
+    },
+  };
+}
+
 /** The dev server answers embed.html with the page (the build writes it as a file; the dev server sets no policy). */
 function embedDocumentInDev(): Plugin {
   return {
@@ -53,7 +71,7 @@ function embedDocumentInDev(): Plugin {
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: './',
-  plugins: [contentSecurityPolicy(), embedDocumentInDev()],
+  plugins: [contentSecurityPolicy(), embedDocumentInDev(), publishedClaimTitles()],
   worker: { format: 'es' },
   build: {
     outDir: 'dist',

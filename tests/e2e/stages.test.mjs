@@ -8,11 +8,14 @@
 // concurrency. The table scrolls inside its box on a phone; a bad ladder
 // gets the core's message beside the field; results without stages have no
 // section, and the client fields a client kind does not read are greyed out
-// with the reason. Run by scripts/test-e2e.sh.
+// with the reason. The published experiments are a group of the preset
+// picker, one per claim; a picked one keeps its name after its run even when
+// another preset names the same scenario. Run by scripts/test-e2e.sh.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
+import { ROOT, SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
 
 let session;
 
@@ -145,6 +148,24 @@ test('the load-ladder preset: client fields, the stage charts and table equal th
   assert.match(error, /CONCURRENCYxSECONDS/);
   assert.equal(await page.getAttribute('#field-client-stages', 'aria-invalid'), 'true');
 
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the published experiments: a group of the preset picker, one per claim; a picked one runs and keeps its name', async () => {
+  const claims = JSON.parse(readFileSync(join(ROOT, 'scenarios/published/claims.json'), 'utf8')).claims;
+  const { page, problems } = await openIn(session.context, `${session.server.url}?v=1&workload.requests=300`);
+  await page.waitForFunction(() => Number(document.querySelector('#status').dataset.runs ?? '0') > 0);
+  const group = await page.$eval('#preset optgroup', (g) => ({ label: g.label, options: [...g.querySelectorAll('option')].map((o) => [o.value, o.textContent]) }));
+  assert.equal(group.label, 'Published experiments');
+  assert.deepEqual(group.options, claims.map((c) => [`published-${c.id}`, `${c.id}: ${c.title}`]));
+  // C7-b2b-saas reruns C5's setting for another claim (a few seconds): picked, it keeps its own name after the run.
+  const count = await runs(page);
+  await page.selectOption('#preset', 'published-C7-b2b-saas');
+  await nextRun(page, count);
+  assert.equal(await page.inputValue('#preset'), 'published-C7-b2b-saas');
+  assert.match(await page.textContent('#preset-help'), /^C7/);
+  await page.waitForSelector('#stages', { state: 'visible' });
   assert.deepEqual(problems, []);
   await page.close();
 });

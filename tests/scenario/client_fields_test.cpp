@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "field_errors.h"
@@ -42,8 +43,10 @@ TEST(ClientFields, EachFieldOutsideItsKindIsRefusedByName) {
   EXPECT_TRUE(has_error(parse_scenario("", {{"client.concurrency", "4"}}), "client.concurrency",
                         {"closed client only", "poisson"}));
   EXPECT_TRUE(has_error(parse_scenario("", {{"client.think_s", "1"}}), "client.think_s", {"closed client only"}));
-  EXPECT_TRUE(has_error(parse_scenario("", {{"client.kind", "burst"}, {"client.rate_per_s", "5"}}), "client.kind",
-                        {"burst", "no client.rate_per_s"}));
+  EXPECT_TRUE(has_error(parse_scenario("", {{"client.kind", "burst"}, {"client.rate_per_s", "5"}}),
+                        "client.rate_per_s", {"poisson, constant or closed client only", "client.kind is burst"}));
+  EXPECT_TRUE(has_error(parse_scenario("", {{"client.kind", "burst"}, {"client.stages", "5x5"}}), "client.stages",
+                        {"client.kind is burst", "leave it empty"}));
   EXPECT_TRUE(has_error(parse_scenario("", {{"client.kind", "constant"}}), "client.rate_per_s", {"> 0"}));
   EXPECT_TRUE(has_error(parse_scenario("", {{"client.kind", "closed"}}), "client.concurrency", {"at least 1"}));
   EXPECT_TRUE(has_error(parse_scenario("", {{"client.stage_interval_s", "1"}}), "client.stage_interval_s",
@@ -55,6 +58,47 @@ TEST(ClientFields, EachFieldOutsideItsKindIsRefusedByName) {
                         {"whole number"}));
   EXPECT_TRUE(has_error(parse_scenario("", {{"client.stages", "1x5"}, {"client.warmup", "1x1,2x2"}}),
                         "client.warmup", {"one stage"}));
+}
+
+// The schema's x-client-kinds (FieldSpec::client_kinds) is what validation
+// applies: a client field set under a kind it does not list is refused by
+// name, under a kind it lists it is not (the page greys out the former).
+TEST(ClientFields, TheFieldTableSaysWhichKindsReadEachField) {
+  const std::vector<std::pair<std::string, std::string>> sample = {
+      {"client.rate_per_s", "5"}, {"client.concurrency", "4"}, {"client.think_s", "1"},
+      {"client.stages", "2x3"},   {"client.warmup", "2x1"},    {"client.stage_interval_s", "1"}};
+  // Each kind's smallest valid client with stages, so that only the field tried can be misplaced.
+  const std::vector<std::pair<std::string, std::vector<Override>>> bases = {
+      {"poisson", {{"client.stages", "1x2"}}},
+      {"constant", {{"client.stages", "1x2"}}},
+      {"burst", {}},
+      {"closed", {{"client.stages", "1x2"}}}};
+  int listed = 0, refused = 0;
+  for (const auto& [kind, base] : bases) {
+    std::vector<Override> valid = base;
+    valid.insert(valid.begin(), {"client.kind", kind});
+    ASSERT_TRUE(parse_scenario("", valid).ok()) << kind;
+    for (const auto& [key, value] : sample) {
+      const FieldSpec* spec = nullptr;
+      for (const FieldSpec& f : scenario_fields())
+        if (f.key == key) spec = &f;
+      ASSERT_NE(spec, nullptr) << key;
+      ASSERT_FALSE(spec->client_kinds.empty()) << key;
+      const std::string kinds = "," + std::string(spec->client_kinds) + ",";
+      const bool reads = kinds.find("," + kind + ",") != std::string::npos;
+      std::vector<Override> with = valid;
+      with.push_back({key, value});
+      const ScenarioParse p = parse_scenario("", with);
+      bool named = false;
+      for (const FieldError& e : p.errors)
+        named = named || (e.field == key && e.message.find("client only") != std::string::npos);
+      EXPECT_EQ(named, !reads) << kind << " " << key;
+      listed += reads;
+      refused += named;
+    }
+  }
+  EXPECT_EQ(listed + refused, 24);
+  EXPECT_GE(refused, 8);
 }
 
 TEST(ClientFields, OpenLoopStagesNeedEnoughRequests) {

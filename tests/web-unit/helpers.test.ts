@@ -2,9 +2,10 @@
 // reading and the labels in the core's messages.
 import { describe, expect, it } from 'vitest';
 import { cdfPoints } from '../../web/src/worker/cdf';
-import { CSV_COLUMNS, CSV_OPTIONAL_COLUMNS, CSV_SOURCE_COLUMNS, resultsToCsv } from '../../web/src/results/export';
+import { CSV_COLUMNS, CSV_OPTIONAL_COLUMNS, CSV_SOURCE_COLUMNS, CSV_STAGE_FIGURES, resultsToCsv } from '../../web/src/results/export';
 import { formatChange, formatCountOf, formatMs, formatPointChange } from '../../web/src/ui/format';
 import { parseResults } from '../../web/src/results/results';
+import { PRESETS, presetOverrides } from '../../web/src/state/presets';
 import { resolveOverrides } from '../../web/src/state/resolve';
 import { isPageField, labelKeys, type Pair } from '../../web/src/state/schema';
 import { loadCore, loadFields } from './core';
@@ -146,6 +147,47 @@ describe('exports', () => {
         expect(Number(row[records[0].indexOf(c)])).toBe(r[c]);
       }
     }
+  });
+
+  it('CSV of results with load stages: a stage column, each policy’s whole-run row followed by a row per stage with the JSON’s stage figures', async () => {
+    const core = await loadCore();
+    const overrides: Pair[] = [...presetOverrides(PRESETS.find((p) => p.id === 'load-ladder')!.document), ['policies', 'round_robin,affinity']];
+    const run = core.runScenario('{}', JSON.stringify(overrides), null);
+    if (!run.ok) throw new Error('run failed');
+    const results = parseResults(run.resultsJson);
+    const doc = JSON.parse(run.resultsJson) as { results: Record<string, unknown>[] & { stages: Record<string, unknown>[] }[] };
+    const records = parseRfc4180(resultsToCsv(results, overrides));
+    const header = records[0];
+    expect(header.slice(0, 3)).toEqual(['policy', 'label', 'stage']);
+    // Every stage figure has a column: the run's column of its name, or one of its own after the run's.
+    for (const key of CSV_STAGE_FIGURES) expect(header, key).toContain(key);
+    expect(Object.keys(doc.results[0].stages[0]).sort()).toEqual([...CSV_STAGE_FIGURES].sort());
+    expect(header.slice(-CSV_SOURCE_COLUMNS.length)).toEqual([...CSV_SOURCE_COLUMNS]);
+    const rows = records.slice(1);
+    expect(rows.map((r) => `${r[0]}:${r[2]}`)).toEqual(
+      ['round_robin', 'affinity'].flatMap((p) => [`${p}:`, ...[1, 2, 3, 4, 5, 6].map((k) => `${p}:${k}`)]),
+    );
+    const cell = (row: string[], c: string) => row[header.indexOf(c)];
+    for (const row of rows) {
+      expect(row).toHaveLength(header.length);
+      const policy = doc.results.find((r) => r.policy === row[0])!;
+      if (row[2] === '') {
+        expect(Number(cell(row, 'p90_ttft_ms'))).toBe(policy.p90_ttft_ms);
+        expect(Number(cell(row, 'prefill_tokens'))).toBe(policy.prefill_tokens);
+        expect(cell(row, 'load')).toBe('');
+        expect(cell(row, 'completed_per_s')).toBe('');
+        continue;
+      }
+      const stage = policy.stages[Number(row[2]) - 1];
+      for (const key of CSV_STAGE_FIGURES) {
+        const v = stage[key];
+        expect(cell(row, key), `${row[0]} stage ${row[2]} ${key}`).toBe(v === null ? '' : String(v));
+      }
+      expect(cell(row, 'prefill_tokens')).toBe('');
+      expect(cell(row, 'command')).toBe(cell(rows[0], 'command'));
+    }
+    // The stage rows' p90 TTFT differ from their run row's: the cells are the stages' own.
+    expect(cell(rows[1], 'p90_ttft_ms')).not.toBe(cell(rows[0], 'p90_ttft_ms'));
   });
 
   it('CSV names a replayed trace in its command, quoted for the shell when it must be', async () => {

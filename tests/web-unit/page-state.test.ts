@@ -8,7 +8,7 @@ import { defaultPageState, type PageState, pageStateFromUrl, pageStateToUrl } fr
 import { decodeSweepKeys, sweepLinkPairs } from '../../web/src/state/sweep-link';
 import { readTraceLink, splitTraceQuery, traceLinkPairs, type TraceLink } from '../../web/src/state/trace-link';
 import type { PrefixrouteModule } from '../../web/src/worker/prefixroute-module';
-import { PRESETS, presetOverrides } from '../../web/src/state/presets';
+import { PRESETS, presetOverrides, PUBLISHED_GROUP } from '../../web/src/state/presets';
 import { resolveOverrides } from '../../web/src/state/resolve';
 import type { FieldInfo, Pair } from '../../web/src/state/schema';
 import { nonDefaultOverrides, scenarioValues } from '../../web/src/state/schema';
@@ -129,6 +129,30 @@ describe('round trip', () => {
       const doc = JSON.parse(fs.readFileSync(`${dir}/${file}`, 'utf8')) as { description: string[] };
       expect(preset!.blurb).toBe(doc.description.join(' '));
       expect(presetOverrides(preset!.document).some(([key]) => key === 'description')).toBe(false);
+    }
+  });
+
+  it('lists every published experiment of scenarios/published/ under its group, labelled with its claim’s title, parsing in the core as the file does', () => {
+    const dir = fileURLToPath(new URL('../../scenarios/published/', import.meta.url));
+    const claims = (JSON.parse(fs.readFileSync(`${dir}/claims.json`, 'utf8')) as { claims: { id: string; title: string; scenario: string }[] }).claims;
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'claims.json').sort();
+    expect(files.length).toBeGreaterThan(0);
+    const published = PRESETS.filter((p) => p.group === PUBLISHED_GROUP);
+    expect(published).toHaveLength(files.length);
+    for (const file of files) {
+      const text = fs.readFileSync(`${dir}/${file}`, 'utf8');
+      const claim = claims.find((c) => c.scenario === `scenarios/published/${file}`);
+      expect(claim, `${file}: no claim names it`).toBeDefined();
+      const preset = published.find((p) => p.id === `published-${claim!.id}`);
+      expect(preset, file).toBeDefined();
+      expect(preset!.label).toBe(`${claim!.id}: ${claim!.title}`);
+      expect(preset!.document).toEqual(JSON.parse(text));
+      expect(preset!.blurb).toBe((JSON.parse(text) as { description: string[] }).description.join(' '));
+      // The page runs the preset's overrides; the command line runs the file: the core reads the same scenario.
+      const asFile = core.validateScenario(text, '[]');
+      const asPreset = core.validateScenario('{}', JSON.stringify(presetOverrides(preset!.document)));
+      expect(asFile.ok && asPreset.ok, `${file}: ${JSON.stringify(asFile.errors)} ${JSON.stringify(asPreset.errors)}`).toBe(true);
+      if (asFile.ok && asPreset.ok) expect(asPreset.scenarioJson).toBe(asFile.scenarioJson);
     }
   });
 });

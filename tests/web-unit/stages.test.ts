@@ -157,21 +157,27 @@ describe('the benchmark client’s fields', () => {
     expect(misfit.errors).toEqual([expect.objectContaining({ field: 'client.concurrency', message: expect.stringMatching(/closed client/) })]);
   });
 
-  it('the panel greys out what the client kind does not read, and says why', () => {
+  it('the panel greys out what the client kind does not read, and says why, from the schema’s x-client-kinds and x-client-needs', () => {
     const values = (pairs: Pair[]) => new Map<string, string>(pairs);
-    const poisson = values([['client.kind', 'poisson'], ['client.stages', '']]);
-    expect(clientFieldUnused('client.concurrency', poisson)).toMatch(/closed client/);
-    expect(clientFieldUnused('client.think_s', poisson)).toMatch(/closed client/);
-    expect(clientFieldUnused('client.rate_per_s', poisson)).toBeNull();
-    expect(clientFieldUnused('client.stage_interval_s', poisson)).toMatch(/stages/);
-    expect(clientFieldUnused('client.stage_interval_s', values([['client.kind', 'poisson'], ['client.warmup', '5x2']]))).toBeNull();
-    const closed = values([['client.kind', 'closed'], ['client.stages', '1x10']]);
+    const field = (key: string) => fields.find((f) => f.key === key)!;
+    const unused = (key: string, pairs: Pair[]) => clientFieldUnused(field(key), values(pairs), new Map(fields.map((f) => [f.key, f.label])));
+    expect(field('client.concurrency').clientKinds).toEqual(['closed']);
+    expect(field('client.stage_interval_s').clientNeeds).toEqual(['client.stages', 'client.warmup']);
+    expect(field('client.timeout_s').clientKinds).toBeUndefined();
+    const poisson: Pair[] = [['client.kind', 'poisson'], ['client.stages', '']];
+    expect(unused('client.concurrency', poisson)).toMatch(/closed client/);
+    expect(unused('client.think_s', poisson)).toMatch(/closed client/);
+    expect(unused('client.rate_per_s', poisson)).toBeNull();
+    expect(unused('client.stage_interval_s', poisson)).toBe('Read only with stages (Stages or Warm-up stage given).');
+    expect(unused('client.stage_interval_s', [['client.kind', 'poisson'], ['client.warmup', '5x2']])).toBeNull();
+    const closed: Pair[] = [['client.kind', 'closed'], ['client.stages', '1x10']];
     for (const key of ['client.concurrency', 'client.think_s', 'client.rate_per_s', 'client.stages', 'client.warmup', 'client.stage_interval_s', 'client.timeout_s']) {
-      expect(clientFieldUnused(key, closed), key).toBeNull();
+      expect(unused(key, closed), key).toBeNull();
     }
-    const burst = values([['client.kind', 'burst']]);
-    for (const key of ['client.rate_per_s', 'client.stages', 'client.warmup', 'client.concurrency']) expect(clientFieldUnused(key, burst), key).not.toBeNull();
-    expect(clientFieldUnused('client.timeout_s', burst)).toBeNull();
+    const burst: Pair[] = [['client.kind', 'burst']];
+    for (const key of ['client.rate_per_s', 'client.stages', 'client.warmup', 'client.concurrency']) expect(unused(key, burst), key).not.toBeNull();
+    expect(unused('client.rate_per_s', burst)).toBe('Not read by a burst client: read by a poisson, constant or closed client only.');
+    expect(unused('client.timeout_s', burst)).toBeNull();
   });
 
   it('each field the panel says a kind does not read, set, is refused by the core for that kind (the panel agrees with the core)', () => {
@@ -184,7 +190,7 @@ describe('the benchmark client’s fields', () => {
     for (const [kind, pairs] of Object.entries(base)) {
       expect(core.validateScenario('{}', JSON.stringify([['client.kind', kind], ...pairs])).ok, kind).toBe(true);
       for (const [key, value] of Object.entries(sample)) {
-        const unused = clientFieldUnused(key, new Map([['client.kind', kind], ...pairs]));
+        const unused = clientFieldUnused(fields.find((f) => f.key === key)!, new Map([['client.kind', kind], ...pairs]));
         if (unused === null) continue;
         const r = core.validateScenario('{}', JSON.stringify([['client.kind', kind], ...pairs, [key, value]]));
         expect(r.ok, `${kind} ${key}`).toBe(false);

@@ -103,6 +103,8 @@ std::string scenario_json_schema() {
     prop["x-label"] = f.spec.label;
     if (!f.spec.policy.empty()) prop["x-policy"] = f.spec.policy;
     if (!f.spec.kinds.empty()) prop["x-kinds"] = split_choices(f.spec.kinds);
+    if (!f.spec.client_kinds.empty()) prop["x-client-kinds"] = split_choices(f.spec.client_kinds);
+    if (!f.spec.client_needs.empty()) prop["x-client-needs"] = split_choices(f.spec.client_needs);
     prop["description"] = f.spec.description;
     const auto dot = f.spec.key.find('.');
     if (dot == std::string::npos) {

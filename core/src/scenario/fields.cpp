@@ -86,6 +86,33 @@ void set_workload_kinds(std::vector<Field>& fields) {
   }
 }
 
+// The client kinds that read each client field, and the fields one needs
+// given (the schema's x-client-kinds and x-client-needs). The single source
+// of what fits which client: check_client refuses a value set where this
+// says it is not read, and the page greys the field out. A client field not
+// listed is read by every kind.
+struct ClientFieldUse {
+  std::string_view key, kinds, needs;
+};
+constexpr std::string_view kLoadedClients = "poisson,constant,closed";  // burst sends all at t = 0
+constexpr ClientFieldUse kClientFieldUses[] = {
+    {"client.rate_per_s", kLoadedClients, ""},
+    {"client.concurrency", "closed", ""},
+    {"client.think_s", "closed", ""},
+    {"client.stages", kLoadedClients, ""},
+    {"client.warmup", kLoadedClients, ""},
+    {"client.stage_interval_s", kLoadedClients, "client.stages,client.warmup"},
+};
+
+void set_client_kinds(std::vector<Field>& fields) {
+  for (Field& f : fields)
+    for (const ClientFieldUse& use : kClientFieldUses)
+      if (f.spec.key == use.key) {
+        f.spec.client_kinds = use.kinds;
+        f.spec.client_needs = use.needs;
+      }
+}
+
 // The fixed sections before the policies' (seed, workload, cluster, router).
 std::vector<Field> leading_fields() {
   return {
@@ -552,6 +579,7 @@ Table& table() {
   if (t.generation != catalogue_generation()) {
     t.fields = leading_fields();
     set_workload_kinds(t.fields);
+    set_client_kinds(t.fields);
     for (const PolicySpec* spec : policy_catalogue()) add_policy_fields(*spec, t.fields);
     for (Field& f : trace_fields()) t.fields.push_back(std::move(f));
     std::vector<std::string> tops;  // top-level keys in field order, each once

@@ -1,8 +1,10 @@
 // Validation of a built scenario: each field within its allowed range or
 // choices, and the rules across fields (the workload kinds' size limits, the
 // engine's, hardware that can run).
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/json_text.h"
@@ -355,18 +357,72 @@ std::string allowed_text(const FieldSpec& spec) {
 }
 
 
+namespace {
+
+// Whether a client field holds a value: every client field but client.kind
+// defaults to 0 or empty, which is what "not given" means for it.
+bool client_field_given(const Field& f, const Scenario& s) {
+  return f.spec.kind == FieldKind::Text ? !f.get_text(s).empty() : f.get(s) != 0;
+}
+
+// The names of a comma-separated list.
+std::vector<std::string_view> list_names(std::string_view list) {
+  std::vector<std::string_view> names;
+  for (std::size_t start = 0; start <= list.size();) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    names.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return names;
+}
+
+// The names joined for a sentence: "a", "a or b", "a, b or c".
+std::string either_text(std::string_view list) {
+  const std::vector<std::string_view> names = list_names(list);
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
+// The client fields set where the field table (FieldSpec::client_kinds and
+// client_needs, the schema's x-client-kinds and x-client-needs) says they are
+// not read: each refused by name.
+void check_client_field_use(const Scenario& s, std::vector<FieldError>& errors) {
+  const std::string& kind = s.client.kind;
+  for (const Field& f : fields()) {
+    if (f.spec.client_kinds.empty() || !client_field_given(f, s)) continue;
+    const char* leave = f.spec.kind == FieldKind::Text ? "leave it empty" : "leave it at 0";
+    const std::vector<std::string_view> kinds = list_names(f.spec.client_kinds);
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+      errors.push_back({f.spec.key, "applies to a " + either_text(f.spec.client_kinds) +
+                                        " client only; client.kind is " + kind + " (" + leave +
+                                        ", or change client.kind)"});
+      continue;
+    }
+    if (f.spec.client_needs.empty()) continue;
+    const std::vector<std::string_view> needs = list_names(f.spec.client_needs);
+    bool needed_given = false;
+    for (const Field& g : fields())
+      if (std::find(needs.begin(), needs.end(), g.spec.key) != needs.end())
+        needed_given = needed_given || client_field_given(g, s);
+    if (!needed_given)
+      errors.push_back({f.spec.key, "applies to a client with stages only (" + either_text(f.spec.client_needs) +
+                                        " given); " + leave + ", or give the stages"});
+  }
+}
+
+}  // namespace
+
 // The client: each field used by the kind it applies to, the stages well
 // formed, and (synthetic workloads) enough requests for the open-loop stages.
 void check_client(const Scenario& s, std::vector<FieldError>& errors) {
   const ClientConfig& c = s.client;
   const ClientKind kind = client_kind(c.kind);
   const bool closed = kind == ClientKind::Closed;
-  const auto not_for = [&](const char* field, const char* applies) {
-    errors.push_back({field, std::string("applies to ") + applies + " only; client.kind is " + c.kind +
-                                 " (leave it at 0, or change client.kind)"});
-  };
-  if (!closed && c.concurrency != 0) not_for("client.concurrency", "a closed client");
-  if (!closed && c.think_s != 0) not_for("client.think_s", "a closed client");
+  check_client_field_use(s, errors);
   std::vector<ClientStage> stages, warmup;
   std::string error;
   if (!c.stages.empty() && !parse_client_stages(c.stages, closed, stages, error))
@@ -378,15 +434,10 @@ void check_client(const Scenario& s, std::vector<FieldError>& errors) {
       errors.push_back({"client.warmup", "must be one stage LOADxSECONDS; got " + std::to_string(warmup.size())});
     }
   }
-  const bool staged = !c.stages.empty() || !c.warmup.empty();
-  if (kind == ClientKind::Burst && (c.rate_per_s != 0 || staged))
-    errors.push_back({"client.kind", "burst sends every request at t = 0: it takes no client.rate_per_s, "
-                                     "client.stages or client.warmup (use constant or poisson for a rate)"});
   if (kind == ClientKind::Constant && c.rate_per_s == 0 && c.stages.empty())
     errors.push_back({"client.rate_per_s", "must be > 0 for a constant client (or give client.stages)"});
   if (closed && c.concurrency == 0 && c.stages.empty())
     errors.push_back({"client.concurrency", "must be at least 1 for a closed client (or give client.stages)"});
-  if (!staged && c.stage_interval_s != 0) not_for("client.stage_interval_s", "a client with stages");
   if (!c.warmup.empty() && c.stages.empty())
     errors.push_back({"client.warmup", "warms up for client.stages: give the stages too (or leave it empty)"});
   // An open loop's stages send int(rate x duration) requests each.

@@ -132,7 +132,7 @@ export class ScenarioPanel {
     controls.setValues(values, keep, origin === 'edit');
     controls.setDeployment(outcome.summary, values);
     this.showReasons(values);
-    controls.setPreset(outcome.replaying ? 'custom' : this.matchPreset(values));
+    controls.setPreset(outcome.replaying ? 'custom' : this.matchPreset(values, controls.presetShown()));
     // A replayed trace replaces the synthetic workload: its fields do not apply.
     const workload = document.querySelector<HTMLFieldSetElement>('fieldset.group-workload');
     if (workload) workload.disabled = outcome.replaying;
@@ -172,9 +172,14 @@ export class ScenarioPanel {
     for (const key of ['hardware.tp', 'cluster.engine']) this.controls?.setReason(key, this.reasons.find((r) => r.key === key)?.text ?? null);
   }
 
-  /** The preset whose non-default values are exactly the scenario's, else "custom". */
-  private matchPreset(values: Map<string, string>): string {
-    for (const p of PRESETS) {
+  /**
+   * The preset whose non-default values are exactly the scenario's, else
+   * "custom". The preset shown is tried first: two presets can name the same
+   * scenario (two published experiments rerun one setting for different
+   * claims), and the one picked keeps its name.
+   */
+  private matchPreset(values: Map<string, string>, shown: string): string {
+    for (const p of [...PRESETS].sort((a, b) => Number(b.id === shown) - Number(a.id === shown))) {
       const want = new Map(withPageScenario(this.catalogue, presetOverrides(p.document)));
       const same = this.fields.every((f) => {
         const v = values.get(f.key) ?? f.defaultText;

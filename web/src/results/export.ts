@@ -8,8 +8,17 @@
 // on every row: the workload's fingerprint, the equivalent prefixroute
 // command and the page's link to the scenario. The full canonical scenario is
 // the JSON export's.
+//
+// Results with a benchmark client's load stages keep the one table: a
+// `stage` column after `label` (empty on a policy's whole-run row, 1, 2, …
+// on its stage rows, which follow it), and after the run's figure columns the
+// stage figures that have no run column of their name (the stage's load and
+// window, requests, completed/s, …). A stage row fills the columns of its
+// stage's figures (mean_ttft_ms is the stage's mean TTFT there) and leaves
+// the run-only ones empty; a whole-run row leaves the stage-only ones empty.
+// Without stages the CSV has none of these columns.
 
-import type { Results } from './results';
+import type { Results, StageResult } from './results';
 import type { Pair } from '../state/schema';
 
 export const CSV_COLUMNS = [
@@ -50,6 +59,30 @@ export const CSV_OPTIONAL_COLUMNS = [
   'one_replica_session_share',
 ] as const;
 
+/** A stage's figures, in the order of the results JSON's `stages` entries (results.ts' StageResult). */
+export const CSV_STAGE_FIGURES: readonly (keyof StageResult)[] = [
+  'load',
+  'duration_s',
+  'start_s',
+  'end_s',
+  'requests',
+  'failed',
+  'completed_per_s',
+  'input_tokens_per_s',
+  'output_tokens_per_s',
+  'mean_ttft_ms',
+  'p50_ttft_ms',
+  'p90_ttft_ms',
+  'p99_ttft_ms',
+  'mean_tpot_ms',
+  'p90_tpot_ms',
+  'mean_e2e_ms',
+  'mean_kv_use',
+  'p90_kv_use',
+  'hit_rate',
+  'mean_client_wait_ms',
+];
+
 /** Columns after the results: the run's provenance, the same on every row. */
 export const CSV_SOURCE_COLUMNS = ['workload_fingerprint', 'command', 'link'] as const;
 
@@ -70,10 +103,21 @@ export function resultsToCsv(results: Results, overrides: readonly Pair[], trace
   const source = [results.workload.fingerprint, `prefixroute${sets ? ` ${sets}` : ''}`, link];
   const rows = results.results as unknown as readonly Record<string, unknown>[];
   const optional = CSV_OPTIONAL_COLUMNS.filter((c) => rows.length > 0 && rows.every((r) => typeof r[c] === 'number'));
-  const columns = [...CSV_COLUMNS, ...optional];
+  const figures: string[] = [...CSV_COLUMNS, ...optional];
+  const staged = results.results.some((r) => (r.stages?.length ?? 0) > 0);
+  const stageOnly = staged ? CSV_STAGE_FIGURES.filter((c) => !figures.includes(c)) : [];
+  const columns: string[] = staged ? [...figures.slice(0, 2), 'stage', ...figures.slice(2), ...stageOnly] : figures;
   const lines = [[...columns, ...CSV_SOURCE_COLUMNS].join(',')];
-  for (const r of rows) {
-    lines.push([...columns.map((c) => r[c]), ...source].map(csvCell).join(','));
+  const stageFigures = new Set<string>(CSV_STAGE_FIGURES);
+  for (const [i, r] of rows.entries()) {
+    lines.push([...columns.map((c) => (stageOnly.includes(c as keyof StageResult) || c === 'stage' ? '' : r[c])), ...source].map(csvCell).join(','));
+    const policy = results.results[i];
+    for (const [k, stage] of (policy.stages ?? []).entries()) {
+      const figure = stage as unknown as Record<string, unknown>;
+      const cell = (c: string): unknown =>
+        c === 'policy' ? policy.policy : c === 'label' ? policy.label : c === 'stage' ? k + 1 : stageFigures.has(c) ? figure[c] : '';
+      lines.push([...columns.map(cell), ...source].map(csvCell).join(','));
+    }
   }
   return `${lines.join('\r\n')}\r\n`;
 }

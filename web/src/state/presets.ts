@@ -1,7 +1,8 @@
 // Named scenarios. The documents live in scenarios/*.json at the repository
 // root (partial scenarios: missing keys take defaults), shared with the
 // command line (`prefixroute --scenario scenarios/overloaded.json`)
-// and the tests; the page imports them at build time.
+// and the tests; the page imports them at build time. The published-results
+// suite (scenarios/published/) is listed as its claims.json lists it.
 
 import agentic from '../../../scenarios/agentic.json';
 import cacheFits from '../../../scenarios/cache-fits.json';
@@ -19,12 +20,25 @@ import oneHotTenant from '../../../scenarios/one-hot-tenant.json';
 import overloaded from '../../../scenarios/overloaded.json';
 import prefixRepetition from '../../../scenarios/prefix-repetition.json';
 import reference from '../../../scenarios/reference.json';
+import c1 from '../../../scenarios/published/C1.json';
+import c4 from '../../../scenarios/published/C4.json';
+import c5 from '../../../scenarios/published/C5.json';
+import c6 from '../../../scenarios/published/C6.json';
+import c7B2bSaas from '../../../scenarios/published/C7-b2b-saas.json';
+import c7CodeGeneration from '../../../scenarios/published/C7-code-generation.json';
+import c7Reasoning from '../../../scenarios/published/C7-reasoning.json';
+import c8 from '../../../scenarios/published/C8.json';
+import c10 from '../../../scenarios/published/C10.json';
+import c17 from '../../../scenarios/published/C17.json';
+import claims from '../../../scenarios/published/claims.json';
 import sharedPrefix from '../../../scenarios/shared-prefix.json';
 import { type Pair, valueText } from './schema';
 
 export interface Preset {
   id: string;
   label: string;
+  /** The picker's group the preset is listed under (none: the ungrouped list at the top). */
+  group?: string;
   /** One line on what the preset shows. */
   blurb: string;
   document: unknown;
@@ -39,7 +53,42 @@ function failureMode(id: string, label: string, document: { description: string[
   return { id, label: `Failure: ${label}`, blurb: document.description.join(' '), document };
 }
 
-/** The reference scenario first: the page opens with it; the failure modes last. */
+/** The picker's group of the published-results suite (docs/guide/published-results.md). */
+export const PUBLISHED_GROUP = 'Published experiments';
+
+/**
+ * The published-results suite's scenarios, by the path claims.json names
+ * each claim's scenario with (scripts/published.mjs runs the same files).
+ */
+const PUBLISHED_DOCUMENTS: Readonly<Record<string, { description?: string[] }>> = {
+  'scenarios/published/C1.json': c1,
+  'scenarios/published/C4.json': c4,
+  'scenarios/published/C5.json': c5,
+  'scenarios/published/C6.json': c6,
+  'scenarios/published/C7-b2b-saas.json': c7B2bSaas,
+  'scenarios/published/C7-code-generation.json': c7CodeGeneration,
+  'scenarios/published/C7-reasoning.json': c7Reasoning,
+  'scenarios/published/C8.json': c8,
+  'scenarios/published/C10.json': c10,
+  'scenarios/published/C17.json': c17,
+};
+
+/**
+ * A published experiment per claim of claims.json, in its order: labelled
+ * with the claim's title, described by its scenario's description (what was
+ * published and how the scenario reruns it). A claim whose scenario is not
+ * imported above is left out (a unit test checks that none is).
+ */
+function publishedExperiments(): Preset[] {
+  return claims.claims.flatMap((claim) => {
+    const document = PUBLISHED_DOCUMENTS[claim.scenario];
+    if (!document) return [];
+    const blurb = (document.description ?? []).join(' ');
+    return [{ id: `published-${claim.id}`, label: `${claim.id}: ${claim.title}`, group: PUBLISHED_GROUP, blurb, document }];
+  });
+}
+
+/** The reference scenario first: the page opens with it; then the failure modes, then the published experiments. */
 export const PRESETS: readonly Preset[] = [
   {
     id: 'reference',
@@ -113,6 +162,7 @@ export const PRESETS: readonly Preset[] = [
   failureMode('failure-slow-poll', '15 s metrics poll', slowPoll),
   failureMode('failure-many-routers', 'N routers, 1/N of the load each', manyRouters),
   failureMode('failure-shared-prompt', 'one shared system prompt', sharedPrompt),
+  ...publishedExperiments(),
 ];
 
 /** Flattens a partial scenario document into --set style pairs (dotted keys, value texts); its description is for people, not a setting. */

@@ -33,6 +33,10 @@ export interface FieldInfo {
   derived?: boolean;
   /** Workload fields: the workload kinds that read it (the schema's x-kinds); absent = every kind. */
   kinds?: string[];
+  /** Client fields: the client kinds that read it (the schema's x-client-kinds); absent = every kind. */
+  clientKinds?: string[];
+  /** Client fields read only when one of these client fields is given (the schema's x-client-needs). */
+  clientNeeds?: string[];
 }
 
 type JsonObject = Record<string, unknown>;
@@ -45,6 +49,10 @@ function num(v: unknown, fallback: number): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
 }
 
+function strings(list: unknown[]): string[] {
+  return list.filter((x): x is string => typeof x === 'string');
+}
+
 function readField(key: string, group: string, prop: JsonObject): FieldInfo | null {
   const common = {
     key,
@@ -53,7 +61,9 @@ function readField(key: string, group: string, prop: JsonObject): FieldInfo | nu
     unit: typeof prop['x-unit'] === 'string' ? prop['x-unit'] : '',
     description: typeof prop.description === 'string' ? prop.description : '',
     ...(prop['x-derived-from'] !== undefined ? { derived: true } : {}),
-    ...(Array.isArray(prop['x-kinds']) ? { kinds: prop['x-kinds'].filter((x): x is string => typeof x === 'string') } : {}),
+    ...(Array.isArray(prop['x-kinds']) ? { kinds: strings(prop['x-kinds']) } : {}),
+    ...(Array.isArray(prop['x-client-kinds']) ? { clientKinds: strings(prop['x-client-kinds']) } : {}),
+    ...(Array.isArray(prop['x-client-needs']) ? { clientNeeds: strings(prop['x-client-needs']) } : {}),
   };
   if (prop.type === 'integer' || prop.type === 'number') {
     return {

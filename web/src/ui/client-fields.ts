@@ -1,45 +1,45 @@
 // Which benchmark-client fields (client.*) the chosen client kind reads, so
 // the Scenario panel can grey out the others and say why, as it hides the
-// workload fields a workload kind does not read. Only presentation: the core
-// validates every combination (a field set for a kind that does not read it
-// is refused by name, and that message is shown beside the field); this
-// table only says which fields to offer. Its wording follows the field
-// descriptions of the schema (core/src/scenario/fields.cpp).
+// workload fields a workload kind does not read. The rule is the core's: the
+// schema's x-client-kinds (the kinds that read a field) and x-client-needs
+// (the fields one of which must be given), the same field table the core's
+// validation refuses a misplaced value by. Only presentation here: a value
+// set where it is not read is refused by the core, by name, and that message
+// is shown beside the field.
+
+import type { FieldInfo } from '../state/schema';
 
 /** The client kind's key: its picker decides which client fields are offered. */
 export const CLIENT_KIND_KEY = 'client.kind';
 
-/** The kinds that take a rate or a ladder of loads: every kind but burst (which sends all at t = 0). */
-const LOADED_KINDS = ['poisson', 'constant', 'closed'];
-
-interface ClientFieldUse {
-  /** The client kinds that read the field. */
-  kinds: readonly string[];
-  /** Read only when the client has stages (client.stages or client.warmup given). */
-  staged?: boolean;
-  /** Why the field is not read, shown beside it while it is not. */
-  why: string;
+/** "a", "a or b", "a, b or c". */
+function either(names: readonly string[]): string {
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
 }
 
-const USES: Readonly<Record<string, ClientFieldUse>> = {
-  'client.rate_per_s': { kinds: LOADED_KINDS, why: 'Not read by a burst client: it sends every request at t = 0.' },
-  'client.concurrency': { kinds: ['closed'], why: 'Read by a closed client only.' },
-  'client.think_s': { kinds: ['closed'], why: 'Read by a closed client only.' },
-  'client.stages': { kinds: LOADED_KINDS, why: 'Not read by a burst client: it sends every request at t = 0.' },
-  'client.warmup': { kinds: LOADED_KINDS, why: 'Not read by a burst client: it sends every request at t = 0.' },
-  'client.stage_interval_s': { kinds: LOADED_KINDS, staged: true, why: 'Read only with stages (Stages or Warm-up stage given).' },
-};
+/** Whether a client field's text holds a value: its defaults are 0 and empty. */
+function given(text: string): boolean {
+  return text.trim() !== '' && Number(text) !== 0;
+}
 
 /**
  * Why a client field is not read with these values (the form's override
- * texts), or null when it is read (and for every field this table does not
- * list, such as client.timeout_s, which every kind reads).
+ * texts, by key), or null when it is read (and for every field the schema
+ * gives no client rule, such as client.timeout_s, which every kind reads).
+ * `labels` names the fields a rule needs (the page's labels, by key).
  */
-export function clientFieldUnused(key: string, values: ReadonlyMap<string, string>): string | null {
-  const use = USES[key];
-  if (!use) return null;
+export function clientFieldUnused(
+  field: FieldInfo,
+  values: ReadonlyMap<string, string>,
+  labels: ReadonlyMap<string, string> = new Map(),
+): string | null {
   const kind = values.get(CLIENT_KIND_KEY) ?? '';
-  if (!use.kinds.includes(kind)) return use.why;
-  if (use.staged && !(values.get('client.stages') ?? '') && !(values.get('client.warmup') ?? '')) return use.why;
+  if (field.clientKinds && !field.clientKinds.includes(kind)) {
+    return `Not read by a ${kind} client: read by a ${either(field.clientKinds)} client only.`;
+  }
+  const needs = field.clientNeeds;
+  if (needs && needs.length > 0 && !needs.some((key) => given(values.get(key) ?? ''))) {
+    return `Read only with stages (${either(needs.map((key) => labels.get(key) ?? key))} given).`;
+  }
   return null;
 }

@@ -81,7 +81,22 @@ export class Controls {
     private readonly options: ControlsOptions,
   ) {
     this.preset = h('select', { id: 'preset', name: 'preset', 'aria-describedby': 'preset-help' });
-    for (const p of presets) this.preset.append(h('option', { value: p.id }, p.label));
+    // Presets with a group (the published experiments) are listed under it, after the ungrouped ones.
+    const groups = new Map<string, HTMLElement>();
+    for (const p of presets) {
+      const option = h('option', { value: p.id }, p.label);
+      if (!p.group) {
+        this.preset.append(option);
+        continue;
+      }
+      let group = groups.get(p.group);
+      if (!group) {
+        group = h('optgroup', { label: p.group });
+        groups.set(p.group, group);
+        this.preset.append(group);
+      }
+      group.append(option);
+    }
     this.preset.append(h('option', { value: 'custom', disabled: true }, 'Custom'));
     const presetHelp = h('p', { class: 'help', id: 'preset-help' }, presets[0]?.blurb ?? '');
     this.preset.addEventListener('change', () => {
@@ -260,18 +275,20 @@ export class Controls {
    */
   private showClientUse(): void {
     const values = new Map<string, string>();
+    const labels = new Map<string, string>();
     for (const [key, view] of this.views) {
       if (view.field.group !== 'client') continue;
+      labels.set(key, view.field.label);
       const text = view.select?.value ?? view.input?.value.trim();
       if (text !== undefined) values.set(key, text);
     }
-    for (const [key, view] of this.views) {
+    for (const view of this.views.values()) {
       if (!view.unused) continue;
-      const why = clientFieldUnused(key, values);
+      const why = clientFieldUnused(view.field, values, labels);
       view.unused.textContent = why ?? '';
       view.unused.hidden = why === null;
       const control = view.input ?? view.select;
-      if (control) control.disabled = why !== null && isDefault(view.field, values.get(key) ?? view.field.defaultText);
+      if (control) control.disabled = why !== null && isDefault(view.field, values.get(view.field.key) ?? view.field.defaultText);
       view.root.classList.toggle('unused', why !== null);
     }
   }
@@ -427,6 +444,11 @@ export class Controls {
   /** Fields that currently show a message. */
   flagged(): Set<string> {
     return new Set([...this.views].filter(([, v]) => !v.error.hidden).map(([k]) => k));
+  }
+
+  /** The preset the picker shows ("custom" for none). */
+  presetShown(): string {
+    return this.preset.value;
   }
 
   setPreset(id: string): void {

@@ -202,6 +202,13 @@ struct FieldSpec {
   /// Workload fields: the workload kinds that read it, comma-separated ("" =
   /// every kind, and every field outside `workload`).
   std::string_view kinds = {};
+  /// Client fields: the client kinds that read it, comma-separated ("" =
+  /// every kind, and every field outside `client`). Validation refuses a
+  /// value other than 0 / empty under any other kind.
+  std::string_view client_kinds = {};
+  /// Client fields read only when one of these client fields is given
+  /// (comma-separated keys; "" = always). Validation refuses it otherwise.
+  std::string_view client_needs = {};
 };
 
 /// Every field, sections in order (seed, workload, cluster, hardware, router,
