@@ -54,7 +54,6 @@ describe('capacity section', () => {
     await page.fill('#capacity-slo-ttft_ms', '2000');
     await page.dispatchEvent('#capacity-slo-ttft_ms', 'change');
     await page.click('#capacity-run');
-    await page.waitForSelector('#capacity-progress', { state: 'visible' });
     await page.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('#capacity')?.dataset.state ?? ''));
     assert.equal(await page.getAttribute('#capacity', 'data-state'), 'done', await page.textContent('#capacity-status'));
     const elapsedMs = Number(await page.getAttribute('#capacity', 'data-elapsed-ms'));
@@ -84,7 +83,8 @@ describe('capacity section', () => {
     await page.waitForFunction(() => new URLSearchParams(window.location.search).get('slo.ttft_ms') === '2000');
     assert.equal(await page.inputValue('#controls [data-key="slo.ttft_ms"] input'), '2000');
     // The curve of the search's steps is drawn, with the SLO line.
-    assert.equal(await page.isVisible('#capacity-curve .capacity-slo-line'), true);
+    assert.equal(await page.isVisible('#capacity-curve-box'), true);
+    assert.equal(await page.$$eval('#capacity-curve .capacity-slo-line', (l) => l.length), 1);
     assert.equal(await page.$$eval('#capacity-curve polyline', (l) => l.length), native.results.length);
     await page.screenshot({ path: join(SHOTS, 'capacity.png'), fullPage: true });
     assert.deepEqual(problems, []);

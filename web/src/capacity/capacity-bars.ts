@@ -45,9 +45,11 @@ export function renderCapacityBars(doc: CapacityResults, gpusBox: HTMLElement, l
   loadBox.replaceChildren(...doc.results.map((r) =>
     barRow(r, r.max_load, r.interval?.max_load, loadScale,
       r.max_load === null ? 'not met at the lowest load' : `${withInterval(r.max_load, r.interval?.max_load)} ${unit}${r.max_load_limited ? ' (search limit)' : ''}`, 'max_load')));
-  // The scenario's load, marked on the load bars.
-  const mark = h('div', { class: 'capacity-base', title: `the scenario's load: ${num(doc.load.base)} ${unit}` });
-  mark.style.left = `${(doc.load.base / loadScale) * 100}%`;
+  // The scenario's load, marked on the load bars (a fresh mark each: a clone's style attribute is refused by the CSP).
   loadBox.dataset.base = String(doc.load.base);
-  for (const track of loadBox.querySelectorAll('.capacity-track')) track.append(mark.cloneNode());
+  for (const track of loadBox.querySelectorAll('.capacity-track')) {
+    const mark = h('div', { class: 'capacity-base', title: `the scenario's load: ${num(doc.load.base)} ${unit}` });
+    mark.style.left = `${(doc.load.base / loadScale) * 100}%`;
+    track.append(mark);
+  }
 }

@@ -62,9 +62,16 @@ export function renderCapacityCurve(doc: CapacityResults, box: SVGSVGElement): b
   for (const line of lines) {
     if (line.points.length === 0) continue;
     const colour = `var(--policy-${line.policy}, currentColor)`;
-    // var() is CSS, not a presentation attribute's value: the colours go in style.
-    box.append(el('polyline', { points: line.points.map((p) => `${sx(p.x)},${sy(p.y)}`).join(' '), fill: 'none', style: `stroke: ${colour}`, 'stroke-width': 2, 'data-policy': line.policy }));
-    for (const p of line.points) box.append(el('circle', { cx: sx(p.x), cy: sy(p.y), r: 3, style: `fill: ${colour}` }));
+    // var() is CSS, not a presentation attribute's value: the colours go in the style, set through the
+    // CSSOM (the page's CSP refuses style attributes).
+    const polyline = el('polyline', { points: line.points.map((p) => `${sx(p.x)},${sy(p.y)}`).join(' '), fill: 'none', 'stroke-width': 2, 'data-policy': line.policy });
+    polyline.style.stroke = colour;
+    box.append(polyline);
+    for (const p of line.points) {
+      const dot = el('circle', { cx: sx(p.x), cy: sy(p.y), r: 3 });
+      dot.style.fill = colour;
+      box.append(dot);
+    }
   }
   return true;
 }
