@@ -86,7 +86,7 @@ describe('capacity section', () => {
     assert.equal(await page.isVisible('#capacity-curve-box'), true);
     assert.equal(await page.$$eval('#capacity-curve .capacity-slo-line', (l) => l.length), 1);
     assert.equal(await page.$$eval('#capacity-curve polyline', (l) => l.length), native.results.length);
-    await page.screenshot({ path: join(SHOTS, 'capacity.png'), fullPage: true });
+    await page.locator('#capacity').screenshot({ path: join(SHOTS, 'capacity.png') });
     assert.deepEqual(problems, []);
     await page.close();
   });
