@@ -25,8 +25,11 @@ describe('capacity sentence', () => {
     const doc = capacity([['slo.ttft_ms', '2000']]);
     const sentence = capacitySentence(doc);
     expect(sentence.startsWith(`At p99 TTFT ≤ 2,000 ms and ${doc.load.base} requests/s: `)).toBe(true);
-    const sorted = [...doc.results].sort((a, b) => (a.gpus ?? Infinity) - (b.gpus ?? Infinity));
-    const expected = sorted.map((r) => `${r.label} needs ${r.gpus} GPU${r.gpus === 1 ? '' : 's'}`).join(', ');
+    const [a, b] = [...doc.results].sort((x, y) => x.gpus! - y.gpus!);
+    const gpus = (n: number) => `${n} GPU${n === 1 ? '' : 's'}`;
+    const expected = a!.gpus === b!.gpus
+      ? `${doc.results[0]!.label} and ${doc.results[1]!.label} need ${gpus(a!.gpus!)}`
+      : `${a!.label} needs ${gpus(a!.gpus!)}; ${b!.label} needs ${gpus(b!.gpus!)}`;
     expect(sentence).toBe(`At p99 TTFT ≤ 2,000 ms and ${doc.load.base} requests/s: ${expected}.`);
   });
 
@@ -34,10 +37,10 @@ describe('capacity sentence', () => {
     // 1 ms at p99 cannot be met: no replica count does it.
     const never = capacity([['slo.ttft_ms', '1'], ['capacity.max_replicas', '6']]);
     expect(never.results.every((r) => r.gpus === null)).toBe(true);
-    expect(capacitySentence(never)).toContain('Round robin does not meet it with up to 6 GPUs');
+    expect(capacitySentence(never)).toContain('Round robin and Affinity (naive) do not meet it with up to 6 GPUs');
     const priced = capacity([['slo.ttft_ms', '2000'], ['capacity.gpu_hour_price', '2']]);
     const rr = priced.results.find((r) => r.policy === 'round_robin')!;
-    expect(capacitySentence(priced)).toContain(`Round robin needs ${rr.gpus} GPU${rr.gpus === 1 ? '' : 's'} ($${Math.round(rr.cost_per_month!).toLocaleString('en-US')} a month)`);
+    expect(capacitySentence(priced)).toMatch(new RegExp(`Round robin (and Affinity \\(naive\\) )?needs? ${rr.gpus} GPUs? \\(\\$${Math.round(rr.cost_per_month!).toLocaleString('en-US')} a month\\)`));
   });
 
   it('states a TPOT bound too', () => {
