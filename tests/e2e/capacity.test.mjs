@@ -96,8 +96,26 @@ describe('capacity section', () => {
     await page.close();
   });
 
+  test('with replicates: means and 95 % intervals as the CLI gives them, whiskers on the bars', async () => {
+    const sets = [['policies', 'round_robin,affinity'], ['replicates', '3'], ['workload.requests', '1500'], ['slo.ttft_ms', '2000']];
+    const { page, problems } = await openPage(`?v=1&${sets.map(([k, v]) => `${k}=${v}`).join('&')}`);
+    await page.click('#capacity-run');
+    await page.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('#capacity')?.dataset.state ?? ''));
+    const native = JSON.parse(benchOutput(session.bench, ['--capacity'], sets));
+    assert.deepEqual(await shownBars(page, 'gpus'), native.results.map((r) => [r.policy, r.gpus]));
+    assert.deepEqual(await shownBars(page, 'max_load'), native.results.map((r) => [r.policy, r.max_load]));
+    // A whisker and a "±" wherever the core's interval has a width.
+    const widths = native.results.flatMap((r) => [r.interval.gpus.half_width, r.interval.max_load.half_width]);
+    assert.ok(widths.some((w) => w > 0), JSON.stringify(widths));
+    assert.equal(await page.$$eval('#capacity .capacity-whisker', (l) => l.length), widths.filter((w) => w > 0).length);
+    assert.equal(await page.$$eval('#capacity .capacity-value', (l) => l.filter((e) => e.textContent.includes('±')).length), widths.filter((w) => w > 0).length);
+    assert.match(await page.textContent('#capacity-sentence'), /\(means over 3 seeds\)/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('a link with the SLO fills the inputs; a search can be cancelled', async () => {
-    const { page, problems } = await openPage(`?v=1&policies=${POLICIES}&slo.ttft_ms=1500&workload.requests=20000`);
+    const { page, problems } = await openPage(`?v=1&policies=round_robin,least_loaded&slo.ttft_ms=1500&workload.requests=20000`);
     assert.equal(await page.inputValue('#capacity-slo-ttft_ms'), '1500');
     await page.click('#capacity-run');
     await page.waitForSelector('#capacity-progress', { state: 'visible' });
