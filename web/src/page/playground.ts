@@ -13,7 +13,8 @@
 // Its parts: the Scenario panel (scenario-panel.ts), the trace replay
 // (trace/replay-controller.ts), the status and progress (run-status.ts), the
 // verdict and table (results/results-view.ts), the charts, the load stages
-// and the timeline (charts/), the Sweep section (sweep/sweep-loader.ts), the buttons under
+// and the timeline (charts/), the Capacity section (capacity/capacity-panel.ts), the
+// Sweep section (sweep/sweep-loader.ts), the buttons under
 // the table (actions.ts), and in an iframe the embed's frame
 // (embed/embed-frame.ts), else the Embed box (embed/embed-box.ts).
 
@@ -32,6 +33,7 @@ import { shareLink } from '../state/share-link';
 import type { TraceLink } from '../state/trace-link';
 import { isEmbedQuery } from '../state/url-state';
 import { LazySweep } from '../sweep/sweep-loader';
+import type { CapacityPanel } from '../capacity/capacity-panel';
 import { fetchHostedTrace, HostedTraceError, hostedName } from '../trace/hosted-trace';
 import { cacheAdvice } from '../trace/replay-cluster';
 import { TraceReplay } from '../trace/replay-controller';
@@ -93,6 +95,8 @@ export class Playground {
   private readonly replay: TraceReplay;
   private readonly sweep = new LazySweep(!this.embed || Boolean(this.embedFrame?.wantsSweep), (error) =>
     showProblem(`The sweep panel could not be loaded: ${errorText(error)}`));
+  /** The Capacity section (full page only), built once the schema is in. */
+  private capacity: CapacityPanel | null = null;
   private readonly status = new RunStatus();
   private readonly linkNotes = new LinkNotes();
   private readonly resultsView = new ResultsView();
@@ -182,6 +186,7 @@ export class Playground {
         run: link.runSweep || Boolean(this.embedFrame?.wantsSweep),
       },
     );
+    if (!this.embed) this.buildCapacity(allFields);
     // Build the charts before the results come, now that the controls are in and the charts' boxes keep their size.
     this.charts.prepare();
     const { trace } = link.state;
@@ -221,6 +226,24 @@ export class Playground {
     }
     await this.run(overrides, 'link', notices);
     this.sweep.startFromLink();
+  }
+
+  /** The Capacity section: its code is a chunk of its own; its SLO inputs edit the Scenario panel's slo.* fields. */
+  private buildCapacity(fields: FieldInfo[]): void {
+    import('../capacity/capacity-panel').then(({ CapacityPanel }) => {
+      this.capacity = new CapacityPanel({
+        fields,
+        overrides: () => this.shown?.overrides ?? [],
+        value: (key) => this.shown?.values.get(key) ?? '',
+        trace: () => this.shown?.trace ?? null,
+        setField: (key, value) => {
+          const input = document.querySelector<HTMLInputElement>(`#controls [data-key="${key}"] input`);
+          if (!input) return;
+          input.value = value;
+          input.dispatchEvent(new Event('change', { bubbles: true }));
+        },
+      });
+    }).catch((error: unknown) => showProblem(`The capacity section could not be loaded: ${errorText(error)}`));
   }
 
   /** Keeps the address bar on the page's state (what is on screen); never in embed mode. */
@@ -343,6 +366,7 @@ export class Playground {
     this.writeUrl();
     // The sweep's base follows the scenario on screen, its replayed trace included.
     this.sweep.scenarioChanged();
+    this.capacity?.scenarioChanged();
     this.embedBox?.update(this.state, trace?.source.kind === 'file' ? trace.source.file : null);
     // The full page, on the scenario shown here (the embed layout has no sweep to pass on).
     byId<HTMLAnchorElement>('open-full').href = shareLink({ ...this.state, sweep: defaultPageState().sweep, embed: false });

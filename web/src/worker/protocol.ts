@@ -151,10 +151,28 @@ export interface MergeRequest {
   documents: string[];
 }
 
+/** A capacity search (the core's runCapacity, or runTraceCapacity on a replayed trace) on the scenario of these overrides. */
+export interface CapacityRequest {
+  overrides: Pair[];
+  trace?: TraceRequest;
+}
+
+/** Where a capacity search is: runs done so far, searches finished of all (per policy and seed: load, then replicas). */
+export type CapacityProgress =
+  | Extract<RunProgress, { kind: 'read' }>
+  | { kind: 'search'; runs: number; searchesDone: number; searches: number };
+
+/** A finished capacity search: the core's capacity JSON (prefixroute.capacity/1), untouched, and the time it took in the worker. */
+export interface CapacityResult {
+  capacityJson: string;
+  elapsedMs: number;
+}
+
 /** What each kind of job takes, reports while it runs, and gives back. */
 export interface Jobs {
   run: { request: RunRequest; progress: RunProgress; result: RunResult };
   sweep: { request: SweepRequest; progress: SweepProgress; result: SweepResult };
+  capacity: { request: CapacityRequest; progress: CapacityProgress; result: CapacityResult };
   plan: { request: PlanRequest; progress: never; result: Plan };
   runOrPlan: { request: RunOrPlanRequest; progress: RunProgress; result: { result: RunResult } | { plan: Plan } };
   shard: { request: ShardRequest; progress: RunProgress; result: ShardOutput };

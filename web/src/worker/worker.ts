@@ -20,6 +20,7 @@ import type { TraceSummary } from '../trace/trace-summary';
 import { resolveOverrides, type Resolved } from '../state/resolve';
 import { shardCount } from './shard-count';
 import { runSweep, runSweepShard, sweepPlan } from './sweep-worker';
+import { runCapacity } from './capacity-worker';
 import type { Pair } from '../state/schema';
 import { loadedSummary, loadTrace, PROGRESS_INTERVAL_MS } from './worker-trace';
 
@@ -219,6 +220,8 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
         return await run(mod, message.id, message.request);
       case 'sweep':
         return await runSweep(mod, message.id, message.request, post);
+      case 'capacity':
+        return await runCapacity(mod, message.id, message.request, post);
       case 'plan':
         return post({ type: 'done', id: message.id, result: plan(mod, message.request) });
       case 'runOrPlan':
