@@ -97,7 +97,11 @@ function expectedTable(resultsJson) {
 before(async () => {
   session = await startSession({ acceptDownloads: true });
   ({ server, context } = session);
-  pagePolicies = PAGE_DEFAULTS.scenario.policies.replace('@recommended', JSON.parse(bench()).recommended);
+  // As the page reads its defaults (web/src/state/page-scenario.ts): `@recommended` is the catalogue's
+  // mark, and a policy already named once is not run twice.
+  pagePolicies = PAGE_DEFAULTS.scenario.policies.split(',')
+    .map((p) => (p === '@recommended' ? JSON.parse(bench()).recommended : p))
+    .filter((p, i, all) => all.indexOf(p) === i).join(',');
   DEFAULT_ROWS = JSON.parse(bare()).results.length;
   LINK_ROWS = JSON.parse(bench()).results.length;
   // Long tasks on the main thread, recorded from the very start of each page.

@@ -61,7 +61,7 @@ export function renderTable(
       { 'data-policy': r.policy },
       h('th', { scope: 'row' }, policySwatch(r.policy), r.label,
         h('code', { class: 'policy-id' }, r.policy),
-        r.policy === recommended ? h('span', { class: 'recommended-tag', title: 'the policy this project recommends (docs/guide/routers.md: Which policy to recommend)' }, 'recommended') : null),
+        r.policy === recommended ? h('span', { class: 'recommended-tag', title: 'the policy this project recommends: the smallest worst-case p99 TTFT regret over its grid of scenarios (docs/guide/routers.md: The recommended policy across a grid)' }, 'recommended') : null),
     );
     columns.forEach((c, ci) => {
       const v = c.value(r);
