@@ -123,6 +123,7 @@ node "$ROOT/scripts/grid_table.mjs" "$ROOT/docs/grid.json" >"$tmp/grid.md"
 # The catalogue's recommended mark and its regret, generated from the same grid.
 node "$ROOT/scripts/grid_regret.mjs" "$ROOT/docs/grid.json" --header >"$tmp/recommended_policy.inc"
 recommended_inc=core/src/policies/recommended_policy.inc
+node "$ROOT/scripts/grid_regret.mjs" "$ROOT/docs/grid.json" --line >"$tmp/recommended.md"
 
 # The other workload kinds, every policy, on 32,000-token caches.
 for kind in sessions agentic gsp; do   # npm run bench -- --set workload.kind=KIND --set cluster.cache_tokens=32000 --set policies=all --markdown

@@ -10,6 +10,7 @@
 //
 //   node scripts/grid_regret.mjs docs/grid.json            # prints the recommendation as JSON
 //   node scripts/grid_regret.mjs docs/grid.json --header   # prints core/src/policies/recommended_policy.inc
+//   node scripts/grid_regret.mjs docs/grid.json --line     # prints the README's line on the recommendation
 //
 // Cost: one pass over cells x policies, then a sort per policy.
 import fs from 'node:fs';
@@ -78,6 +79,15 @@ export function renderHeader(doc) {
     `constexpr double kRecommendedWorstP99Regret = ${r.p99_ttft_ms.worst.toFixed(4)};\n`;
 }
 
+/** One Markdown line for the README: the recommended policy and its worst-case regret, with the typical one. */
+export function renderLine(doc) {
+  const r = recommendation(doc);
+  const pct = (x) => `${(x * 100).toFixed(1)} %`;
+  return `The recommended policy is **${r.label}** (\`${r.policy}\`): over the ${doc.cells.length} cells of the grid its p99 TTFT ` +
+    `is at worst ${pct(r.p99_ttft_ms.worst)} above the best policy's (${r.p99_ttft_ms.worst_cell}), ` +
+    `the smallest worst case of any policy; in the median cell, ${pct(r.p99_ttft_ms.median)}.\n`;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const file = process.argv[2];
   if (!file) {
@@ -85,5 +95,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(2);
   }
   const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-  process.stdout.write(process.argv.includes('--header') ? renderHeader(doc) : JSON.stringify(recommendation(doc), null, 2) + '\n');
+  process.stdout.write(process.argv.includes('--header') ? renderHeader(doc)
+    : process.argv.includes('--line') ? renderLine(doc)
+    : JSON.stringify(recommendation(doc), null, 2) + '\n');
 }
