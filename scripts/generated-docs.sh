@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates (--write) or verifies (--check) every figure the repository
-# publishes from the command line: docs/results.json, and in README.md and
+# publishes from the command line: docs/results.json, the recommended mark
+# core/src/policies/recommended_policy.inc (from docs/grid.json), and in README.md and
 # every docs/**/*.md file the sections between <!-- generated:NAME --> and
 # <!-- /generated:NAME --> markers (each NAME one generator below, the command
 # it runs written beside it) and the code blocks after <!-- example: FILE -->
@@ -14,7 +15,9 @@
 # Two sections need more than the build: conversation-trace and deployment
 # replay ../shared/traces/mooncake_conversation_trace.jsonl (CONVERSATION_TRACE
 # names it elsewhere) and are kept as committed without it; grid renders the
-# committed docs/grid.json, which `npm run grid` re-runs (minutes).
+# committed docs/grid.json, which `npm run grid` re-runs, and from the same file
+# writes core/src/policies/recommended_policy.inc, the catalogue's recommended
+# mark (the policy with the smallest worst-case p99 TTFT regret over the grid).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export ROOT
@@ -117,6 +120,10 @@ JS
 # The recommended policy against every policy over the grid: rendered from the
 # committed docs/grid.json, which `npm run grid` (scripts/grid.mjs) writes.
 node "$ROOT/scripts/grid_table.mjs" "$ROOT/docs/grid.json" >"$tmp/grid.md"
+# The catalogue's recommended mark and its regret, generated from the same grid.
+node "$ROOT/scripts/grid_regret.mjs" "$ROOT/docs/grid.json" --header >"$tmp/recommended_policy.inc"
+recommended_inc=core/src/policies/recommended_policy.inc
+node "$ROOT/scripts/grid_regret.mjs" "$ROOT/docs/grid.json" --line >"$tmp/recommended.md"
 
 # The other workload kinds, every policy, on 32,000-token caches.
 for kind in sessions agentic gsp; do   # npm run bench -- --set workload.kind=KIND --set cluster.cache_tokens=32000 --set policies=all --markdown
@@ -189,13 +196,17 @@ JS
 
 needs_note() {  # what the sections kept as committed would need to be regenerated
   [ -f "$trace_file" ] || echo "note: conversation-trace and deployment kept as committed: they replay $trace_file (absent; CONVERSATION_TRACE=FILE names it elsewhere)" >&2
-  echo "note: grid renders the committed docs/grid.json; npm run grid re-runs the grid (minutes) and rewrites it" >&2
+  echo "note: grid and the recommended mark render the committed docs/grid.json; npm run grid re-runs the grid (under a minute) and rewrites it" >&2
 }
 
 case "$mode" in
   --write)
     mkdir -p "$ROOT/docs"
     cp "$tmp/results.json" "$ROOT/docs/results.json"
+    if ! cmp -s "$tmp/recommended_policy.inc" "$ROOT/$recommended_inc"; then
+      cp "$tmp/recommended_policy.inc" "$ROOT/$recommended_inc"
+      echo "updated $recommended_inc: rebuild, then npm run docs again (results echo the recommended policy)"
+    fi
     for doc in $(doc_files); do
       render "$doc" >"$tmp/rendered.md"
       if ! cmp -s "$tmp/rendered.md" "$ROOT/$doc"; then cp "$tmp/rendered.md" "$ROOT/$doc"; echo "updated $doc"; fi
@@ -207,6 +218,11 @@ case "$mode" in
     status=0
     if ! cmp -s "$tmp/results.json" "$ROOT/docs/results.json"; then
       echo "docs/results.json is stale: run npm run docs" >&2; status=1
+    fi
+    if ! cmp -s "$tmp/recommended_policy.inc" "$ROOT/$recommended_inc"; then
+      echo "$recommended_inc does not match docs/grid.json's recommendation: run npm run docs" >&2
+      diff "$ROOT/$recommended_inc" "$tmp/recommended_policy.inc" >&2 || true
+      status=1
     fi
     for doc in $(doc_files); do
       render "$doc" >"$tmp/rendered.md" || { status=1; continue; }

@@ -1,13 +1,16 @@
-// The recommended policy against every policy, over a grid of scenarios.
+// Every policy over a grid of scenarios: the data the recommended policy is chosen from.
 //
-//   npm run grid                      # runs the grid, writes docs/grid.json and the grid table of docs/guide/routers.md
+//   npm run grid                      # runs the grid, writes docs/grid.json, the grid table of docs/guide/routers.md
+//                                     # and the catalogue's recommended mark (core/src/policies/recommended_policy.inc)
 //   node scripts/grid.mjs --jobs 2 [--bench PATH] [--json PATH] [--no-readme]
 //
-// A cell is one scenario run with `--set policies=all`. The recommended
-// policy (the results JSON's "recommended") *holds* a cell when its p99 TTFT
-// and its mean TTFT are both within 5 % of the best policy's (each metric's
-// own best); else it *loses* the cell, and the table says by how much and why
-// (the reason is read off the two rows: fewer hits, or the same hits with its
+// A cell is one scenario run with `--set policies=all`; docs/grid.json keeps
+// every policy's p99 and mean TTFT, hit rate and imbalance in each cell.
+// scripts/grid_regret.mjs turns them into each policy's regret (its figure over
+// the cell's best, minus one) and recommends the policy with the smallest
+// worst-case p99 regret; scripts/grid_table.mjs renders the regret table and
+// the cells the recommended policy holds (p99 *and* mean TTFT within 5 % of the
+// best) or loses, by how much and why (fewer hits, or the same hits with its
 // load piled on fewer replicas).
 //
 // The design is one-at-a-time around the reference scenario (4 replicas,
@@ -125,69 +128,33 @@ for (const load of [0.1, 0.25, 0.5, 0.75, 0.95]) {
 const docs = await pool(cells.map((c) => () => runBench(c.argv)), jobs);
 const seconds = (Date.now() - started) / 1000;
 
-function verdict(doc) {
-  const rows = doc.results;
-  const rec = rows.find((r) => r.policy === doc.recommended);
-  const bestP99 = rows.reduce((a, b) => (b.p99_ttft_ms < a.p99_ttft_ms ? b : a));
-  const bestMean = rows.reduce((a, b) => (b.mean_ttft_ms < a.mean_ttft_ms ? b : a));
-  const p99Gap = rec.p99_ttft_ms / bestP99.p99_ttft_ms - 1;
-  const meanGap = rec.mean_ttft_ms / bestMean.mean_ttft_ms - 1;
-  const holds = p99Gap <= TOLERANCE && meanGap <= TOLERANCE;
-  let why = '';
-  if (!holds) {
-    // Against the policy that beats it on the metric it loses most on.
-    const other = p99Gap >= meanGap ? bestP99 : bestMean;
-    const hitGap = (other.hit_rate - rec.hit_rate) * 100;
-    if (hitGap > 1)
-      why = `fewer hits than ${other.label} (${fmt(rec.hit_rate * 100)} % vs ${fmt(other.hit_rate * 100)} %)`;
-    else if (rec.imbalance > other.imbalance * 1.05)
-      why = `${hitGap > 0 ? "about as many hits as" : "no fewer hits than"} ${other.label} (${fmt(rec.hit_rate * 100)} % vs ${fmt(other.hit_rate * 100)} %) but its load piled up: imbalance ${fmt(rec.imbalance, 2)} vs ${fmt(other.imbalance, 2)}`;
-    else
-      why = `queueing at equal hits and balance (${other.label}: ${fmt(other.hit_rate * 100)} % hits, imbalance ${fmt(other.imbalance, 2)})`;
-  }
-  return { rec, bestP99, bestMean, p99Gap, meanGap, holds, why };
-}
-
-const report = cells.map((c, i) => {
-  const v = verdict(docs[i]);
-  return {
-    group: c.group,
-    cell: c.name,
-    command: `npm run bench -- ${c.argv.join(' ')} --set policies=all`,
-    recommended: docs[i].recommended,
-    recommended_p99_ttft_ms: v.rec.p99_ttft_ms,
-    recommended_mean_ttft_ms: v.rec.mean_ttft_ms,
-    best_p99: { policy: v.bestP99.policy, label: v.bestP99.label, p99_ttft_ms: v.bestP99.p99_ttft_ms },
-    best_mean: { policy: v.bestMean.policy, label: v.bestMean.label, mean_ttft_ms: v.bestMean.mean_ttft_ms },
-    holds: v.holds,
-    why: v.why,
-  };
-});
-const held = report.filter((r) => r.holds).length;
-// How many cells each policy would hold were it the recommended one: the
-// grounds for which policy the catalogue marks.
-const holdsByPolicy = {};
-for (const d of docs) {
-  const bestP99 = Math.min(...d.results.map((r) => r.p99_ttft_ms));
-  const bestMean = Math.min(...d.results.map((r) => r.mean_ttft_ms));
-  for (const r of d.results) {
-    const ok = r.p99_ttft_ms <= bestP99 * (1 + TOLERANCE) && r.mean_ttft_ms <= bestMean * (1 + TOLERANCE);
-    holdsByPolicy[r.label] = (holdsByPolicy[r.label] ?? 0) + (ok ? 1 : 0);
-  }
-}
+// Each cell keeps every policy's row (the figures the regret table and the
+// recommendation are computed from, by scripts/grid_regret.mjs), so the
+// committed grid is the data, not a verdict about one policy.
+const report = cells.map((c, i) => ({
+  group: c.group,
+  cell: c.name,
+  command: `npm run bench -- ${c.argv.join(' ')} --set policies=all`,
+  results: docs[i].results.map((r) => ({
+    policy: r.policy,
+    label: r.label,
+    p99_ttft_ms: r.p99_ttft_ms,
+    mean_ttft_ms: r.mean_ttft_ms,
+    hit_rate: r.hit_rate,
+    imbalance: r.imbalance,
+  })),
+}));
 const doc = {
-  schema: 'prefixroute.grid/1',
-  recommended: docs[0].recommended,
+  schema: 'prefixroute.grid/2',
   tolerance: TOLERANCE,
   working_set_tokens: workingSet,
   reference_load: referenceLoad,
   cells: report,
-  summary: { cells: report.length, holds: held, loses: report.length - held },
-  holds_by_policy: Object.fromEntries(Object.entries(holdsByPolicy).sort((a, b) => b[1] - a[1])),
 };
 fs.mkdirSync(path.dirname(jsonPath), { recursive: true });
 fs.writeFileSync(jsonPath, JSON.stringify(doc, null, 2) + '\n');
-console.log(`grid: ${report.length} cells in ${fmt(seconds)} s with --jobs ${jobs}; ${doc.recommended} holds ${held}, loses ${report.length - held}`);
+const { recommendation } = await import('./grid_regret.mjs');
+console.log(`grid: ${report.length} cells in ${fmt(seconds)} s with --jobs ${jobs}; smallest worst-case p99 regret: ${recommendation(doc).policy}`);
 if (writeReadme) {
   const { renderGrid } = await import('./grid_table.mjs');
   const page = path.join(ROOT, 'docs/guide/routers.md');
@@ -196,4 +163,8 @@ if (writeReadme) {
   if (!marker.test(text)) throw new Error('docs/guide/routers.md has no <!-- generated:grid --> section');
   fs.writeFileSync(page, text.replace(marker, `<!-- generated:grid -->\n${renderGrid(doc)}<!-- /generated:grid -->`));
   console.log('updated the grid table of docs/guide/routers.md');
+  // The catalogue's recommended mark follows the grid (rebuild, then npm run docs: results echo it).
+  const { renderHeader } = await import('./grid_regret.mjs');
+  fs.writeFileSync(path.join(ROOT, 'core/src/policies/recommended_policy.inc'), renderHeader(doc));
+  console.log('updated core/src/policies/recommended_policy.inc');
 }

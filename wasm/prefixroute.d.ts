@@ -284,6 +284,11 @@ export interface PolicyInfo {
   params: string[];
   /** Whether this is the policy prefixroute recommends (exactly one entry is). */
   recommended: boolean;
+  /**
+   * On the recommended entry only: its worst-case p99 TTFT regret over the grid
+   * (docs/guide/routers.md), its p99 over the best policy's minus one (0.5: 50 % worse).
+   */
+  worst_p99_regret?: number;
 }
 
 /** expandSweep's answer: the values a sweep spec runs, in order. */

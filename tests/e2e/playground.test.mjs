@@ -6,6 +6,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SHOTS, benchOutput, commitAndWaitScript, openIn, policyCatalogue, startSession } from './harness.mjs';
+import { recommendation } from '../../scripts/grid_regret.mjs';
 import { jsHeap } from './js-heap.mjs';
 import { startTrace } from './trace.mjs';
 
@@ -97,7 +98,11 @@ function expectedTable(resultsJson) {
 before(async () => {
   session = await startSession({ acceptDownloads: true });
   ({ server, context } = session);
-  pagePolicies = PAGE_DEFAULTS.scenario.policies.replace('@recommended', JSON.parse(bench()).recommended);
+  // As the page reads its defaults (web/src/state/page-scenario.ts): `@recommended` is the catalogue's
+  // mark, and a policy already named once is not run twice.
+  pagePolicies = PAGE_DEFAULTS.scenario.policies.split(',')
+    .map((p) => (p === '@recommended' ? JSON.parse(bench()).recommended : p))
+    .filter((p, i, all) => all.indexOf(p) === i).join(',');
   DEFAULT_ROWS = JSON.parse(bare()).results.length;
   LINK_ROWS = JSON.parse(bench()).results.length;
   // Long tasks on the main thread, recorded from the very start of each page.
@@ -129,6 +134,13 @@ describe('playground', () => {
     // The same scenario on the command line (one seed, the policies the page ran), cell for cell.
     const expected = expectedTable(bench([['policies', policies.join(',')], ['replicates', '1']]));
     for (const policy of policies) assert.deepEqual(shown[policy], expected[policy], policy);
+    // The recommended badge: on the catalogue's mark, with its worst-case regret over the committed grid.
+    const grid = recommendation(JSON.parse(readFileSync(new URL('../../docs/grid.json', import.meta.url), 'utf8')));
+    const tagged = await page.$$eval('#results-table .recommended-tag', (tags) => tags.map((t) => [t.closest('tr').dataset.policy, t.title]));
+    assert.equal(tagged.length, 1);
+    assert.equal(tagged[0][0], JSON.parse(bench()).recommended);
+    assert.equal(tagged[0][0], grid.policy);
+    assert.ok(tagged[0][1].includes(`${(grid.p99_ttft_ms.worst * 100).toFixed(1)}%`), tagged[0][1]);
     assert.deepEqual(problems, []);
     await page.close();
   });

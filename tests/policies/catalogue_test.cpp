@@ -181,6 +181,11 @@ TEST(RecommendedPolicy, ExactlyOneBuiltInEntryIsMarkedAndItIsTheRecommendedPolic
     if (entry.at("recommended") == true) {
       ++marked;
       EXPECT_EQ(entry.at("name"), std::string(recommended_policy()));
+      // The mark carries its worst-case regret over the grid (a ratio minus one, so >= 0).
+      EXPECT_EQ(entry.at("worst_p99_regret").get<double>(), recommended_policy_worst_regret());
+      EXPECT_GE(recommended_policy_worst_regret(), 0.0);
+    } else {
+      EXPECT_FALSE(entry.contains("worst_p99_regret")) << entry.at("name");
     }
   }
   EXPECT_EQ(marked, 1);

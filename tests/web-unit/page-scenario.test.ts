@@ -22,8 +22,12 @@ describe('the page scenario', () => {
   it('takes the catalogue’s recommended mark', () => {
     expect(recommendedPolicy([info('a'), info('expected_ttft')])).toBeUndefined();
     expect(recommendedPolicy([info('a'), info('b', true)])).toBe('b');
-    expect(pageScenario([info('b', true)])[0][1].split(',')).toContain('b');
-    expect(pageScenario([info('b', true)])[0][1].split(',')).not.toContain('expected_ttft');
+    // The mark takes `@recommended`'s place, whichever policy it is; one already named runs once.
+    const names = pageScenario([info('b', true)])[0][1].split(',');
+    expect(names.indexOf('b')).toBe(names.indexOf('affinity_balanced') + 1);
+    const marked = pageScenario([info('affinity_balanced', true)])[0][1].split(',');
+    expect(marked.filter((p) => p === 'affinity_balanced')).toHaveLength(1);
+    expect(marked).not.toContain('@recommended');
   });
 
   it('applies to a bare address and the presets, never under a link’s keys', () => {

@@ -33,10 +33,12 @@ namespace prefixroute {
   X(prodstack_prefix)                   \
   X(session_sticky)
 
-// The recommended policy (catalogue.h): the built-in policy the grid finds
-// closest to the best policy over the most cells (docs/guide/routers.md, "The
-// recommended policy across a grid", which lists the cells it loses and why).
-constexpr std::string_view kRecommendedPolicy = "expected_ttft";
+// The recommended policy (catalogue.h) and its worst-case p99 TTFT regret: the
+// built-in policy whose p99 is never as far above the best policy's over the
+// grid's cells (docs/grid.json; docs/guide/routers.md, "The recommended policy
+// across a grid", lists the regrets and the cells it loses). Generated from the
+// committed grid, so the mark follows the data.
+#include "recommended_policy.inc"
 
 #define PREFIXROUTE_DECLARE(name) const PolicySpec& name##_policy_spec();
 PREFIXROUTE_BUILTIN_POLICIES(PREFIXROUTE_DECLARE)
@@ -77,6 +79,8 @@ constexpr std::string_view kReservedSections[] = {"schema_version", "seed",  "wo
 const std::vector<const PolicySpec*>& policy_catalogue() { return catalogue().specs; }
 
 std::string_view recommended_policy() { return kRecommendedPolicy; }
+
+double recommended_policy_worst_regret() { return kRecommendedWorstP99Regret; }
 
 const PolicySpec* find_policy(std::string_view name) {
   for (const PolicySpec* spec : catalogue().specs)
@@ -153,6 +157,7 @@ std::string policy_catalogue_json() {
     for (const ParamSpec& p : spec->params) params.push_back(std::string(spec->name()) + "." + std::string(p.key));
     entry["params"] = std::move(params);
     entry["recommended"] = spec->name() == kRecommendedPolicy;
+    if (spec->name() == kRecommendedPolicy) entry["worst_p99_regret"] = kRecommendedWorstP99Regret;
     list.push_back(std::move(entry));
   }
   return list.dump();

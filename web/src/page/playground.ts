@@ -355,7 +355,7 @@ export class Playground {
       cache ? cache.in_force : Number(values.get('cluster.cache_tokens')), cache?.source === 'derived');
     this.replay.shownRun(overrides, trace, result.trace, advice);
 
-    this.resultsView.show(results, (name) => this.labels.policy(name));
+    this.resultsView.show(results, (name) => this.labels.policy(name), this.catalogue.find((p) => p.recommended)?.worst_p99_regret);
     // Many policies need the full width for the per-policy bar charts too.
     document.querySelector('.charts')?.classList.toggle('many', results.results.length > 5);
     this.charts.update(results, result.cdf);

@@ -11,7 +11,7 @@ import { watchTableOverflow } from './table-cue';
 import { untestedNote, verdicts, verdictSentence } from './verdict';
 
 export class ResultsView {
-  private current: { results: Results; labelOf: (policy: string) => string } | null = null;
+  private current: { results: Results; labelOf: (policy: string) => string; recommendedRegret?: number } | null = null;
   private pinned: Results | null = null;
   private readonly pinButton = byId<HTMLButtonElement>('pin-results');
   private readonly unpinButton = byId<HTMLButtonElement>('unpin-results');
@@ -30,18 +30,19 @@ export class ResultsView {
     });
   }
 
-  show(results: Results, labelOf: (policy: string) => string): void {
-    this.current = { results, labelOf };
+  /** `recommendedRegret`: the catalogue's worst_p99_regret for the recommended policy, shown on its badge. */
+  show(results: Results, labelOf: (policy: string) => string, recommendedRegret?: number): void {
+    this.current = { results, labelOf, recommendedRegret };
     this.redraw();
   }
 
   private redraw(): void {
     if (!this.current) return;
-    const { results, labelOf } = this.current;
+    const { results, labelOf, recommendedRegret } = this.current;
     const pinned = this.pinned;
     // The pinned run itself is on screen: nothing to compare yet.
     const compare = pinned && pinned !== results ? { results: pinned, what: pinnedDescription(pinned, results) } : null;
-    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, labelOf, compare);
+    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, labelOf, compare, recommendedRegret);
     const line = byId('verdict');
     const all = verdicts(results, COLUMNS);
     line.replaceChildren(

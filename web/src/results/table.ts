@@ -20,11 +20,20 @@ export interface PinnedResults {
   what: string;
 }
 
+/** The recommended badge's tooltip: why this policy, and how far from the best it is at worst. */
+function recommendedTitle(regret: number | undefined): string {
+  const worst = regret === undefined ? '' : `: at worst its p99 TTFT is ${formatPercent(regret)} above the best policy's`;
+  return `the policy this project recommends, the smallest worst-case p99 TTFT regret over its grid of scenarios${worst} ` +
+    '(docs/guide/routers.md: The recommended policy across a grid)';
+}
+
 /**
  * Replaces the table with the rows of these results; the notes (what the
  * figures and marks mean, the cache bounds) go below it, outside the
  * sideways-scrolling box, so they stay readable on a phone. `labelOf` names
- * a policy that did not run (the catalogue's label).
+ * a policy that did not run (the catalogue's label); `recommendedRegret` is the
+ * recommended policy's worst-case p99 TTFT regret over the project's grid (the
+ * catalogue's worst_p99_regret), shown on its badge.
  */
 export function renderTable(
   table: HTMLTableElement,
@@ -32,6 +41,7 @@ export function renderTable(
   results: Results,
   labelOf: (policy: string) => string = (p) => p,
   pinned: PinnedResults | null = null,
+  recommendedRegret?: number,
 ): void {
   const rows = results.results;
   const baseline = rows.find((r) => r.policy === BASELINE_POLICY);
@@ -61,7 +71,7 @@ export function renderTable(
       { 'data-policy': r.policy },
       h('th', { scope: 'row' }, policySwatch(r.policy), r.label,
         h('code', { class: 'policy-id' }, r.policy),
-        r.policy === recommended ? h('span', { class: 'recommended-tag', title: 'the policy this project recommends (docs/guide/routers.md: Which policy to recommend)' }, 'recommended') : null),
+        r.policy === recommended ? h('span', { class: 'recommended-tag', title: recommendedTitle(recommendedRegret) }, 'recommended') : null),
     );
     columns.forEach((c, ci) => {
       const v = c.value(r);

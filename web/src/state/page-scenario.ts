@@ -7,8 +7,9 @@
 //     affinity (cache-chasing: always the replica that holds the prefix)
 //     and affinity balanced (cache-chasing guarded by a load slack; the
 //     write-up's policy the reference scenario was calibrated on);
-//   - the recommended policy (the catalogue's mark; `@recommended` in
-//     page-defaults.json);
+//   - the recommended policy (the catalogue's mark, the smallest worst-case
+//     regret over the grid; `@recommended` in page-defaults.json; named once
+//     when it is one of the others) and Expected TTFT, prefixroute's own;
 //   - the three production routers a team is most likely to run: SGLang's
 //     cache-aware router (sgl-router / SGLang model gateway), NVIDIA Dynamo's
 //     KV router, and llm-d's endpoint picker (the Gateway API Inference

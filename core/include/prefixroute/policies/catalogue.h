@@ -63,15 +63,21 @@ std::vector<std::unique_ptr<RoutingPolicy>> make_router_instances(std::string_vi
                                                                   const PolicyParameters& params,
                                                                   const PolicyContext& context);
 
-/// The policy prefixroute recommends: the one the grid (scripts/grid.mjs,
-/// docs/guide/routers.md) compares every other policy against.
-/// Always a built-in policy's name.
+/// The policy prefixroute recommends: the built-in policy with the smallest
+/// worst-case p99 TTFT regret over the grid (scripts/grid.mjs writes
+/// docs/grid.json; scripts/grid_regret.mjs computes the regrets and generates
+/// this mark from it). Always a built-in policy's name.
 std::string_view recommended_policy();
+
+/// That policy's worst-case p99 TTFT regret over the grid: its p99 over the best
+/// policy's, minus one, in the cell where that ratio is largest (0.5: 50 % worse).
+double recommended_policy_worst_regret();
 
 /// The catalogue as JSON: [{ "name", "label", "description",
 /// "colours": {"light", "dark"}, "params": ["<name>.<key>", ...],
 /// "recommended": true|false }, ...], what the module's policyCatalogue()
-/// returns; exactly one entry is recommended.
+/// returns; exactly one entry is recommended, and it alone also carries
+/// "worst_p99_regret" (recommended_policy_worst_regret()).
 std::string policy_catalogue_json();
 
 }  // namespace prefixroute
