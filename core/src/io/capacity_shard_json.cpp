@@ -9,7 +9,7 @@ namespace {
 
 using json_text::Json;
 
-constexpr const char* kSchema = "prefixroute.capacity-shard/1";
+constexpr const char* kCapacityShardSchema = "prefixroute.capacity-shard/1";
 constexpr std::size_t kMaxBytes = std::size_t{1} << 30;
 
 Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
@@ -84,7 +84,7 @@ bool read_uint(const Json& o, const char* key, std::uint64_t& out) {
 
 std::string capacity_shard_to_json(const Scenario& scenario, const CapacityShardReport& shard) {
   Json doc = Json::object();
-  doc["schema"] = kSchema;
+  doc["schema"] = kCapacityShardSchema;
   doc["shard"]["index"] = shard.shard.index;
   doc["shard"]["count"] = shard.shard.count;
   doc["searches"] = shard.total;
@@ -103,7 +103,7 @@ std::string capacity_shard_to_json(const Scenario& scenario, const CapacityShard
 }
 
 bool is_capacity_shard(const std::string& text) {
-  return text.find(std::string("\"schema\": \"") + kSchema + "\"") != std::string::npos;
+  return text.find(std::string("\"schema\": \"") + kCapacityShardSchema + "\"") != std::string::npos;
 }
 
 MergedCapacity merge_capacity_shards(const std::vector<ShardInput>& documents) {
@@ -131,11 +131,11 @@ MergedCapacity merge_capacity_shards(const std::vector<ShardInput>& documents) {
     std::uint64_t index = 0, count = 0;
     const auto schema = p.doc.is_object() ? p.doc.find("schema") : p.doc.end();
     const auto shard = p.doc.is_object() ? p.doc.find("shard") : p.doc.end();
-    if (schema == p.doc.end() || *schema != kSchema || shard == p.doc.end() || !shard->is_object() ||
+    if (schema == p.doc.end() || *schema != kCapacityShardSchema || shard == p.doc.end() || !shard->is_object() ||
         !read_uint(*shard, "index", index) || !read_uint(*shard, "count", count) || count < 1 ||
         count > kMaxShards || index < 1 || index > count || !read_uint(p.doc, "searches", p.total) ||
         !p.doc.contains("scenario") || !p.doc.contains("results") || !p.doc["results"].is_array()) {
-      merged.errors.push_back({field, std::string("not a capacity shard document (schema \"") + kSchema +
+      merged.errors.push_back({field, std::string("not a capacity shard document (schema \"") + kCapacityShardSchema +
                                           "\", shard.index 1..count, shard.count, searches, scenario, results)"});
       continue;
     }

@@ -13,7 +13,7 @@ namespace {
 
 using json_text::Json;
 
-constexpr const char* kSchema = "prefixroute.shard/1";
+constexpr const char* kShardSchema = "prefixroute.shard/1";
 // Shard documents hold per-replica totals of many runs: larger than scenarios.
 constexpr std::size_t kMaxShardBytes = std::size_t{1} << 30;
 
@@ -201,7 +201,7 @@ Json runs_json(const std::vector<const Scenario*>& points, const ShardReport& sh
 
 Json header(const char* kind, const ShardReport& shard) {
   Json doc = Json::object();
-  doc["schema"] = kSchema;
+  doc["schema"] = kShardSchema;
   doc["kind"] = kind;
   Json& place = doc["shard"];
   place["index"] = shard.shard.index;
@@ -503,8 +503,8 @@ MergedShards merge_shards(const std::vector<ShardInput>& documents) {
       continue;
     }
     std::string schema;
-    if (!p.doc.is_object() || !read_string(p.doc, "schema", schema, error) || schema != kSchema) {
-      merged.errors.push_back({field, std::string("not a shard document (no \"schema\": \"") + kSchema +
+    if (!p.doc.is_object() || !read_string(p.doc, "schema", schema, error) || schema != kShardSchema) {
+      merged.errors.push_back({field, std::string("not a shard document (no \"schema\": \"") + kShardSchema +
                                           "\"); a results or sweep JSON cannot be merged, only the --shard outputs"});
       continue;
     }
