@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "table_printer.h"
+
 namespace prefixroute {
 namespace {
 
@@ -18,14 +20,6 @@ std::string printf_string(const char* format, auto... args) {
 std::string figure(const Interval& v, bool replicated, const char* format) {
   std::string out = printf_string(format, v.mean);
   if (replicated) out += " ± " + printf_string(format, v.half_width);
-  return out;
-}
-
-std::string slo_text(const SloSettings& slo) {
-  std::string out;
-  if (slo.ttft_ms > 0) out = printf_string("p%g TTFT <= %g ms", slo.ttft_percentile, slo.ttft_ms);
-  if (slo.tpot_ms > 0)
-    out += printf_string("%sp%g TPOT <= %g ms", out.empty() ? "" : ", ", slo.tpot_percentile, slo.tpot_ms);
   return out;
 }
 

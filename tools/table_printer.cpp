@@ -275,7 +275,8 @@ std::string client_line(const Scenario& scenario, const ExperimentReport& report
   return out + "\n";
 }
 
-// "p99 TTFT <= 2000 ms, p90 TPOT <= 50 ms": the scenario's SLO targets.
+}  // namespace
+
 std::string slo_text(const SloSettings& slo) {
   std::string out;
   if (slo.ttft_ms > 0) out = printf_string("p%g TTFT <= %g ms", slo.ttft_percentile, slo.ttft_ms);
@@ -283,8 +284,6 @@ std::string slo_text(const SloSettings& slo) {
     out += printf_string("%sp%g TPOT <= %g ms", out.empty() ? "" : ", ", slo.tpot_percentile, slo.tpot_ms);
   return out;
 }
-
-}  // namespace
 
 std::string format_slo_table(const Scenario& scenario, const ExperimentReport& report) {
   if (!scenario.slo.any() || report.outcomes.empty()) return "";

@@ -19,6 +19,10 @@ std::string format_markdown_table(const Scenario& scenario, const ExperimentRepo
 /// when the run had none). The Markdown table prints it after the main table.
 std::string format_stage_table(const Scenario& scenario, const ExperimentReport& report, bool markdown);
 
+/// The scenario's SLO targets as one phrase ("p99 TTFT <= 2000 ms, p90 TPOT
+/// <= 50 ms"); empty without targets. The SLO and capacity tables' headings.
+std::string slo_text(const SloSettings& slo);
+
 /// The SLO's figures per policy (attainment of each target and of all,
 /// goodput, whether the SLO held); empty without SLO targets.
 std::string format_slo_table(const Scenario& scenario, const ExperimentReport& report);

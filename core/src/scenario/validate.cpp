@@ -85,6 +85,27 @@ void check_engine_limits(const Scenario& s, double requests, double total, doubl
 
 // Tenants' (or sessions' system) prompts are stored once each: their total
 // is bounded whatever the kind that draws them.
+// The expected arrival span against its bound; `span` says how the span is
+// computed, `field` names the field to change.
+void check_expected_span(double span_s, const char* field, const std::string& span,
+                         std::vector<FieldError>& errors) {
+  if (span_s > kMaxArrivalSpanSeconds)
+    errors.push_back({field, span + " (the expected arrival span) must be at most " +
+                                 format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+}
+
+// The longest possible prefill work (`work` prompt tokens, described by
+// `what`) against its bound; whether the work is within every bound (the
+// engine limits are checked only then).
+bool check_prefill_work(const Scenario& s, double work, const std::string& what, std::vector<FieldError>& errors) {
+  const double prefill_s = work / s.cluster.prefill.tokens_per_s;
+  if (work <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
+    errors.push_back({"cluster.prefill_tokens_per_s",
+                      what + " / prefill_tokens_per_s (the longest possible prefill work) must be at most " +
+                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  return work <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds;
+}
+
 void check_prefix_storage(const WorkloadConfig& w, std::vector<FieldError>& errors) {
   const double storage = static_cast<double>(w.tenants) * static_cast<double>(w.prefix_tokens_max);
   if (storage > kMaxPrefixStorageTokens)
@@ -107,20 +128,12 @@ void check_tenant_limits(const Scenario& s, std::vector<FieldError>& errors) {
   // and TTFT far inside that range (the realised span exceeds the expected by
   // a few standard deviations of a sum of exponentials at most).
   const double span_s = static_cast<double>(w.requests) / w.arrival_rate_per_s;
-  if (span_s > kMaxArrivalSpanSeconds)
-    errors.push_back({"workload.arrival_rate_per_s",
-                      "requests / arrival_rate_per_s (the expected arrival span) must be at most " +
-                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
-  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
-  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
-    errors.push_back({"cluster.prefill_tokens_per_s",
-                      "requests x (prefix_tokens_max + turn_tokens_max) / prefill_tokens_per_s (the "
-                      "longest possible prefill work) must be at most " +
-                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_expected_span(span_s, "workload.arrival_rate_per_s", "requests / arrival_rate_per_s", errors);
+  const bool within = check_prefill_work(s, total, "requests x (prefix_tokens_max + turn_tokens_max)", errors);
   check_engine_limits(s, static_cast<double>(w.requests), total,
                       static_cast<double>(w.prefix_tokens_max) + static_cast<double>(w.turn_tokens_max),
                       static_cast<double>(w.output_tokens_max),
-                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
+                      within, errors);
   check_prefix_storage(w, errors);
 }
 
@@ -148,19 +161,12 @@ void check_session_limits(const Scenario& s, std::vector<FieldError>& errors) {
     if (span_s - starts > starts)
       field = decode > wait ? "workload.nominal_tpot_ms"
                             : (sp.think_s_mean >= wait ? "workload.think_s_mean" : "workload.tool_s_mean");
-    errors.push_back({field,
-                      "requests / session_rate_per_s + the longest possible session's expected duration (the "
-                      "expected arrival span) must be at most " +
-                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
+    check_expected_span(span_s, field,
+                        "requests / session_rate_per_s + the longest possible session's expected duration", errors);
   }
-  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
-  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
-    errors.push_back({"cluster.prefill_tokens_per_s",
-                      "requests x the longest possible prompt / prefill_tokens_per_s (the longest possible prefill "
-                      "work) must be at most " +
-                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  const bool within = check_prefill_work(s, total, "requests x the longest possible prompt", errors);
   check_engine_limits(s, static_cast<double>(w.requests), total, longest, static_cast<double>(sp.reply_tokens_max),
-                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
+                      within, errors);
   check_prefix_storage(w, errors);
 }
 
@@ -180,21 +186,13 @@ void check_gsp_limits(const Scenario& s, std::vector<FieldError>& errors) {
                       "at most " +
                           format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
   const double span_s = requests / w.arrival_rate_per_s;
-  if (span_s > kMaxArrivalSpanSeconds)
-    errors.push_back({"workload.arrival_rate_per_s",
-                      "gsp_num_groups x gsp_prompts_per_group / arrival_rate_per_s (the expected arrival span) must "
-                      "be at most " +
-                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
-  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
-  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
-    errors.push_back({"cluster.prefill_tokens_per_s",
-                      "the gsp prompt tokens (" + format_number(total) +
-                          ") / prefill_tokens_per_s (the longest possible prefill work) must be at most " +
-                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_expected_span(span_s, "workload.arrival_rate_per_s", "gsp_num_groups x gsp_prompts_per_group / arrival_rate_per_s",
+                      errors);
+  const bool within = check_prefill_work(s, total, "the gsp prompt tokens (" + format_number(total) + ")", errors);
   check_engine_limits(s, requests, total,
                       static_cast<double>(w.gsp.system_prompt_len) + static_cast<double>(w.gsp.question_len),
                       static_cast<double>(w.gsp.output_len),
-                      requests <= kMaxGspRequests && total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds,
+                      requests <= kMaxGspRequests && within,
                       errors);
 }
 
@@ -255,19 +253,12 @@ void check_pool_limits(const Scenario& s, std::vector<FieldError>& errors) {
                           format_number(total)});
   }
   const double span_s = requests / w.arrival_rate_per_s;
-  if (span_s > kMaxArrivalSpanSeconds)
-    errors.push_back({"workload.arrival_rate_per_s",
-                      "requests / arrival_rate_per_s (the expected arrival span) must be at most " +
-                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
-  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
-  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
-    errors.push_back({"cluster.prefill_tokens_per_s",
-                      "the longest possible prompt tokens (" + format_number(total) +
-                          ") / prefill_tokens_per_s (the longest possible prefill work) must be at most " +
-                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_expected_span(span_s, "workload.arrival_rate_per_s", "requests / arrival_rate_per_s", errors);
+  const bool within =
+      check_prefill_work(s, total, "the longest possible prompt tokens (" + format_number(total) + ")", errors);
   const SharedPrefixParams p = SharedPrefixWorkload::params_of(w);
   check_engine_limits(s, requests, total, longest, longest_length(p.output),
-                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
+                      within, errors);
 }
 
 // The cumulative kind: the sessions kind's conversations for a pool of
@@ -294,18 +285,10 @@ void check_cumulative_limits(const Scenario& s, std::vector<FieldError>& errors)
                           "growth) must be at most " +
                           format_number(kMaxTotalPromptTokens) + " tokens; got " + format_number(total)});
   const double span_s = requests / w.arrival_rate_per_s;
-  if (span_s > kMaxArrivalSpanSeconds)
-    errors.push_back({"workload.arrival_rate_per_s",
-                      "requests / arrival_rate_per_s (the expected arrival span) must be at most " +
-                          format_number(kMaxArrivalSpanSeconds) + " s; got " + format_number(span_s) + " s"});
-  const double prefill_s = total / s.cluster.prefill.tokens_per_s;
-  if (total <= kMaxTotalPromptTokens && prefill_s > kMaxPrefillSeconds)
-    errors.push_back({"cluster.prefill_tokens_per_s",
-                      "requests x the longest prompt sent / prefill_tokens_per_s (the longest possible prefill "
-                      "work) must be at most " +
-                          format_number(kMaxPrefillSeconds) + " s; got " + format_number(prefill_s) + " s"});
+  check_expected_span(span_s, "workload.arrival_rate_per_s", "requests / arrival_rate_per_s", errors);
+  const bool within = check_prefill_work(s, total, "requests x the longest prompt sent", errors);
   check_engine_limits(s, requests, total, longest, static_cast<double>(w.sessions.reply_tokens_max),
-                      total <= kMaxTotalPromptTokens && prefill_s <= kMaxPrefillSeconds, errors);
+                      within, errors);
   check_prefix_storage(w, errors);
 }
 
