@@ -140,7 +140,7 @@ for c in "${cases[@]}"; do
   else
     echo "DIFF  $c"
     tail -2 "$out/a$i.txt"
-    [ -s "$out/d$i.txt" ] && head -3 "$out/d$i.txt"
+    [ -s "$out/d$i.txt" ] && cat "$out/d$i.txt"
     fail=1
   fi
 done

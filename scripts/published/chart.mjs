@@ -40,6 +40,22 @@ function linearTicks(lo, hi, count) {
  * A line chart. `series`: [{ name, colourIndex, dashed, points: [[x, y], ...] }].
  * The y axis is logarithmic when the positive values span more than 50x.
  */
+/** The start of a chart's SVG: its title, background, heading and the y grid with labels. */
+function frame(title, M, pw, yTicks, sy) {
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">`,
+    `<title>${esc(title)}</title>`,
+    `<rect width="${W}" height="${H}" fill="#ffffff"/>`,
+    `<text x="${M.left}" y="16" font-size="13" font-weight="bold">${esc(title)}</text>`,
+  ];
+  for (const t of yTicks) {
+    const y = num(sy(t));
+    out.push(`<line x1="${M.left}" y1="${y}" x2="${M.left + pw}" y2="${y}" stroke="#e0e0e0"/>`);
+    out.push(`<text x="${M.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${esc(tickLabel(t))}</text>`);
+  }
+  return out;
+}
+
 export function lineChart({ title, xLabel, yLabel, series }) {
   const pts = series.flatMap((s) => s.points).filter((p) => Number.isFinite(p[1]));
   const xs = pts.map((p) => p[0]);
@@ -73,18 +89,7 @@ export function lineChart({ title, xLabel, yLabel, series }) {
     }
     return M.top + ph - ((y - yLo) / (yHi - yLo || 1)) * ph;
   };
-  const out = [];
-  out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">`,
-  );
-  out.push(`<title>${esc(title)}</title>`);
-  out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
-  out.push(`<text x="${M.left}" y="16" font-size="13" font-weight="bold">${esc(title)}</text>`);
-  for (const t of yTicks) {
-    const y = num(sy(t));
-    out.push(`<line x1="${M.left}" y1="${y}" x2="${M.left + pw}" y2="${y}" stroke="#e0e0e0"/>`);
-    out.push(`<text x="${M.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${esc(tickLabel(t))}</text>`);
-  }
+  const out = frame(title, M, pw, yTicks, sy);
   for (const t of xTicks) {
     const x = num(sx(t));
     out.push(`<line x1="${x}" y1="${M.top + ph}" x2="${x}" y2="${M.top + ph + 4}" stroke="#333"/>`);
@@ -131,18 +136,7 @@ export function barChart({ title, yLabel, groups }) {
   const yTicks = linearTicks(0, Math.max(...values, 1e-9) * 1.05, 5);
   const yHi = yTicks[yTicks.length - 1];
   const sy = (y) => M.top + ph - (y / yHi) * ph;
-  const out = [];
-  out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">`,
-  );
-  out.push(`<title>${esc(title)}</title>`);
-  out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
-  out.push(`<text x="${M.left}" y="16" font-size="13" font-weight="bold">${esc(title)}</text>`);
-  for (const t of yTicks) {
-    const y = num(sy(t));
-    out.push(`<line x1="${M.left}" y1="${y}" x2="${M.left + pw}" y2="${y}" stroke="#e0e0e0"/>`);
-    out.push(`<text x="${M.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${esc(tickLabel(t))}</text>`);
-  }
+  const out = frame(title, M, pw, yTicks, sy);
   const gw = pw / groups.length;
   const legend = new Map();
   groups.forEach((g, gi) => {

@@ -20,17 +20,14 @@ export const METRICS = [
 
 const THROUGHPUT = new Set(['output_tokens_per_s', 'input_tokens_per_s', 'total_tokens_per_s']);
 
+/** A TTFT metric in seconds (mean_ttft_s, p50_ttft_s, ...) read from a row's or a stage's `..._ms` figure. */
+const TTFT_SECONDS = /^(mean|p50|p90|p99)_ttft_s$/;
+const ttftSeconds = (figures, name) => figures[name.replace(/_s$/, '_ms')] / 1000;
+
 /** The metric `name` of one stage of a results row. */
 export function stageMetric(stage, name) {
+  if (TTFT_SECONDS.test(name)) return ttftSeconds(stage, name);
   switch (name) {
-    case 'mean_ttft_s':
-      return stage.mean_ttft_ms / 1000;
-    case 'p50_ttft_s':
-      return stage.p50_ttft_ms / 1000;
-    case 'p90_ttft_s':
-      return stage.p90_ttft_ms / 1000;
-    case 'p99_ttft_s':
-      return stage.p99_ttft_ms / 1000;
     case 'output_tokens_per_s':
       return stage.output_tokens_per_s;
     case 'input_tokens_per_s':
@@ -70,7 +67,7 @@ export function summaryMetric(row, name) {
       let n = 0;
       for (const s of stages) {
         const done = s.requests - s.failed;
-        sum += (s.mean_ttft_ms / 1000) * done;
+        sum += ttftSeconds(s, 'mean_ttft_s') * done;
         n += done;
       }
       return n > 0 ? sum / n : 0;
@@ -86,15 +83,8 @@ export function summaryMetric(row, name) {
       return input > 0 ? cached / input : row.hit_rate;
     }
   }
+  if (TTFT_SECONDS.test(name)) return ttftSeconds(row, name);
   switch (name) {
-    case 'mean_ttft_s':
-      return row.mean_ttft_ms / 1000;
-    case 'p50_ttft_s':
-      return row.p50_ttft_ms / 1000;
-    case 'p90_ttft_s':
-      return row.p90_ttft_ms / 1000;
-    case 'p99_ttft_s':
-      return row.p99_ttft_ms / 1000;
     case 'hit_rate':
       return row.hit_rate;
     case 'output_tokens_per_s':
