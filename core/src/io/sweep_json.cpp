@@ -7,9 +7,13 @@
 #include "prefixroute/run/replicates.h"
 
 namespace prefixroute {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+}  // namespace
 
 std::string sweep_to_json(const SweepSpec& spec, const SweepReport& report) {
-  using Json = nlohmann::ordered_json;
   Json doc = Json::object();
   doc["schema"] = "prefixroute.sweep/1";
   doc["recommended"] = recommended_policy();
