@@ -13,4 +13,4 @@ ensure_native_deps
 [ -f build/native/build.ninja ] || cmake --preset native >/dev/null
 cmake --build build/native --target prefixroute-cli
 mkdir -p build/e2e
-exec node --test --test-concurrency=1 tests/e2e/playground.test.mjs tests/e2e/trace-replay.test.mjs tests/e2e/sweep.test.mjs tests/e2e/embed.test.mjs tests/e2e/pool.test.mjs tests/e2e/scenario-controls.test.mjs tests/e2e/timeline.test.mjs tests/e2e/trace-upload.test.mjs tests/e2e/table-layout.test.mjs tests/e2e/stages.test.mjs tests/e2e/capacity.test.mjs tests/e2e/phone.test.mjs tests/e2e/same-as.test.mjs
+exec node --test --test-concurrency=1 tests/e2e/playground.test.mjs tests/e2e/trace-replay.test.mjs tests/e2e/sweep.test.mjs tests/e2e/embed.test.mjs tests/e2e/pool.test.mjs tests/e2e/scenario-controls.test.mjs tests/e2e/timeline.test.mjs tests/e2e/trace-upload.test.mjs tests/e2e/table-layout.test.mjs tests/e2e/stages.test.mjs tests/e2e/capacity.test.mjs tests/e2e/verdict.test.mjs tests/e2e/phone.test.mjs tests/e2e/same-as.test.mjs

@@ -3,8 +3,10 @@
 // origin, and at 320, 390, 700 and 1200 px the frame shows the chosen view
 // with no clipped column, no inner scrollbar and its height equal to its
 // content; the options the box wrote are the ones the frame applies; an
-// uploaded file's embed is refused with its message. Also writes the
-// screenshots of docs/guide/embedding.md, docs/screenshots/embed-390.png and embed-700.png.
+// uploaded file's embed is refused with its message; the capacity view
+// searches at its link's SLO and shows the command line's GPUs per policy.
+// Also writes the screenshots of docs/guide/embedding.md,
+// docs/screenshots/embed-390.png, embed-700.png and embed-capacity-390.png.
 // One browser, one blog page reused across widths.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -13,7 +15,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ROOT, openIn, startSession } from './harness.mjs';
+import { ROOT, benchOutput, openIn, startSession } from './harness.mjs';
 import { serveStatic } from './server.mjs';
 
 const WIDTHS = [320, 390, 700, 1200];
@@ -86,6 +88,7 @@ function frameLayout(frame) {
       shownColumns: [...table.querySelectorAll('thead th[data-col]')].filter((c) => c.getBoundingClientRect().width > 0).map((c) => c.dataset.col),
       table: visible('#results-table'),
       charts: ['ttft', 'hits', 'cdf', 'load', 'sweep'].filter((id) => visible(`#chart-${id} canvas`)),
+      capacity: visible('#capacity-gpus'),
       picker: visible('#embed-metric'),
       controls: [...document.querySelectorAll('.embed-reader-control')].filter((el) => el.getBoundingClientRect().height > 0).map((el) => el.dataset.key),
       theme: document.documentElement.dataset.theme ?? 'auto',
@@ -119,6 +122,29 @@ function closedPort() {
 }
 
 const waitRows = (frameLocator) => frameLocator.locator('#results-table tbody tr').first().waitFor();
+
+/**
+ * Types a p99 TTFT bound into the full page's Capacity section, as an author
+ * would ('0': none), and waits until the page has re-run with it (the link,
+ * and so the snippet, carries it).
+ */
+async function setSlo(page, ms) {
+  await page.waitForSelector('#capacity-slo-ttft_ms');
+  await page.fill('#capacity-slo-ttft_ms', ms);
+  await page.dispatchEvent('#capacity-slo-ttft_ms', 'change');
+  await page.waitForFunction((want) => (new URLSearchParams(window.location.search).get('slo.ttft_ms') ?? '0') === want, ms);
+}
+
+/** Waits for the capacity search in a frame (or page) to end; returns its state. */
+async function capacityDone(frame) {
+  await frame.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('#capacity')?.dataset.state ?? ''), null, { timeout: 120_000 });
+  return frame.evaluate(() => document.querySelector('#capacity').dataset.state);
+}
+
+/** The capacity bars' figures: policy -> value (null where the SLO was not met), for one metric. */
+function capacityBars(frame, metric) {
+  return frame.$$eval(`#capacity [data-metric="${metric}"]`, (rows) => rows.map((r) => [r.dataset.policy, r.dataset.value === '' ? null : Number(r.dataset.value)]));
+}
 
 before(async () => {
   session = await startSession({ mount: '/site/' });
@@ -229,10 +255,12 @@ describe('embed', () => {
     await page.close();
   });
 
-  test('without the host script (stripped by the blog), the frame holds all its content at 390, 700 and 1200 px: chart, table, sweep', async (t) => {
+  test('without the host script (stripped by the blog), the frame holds all its content at 390, 700 and 1200 px: chart, table, sweep, capacity', async (t) => {
     const { page, problems } = await openIn(session.context, 'about:blank');
-    const cases = [{ view: 'chart', chart: 'ttft', controls: ['cluster.replicas'] }, { view: 'table' }, { view: 'sweep' }];
+    const cases = [{ view: 'chart', chart: 'ttft', controls: ['cluster.replicas'] }, { view: 'table' }, { view: 'sweep' }, { view: 'capacity' }];
     for (const c of cases) {
+      // The capacity view searches at the scenario's SLO: the author sets one first.
+      if (c.view === 'capacity') await setSlo(full.page, '2000');
       const snippet = (await chooseSnippet(full.page, c)).replace(/<script>[\s\S]*<\/script>/, '');
       assert.doesNotMatch(snippet, /<script/);
       // Loaded once, then the reader's screen resized: the CSS height follows the width, the content reflows.
@@ -240,6 +268,7 @@ describe('embed', () => {
       const frame = page.frames().find((f) => f !== page.mainFrame());
       await frame.waitForSelector('#status[data-runs]', { state: 'attached' });
       if (c.view === 'sweep') await frame.waitForSelector('#chart-sweep canvas', { state: 'visible' });
+      if (c.view === 'capacity') assert.equal(await capacityDone(frame), 'done');
       for (const width of [390, 700, 1200]) {
         await page.setViewportSize({ width, height: 900 });
         // The content's height once it stops changing (the charts drawn).
@@ -255,6 +284,58 @@ describe('embed', () => {
         assert.ok(size.content <= size.frame + 1, `${c.view} at ${width} px: ${size.content - size.frame} px of content cut off`);
       }
     }
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the capacity view: refused without an SLO; with one, the frame searches at its link’s SLO, shows the command line’s GPUs per policy and fits at 320-1200 px', async (t) => {
+    await setSlo(full.page, '0');
+    assert.equal(await chooseSnippet(full.page, { view: 'capacity' }), '');
+    assert.ok(await full.page.isVisible('#embed-view-note'));
+    assert.match(await full.page.textContent('#embed-view-note'), /searches at the SLO its link carries, and this scenario has none/);
+    assert.ok(await full.page.isDisabled('#copy-embed'));
+
+    await setSlo(full.page, '2000');
+    const snippet = await chooseSnippet(full.page, { view: 'capacity' });
+    assert.ok(await full.page.isHidden('#embed-view-note'));
+    assert.match(snippet, /[?&;]slo\.ttft_ms=2000&amp;/);
+    assert.match(snippet, /embed\.view=capacity/);
+    const native = JSON.parse(benchOutput(session.bench, ['--capacity'], [['seed', '7'], ['slo.ttft_ms', '2000']]));
+
+    const { page, problems } = await openIn(session.context, 'about:blank');
+    await showBlog(page, snippet, WIDTHS[0]);
+    let frame = page.frames().find((f) => f !== page.mainFrame());
+    assert.equal(await capacityDone(frame), 'done', await frame.textContent('#capacity-status'));
+    assert.deepEqual(await capacityBars(frame, 'gpus'), native.results.map((r) => [r.policy, r.gpus]));
+    assert.deepEqual(await capacityBars(frame, 'max_load'), native.results.map((r) => [r.policy, r.max_load]));
+    assert.match(await frame.textContent('#capacity-sentence'), /^At p99 TTFT ≤ 2,000 ms and 100 requests\/s: /);
+    assert.equal(await frame.inputValue('#capacity-slo-ttft_ms'), '2000');
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      const { outer, inner, frame: f } = await settledHeights(page);
+      frame = f;
+      const layout = await frameLayout(frame);
+      t.diagnostic(`capacity at ${width} px: frame ${outer} px high`);
+      assert.ok(Math.abs(outer - inner) < 1, `${width}px: frame ${outer} px high, its content ${inner} px`);
+      assert.equal(layout.verticalScroll, false, `${width}px: no vertical scrollbar`);
+      assert.equal(layout.horizontalScroll, false, `${width}px: no horizontal scrollbar`);
+      assert.equal(layout.capacity, true, `${width}px: the capacity bars`);
+      assert.equal(layout.table, false, `${width}px: no results table`);
+      assert.deepEqual(layout.charts, [], `${width}px: no results chart`);
+      assert.equal(layout.problems, '', `${width}px: no problem shown`);
+      if (width === 390) {
+        mkdirSync(SCREENSHOTS, { recursive: true });
+        await page.screenshot({ path: join(SCREENSHOTS, 'embed-capacity-390.png'), fullPage: true });
+      }
+    }
+    // The reader types another bound in the frame and searches again: the command line's answer for it.
+    await frame.fill('#capacity-slo-ttft_ms', '500');
+    await frame.dispatchEvent('#capacity-slo-ttft_ms', 'change');
+    await frame.click('#capacity-run');
+    await frame.waitForFunction(() => /≤ 500 ms/.test(document.querySelector('#capacity-sentence')?.textContent ?? ''), null, { timeout: 120_000 });
+    const tighter = JSON.parse(benchOutput(session.bench, ['--capacity'], [['seed', '7'], ['slo.ttft_ms', '500']]));
+    assert.equal(await capacityDone(frame), 'done');
+    assert.deepEqual(await capacityBars(frame, 'gpus'), tighter.results.map((r) => [r.policy, r.gpus]));
     assert.deepEqual(problems, []);
     await page.close();
   });

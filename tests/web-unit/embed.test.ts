@@ -17,7 +17,7 @@ import {
 import { fetchHostedTrace, HostedTraceError, sha256Hex } from '../../web/src/trace/hosted-trace';
 import { defaultPageState, pageStateFromUrl } from '../../web/src/state/page-state';
 import type { FieldInfo } from '../../web/src/state/schema';
-import { embedLink, embedSnippet, policiesShown } from '../../web/src/embed/embed-snippet';
+import { embedLink, embedSnippet, hasSloBound, policiesShown } from '../../web/src/embed/embed-snippet';
 import { fallbackHeight } from '../../web/src/embed/fallback-height';
 import { loadFields } from './core';
 
@@ -65,7 +65,7 @@ describe('embed options in the link', () => {
     expect(options).toEqual({ ...defaultEmbedOptions(), chart: 'cdf' });
     expect(messages).toEqual([
       'Ignored "embed.colour": not an embed option; the options are embed.view, embed.chart, embed.theme, embed.controls, embed.trace_url or embed.trace_sha256.',
-      'embed.view: "grid" is not allowed; use table-chart, table, chart, sweep or timeline. Using table-chart.',
+      'embed.view: "grid" is not allowed; use table-chart, table, chart, sweep, timeline or capacity. Using table-chart.',
       'embed.theme: "DARK" is not allowed; use host, light or dark. Using host.',
     ]);
   });
@@ -111,6 +111,35 @@ describe('embed options in the link', () => {
   });
 });
 
+describe('the capacity embed', () => {
+  it('is a view of the link, with the SLO of the scenario in the same link', () => {
+    const state = { ...defaultPageState(), overrides: [['slo.ttft_ms', '2000'], ['slo.ttft_percentile', '90']] as [string, string][] };
+    const link = embedLink(state, { ...defaultEmbedOptions(), view: 'capacity', chart: 'cdf' }, BASE);
+    expect(link).toBe(`${BASE}?v=1&slo.ttft_ms=2000&slo.ttft_percentile=90&embed=1&embed.view=capacity`);
+    const back = decodeEmbedOptions(new URL(link).search, fields);
+    expect(back.messages).toEqual([]);
+    expect(back.options.view).toBe('capacity');
+    const page = pageStateFromUrl(new URL(link).search, fields);
+    expect(page.notices).toEqual([]);
+    expect(page.state.overrides).toEqual(state.overrides);
+  });
+
+  it('needs an SLO bound: TTFT or TPOT above 0 ms', () => {
+    expect(hasSloBound(defaultPageState())).toBe(false);
+    expect(hasSloBound({ ...defaultPageState(), overrides: [['slo.ttft_percentile', '90'], ['slo.ttft_ms', '0']] })).toBe(false);
+    expect(hasSloBound({ ...defaultPageState(), overrides: [['slo.ttft_ms', '2000']] })).toBe(true);
+    expect(hasSloBound({ ...defaultPageState(), overrides: [['slo.tpot_ms', '50']] })).toBe(true);
+  });
+
+  it('its fallback height holds a bar per policy in each of its two groups', () => {
+    const two = fallbackHeight({ ...defaultEmbedOptions(), view: 'capacity' }, 2);
+    const sixteen = fallbackHeight({ ...defaultEmbedOptions(), view: 'capacity' }, 16);
+    expect(sixteen.attribute).toBeGreaterThan(two.attribute);
+    // Taller than the chart view: the SLO inputs, two bar groups and the curve.
+    expect(two.attribute).toBeGreaterThan(fallbackHeight({ ...defaultEmbedOptions(), view: 'chart' }, 2).attribute);
+  });
+});
+
 describe('hosted trace', () => {
   const text = '{"timestamp":0,"input_length":10,"output_length":1,"hash_ids":[1]}\n';
   const sha = createHash('sha256').update(text).digest('hex');
@@ -139,7 +168,7 @@ describe('hosted trace', () => {
   });
 
   it('the fallback height: taller for narrower columns, more policies and reader controls; a CSS height that follows the viewport', () => {
-    const views = ['table-chart', 'table', 'chart', 'sweep', 'timeline'] as const;
+    const views = ['table-chart', 'table', 'chart', 'sweep', 'timeline', 'capacity'] as const;
     const at = (css: string, vw: number) => {
       const m = /^max\((\d+)px, calc\((\d+)px - ([\d.]+)vw\)\)$/.exec(css);
       expect(m, css).not.toBeNull();
@@ -152,7 +181,7 @@ describe('hosted trace', () => {
       expect(base.attribute).toBeGreaterThanOrEqual(Math.round(at(base.css, 320)) - 1);
       const controls = fallbackHeight({ ...defaultEmbedOptions(), view, controls: ['seed'] }, 4);
       for (const vw of [320, 390, 700, 1200]) expect(at(controls.css, vw)).toBeGreaterThan(at(base.css, vw));
-      if (view === 'table' || view === 'table-chart' || view === 'sweep') {
+      if (view === 'table' || view === 'table-chart' || view === 'sweep' || view === 'capacity') {
         const more = fallbackHeight({ ...defaultEmbedOptions(), view }, 12);
         for (const vw of [320, 390, 700, 1200]) expect(at(more.css, vw)).toBeGreaterThan(at(base.css, vw));
       }

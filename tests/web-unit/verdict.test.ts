@@ -1,13 +1,18 @@
 // The page's statistics presentation: which differences the table and the
 // verdict may call distinguishable (the core's interval-overlap rule), the
-// verdict's winner and margin, the outlier-proof axis, the pinned-run diff.
+// verdict's winner and margin, its gain over round robin, its piling
+// warning and the recommended badge's check, on hand-made rows; the
+// outlier-proof axis, the pinned-run diff.
 import { describe, expect, it } from 'vitest';
 import { chooseAxis, niceCeil } from '../../web/src/charts/chart-axis';
 import { columnStanding, distinguishable, intervalsOverlap, seedCount } from '../../web/src/results/intervals';
 import { scenarioDifferences } from '../../web/src/results/pinned-run';
 import { parseResults, type PolicyResult, type Results } from '../../web/src/results/results';
 import { COLUMNS } from '../../web/src/results/table-columns';
-import { formatMargin, metricVerdict, untestedNote, verdicts, verdictSentence } from '../../web/src/results/verdict';
+import { formatMargin, metricVerdict, untestedNote, verdictLine, verdicts, verdictSentence } from '../../web/src/results/verdict';
+import { baselineGain, formatGain, GAIN_RATIO_FROM } from '../../web/src/results/baseline-gain';
+import { IMBALANCE_BOUND, pilingSentence } from '../../web/src/results/piling';
+import { CLEAR_MARGIN, checkRecommendation } from '../../web/src/results/recommendation';
 import { loadCore } from './core';
 
 const column = (id: string) => COLUMNS.find((c) => c.id === id)!;
@@ -138,5 +143,127 @@ describe('the pinned run', () => {
     const b = results([], 1, { seed: 42, cluster: { replicas: 8, engine: 'fifo' }, policies: ['a'] });
     expect(scenarioDifferences(a, b)).toEqual(['cluster.replicas 4 → 8', 'policies a,b → a']);
     expect(scenarioDifferences(a, a)).toEqual([]);
+  });
+});
+
+/** A row as the core writes it, with the fields the verdict's rules read: p99 (± h with replicates), imbalance, replicas. */
+function policyRow(policy: string, label: string, p99: number, { h = null as number | null, imbalance = 1, replicas = 8, prefill = 1000 } = {}): PolicyResult {
+  const r = { ...row(policy, p99, h, prefill), label, imbalance, replicas: Array.from({ length: replicas }, () => ({ requests: 1, prefill_tokens: 1, cached_tokens: 0, work_ms: 1 })) };
+  return r;
+}
+
+function run(rows: PolicyResult[], n: number, recommended = 'affinity_balanced', scenario: Record<string, unknown> = {}): Results {
+  return { ...results(rows, n, scenario), recommended };
+}
+
+const p99 = column('p99_ttft_ms');
+
+describe('the gain over round robin, in words', () => {
+  it('a ratio from 2x on, a percentage below', () => {
+    expect(formatGain(86.9, 707)).toBe('8.1x lower');
+    expect(formatGain(100, 200)).toBe('2.0x lower');
+    expect(formatGain(100, 199)).toBe('50% lower');
+    expect(formatGain(100, 125)).toBe('20% lower');
+    expect(formatGain(100, 100.4)).toBe('<1% lower');
+    expect(GAIN_RATIO_FROM).toBe(2);
+  });
+
+  it('names the winner, the gain and both figures', () => {
+    const doc = run([policyRow('round_robin', 'Round robin', 707.2), policyRow('expected_ttft', 'Expected TTFT', 86.91)], 1);
+    const winner = doc.results[1];
+    expect(baselineGain(doc, p99, winner).text).toBe('Expected TTFT has 8.1x lower p99 TTFT than Round robin (86.9 ms vs 707 ms).');
+    const close = run([policyRow('round_robin', 'Round robin', 120), policyRow('affinity', 'Affinity', 90)], 1);
+    expect(baselineGain(close, p99, close.results[1]).text).toBe('Affinity has 25% lower p99 TTFT than Round robin (90.0 ms vs 120 ms).');
+  });
+
+  it('says when round robin did not run, or is itself the winner, or level', () => {
+    const without = run([policyRow('affinity', 'Affinity', 90), policyRow('least_loaded', 'Least loaded', 120)], 1);
+    expect(baselineGain(without, p99, without.results[0], (p) => (p === 'round_robin' ? 'Round robin' : p)).text)
+      .toBe('Round robin, the cache-blind baseline, was not run: add it to the policies to see the gain over it.');
+    const rr = run([policyRow('round_robin', 'Round robin', 80), policyRow('affinity', 'Affinity', 90)], 1);
+    expect(baselineGain(rr, p99, rr.results[0]).text).toBe('Round robin, the cache-blind baseline, has the lowest p99 TTFT here: no policy run beats it on this scenario.');
+    const level = run([policyRow('round_robin', 'Round robin', 90.04), policyRow('affinity', 'Affinity', 90.01)], 1);
+    expect(baselineGain(level, p99, level.results[1]).text).toBe('Affinity’s p99 TTFT is level with Round robin’s (90.0 ms).');
+  });
+
+  it('with replicates, a gain inside the intervals is called not distinguishable', () => {
+    const doc = run([policyRow('round_robin', 'Round robin', 120, { h: 20 }), policyRow('affinity', 'Affinity', 100, { h: 5 })], 3);
+    expect(baselineGain(doc, p99, doc.results[1]).text)
+      .toBe('Affinity has 17% lower p99 TTFT than Round robin (100 ms vs 120 ms). Not distinguishable from it at N = 3 seeds (95% intervals overlap).');
+    const apart = run([policyRow('round_robin', 'Round robin', 300, { h: 20 }), policyRow('affinity', 'Affinity', 100, { h: 5 })], 3);
+    expect(baselineGain(apart, p99, apart.results[1]).text).toBe('Affinity has 3.0x lower p99 TTFT than Round robin (100 ms vs 300 ms).');
+  });
+});
+
+describe('piling onto few replicas', () => {
+  it('warns above an imbalance of 2, not at 2', () => {
+    expect(IMBALANCE_BOUND).toBe(2);
+    expect(pilingSentence([policyRow('a', 'A', 1, { imbalance: 2 })])).toBe('');
+    expect(pilingSentence([policyRow('a', 'A', 1, { imbalance: 8, replicas: 8 })]))
+      .toBe('A piles its work onto few replicas: imbalance 8.00 of at most 8 (its busiest replica did 8.00 times an even share; flagged above 2).');
+  });
+
+  it('names every piling policy once, in the order given', () => {
+    const a = policyRow('a', 'A', 1, { imbalance: 7.95 });
+    const b = policyRow('b', 'B', 1, { imbalance: 1.2 });
+    const c = policyRow('c', 'C', 1, { imbalance: 2.5 });
+    expect(pilingSentence([a, b, c, a])).toBe('A and C pile their work onto few replicas: imbalance 7.95 and 2.50 of at most 8 (the busiest replica did that many times an even share; flagged above 2).');
+  });
+});
+
+describe('the recommended badge against the reader’s run', () => {
+  it('one seed: withheld when another policy’s p99 is at least 10% lower, kept below that', () => {
+    expect(CLEAR_MARGIN).toBe(0.1);
+    const kept = run([policyRow('affinity_balanced', 'Affinity balanced', 100), policyRow('round_robin', 'Round robin', 91)], 1);
+    expect(checkRecommendation(kept).kind).toBe('holds');
+    const doc = run([policyRow('affinity_balanced', 'Affinity balanced', 100), policyRow('round_robin', 'Round robin', 90), policyRow('affinity', 'Affinity', 85)], 1);
+    const check = checkRecommendation(doc);
+    expect(check.kind).toBe('withheld');
+    if (check.kind !== 'withheld') return;
+    expect(check.better.policy).toBe('affinity');
+    expect(check.sentence).toBe('On this scenario Affinity is clearly better than the recommended Affinity balanced: p99 TTFT 85.0 ms vs 100 ms, 15% lower (one seed: clearly means at least 10% lower), so the badge is withheld here.');
+  });
+
+  it('replicates: withheld only when the 95% intervals are apart, whatever the margin', () => {
+    const overlap = run([policyRow('affinity_balanced', 'Affinity balanced', 100, { h: 10 }), policyRow('round_robin', 'Round robin', 80, { h: 15 })], 3);
+    expect(checkRecommendation(overlap).kind).toBe('holds');
+    const apart = run([policyRow('affinity_balanced', 'Affinity balanced', 100, { h: 2 }), policyRow('round_robin', 'Round robin', 95, { h: 2 })], 3);
+    const check = checkRecommendation(apart);
+    expect(check.kind).toBe('withheld');
+    if (check.kind === 'withheld') expect(check.sentence).toMatch(/5% lower \(95% intervals apart at N = 3 seeds\), so the badge is withheld here\.$/);
+  });
+
+  it('is absent when the recommended policy did not run', () => {
+    expect(checkRecommendation(run([policyRow('round_robin', 'Round robin', 90)], 1)).kind).toBe('absent');
+  });
+});
+
+describe('the verdict line', () => {
+  it('winner, gain over round robin, prefill, piling, withheld badge, then the untested note, in that order', () => {
+    const doc = run([
+      policyRow('round_robin', 'Round robin', 707, { prefill: 5000 }),
+      policyRow('affinity_balanced', 'Affinity balanced', 120, { prefill: 2000 }),
+      policyRow('expected_ttft', 'Expected TTFT', 87, { imbalance: 8, prefill: 1500 }),
+    ], 1);
+    const line = verdictLine(doc, COLUMNS);
+    expect(line.parts.map((p) => p.kind)).toEqual(['metric', 'gain', 'metric', 'piling', 'recommendation', 'note']);
+    expect(line.parts[1].text).toBe('Expected TTFT has 8.1x lower p99 TTFT than Round robin (87.0 ms vs 707 ms).');
+    expect(line.parts[3].text).toMatch(/^Expected TTFT piles its work onto few replicas: imbalance 8\.00 of at most 8/);
+    expect(line.parts[4].text).toMatch(/^On this scenario Expected TTFT is clearly better than the recommended Affinity balanced: p99 TTFT 87\.0 ms vs 120 ms, 28% lower/);
+    expect(line.recommendation.kind).toBe('withheld');
+  });
+
+  it('warns about a piling policy the line names, not about one it does not', () => {
+    const doc = run([
+      policyRow('round_robin', 'Round robin', 700),
+      policyRow('affinity_balanced', 'Affinity balanced', 100),
+      policyRow('affinity', 'Affinity', 95),
+      policyRow('llmd', 'LLMD', 400, { imbalance: 6, prefill: 2000 }),
+    ], 1);
+    const line = verdictLine(doc, COLUMNS);
+    expect(line.parts.some((p) => p.kind === 'piling')).toBe(false);
+    expect(line.recommendation.kind).toBe('holds');
+    const piled = run(doc.results.map((r) => (r.policy === 'round_robin' ? { ...r, imbalance: 3 } : r)), 1);
+    expect(verdictLine(piled, COLUMNS).parts.find((p) => p.kind === 'piling')?.text).toMatch(/^Round robin piles its work/);
   });
 });

@@ -110,6 +110,16 @@ export class CapacityPanel {
     this.updateCommand();
   }
 
+  /**
+   * The capacity embed opened: search at the link's SLO (the scenario on
+   * screen is the link's), or ask for a target when the link sets none.
+   */
+  startFromLink(): void {
+    const bound = (key: string) => Number(this.host.value(key)) > 0;
+    if (bound('slo.ttft_ms') || bound('slo.tpot_ms')) void this.run();
+    else this.setStatus('Type an SLO bound (TTFT or TPOT, above 0 ms) and run the search.');
+  }
+
   private updateCommand(): void {
     const trace = this.host.trace();
     const on = trace ? ` --trace ${trace.source.name}` : '';

@@ -15,7 +15,7 @@ import { sha256Hex } from '../trace/hosted-trace';
 import type { PageState } from '../state/page-state';
 import type { FieldInfo } from '../state/schema';
 import { copyText } from '../ui/clipboard';
-import { embedSnippet } from './embed-snippet';
+import { embedSnippet, hasSloBound } from './embed-snippet';
 import { EXCERPT } from '../trace/trace-source';
 
 const VIEW_LABELS: Record<(typeof EMBED_VIEWS)[number], string> = {
@@ -24,6 +24,7 @@ const VIEW_LABELS: Record<(typeof EMBED_VIEWS)[number], string> = {
   chart: 'One chart',
   sweep: 'The sweep (its chart)',
   timeline: 'The timeline',
+  capacity: 'Capacity: GPUs per policy at the SLO',
 };
 const CHART_LABELS: Record<(typeof EMBED_CHARTS)[number], string> = {
   ttft: 'Time to first token',
@@ -108,11 +109,16 @@ export class EmbedBox {
     };
   }
 
-  /** The snippet for the state shown and the options chosen, or null when the embed is refused (an uploaded file with no choice made). */
+  /**
+   * The snippet for the state shown and the options chosen, or null when the
+   * embed is refused: an uploaded file with no choice made, or the capacity
+   * view of a scenario with no SLO bound (the box says what to do).
+   */
   snippet(): string | null {
     const state = this.state;
     if (!state) return null;
     const options = this.options();
+    if (options.view === 'capacity' && !hasSloBound(state)) return null;
     if (state.trace.kind !== 'file') return embedSnippet(state, options, undefined, this.defaultPolicies);
     const onError = state.trace.onError;
     if (this.choice.kind === 'excerpt') return embedSnippet({ ...state, trace: { kind: 'excerpt', onError } }, options, undefined, this.defaultPolicies);
@@ -137,9 +143,15 @@ export class EmbedBox {
           ? `The snippet replays the shipped excerpt (${EXCERPT.label}) with these settings, not “${name}”.`
           : `The snippet replays the file at ${this.choice.url} while its SHA-256 is ${this.choice.sha256.slice(0, 12)}… (that of “${name}”).`;
     }
+    const noSlo = this.view.value === 'capacity' && state !== null && !hasSloBound(state);
+    const viewNote = byId('embed-view-note');
+    viewNote.hidden = !noSlo;
+    viewNote.textContent = noSlo
+      ? 'The capacity view searches at the SLO its link carries, and this scenario has none: type a target under Capacity (for example p99 TTFT at most 2000 ms); the snippet follows.'
+      : '';
     const text = this.snippet();
     this.snippetField.value = text ?? '';
-    this.snippetField.hidden = refused;
+    this.snippetField.hidden = refused || noSlo;
     this.copyButton.disabled = text === null;
   }
 

@@ -4,7 +4,7 @@
 // scrolls (embed-snippet.ts: the snippet's host script applies it).
 //
 // Layout is by classes on <body> (styles.css, "embed mode"):
-//   embed-view-<view>    what is shown (table-chart, table, chart, sweep, timeline)
+//   embed-view-<view>    what is shown (table-chart, table, chart, sweep, timeline, capacity)
 //   embed-with-controls  the Scenario panel, cut down to the reader controls
 //   embed-narrow         the table did not fit the frame: one metric column and a metric picker
 // Elements an embed shows that the full layout's embed rules hide carry
@@ -46,6 +46,11 @@ export class EmbedFrame {
     return this.view === 'sweep';
   }
 
+  /** Whether the view is the Capacity view: the page then builds the Capacity panel and searches at the link's SLO. */
+  get wantsCapacity(): boolean {
+    return this.view === 'capacity';
+  }
+
   /**
    * The embed's problems with its own link, for the link's messages: every
    * bad embed key and value (embed.controls checked against `fields`).
@@ -61,6 +66,7 @@ export class EmbedFrame {
     for (const id of this.charts()) byId(`chart-${id}`).classList.add('embed-shown');
     if (this.view === 'sweep') byId('sweep').classList.add('embed-shown');
     if (this.view === 'timeline') byId('timeline').classList.add('embed-shown');
+    if (this.view === 'capacity') byId('capacity').classList.add('embed-shown');
     if (this.options.theme !== 'host') theme.set(this.options.theme);
     // The link's messages are for the author: say so, quietly, to the reader.
     const head = document.querySelector('#link-messages .notice-head strong');

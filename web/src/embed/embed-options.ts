@@ -1,7 +1,8 @@
 // What an embed shows, as its link carries it: the `embed.` keys of the
 // page's query, beside `embed=1` (url-state.ts) and the scenario's keys.
 //
-//   embed.view=table-chart|table|chart|sweep|timeline   (default table-chart)
+//   embed.view=table-chart|table|chart|sweep|timeline|capacity   (default table-chart;
+//                                        capacity: the Capacity view, searched at the link's slo.* fields)
 //   embed.chart=ttft|hits|cdf|load                       (the chart of the chart views; default ttft)
 //   embed.theme=host|light|dark                          (default host: follow the host page)
 //   embed.controls=cluster.replicas,workload.requests    (at most three scenario fields the reader may change)
@@ -17,7 +18,7 @@ import type { FieldInfo, Pair } from '../state/schema';
 import { decodeComponent, preview, URL_LIMITS } from '../state/link-text';
 
 /** The layouts an embed can show. */
-export const EMBED_VIEWS = ['table-chart', 'table', 'chart', 'sweep', 'timeline'] as const;
+export const EMBED_VIEWS = ['table-chart', 'table', 'chart', 'sweep', 'timeline', 'capacity'] as const;
 export type EmbedView = (typeof EMBED_VIEWS)[number];
 /** The charts an embed can name (charts.ts's ChartId). */
 export const EMBED_CHARTS = ['ttft', 'hits', 'cdf', 'load'] as const satisfies readonly ChartId[];

@@ -57,6 +57,18 @@ function hostScript(): string {
   ].join('\n');
 }
 
+/** The SLO bounds a capacity search needs (the core refuses a search without one). */
+const SLO_BOUND_KEYS = ['slo.ttft_ms', 'slo.tpot_ms'] as const;
+
+/**
+ * Whether the state sets an SLO bound (slo.ttft_ms or slo.tpot_ms above 0):
+ * the capacity view searches at the link's SLO, so without one it has
+ * nothing to search for.
+ */
+export function hasSloBound(state: PageState): boolean {
+  return state.overrides.some(([key, value]) => (SLO_BOUND_KEYS as readonly string[]).includes(key) && Number(value) > 0);
+}
+
 /**
  * How many policies the embed shows: those its state names, else the core's
  * default list (`defaultPolicies`, the schema's), else as many as the bare

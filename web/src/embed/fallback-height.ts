@@ -10,7 +10,8 @@
 // above): a content height per view measured in Chromium at viewport widths
 // 320 and 700 px and on a wide screen (tests/e2e/embed.test.mjs checks the
 // result at 390, 700 and 1200 px), each linear in the policies shown (2, 8
-// and 16 measured; the bound over them taken). The snippet's CSS height is
+// and 16 measured; the bound over them taken; the capacity view once its
+// search has drawn the sentence, the bars and the curve). The snippet's CSS height is
 //   max(wide, the line through (320 px, narrow) and (700 px, mid) in vw),
 // which lies above the content between the two widths (content falls ever
 // more slowly as the column widens), keeps rising below 320 px and stays at
@@ -28,11 +29,12 @@ interface Linear {
 
 /** Per view: its content at viewport widths 320 px (narrow), 700 px (mid) and 1200 px (wide). */
 const VIEW_HEIGHTS: Record<EmbedView, { narrow: Linear; mid: Linear; wide: Linear }> = {
-  table: { narrow: { a: 703, b: 68.2 }, mid: { a: 417, b: 66.5 }, wide: { a: 350, b: 68.7 } },
-  chart: { narrow: { a: 780, b: 0 }, mid: { a: 591, b: 0 }, wide: { a: 568, b: 0 } },
-  sweep: { narrow: { a: 1075, b: 28 }, mid: { a: 809, b: 9.1 }, wide: { a: 788, b: 8.2 } },
-  'table-chart': { narrow: { a: 1066, b: 68.2 }, mid: { a: 773, b: 66.5 }, wide: { a: 706, b: 68.7 } },
+  table: { narrow: { a: 734, b: 74 }, mid: { a: 429, b: 71.5 }, wide: { a: 360, b: 74.5 } },
+  chart: { narrow: { a: 809, b: 0 }, mid: { a: 621, b: 0 }, wide: { a: 577, b: 0 } },
+  sweep: { narrow: { a: 1111, b: 31.5 }, mid: { a: 826, b: 11.7 }, wide: { a: 810, b: 8.2 } },
+  'table-chart': { narrow: { a: 1061, b: 74 }, mid: { a: 771, b: 71.5 }, wide: { a: 702, b: 74.7 } },
   timeline: { narrow: { a: 1455, b: 0 }, mid: { a: 1141, b: 0 }, wide: { a: 1118, b: 0 } },
+  capacity: { narrow: { a: 1089, b: 100.7 }, mid: { a: 908, b: 53.2 }, wide: { a: 914, b: 35.3 } },
 };
 
 /** The reader controls: stacked one per row on a narrow column, side by side from 700 px. */

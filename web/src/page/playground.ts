@@ -97,8 +97,10 @@ export class Playground {
   private readonly replay: TraceReplay;
   private readonly sweep = new LazySweep(!this.embed || Boolean(this.embedFrame?.wantsSweep), (error) =>
     showProblem(`The sweep panel could not be loaded: ${errorText(error)}`));
-  /** The Capacity section (full page only), built once the schema is in. */
+  /** The Capacity section (full page and the capacity embed), built once the schema is in. */
   private capacity: CapacityPanel | null = null;
+  /** Resolves once the Capacity section is built or has failed to load (at once when the page has none). */
+  private capacityReady: Promise<void> = Promise.resolve();
   private readonly status = new RunStatus();
   private readonly linkNotes = new LinkNotes();
   private readonly resultsView = new ResultsView();
@@ -190,7 +192,7 @@ export class Playground {
         run: link.runSweep || Boolean(this.embedFrame?.wantsSweep),
       },
     );
-    if (!this.embed) this.buildCapacity(allFields);
+    if (!this.embed || this.embedFrame?.wantsCapacity) this.buildCapacity(allFields);
     // Build the charts before the results come, now that the controls are in and the charts' boxes keep their size.
     this.charts.prepare();
     const { trace } = link.state;
@@ -230,11 +232,16 @@ export class Playground {
     }
     await this.run(overrides, 'link', notices);
     this.sweep.startFromLink();
+    if (this.embedFrame?.wantsCapacity) {
+      // The capacity embed searches at its link's SLO once the link's scenario is on screen.
+      await this.capacityReady;
+      this.capacity?.startFromLink();
+    }
   }
 
   /** The Capacity section: its code is a chunk of its own; its SLO inputs edit the Scenario panel's slo.* fields. */
   private buildCapacity(fields: FieldInfo[]): void {
-    import('../capacity/capacity-panel').then(({ CapacityPanel }) => {
+    this.capacityReady = import('../capacity/capacity-panel').then(({ CapacityPanel }) => {
       this.capacity = new CapacityPanel({
         fields,
         overrides: () => this.shown?.overrides ?? [],

@@ -8,7 +8,7 @@ import type { Results } from './results';
 import { renderTable } from './table';
 import { COLUMNS } from './table-columns';
 import { watchTableOverflow } from './table-cue';
-import { untestedNote, verdicts, verdictSentence } from './verdict';
+import { verdictLine } from './verdict';
 
 export class ResultsView {
   private current: { results: Results; labelOf: (policy: string) => string; recommendedRegret?: number } | null = null;
@@ -42,18 +42,15 @@ export class ResultsView {
     const pinned = this.pinned;
     // The pinned run itself is on screen: nothing to compare yet.
     const compare = pinned && pinned !== results ? { results: pinned, what: pinnedDescription(pinned, results) } : null;
-    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, labelOf, compare, recommendedRegret);
     const line = byId('verdict');
-    const all = verdicts(results, COLUMNS);
-    line.replaceChildren(
-      ...all.map((v) => h('span', {
-        class: 'verdict-part',
-        'data-metric': v.column.id,
-        'data-winner': v.winner.policy,
-        'data-standing': v.standing.kind,
-      }, `${verdictSentence(results, v)} `)),
-      h('span', { class: 'verdict-note' }, untestedNote(results, all)),
-    );
+    const verdict = verdictLine(results, COLUMNS, labelOf);
+    line.replaceChildren(...verdict.parts.map((p) => h('span', {
+      class: p.kind === 'note' ? 'verdict-note' : p.kind === 'metric' ? 'verdict-part' : `verdict-${p.kind}`,
+      ...(p.kind === 'metric' ? { 'data-metric': p.metric, 'data-winner': p.winner, 'data-standing': p.standing } : {}),
+    }, `${p.text} `)));
+    // The badge stays unless this run shows another policy clearly better (the verdict names it).
+    const badge = { regret: recommendedRegret, shown: verdict.recommendation.kind !== 'withheld' };
+    renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, labelOf, compare, badge);
     this.pinButton.textContent = pinned ? 'Pin these instead' : 'Pin to compare';
     this.pinButton.disabled = pinned === results;
     this.unpinButton.hidden = !pinned;

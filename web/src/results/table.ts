@@ -12,12 +12,23 @@ import { columnStanding, intervalOf, intervalsOverlap, seedCount, type Standing 
 import { policySwatch } from '../ui/palette';
 import type { PolicyResult, Results } from './results';
 import { BASELINE_POLICY, COLUMNS, type Column, columnsFor, formatHalfWidth } from './table-columns';
-import { replaysTrace } from './verdict';
+import { replaysTrace } from './trace-run';
 
 /** A run pinned for comparison, with a few words saying what it was. */
 export interface PinnedResults {
   results: Results;
   what: string;
+}
+
+/**
+ * The recommended policy's badge: `regret` is its worst-case p99 TTFT regret
+ * over the project's grid (the catalogue's worst_p99_regret, generated from
+ * docs/grid.json), shown beside the mark; `shown` is false where this run
+ * shows another policy clearly better (recommendation.ts: the verdict names it).
+ */
+export interface RecommendedBadge {
+  regret?: number;
+  shown: boolean;
 }
 
 /** The recommended badge's tooltip: why this policy, and how far from the best it is at worst. */
@@ -27,13 +38,20 @@ function recommendedTitle(regret: number | undefined): string {
     '(docs/guide/routers.md: The recommended policy across a grid)';
 }
 
+/** The badge, "recommended", and under it the worst-case regret it was earned with. */
+function recommendedTag(regret: number | undefined): (HTMLElement | null)[] {
+  return [
+    h('span', { class: 'recommended-tag', title: recommendedTitle(regret) }, 'recommended'),
+    regret === undefined ? null : h('span', { class: 'recommended-regret', title: recommendedTitle(regret) }, `worst case +${formatPercent(regret)} p99 over the grid`),
+  ];
+}
+
 /**
  * Replaces the table with the rows of these results; the notes (what the
  * figures and marks mean, the cache bounds) go below it, outside the
  * sideways-scrolling box, so they stay readable on a phone. `labelOf` names
- * a policy that did not run (the catalogue's label); `recommendedRegret` is the
- * recommended policy's worst-case p99 TTFT regret over the project's grid (the
- * catalogue's worst_p99_regret), shown on its badge.
+ * a policy that did not run (the catalogue's label); `badge` says whether the
+ * recommended policy's row carries its badge, and with which regret.
  */
 export function renderTable(
   table: HTMLTableElement,
@@ -41,7 +59,7 @@ export function renderTable(
   results: Results,
   labelOf: (policy: string) => string = (p) => p,
   pinned: PinnedResults | null = null,
-  recommendedRegret?: number,
+  badge: RecommendedBadge = { shown: true },
 ): void {
   const rows = results.results;
   const baseline = rows.find((r) => r.policy === BASELINE_POLICY);
@@ -71,7 +89,7 @@ export function renderTable(
       { 'data-policy': r.policy },
       h('th', { scope: 'row' }, policySwatch(r.policy), r.label,
         h('code', { class: 'policy-id' }, r.policy),
-        r.policy === recommended ? h('span', { class: 'recommended-tag', title: recommendedTitle(recommendedRegret) }, 'recommended') : null),
+        ...(r.policy === recommended && badge.shown ? recommendedTag(badge.regret) : [])),
     );
     columns.forEach((c, ci) => {
       const v = c.value(r);

@@ -1,11 +1,30 @@
-// The one line above the table: which policy wins on p99 TTFT and on prefill
-// tokens, by how much against the runner-up, and whether that is
-// distinguishable given the seeds run (intervals.ts). Made from the same rows
-// and the same rule as the table's "best" tags, so the two cannot disagree.
+// The one line above the table, in this order (verdictLine):
+//   1. which policy wins on p99 TTFT, by how much against the runner-up, and
+//      whether that is distinguishable given the seeds run (intervals.ts);
+//   2. that winner's gain over the cache-blind baseline, round robin, in
+//      words: "8.1x lower p99 TTFT than Round robin (86.9 ms vs 707 ms)"
+//      (the rule: baseline-gain.ts);
+//   3. the same as 1. for prefill tokens;
+//   4. a warning for every policy the line names whose result comes from
+//      piling onto few replicas (imbalance above 2: piling.ts);
+//   5. when another policy of this run is clearly better than the
+//      recommended one on p99 TTFT, that policy and why; the table then
+//      drops the badge (recommendation.ts);
+//   6. with one seed or a trace, that nothing was tested for chance.
+// Made from the same rows and the same rule as the table's "best" tags, so
+// the two cannot disagree; every figure is the core's.
 
 import type { Column } from './table-columns';
+import { baselineGain } from './baseline-gain';
 import { bestIndex, columnStanding, seedCount, type Standing } from './intervals';
+import { formatMargin } from './margin';
+import { pilingSentence } from './piling';
+import { checkRecommendation, type RecommendationCheck } from './recommendation';
 import type { PolicyResult, Results } from './results';
+import { replaysTrace } from './trace-run';
+
+export { formatMargin } from './margin';
+export { replaysTrace } from './trace-run';
 
 /** The metrics the verdict speaks of (results JSON keys), in its order, with the words that name their winner. */
 export const VERDICT_METRICS: readonly { id: string; lead: string }[] = [
@@ -27,12 +46,6 @@ export interface MetricVerdict {
   tiedWith: PolicyResult[];
 }
 
-/** A replayed trace, as the results' scenario echo shows it (its trace section names a file or counts lines). */
-export function replaysTrace(results: Results): boolean {
-  const trace = (results.scenario as { trace?: { name?: unknown; lines?: unknown } }).trace;
-  return !!trace && ((typeof trace.name === 'string' && trace.name !== '') || (typeof trace.lines === 'number' && trace.lines > 0));
-}
-
 export function metricVerdict(results: Results, column: Column, lead: string): MetricVerdict | null {
   const rows = results.results;
   const w = bestIndex(rows, column.value, column.better);
@@ -50,12 +63,6 @@ export function metricVerdict(results: Results, column: Column, lead: string): M
   const standing = columnStanding(rows, column.id, column.value, column.better);
   const tiedWith = standing.kind === 'tied' ? standing.with.map((i) => rows[i]) : [];
   return { column, lead, winner, runnerUp, margin, standing, tiedWith };
-}
-
-/** "2%", "<1%", "35%": a margin as a reader takes it in. */
-export function formatMargin(margin: number): string {
-  const pct = Math.round(margin * 100);
-  return pct < 1 ? (margin > 0 ? '<1%' : '0%') : `${pct}%`;
 }
 
 /**
@@ -104,4 +111,46 @@ export function verdicts(results: Results, columns: readonly Column[]): MetricVe
     if (v) out.push(v);
   }
   return out;
+}
+
+/** One sentence of the line: `kind` says which rule made it; `metric`, `winner` and `standing` are set on the metric parts. */
+export interface VerdictPart {
+  kind: 'metric' | 'gain' | 'piling' | 'recommendation' | 'note';
+  text: string;
+  metric?: string;
+  winner?: string;
+  standing?: Standing['kind'];
+}
+
+/** The whole line and the recommendation check it made (the table shows the badge only when it holds). */
+export interface VerdictLine {
+  parts: VerdictPart[];
+  recommendation: RecommendationCheck;
+}
+
+/**
+ * The verdict line of these results (the order is in the doc block above);
+ * `labelOf` names a policy that did not run (the catalogue's label).
+ */
+export function verdictLine(results: Results, columns: readonly Column[], labelOf: (policy: string) => string = (p) => p): VerdictLine {
+  const all = verdicts(results, columns);
+  const parts: VerdictPart[] = [];
+  const named: PolicyResult[] = [];
+  for (const v of all) {
+    parts.push({ kind: 'metric', text: verdictSentence(results, v), metric: v.column.id, winner: v.winner.policy, standing: v.standing.kind });
+    named.push(v.winner, ...(v.runnerUp ? [v.runnerUp] : []), ...v.tiedWith);
+    if (v.column.id === 'p99_ttft_ms' && results.results.length > 1) {
+      const gain = baselineGain(results, v.column, v.winner, labelOf);
+      parts.push({ kind: 'gain', text: gain.text });
+      if (gain.baseline) named.push(gain.baseline);
+    }
+  }
+  const recommendation = checkRecommendation(results);
+  if (recommendation.kind === 'withheld') named.push(recommendation.better, recommendation.recommended);
+  const piling = pilingSentence(named);
+  if (piling) parts.push({ kind: 'piling', text: piling });
+  if (recommendation.kind === 'withheld') parts.push({ kind: 'recommendation', text: recommendation.sentence });
+  const note = untestedNote(results, all);
+  if (note) parts.push({ kind: 'note', text: note });
+  return { parts, recommendation };
 }
