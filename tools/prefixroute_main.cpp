@@ -32,6 +32,7 @@
 #include "prefixroute/io/results_json.h"
 #include "prefixroute/io/sweep_json.h"
 #include "prefixroute/io/shard_json.h"
+#include "prefixroute/cluster/tp_choice.h"
 #include "prefixroute/scenario/hardware_summary.h"
 #include "prefixroute/scenario/overrides.h"
 #include "prefixroute/run/replay.h"
@@ -310,6 +311,35 @@ int capacity_command(const prefixroute::Scenario& scenario, const prefixroute::R
   return 0;
 }
 
+// --smallest-tp: the smallest tensor parallelism for the scenario's model on
+// its GPU (cluster/tp_choice.h), as JSON. Errors only in the fields the
+// choice reads end it: the scenario's own hardware.tp may be refused.
+int print_tp_choice(const prefixroute::ScenarioParse& parsed) {
+  bool read = true;
+  for (const auto& e : parsed.errors) {
+    if (!prefixroute::tp_choice_reads(e.field)) continue;
+    if (read) std::cerr << "error: invalid scenario:\n";
+    read = false;
+    std::cerr << "  " << e.field << ": " << e.message << "\n";
+  }
+  if (!read) return 2;
+  const prefixroute::TpChoice c =
+      prefixroute::smallest_tp(parsed.scenario.hardware, parsed.scenario.cluster.kv_block_tokens);
+  if (!c.ok()) {
+    std::cerr << "error: " << c.error_field << ": " << c.error << "\n";
+    return 2;
+  }
+  nlohmann::ordered_json out;
+  out["tp"] = c.tp;
+  out["min_fit_tp"] = c.min_fit_tp;
+  out["holds_context"] = c.holds_context;
+  out["cache_tokens"] = c.cache_tokens;
+  out["context_tokens"] = c.context_tokens;
+  out["reason"] = c.reason;
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -325,6 +355,7 @@ int main(int argc, char** argv) {
   bool print_fields = false;
   bool print_policies = false;
   bool print_hardware = false;
+  bool print_smallest_tp = false;
   bool print_step_table = false;
   bool capacity = false;
   unsigned jobs = prefixroute::hardware_jobs();
@@ -365,6 +396,10 @@ int main(int argc, char** argv) {
                "measurements (Markdown) and exit");
   app.add_flag("--hardware", print_hardware,
                "Print what the scenario's hardware.* and cluster settings mean for one replica (JSON) and exit");
+  app.add_flag("--smallest-tp", print_smallest_tp,
+               "Print the smallest hardware.tp that holds the scenario's model on its GPU with room for one "
+               "full-context request's KV (JSON: tp, min_fit_tp, holds_context, cache_tokens, context_tokens, reason) and exit; "
+               "the scenario's own hardware.tp is ignored");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -439,6 +474,7 @@ int main(int argc, char** argv) {
   }
   if (!sweep_text.empty()) return run_sweep_command(text, overrides, sweep_text, json_path, jobs, sharded, trace_path);
   prefixroute::ScenarioParse parsed = prefixroute::parse_scenario(text, overrides);
+  if (print_smallest_tp) return print_tp_choice(parsed);
   if (!parsed.ok()) {
     std::cerr << "error: invalid scenario" << (scenario_path.empty() ? "" : " " + scenario_path)
               << ":\n";

@@ -2,7 +2,7 @@
 // one EMSCRIPTEN_BINDINGS block; the functions it names live beside it, one
 // file a part of the surface. prefixroute.d.ts declares it for TypeScript.
 //
-//   coarse_api    runScenario, validateScenario, hardwareSummary, scenarioSchema,
+//   coarse_api    runScenario, validateScenario, hardwareSummary, smallestTp, scenarioSchema,
 //                 policyCatalogue, version, memoryStats: what the playground's
 //                 workers call. Strings in, plain JS objects out; a bad scenario
 //                 is a value ({ok: false, errors}), never an exception.
@@ -52,6 +52,7 @@ EMSCRIPTEN_BINDINGS(prefixroute) {
   function("runScenario", &run_scenario);
   function("validateScenario", &validate_scenario);
   function("hardwareSummary", &hardware_summary);
+  function("smallestTp", &smallest_tp);
   function("scenarioSchema", &scenario_schema);
   function("policyCatalogue", &policy_catalogue);
   function("version", &version);

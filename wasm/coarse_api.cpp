@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "prefixroute/cluster/tp_choice.h"
 #include "prefixroute/io/results_json.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/scenario/hardware_summary.h"
@@ -267,6 +268,28 @@ val hardware_summary(const val& scenario_json, const val& overrides_json) {
   result.set("ok", true);
   result.set("errors", val::array());
   result.set("summaryJson", prefixroute::hardware_summary_json(parse.scenario));
+  return result;
+}
+
+val smallest_tp(const val& scenario_json, const val& overrides_json) {
+  const prefixroute::ScenarioParse parse = parse_with_overrides(scenario_json, overrides_json);
+  std::vector<prefixroute::FieldError> blocking;
+  for (const prefixroute::FieldError& e : parse.errors)
+    if (prefixroute::tp_choice_reads(e.field)) blocking.push_back(e);
+  if (!blocking.empty()) return failure(blocking);
+  const prefixroute::TpChoice choice =
+      prefixroute::smallest_tp(parse.scenario.hardware, parse.scenario.cluster.kv_block_tokens);
+  if (!choice.ok()) return failure({{choice.error_field, choice.error}});
+  val result = val::object();
+  result.set("ok", true);
+  result.set("errors", val::array());
+  result.set("tp", choice.tp);
+  result.set("minFitTp", choice.min_fit_tp);
+  result.set("holdsContext", choice.holds_context);
+  result.set("cacheTokens", static_cast<double>(choice.cache_tokens));
+  result.set("contextTokens", choice.context_tokens);
+  result.set("weightBytes", choice.weight_bytes);
+  result.set("reason", choice.reason);
   return result;
 }
 

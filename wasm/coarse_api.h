@@ -1,5 +1,5 @@
 // The coarse API of the module: runScenario, validateScenario,
-// hardwareSummary, scenarioSchema, policyCatalogue, version, memoryStats: what
+// hardwareSummary, smallestTp, scenarioSchema, policyCatalogue, version, memoryStats: what
 // the playground's workers call. Strings in, plain JS objects out; a bad
 // scenario is a value ({ok: false, errors}), never an exception.
 //
@@ -84,6 +84,12 @@ emscripten::val run_scenario(const emscripten::val& scenario_json, const emscrip
 emscripten::val validate_scenario(const emscripten::val& scenario_json, const emscripten::val& overrides_json);
 /// hardwareSummary(scenarioJson, overridesJson) -> {ok, errors, summaryJson}.
 emscripten::val hardware_summary(const emscripten::val& scenario_json, const emscripten::val& overrides_json);
+/// smallestTp(scenarioJson, overridesJson) -> {ok, errors, tp, minFitTp, holdsContext,
+/// cacheTokens, contextTokens, weightBytes, reason}: the smallest tensor
+/// parallelism for the scenario's model on its GPU (cluster/tp_choice.h; tp 0:
+/// none up to 8). Errors only in the fields the choice reads; the scenario's
+/// own hardware.tp may be refused.
+emscripten::val smallest_tp(const emscripten::val& scenario_json, const emscripten::val& overrides_json);
 /// scenarioSchema(): the JSON Schema of a scenario document.
 std::string scenario_schema();
 /// policyCatalogue(): the catalogue as plain JS objects.

@@ -148,6 +148,28 @@ export interface HardwareSummarySuccess {
 
 export type HardwareSummaryResult = HardwareSummarySuccess | ValidateFailure;
 
+/** smallestTp's answer (core/include/prefixroute/cluster/tp_choice.h). */
+export interface SmallestTpSuccess {
+  ok: true;
+  errors: [];
+  /** 1, 2, 4 or 8; 0 when no degree up to 8 holds the weights with room for KV. */
+  tp: number;
+  /** The smallest degree the scenario accepts at all (the weights fit with one KV block); 0: none. */
+  minFitTp: number;
+  /** The KV cache at `tp` holds one request of the model's full context (vLLM's start-up check). */
+  holdsContext: boolean;
+  /** KV capacity per replica at `tp`, tokens (0 when tp is 0). */
+  cacheTokens: number;
+  /** The model's context length (its config's max_position_embeddings). */
+  contextTokens: number;
+  /** The whole model's weights, bytes. */
+  weightBytes: number;
+  /** One line for people: "TP 4: the smallest that holds Llama-3.1-70B's 141.11 GB of weights ...". */
+  reason: string;
+}
+
+export type SmallestTpResult = SmallestTpSuccess | ValidateFailure;
+
 /**
  * Called before each run and every 4096 requests within a policy's run. The
  * first argument is the run's index in the experiment's run list: per
@@ -666,6 +688,15 @@ export interface PrefixrouteModule {
    * name hardware.gpu and hardware.tp). Never throws.
    */
   hardwareSummary(scenarioJson: string, overridesJson: string): HardwareSummaryResult;
+  /**
+   * The smallest tensor parallelism that holds the scenario's model on its
+   * GPU with room for KV (one full-context request, as vLLM needs to start);
+   * the scenario's own hardware.tp is ignored (it may be the refused one).
+   * Errors only for the fields the choice reads (hardware.model "none" or
+   * unknown, hardware.gpu, the data types, memory utilisation, block size).
+   * Never throws.
+   */
+  smallestTp(scenarioJson: string, overridesJson: string): SmallestTpResult;
   /** JSON Schema (draft 2020-12) of the scenario document. */
   scenarioSchema(): string;
   /** Every policy, in report order. */

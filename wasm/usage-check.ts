@@ -39,6 +39,7 @@ import type {
   TraceRunResult,
   ValidateResult,
   HardwareSummaryResult,
+  SmallestTpResult,
 } from './prefixroute.js';
 
 export async function load(wasm: ArrayBuffer): Promise<PrefixrouteModule> {
@@ -79,6 +80,14 @@ export function coarse(pr: PrefixrouteModule): number {
     void summary;
   } else {
     void hardware.errors[0]?.field;
+  }
+
+  const tpChoice: SmallestTpResult = pr.smallestTp('', '[["hardware.model", "llama-3.1-70b"]]');
+  if (tpChoice.ok) {
+    const tp: number = tpChoice.tp;
+    const holds: boolean = tpChoice.holdsContext;
+    const why: string = tpChoice.reason;
+    void tp, void holds, void why, void tpChoice.minFitTp, void tpChoice.cacheTokens, void tpChoice.contextTokens, void tpChoice.weightBytes;
   }
 
   const onProgress: ProgressCallback = (policyIndex: number, done: number, total: number) =>

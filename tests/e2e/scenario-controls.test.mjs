@@ -3,8 +3,10 @@
 // table's top is on the first screen of a 390 px phone and a 1280 px desktop
 // (and stays there while a control far down the form is edited); picking a
 // model shows the core's "what this means" line and, with the batched engine
-// it brings, the TPOT columns; a model that does not fit one GPU brings the
-// smallest TP the core accepts, each choice with its reason; the workload kind shows only its fields; a replay sliced
+// it brings, the TPOT columns; a model brings the core's smallest TP that
+// holds it (prefixroute --smallest-tp), each choice with its reason, and a
+// value the reader or the link set stays or changes only with a note beside
+// it; the workload kind shows only its fields; a replay sliced
 // to its first requests gives prefixroute's numbers for the same
 // slice (a window of its clock, a request limit, a time scale), and the
 // drop zone names the format the core read.
@@ -89,18 +91,12 @@ describe('scenario controls and layout', () => {
     await page.close();
   });
 
-  test('picking a model picks the smallest TP that holds it and the batched engine, each with its reason; the reader can change both', async () => {
-    // The core's answer, asked of the command line: the smallest TP whose hardware summary it accepts.
-    const fits = (tp) => {
-      try {
-        execFileSync(session.bench, ['--set', 'hardware.model=llama-3.1-70b', '--set', `hardware.tp=${tp}`, '--hardware'], { stdio: 'ignore' });
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    const smallest = [1, 2, 4, 8].find(fits);
-    assert.ok(smallest > 1, 'Llama-3.1-70B does not fit one H100');
+  test('picking a model picks the core’s smallest TP and the batched engine, each with its reason; the reader’s values are never overwritten silently', async () => {
+    // The core's choice, asked of the command line (the scenario's own TP 1 is the refused one).
+    const choice = (sets) => JSON.parse(execFileSync(session.bench, ['--smallest-tp', ...sets.flatMap((s) => ['--set', s])], { encoding: 'utf8' }));
+    const seventy = choice(['hardware.model=llama-3.1-70b']);
+    assert.equal(seventy.tp, 4);
+    assert.match(seventy.reason, /^TP 4: the smallest that holds Llama-3\.1-70B's 141\.11 GB of weights with room for KV on H100-SXM 80GB/);
     const { page, problems } = await openIn(session.context, `${session.server.url}?v=1&workload.requests=300&workload.output_tokens_max=40&policies=round_robin,affinity_balanced`);
     await page.waitForSelector('#status[data-runs]', { state: 'attached' });
     let count = await runs(page);
@@ -108,10 +104,10 @@ describe('scenario controls and layout', () => {
     await nextRun(page, count);
     assert.equal(await page.inputValue('#field-hardware-model'), 'llama-3.1-70b', 'the model stays');
     assert.ok(await page.isHidden('#field-hardware-model-error'), 'no refusal beside the model');
-    assert.equal(await page.inputValue('#field-hardware-tp'), String(smallest));
+    assert.equal(await page.inputValue('#field-hardware-tp'), String(seventy.tp));
     assert.equal(await page.inputValue('#field-cluster-engine'), 'batched');
-    assert.match(await page.textContent('#field-hardware-tp-reason'), new RegExp(`^Set to ${smallest} for llama-3\\.1-70b: the fewest h100 GPUs per replica that hold its weights`));
-    assert.match(await page.textContent('#field-cluster-engine-reason'), /^Set to batched for llama-3\.1-70b: a model decodes/);
+    assert.equal(await page.textContent('#field-hardware-tp-reason'), seventy.reason);
+    assert.equal(await page.textContent('#field-cluster-engine-reason'), 'Engine: batched, so TPOT and throughput are modelled (a model decodes; fifo ends each request at its first token).');
     const headers = await page.$$eval('#results-table thead th', (ths) => ths.map((th) => th.dataset.col ?? ''));
     assert.ok(headers.includes('mean_tpot_ms') && headers.includes('output_tokens_per_s'), headers.join(' '));
     // The numbers are the command line's for the scenario the link names.
@@ -119,19 +115,55 @@ describe('scenario controls and layout', () => {
     const native = JSON.parse(benchOutput(session.bench, [], sets));
     const tpot = await page.$$eval('#results-table tbody td[data-col="mean_tpot_ms"]', (tds) => tds.map((td) => Number(td.dataset.value)));
     assert.deepEqual(tpot, native.results.map((r) => r.mean_tpot_ms));
-    // The reader changes both: their values stay, and the page's reasons go.
+    // Another GPU: the page asks the core again for the TP it set (H200: 2).
     count = await runs(page);
-    await page.fill('#field-hardware-tp', '4');
+    await page.selectOption('#field-hardware-gpu', 'h200');
+    await nextRun(page, count);
+    const onH200 = choice(['hardware.model=llama-3.1-70b', 'hardware.gpu=h200']);
+    assert.equal(await page.inputValue('#field-hardware-tp'), String(onH200.tp));
+    assert.equal(await page.textContent('#field-hardware-tp-reason'), onH200.reason);
+    // The reader sets TP 8 and fifo: theirs, the page's reasons go.
+    count = await runs(page);
+    await page.fill('#field-hardware-tp', '8');
     await page.press('#field-hardware-tp', 'Enter');
     await nextRun(page, count);
-    assert.equal(await page.inputValue('#field-hardware-tp'), '4');
+    assert.equal(await page.inputValue('#field-hardware-tp'), '8');
     assert.ok(await page.isHidden('#field-hardware-tp-reason'));
     count = await runs(page);
     await page.selectOption('#field-cluster-engine', 'fifo');
     await nextRun(page, count);
     assert.equal(await page.inputValue('#field-cluster-engine'), 'fifo');
-    assert.equal(await page.inputValue('#field-hardware-model'), 'llama-3.1-70b');
     assert.ok(await page.isHidden('#field-cluster-engine-reason'));
+    // Back on H100, and another model: the reader's TP 8 and fifo stay, each with a note.
+    count = await runs(page);
+    await page.selectOption('#field-hardware-gpu', 'h100');
+    await nextRun(page, count);
+    assert.equal(await page.inputValue('#field-hardware-tp'), '8');
+    count = await runs(page);
+    await page.selectOption('#field-hardware-model', 'llama-3.1-8b');
+    await nextRun(page, count);
+    assert.equal(await page.inputValue('#field-hardware-tp'), '8');
+    assert.equal(await page.inputValue('#field-cluster-engine'), 'fifo');
+    assert.match(await page.textContent('#field-hardware-tp-reason'), /^Kept at 8, as set\. The page would choose TP 1: the smallest that holds Llama-3\.1-8B's/);
+    assert.match(await page.textContent('#field-cluster-engine-reason'), /^Kept at fifo, as set: TPOT and throughput are not modelled/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a TP the link sets is the link’s: a model picked that cannot use it changes it, saying so', async () => {
+    const { page, problems } = await openIn(session.context, `${session.server.url}?v=1&workload.requests=300&hardware.gpu=a100-40gb&hardware.tp=2&policies=round_robin`);
+    await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+    let count = await runs(page);
+    await page.selectOption('#field-hardware-model', 'qwen2.5-7b');
+    await nextRun(page, count);
+    assert.equal(await page.inputValue('#field-hardware-tp'), '2', 'the link’s TP 2 holds a 7B model: kept');
+    assert.match(await page.textContent('#field-hardware-tp-reason'), /^Kept at 2, as set\. The page would choose TP 1: /);
+    count = await runs(page);
+    await page.selectOption('#field-hardware-model', 'llama-3.1-70b');
+    await nextRun(page, count);
+    // Llama-3.1-70B's 141 GB need 8 A100s of 40 GB.
+    assert.equal(await page.inputValue('#field-hardware-tp'), '8');
+    assert.match(await page.textContent('#field-hardware-tp-reason'), /^Changed from 2, which was set: the weights do not fit at TP 2\. TP 8: /);
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -11,6 +11,7 @@ import { isDefault, isPageField, nonDefaultOverrides, scenarioValues } from '../
 import { columnsFor } from '../../web/src/results/table-columns';
 import { decodeUrlState } from '../../web/src/state/url-state';
 import { formatText, replayedText, type TraceSummary } from '../../web/src/trace/trace-summary';
+import { changesDeployment, pickForModel } from '../../web/src/page/model-pick';
 import { loadCore, loadFields } from './core';
 
 async function run(overrides: [string, string][]) {
@@ -174,5 +175,72 @@ describe('the trace format', () => {
       expect(r.ok, JSON.stringify(r.problems)).toBe(true);
       expect(r.format).toBe(format);
     }
+  });
+});
+
+describe('picking a model: the core chooses TP, the page sets it unless the reader did', () => {
+  const pickOf = async (overrides: [string, string][]) => {
+    const r = (await loadCore()).smallestTp('{}', JSON.stringify(overrides));
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    return { tp: r.tp, minFitTp: r.minFitTp, holdsContext: r.holdsContext, reason: r.reason };
+  };
+  const none = new Map([['hardware.model', 'none'], ['hardware.gpu', 'h100'], ['hardware.tp', '1'], ['cluster.engine', 'fifo']]);
+  const with70b = (tp: string, engine = 'fifo') => new Map([...none, ['hardware.model', 'llama-3.1-70b'], ['hardware.tp', tp], ['cluster.engine', engine]]);
+
+  it('the module answers with the core’s choice even where the scenario’s own TP is refused', async () => {
+    const core = await loadCore();
+    expect(core.validateScenario('{}', JSON.stringify([['hardware.model', 'llama-3.1-70b']])).ok).toBe(false);
+    const pick = await pickOf([['hardware.model', 'llama-3.1-70b'], ['hardware.tp', '1']]);
+    expect(pick.tp).toBe(4);
+    expect(pick.minFitTp).toBe(2);
+    expect(pick.reason).toMatch(/^TP 4: the smallest that holds Llama-3\.1-70B's 141\.11 GB of weights with room for KV on H100-SXM 80GB/);
+    const noModel = (await loadCore()).smallestTp('{}', '[]');
+    expect(noModel.ok).toBe(false);
+    if (!noModel.ok) expect(noModel.errors[0].field).toBe('hardware.model');
+    const badGpu = (await loadCore()).smallestTp('{}', JSON.stringify([['hardware.model', 'llama-3.1-8b'], ['hardware.gpu', 'tpu']]));
+    expect(badGpu.ok).toBe(false);
+  });
+
+  it('a default TP and engine take the core’s TP and batched, each with its reason', async () => {
+    const values = with70b('1');
+    const reasons = pickForModel(values, none, await pickOf([['hardware.model', 'llama-3.1-70b']]), new Set());
+    expect(values.get('hardware.tp')).toBe('4');
+    expect(values.get('cluster.engine')).toBe('batched');
+    expect(reasons.map((r) => [r.key, r.value])).toEqual([['hardware.tp', '4'], ['cluster.engine', 'batched']]);
+    expect(reasons[1].text).toBe('Engine: batched, so TPOT and throughput are modelled (a model decodes; fifo ends each request at its first token).');
+  });
+
+  it('values the reader set stay, with a note; a TP the weights cannot use changes, saying so', async () => {
+    const pick = await pickOf([['hardware.model', 'llama-3.1-70b']]);
+    const kept = with70b('2');
+    const keptReasons = pickForModel(kept, none, pick, new Set(['hardware.tp', 'cluster.engine']));
+    expect(kept.get('hardware.tp')).toBe('2');
+    expect(kept.get('cluster.engine')).toBe('fifo');
+    expect(keptReasons[0].text).toMatch(/^Kept at 2, as set\. The page would choose TP 4: /);
+    expect(keptReasons[1].text).toMatch(/^Kept at fifo, as set: TPOT and throughput are not modelled/);
+    const refused = with70b('1');
+    const refusedReasons = pickForModel(refused, none, pick, new Set(['hardware.tp']));
+    expect(refused.get('hardware.tp')).toBe('4');
+    expect(refusedReasons[0].text).toMatch(/^Changed from 1, which was set: the weights do not fit at TP 1\. TP 4: /);
+    const larger = with70b('8');
+    expect(pickForModel(larger, none, pick, new Set(['hardware.tp']))[0].text).toMatch(/^Kept at 8, as set\. The page would choose TP 4: /);
+    expect(larger.get('hardware.tp')).toBe('8');
+    const same = with70b('4');
+    expect(pickForModel(same, none, pick, new Set(['hardware.tp'])).filter((r) => r.key === 'hardware.tp')).toEqual([]);
+  });
+
+  it('a GPU change asks again; a model that no TP holds leaves TP and says why', async () => {
+    const shown = with70b('4', 'batched');
+    const onH200 = new Map([...shown, ['hardware.gpu', 'h200']]);
+    expect(changesDeployment(onH200, shown)).toBe(true);
+    expect(changesDeployment(shown, shown)).toBe(false);
+    expect(changesDeployment(none, with70b('4'))).toBe(false);
+    const reasons = pickForModel(onH200, shown, await pickOf([['hardware.model', 'llama-3.1-70b'], ['hardware.gpu', 'h200']]), new Set());
+    expect(onH200.get('hardware.tp')).toBe('2');
+    expect(reasons.map((r) => r.key)).toEqual(['hardware.tp']); // the engine was no one's to change
+    const deepseek = new Map([...none, ['hardware.model', 'deepseek-v3']]);
+    const noFit = pickForModel(deepseek, none, await pickOf([['hardware.model', 'deepseek-v3']]), new Set());
+    expect(deepseek.get('hardware.tp')).toBe('1');
+    expect(noFit[0].text).toMatch(/^no TP up to 8 holds DeepSeek-V3's/);
   });
 });

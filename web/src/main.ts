@@ -2,6 +2,7 @@
 // escapes, and the playground (page/playground.ts), started once.
 
 import './ui/styles.css';
+import './ui/touch.css';
 import { Playground } from './page/playground';
 import { byId } from './ui/dom';
 import { installErrorBoundary, showProblem } from './ui/error-boundary';

@@ -36,6 +36,7 @@ constexpr ModelPreset kModels[] = {
         .intermediate = 14336,
         .vocab = 128256,
         .qkv_bias = false,
+        .context_tokens = 131072,  // config.json max_position_embeddings 131072
         .source = "https://huggingface.co/meta-llama/Llama-3.1-8B (config.json; 8.03B params)",
     },
     {
@@ -54,6 +55,7 @@ constexpr ModelPreset kModels[] = {
         .intermediate = 28672,
         .vocab = 128256,
         .qkv_bias = false,
+        .context_tokens = 131072,  // config.json max_position_embeddings 131072
         .source = "https://huggingface.co/meta-llama/Llama-3.1-70B (config.json; 70.6B params)",
     },
     {
@@ -73,6 +75,7 @@ constexpr ModelPreset kModels[] = {
         .intermediate = 18944,
         .vocab = 152064,
         .qkv_bias = true,
+        .context_tokens = 131072,  // config.json max_position_embeddings 131072 (the base checkpoint)
         .source = "https://huggingface.co/Qwen/Qwen2.5-7B (config.json; model card: 7.61B params, 28 layers, "
                   "28 Q / 4 KV heads)",
     },
@@ -94,6 +97,7 @@ constexpr ModelPreset kModels[] = {
         .intermediate = 27648,
         .vocab = 152064,
         .qkv_bias = true,
+        .context_tokens = 131072,  // config.json max_position_embeddings 131072 (the base checkpoint)
         .source = "https://huggingface.co/Qwen/Qwen2.5-32B (config.json; model card: 64 layers, 40 Q / 8 KV heads)",
     },
     {
@@ -126,6 +130,7 @@ constexpr ModelPreset kModels[] = {
         .native_weight_bytes = 1,
         .hidden = 7168,
         .vocab = 129280,  // config.json vocab_size; untied LM head
+        .context_tokens = 163840,  // config.json max_position_embeddings 163840
         .source = "https://huggingface.co/deepseek-ai/DeepSeek-V3 (config.json; model card: 671B total, 37B active)",
     },
     {
@@ -149,6 +154,7 @@ constexpr ModelPreset kModels[] = {
         .intermediate = 25600,
         .vocab = 151936,
         .qk_norm = true,
+        .context_tokens = 40960,  // config.json max_position_embeddings 40960
         .source = "https://huggingface.co/Qwen/Qwen3-32B (config.json; model card: 32.8B params, 64 layers, "
                   "64 Q / 8 KV heads)",
     },
@@ -176,6 +182,7 @@ constexpr ModelPreset kModels[] = {
         .hidden = 2048,
         .vocab = 151936,
         .qk_norm = true,
+        .context_tokens = 40960,  // config.json max_position_embeddings 40960
         .source = "https://huggingface.co/Qwen/Qwen3-30B-A3B (config.json; model card: 30.5B total, 3.3B activated, "
                   "128 experts, 8 activated)",
     },
@@ -219,6 +226,7 @@ constexpr ModelPreset kModels[] = {
         .hidden = 2880,
         .vocab = 201088,
         .qkv_bias = true,
+        .context_tokens = 131072,  // config.json max_position_embeddings 131072
         .source = "https://huggingface.co/openai/gpt-oss-120b (config.json; model card: 117B total, 5.1B active, "
                   "MXFP4 MoE weights)",
     },
@@ -242,6 +250,7 @@ constexpr ModelPreset kModels[] = {
         .vocab = 151936,
         .tied_embeddings = true,
         .qk_norm = true,
+        .context_tokens = 40960,  // config.json max_position_embeddings 40960
         .source = "https://huggingface.co/Qwen/Qwen3-0.6B (config.json; model card: 0.6B params, 28 layers, "
                   "16 Q / 8 KV heads, tied embeddings)",
     },

@@ -141,6 +141,8 @@ export class TimelineView {
         : '') +
       (t.batched ? 'Batch size and KV use are means of four snapshots per window.' : 'Queue wait: prefill start − arrival, mean of the window’s arrivals.');
     const labels = Array.from({ length: t.windows }, (_, w) => ((w * t.windowMs) / 1000).toFixed(1));
+    // The figures the text states, unrounded, for whoever checks them against the command line's document.
+    Object.assign(this.root.dataset, { policy: t.policy, windows: String(t.windows), windowMs: String(t.windowMs) });
     for (const m of METRICS) {
       const entry = this.charts.get(m.id)!;
       const values = m.values(t);
@@ -164,6 +166,7 @@ export class TimelineView {
       const legend = entry.chart.options.plugins?.legend;
       if (legend) legend.display = rows <= 10;
       entry.chart.update('none');
+      Object.assign(entry.figure.dataset, { peak: String(peak.v), peakRow: String(peak.row), peakWindow: String(peak.w) });
       entry.chart.canvas.setAttribute('aria-label',
         `${m.title} for ${this.label(t.policy)} over ${t.windows} windows` +
         (peak.v >= 0 ? `; highest ${m.format(peak.v)} on ${rowName(peak.row)} at ${labels[peak.w]} s` : ''));
@@ -208,6 +211,7 @@ export class TimelineView {
       ...(t.groupKeys.length > named ? [h('span', { class: 'timeline-group' },
         swatch(groupColour(named, 1)), `${t.groupKeys.length - named} more`)] : []),
       h('span', { class: 'muted' }, ' Paler: the group is a smaller share of the window’s requests there. Blank: no arrivals.'));
+    this.strip.dataset.groupKeys = Array.from(t.groupKeys).join(' ');
     const dominant = t.groupKeys.length > 0 ? `group ${t.groupKeys[0]} dominates most` : 'no requests';
     this.strip.setAttribute('aria-label',
       `Dominant prefix group of each replica in each of ${t.windows} windows for ${this.label(t.policy)}: ` +

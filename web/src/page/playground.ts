@@ -54,6 +54,8 @@ import { actionNote, type ShownRun, wireActions } from './actions';
 import { LinkNotes } from './link-notes';
 import { RunStatus } from './run-status';
 import { type RunOrigin, ScenarioPanel } from './scenario-panel';
+import { RunSummary } from './run-summary';
+import { showSameAs } from '../results/same-as';
 
 /** The run on screen. */
 interface Shown extends ShownRun {
@@ -102,6 +104,8 @@ export class Playground {
   private readonly status = new RunStatus();
   private readonly linkNotes = new LinkNotes();
   private readonly resultsView = new ResultsView();
+  /** The bar that keeps the run in sight while the form is edited (full page only). */
+  private readonly runSummary = this.embed ? null : new RunSummary();
   private shown: Shown | null = null;
   private runCounter = 0;
   /** Overrides of the last run asked for (kept so "skip bad lines" repeats it). */
@@ -363,6 +367,8 @@ export class Playground {
     this.replay.shownRun(overrides, trace, result.trace, advice);
 
     this.resultsView.show(results, (name) => this.labels.policy(name), this.catalogue.find((p) => p.recommended)?.worst_p99_regret);
+    this.runSummary?.show(results, (name) => this.labels.policy(name));
+    showSameAs(overrides, trace);
     // Many policies need the full width for the per-policy bar charts too.
     document.querySelector('.charts')?.classList.toggle('many', results.results.length > 5);
     this.charts.update(results, result.cdf);

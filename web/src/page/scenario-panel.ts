@@ -14,8 +14,8 @@ import { preview } from '../state/link-text';
 import { PRESETS, presetOverrides } from '../state/presets';
 import { type FieldInfo, isDefault, nonDefaultOverrides, type Pair } from '../state/schema';
 import type { PolicyInfo } from '../worker/prefixroute-module';
-import type { Rejection } from '../worker/protocol';
-import { type PickReason, pickForModel, picksModel } from './model-pick';
+import type { Rejection, TpPick } from '../worker/protocol';
+import { changesDeployment, PICKED_KEYS, type PickReason, pickForModel } from './model-pick';
 
 /** Typing pauses this long before a re-run; checkboxes and presets run at once. */
 const EDIT_DEBOUNCE_MS = 350;
@@ -31,8 +31,8 @@ export interface ScenarioPanelHost {
    * from the form (they keep their values).
    */
   runEdit(overrides: Pair[] | (() => Promise<Pair[]>), unreadable: Set<string>): void;
-  /** The smallest tensor parallelism the core accepts for these overrides' model and GPU (null: none). */
-  smallestTp(overrides: Pair[]): Promise<number | null>;
+  /** The core's smallest tensor parallelism for these overrides' model and GPU, with its reason (null: none to offer). */
+  smallestTp(overrides: Pair[]): Promise<TpPick | null>;
   /** The reader chose a preset: run its scenario (presetScenario). */
   runPreset(id: string): void;
   /** The values of the scenario on screen (null before the first run). */
@@ -57,8 +57,10 @@ export class ScenarioPanel {
   private fields: FieldInfo[] = [];
   private catalogue: PolicyInfo[] = [];
   private editTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The values the page set for the model last picked, and why: shown while each value stays. */
+  /** The values the page set or kept for the model last picked, and why: shown while each value stays. */
   private reasons: PickReason[] = [];
+  /** The fields of PICKED_KEYS the reader, a link or a preset set: the page never changes them silently. */
+  private explicit = new Set<string>();
 
   constructor(
     private readonly labels: Labels,
@@ -71,6 +73,8 @@ export class ScenarioPanel {
     this.catalogue = catalogue;
     const details = byId<HTMLDetailsElement>('controls-details');
     details.open = !window.matchMedia('(max-width: 760px)').matches;
+    // "Edit the scenario" lands on the form, open: not on a closed panel needing a second tap.
+    for (const jump of document.querySelectorAll<HTMLAnchorElement>('a.jump-controls')) jump.addEventListener('click', () => (details.open = true));
     this.controls = new Controls(byId<HTMLFormElement>('controls'), fields, catalogue, PRESETS, {
       onEdit: () => this.scheduleEdit(EDIT_DEBOUNCE_MS),
       onCommit: () => this.scheduleEdit(0),
@@ -130,6 +134,7 @@ export class ScenarioPanel {
     }
     // An edit's results never undo what was typed while they ran.
     controls.setValues(values, keep, origin === 'edit');
+    if (origin !== 'edit') this.takeExplicit(values);
     controls.setDeployment(outcome.summary, values);
     this.showReasons(values);
     controls.setPreset(outcome.replaying ? 'custom' : this.matchPreset(values, controls.presetShown()));
@@ -153,11 +158,14 @@ export class ScenarioPanel {
       const current = shown?.get(k);
       if (current !== undefined) values.set(k, current);
     }
-    if (shown && picksModel(values, shown)) {
-      // A model picked brings its TP and engine (model-pick.ts), set and said before the run.
+    if (shown) this.noteReaderValues(values, shown);
+    if (shown && changesDeployment(values, shown)) {
+      // A model picked (or its GPU changed) brings its TP and engine (model-pick.ts), set and said before the run.
       this.host.runEdit(async () => {
-        this.reasons = await pickForModel(values, shown, (v) => this.host.smallestTp(nonDefaultOverrides(new Map(v), this.fields)));
-        this.controls?.setValues(new Map(this.reasons.map((r) => [r.key, r.value])));
+        const pick = await this.host.smallestTp(nonDefaultOverrides(new Map(values), this.fields));
+        const picked = pickForModel(values, shown, pick, this.explicit);
+        this.reasons = [...this.reasons.filter((r) => !picked.some((p) => p.key === r.key)), ...picked];
+        this.controls?.setValues(new Map(picked.map((r) => [r.key, values.get(r.key) ?? r.value])));
         this.showReasons(values);
         return nonDefaultOverrides(values, this.fields);
       }, unreadable);
@@ -166,10 +174,36 @@ export class ScenarioPanel {
     this.host.runEdit(nonDefaultOverrides(values, this.fields), unreadable);
   }
 
+  /**
+   * A run from a link or preset: the fields of PICKED_KEYS it sets to other
+   * than their defaults are its own (the page's picks, still shown with their
+   * reasons, stay the page's).
+   */
+  private takeExplicit(values: ReadonlyMap<string, string>): void {
+    this.explicit = new Set(
+      PICKED_KEYS.filter((k) => {
+        const field = this.fields.find((f) => f.key === k);
+        const v = values.get(k);
+        return field && v !== undefined && !isDefault(field, v) && !this.reasons.some((r) => r.key === k && r.value === v);
+      }),
+    );
+  }
+
+  /** The fields of PICKED_KEYS the reader changed in the form since the run on screen: theirs from now on. */
+  private noteReaderValues(values: ReadonlyMap<string, string>, shown: ReadonlyMap<string, string>): void {
+    for (const k of PICKED_KEYS) {
+      const v = values.get(k);
+      if (v === undefined || v === shown.get(k) || this.reasons.some((r) => r.key === k && r.value === v)) continue;
+      this.explicit.add(k);
+      this.reasons = this.reasons.filter((r) => r.key !== k);
+    }
+  }
+
   /** The reasons of the page's picks whose values are still in `values` (the others are dropped). */
   private showReasons(values: ReadonlyMap<string, string>): void {
-    this.reasons = this.reasons.filter((r) => values.get(r.key) === r.value);
-    for (const key of ['hardware.tp', 'cluster.engine']) this.controls?.setReason(key, this.reasons.find((r) => r.key === key)?.text ?? null);
+    // Without a model the picks have no reason left.
+    this.reasons = values.get('hardware.model') === 'none' ? [] : this.reasons.filter((r) => values.get(r.key) === r.value);
+    for (const key of PICKED_KEYS) this.controls?.setReason(key, this.reasons.find((r) => r.key === key)?.text ?? null);
   }
 
   /**

@@ -169,6 +169,16 @@ export interface CapacityResult {
 }
 
 /** What each kind of job takes, reports while it runs, and gives back. */
+/** The core's choice of tensor parallelism for a model on a GPU (SmallestTpSuccess, trimmed). */
+export interface TpPick {
+  /** 1, 2, 4 or 8; 0 when no degree up to 8 holds the weights. */
+  tp: number;
+  /** The smallest degree the core accepts at all (weights and one KV block fit); 0: none. */
+  minFitTp: number;
+  holdsContext: boolean;
+  reason: string;
+}
+
 export interface Jobs {
   run: { request: RunRequest; progress: RunProgress; result: RunResult };
   sweep: { request: SweepRequest; progress: SweepProgress; result: SweepResult };
@@ -179,8 +189,8 @@ export interface Jobs {
   sweepShard: { request: SweepShardRequest; progress: SweepProgress; result: { shardJson: string } };
   /** The merged results JSON (kind 'run') or sweep JSON (kind 'sweep'). */
   merge: { request: MergeRequest; progress: never; result: { json: string } };
-  /** The smallest tensor parallelism the core accepts for this scenario's model and GPU (null: none does). */
-  smallestTp: { request: { overrides: Pair[] }; progress: never; result: { tp: number | null } };
+  /** The core's smallest tensor parallelism for this scenario's model and GPU (null: no model, or its fields refused). */
+  smallestTp: { request: { overrides: Pair[] }; progress: never; result: { pick: TpPick | null } };
 }
 
 export type JobKind = keyof Jobs;

@@ -30,7 +30,7 @@
 // Cancelling or superseding a job terminates its workers (the core runs
 // synchronously in them); progress is the least advanced shard's.
 
-import type { Plan, RunProgress, RunRequest, RunResult, ShardOutput, SweepProgress, SweepRequest, SweepResult, TraceRequest } from './protocol';
+import type { Plan, RunProgress, RunRequest, RunResult, ShardOutput, SweepProgress, SweepRequest, SweepResult, TpPick, TraceRequest } from './protocol';
 import type { Pair } from '../state/schema';
 import { shardCount, TRACE_POOL_BYTES } from './shard-count';
 import type { TraceSource } from '../trace/trace-source';
@@ -206,9 +206,9 @@ export class RunPool extends Pool<'run'> {
     });
   }
 
-  /** The smallest tensor parallelism the core accepts for these overrides' model and GPU (worker.ts); a job of the pool's, as a run. */
-  smallestTp(overrides: Pair[]): Promise<number | null> {
-    return this.job(async () => (await this.slot(0).runJob('smallestTp', { overrides })).tp);
+  /** The core's smallest tensor parallelism for these overrides' model and GPU, with its reason (worker.ts); a job of the pool's, as a run. */
+  smallestTp(overrides: Pair[]): Promise<TpPick | null> {
+    return this.job(async () => (await this.slot(0).runJob('smallestTp', { overrides })).pick);
   }
 
   /**

@@ -15,7 +15,7 @@
 import { cdfPoints } from './cdf';
 import { loadModule } from './load-module';
 import type { FieldError, PolicySeries, PrefixrouteModule } from './prefixroute-module';
-import type { FromWorker, MergeRequest, Plan, PlanRequest, RunOrPlanRequest, RunProgress, RunRequest, RunResult, ShardRequest, ToWorker } from './protocol';
+import type { FromWorker, MergeRequest, TpPick, Plan, PlanRequest, RunOrPlanRequest, RunProgress, RunRequest, RunResult, ShardRequest, ToWorker } from './protocol';
 import type { TraceSummary } from '../trace/trace-summary';
 import { resolveOverrides, type Resolved } from '../state/resolve';
 import { shardCount } from './shard-count';
@@ -179,20 +179,13 @@ async function shard(mod: PrefixrouteModule, id: number, { run: request, shardIn
 }
 
 /**
- * The smallest hardware.tp the core accepts for the scenario's model and GPU
- * (its weights fit with room for the KV cache), trying each value of the
- * field's range in turn; null when none does. Other fields' errors do not
- * count: only the deployment's (hardware.*).
+ * The core's smallest tensor parallelism for the scenario's model on its GPU
+ * (cluster/tp_choice.h), with its one-line reason; null when the scenario
+ * names no model or the fields the choice reads are refused (the run says why).
  */
-function smallestTp(mod: PrefixrouteModule, overrides: Pair[]): number | null {
-  const schema = JSON.parse(mod.scenarioSchema()) as { properties?: { hardware?: { properties?: { tp?: { minimum?: number; maximum?: number } } } } };
-  const range = schema.properties?.hardware?.properties?.tp;
-  const others = overrides.filter(([key]) => key !== 'hardware.tp');
-  for (let tp = range?.minimum ?? 1; tp <= (range?.maximum ?? 8); tp++) {
-    const checked = mod.validateScenario('{}', JSON.stringify([...others, ['hardware.tp', String(tp)]]));
-    if (checked.ok || !checked.errors.some((e) => e.field.startsWith('hardware.'))) return tp;
-  }
-  return null;
+function smallestTp(mod: PrefixrouteModule, overrides: Pair[]): TpPick | null {
+  const choice = mod.smallestTp('{}', JSON.stringify(overrides));
+  return choice.ok ? { tp: choice.tp, minFitTp: choice.minFitTp, holdsContext: choice.holdsContext, reason: choice.reason } : null;
 }
 
 /** Merges a split's shard documents into the results (or sweep) JSON one worker would have written. */
@@ -233,7 +226,7 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
       case 'merge':
         return merge(mod, message.id, message.request);
       case 'smallestTp':
-        return post({ type: 'done', id: message.id, result: { tp: smallestTp(mod, message.request.overrides) } });
+        return post({ type: 'done', id: message.id, result: { pick: smallestTp(mod, message.request.overrides) } });
     }
   } catch (error) {
     post({ type: 'failed', id, message: error instanceof Error ? error.message : String(error) });

@@ -97,6 +97,9 @@ struct ModelPreset {
   bool tied_embeddings = false;  ///< the LM head reuses the input embedding
   bool qkv_bias = false;
   bool qk_norm = false;          ///< a norm over each query and key head (Qwen3)
+  /// config.json's max_position_embeddings: vLLM's default max_model_len,
+  /// the longest request the engine must hold to start (tp_choice.h).
+  std::uint32_t context_tokens = 0;
   std::string_view source;  ///< where the numbers come from
 
   bool mla() const { return kv_lora_rank > 0; }
