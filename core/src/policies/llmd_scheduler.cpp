@@ -1,6 +1,7 @@
 #include "prefixroute/policies/llmd_scheduler.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -114,6 +115,62 @@ LlmdScheduler::LlmdScheduler(const LlmdSchedulerParams& params, std::uint64_t se
 void LlmdScheduler::ensure_replicas(std::size_t n) {
   while (lru_.size() < n) lru_.emplace_back(params_.lru_blocks_per_replica);
   if (in_flight_tokens_.size() < n) in_flight_tokens_.resize(n, 0);
+  const std::size_t words = std::max<std::size_t>(words_, (n + 63) / 64);
+  if (words != words_) {  // wider records: each record's masks move to the new stride
+    std::vector<std::uint64_t> wider(masks_.size() / words_ * words, 0);
+    for (std::size_t k = 0; k < masks_.size() / words_; ++k)
+      std::copy_n(masks_.begin() + static_cast<std::ptrdiff_t>(k * words_), words_,
+                  wider.begin() + static_cast<std::ptrdiff_t>(k * words));
+    masks_.swap(wider);
+    words_ = words;
+  }
+}
+
+void LlmdScheduler::set_holder(std::uint64_t hash, std::uint32_t replica) {
+  std::uint32_t* record = record_of_.find(hash);
+  std::uint32_t k;
+  if (record != nullptr) {
+    k = *record;
+  } else if (!free_records_.empty()) {
+    k = free_records_.back();  // freed with every mask zero
+    free_records_.pop_back();
+    record_of_.insert(hash, k);
+  } else {
+    k = static_cast<std::uint32_t>(masks_.size() / words_);
+    masks_.resize(masks_.size() + words_, 0);
+    record_of_.insert(hash, k);
+  }
+  masks_[k * words_ + replica / 64] |= std::uint64_t{1} << (replica % 64);
+}
+
+void LlmdScheduler::clear_holder(std::uint64_t hash, std::uint32_t replica) {
+  const std::uint32_t* record = record_of_.find(hash);
+  if (record == nullptr) return;  // evicted twice in one call: already cleared
+  const std::uint32_t k = *record;
+  std::uint64_t* m = masks_.data() + static_cast<std::size_t>(k) * words_;
+  m[replica / 64] &= ~(std::uint64_t{1} << (replica % 64));
+  if (std::any_of(m, m + words_, [](std::uint64_t w) { return w != 0; })) return;
+  free_records_.push_back(k);
+  record_of_.erase(hash);
+}
+
+void LlmdScheduler::index_blocks(std::uint32_t replica) {
+  // Touched in prompt order; the records gain every newly held hash, then
+  // lose every evicted hash the set no longer holds (one added and evicted
+  // within the call, or evicted and added back, comes out right), whose stale
+  // LRU map entry is dropped.
+  BlockLru& set = lru_[replica];
+  evicted_.clear();
+  for (const std::uint64_t hash : hashes_) {
+    std::uint64_t out = 0;
+    if (set.touch(hash, out)) set_holder(hash, replica);
+    if (out != 0) evicted_.push_back(out);
+  }
+  for (const std::uint64_t gone : evicted_) {
+    if (set.contains(gone)) continue;
+    set.forget(gone);
+    clear_holder(gone, replica);
+  }
 }
 
 std::uint64_t LlmdScheduler::in_flight_tokens(std::size_t replica) const {
@@ -141,13 +198,14 @@ bool LlmdScheduler::match_prefix(const Prompt& prompt, const ClusterView& cluste
     // Walk the blocks while some replica's set (any the index knows, shown
     // or not) holds the block; each shown holder counts it.
     for (const std::uint64_t hash : hashes_) {
-      bool held = false;
-      for (std::size_t r = 0; r < lru_.size(); ++r) {
-        if (!lru_[r].contains(hash)) continue;
-        held = true;
-        if (r < n) ++matched_[r];
-      }
-      if (!held) break;
+      const std::uint32_t* record = record_of_.find(hash);
+      if (record == nullptr) break;
+      const std::uint64_t* m = masks_.data() + static_cast<std::size_t>(*record) * words_;
+      for (std::size_t g = 0; g < words_; ++g)
+        for (std::uint64_t bits = m[g]; bits != 0; bits &= bits - 1) {
+          const std::size_t r = g * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+          if (r < n) ++matched_[r];
+        }
     }
   } else {
     cluster.match_held(prompt, CacheView::Precise, held_);
@@ -353,17 +411,7 @@ void LlmdScheduler::on_routed(const RoutedRequest& request) {
   choice_pending_ = false;
   if (params_.prefix_mode == LlmdPrefixMode::Approximate && reads_prefix()) {
     if (!hashes_valid_ || hashed_length_ != request.prompt.size()) hash_prompt(request.prompt);
-    // Touched in prompt order; an evicted hash's stale map entry is dropped
-    // after the batch unless the prompt added it back.
-    BlockLru& set = lru_[replica];
-    evicted_.clear();
-    for (const std::uint64_t hash : hashes_) {
-      std::uint64_t out = 0;
-      set.touch(hash, out);
-      if (out != 0) evicted_.push_back(out);
-    }
-    for (const std::uint64_t gone : evicted_)
-      if (!set.contains(gone)) set.forget(gone);
+    index_blocks(replica);
   }
   hashes_valid_ = false;
   const bool counts_tokens = params_.token_load_weight > 0 ||

@@ -113,8 +113,8 @@
 // blocks x block_size of the chosen replica, capped at the prompt length (-1
 // before a choice, or when no plugin reads the index).
 // Cost per request: the prompt's considered blocks hashed (approximate; the
-// tokens copied once) and walked with one LRU lookup per (block, replica)
-// until no replica holds a block, or one match_held walk of the precise
+// tokens copied once) and walked with one lookup of the holders' record per
+// block (O(R / 64) words each) until no replica holds a block, or one match_held walk of the precise
 // index; O(R) for the scrape and in-flight scores, the filter and the
 // picker (m - 1 draws for max_score, one for random, one per positive
 // candidate for weighted_random). Hooks: O(blocks) for the approximate index
@@ -130,6 +130,7 @@
 #include <vector>
 
 #include "prefixroute/base/block_lru.h"
+#include "prefixroute/base/flat_map.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/cache/prefix_index.h"
 #include "prefixroute/policies/policy_spec.h"
@@ -224,6 +225,10 @@ class LlmdScheduler final : public RoutingPolicy {
            params_.no_hit_lru_weight > 0 || params_.token_load_weight > 0;
   }
   void ensure_replicas(std::size_t n);
+  /// Adds the prompt's considered hashes to replica's LRU set and the records.
+  void index_blocks(std::uint32_t replica);
+  void set_holder(std::uint64_t hash, std::uint32_t replica);
+  void clear_holder(std::uint64_t hash, std::uint32_t replica);
   /// The considered blocks' chained hashes (LlmdEpp::block_hashes) into hashes_.
   void hash_prompt(const Prompt& prompt);
   /// matched_ and prefix_fraction_ for every replica; whether any holds block 0.
@@ -236,8 +241,16 @@ class LlmdScheduler final : public RoutingPolicy {
 
   LlmdSchedulerParams params_;
   Rng rng_;
-  // Approximate index: per replica, the LRU set of the block hashes routed there.
+  // Approximate index: per replica, the LRU set of the block hashes routed
+  // there, and for every hash some set holds the replicas holding it (one
+  // record of words_ 64-bit masks), so the walk does one lookup per block.
+  // Invariant: bit r of hash h's record is set iff lru_[r] holds h; a hash no
+  // set holds has no record.
   std::vector<BlockLru> lru_;
+  FlatMap<std::uint32_t> record_of_;     // hash -> its record
+  std::vector<std::uint64_t> masks_;     // record k's masks at [k x words_, (k + 1) x words_)
+  std::vector<std::uint32_t> free_records_;
+  std::size_t words_ = 1;
   std::vector<std::uint64_t> hashes_;   // the last chosen prompt's considered block hashes
   std::vector<Token> tokens_;           // scratch: the considered tokens
   std::size_t hashed_length_ = 0;
