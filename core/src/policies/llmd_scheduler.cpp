@@ -83,17 +83,25 @@ const PolicySpec& llmd_scheduler_policy_spec() {
       },
       [](const LlmdSchedulerParams& p, const PolicyContext& context, const RoutedSize& size) {
         // Approximate index: per held block an LRU slot, its map entry (open
-        // addressing at load <= 1/2) and log entries: ~96 bytes, at most the
-        // capacity and at most the blocks routed.
+        // addressing at load <= 1/2) and log entries, and the hash's holder
+        // record (its map entry and one 64-bit word per 64 replicas, in an
+        // array grown by doubling): as llmd_epp's index, ~96 bytes plus 16 per
+        // extra word (tests/experiment_memory_test.cpp measures it on 4,096
+        // replicas), at most the capacity and at most the blocks routed.
         double index = 0;
         if (p.prefix_mode == LlmdPrefixMode::Approximate) {
           const double capacity = static_cast<double>(p.lru_blocks_per_replica) * context.cluster.replicas;
           const double routed = std::min(size.requests * p.max_prefix_blocks, size.prompt_tokens / p.block_size);
-          index = std::min(capacity, routed) * 96.0;
+          const double extra_words = std::ceil(static_cast<double>(context.cluster.replicas) / 64.0) - 1.0;
+          index = std::min(capacity, routed) * (96.0 + 16.0 * extra_words);
         }
-        // Per request at most one in-flight entry and one awaiting session
-        // (unordered_map nodes and buckets, ~64 bytes each), one cookie per session.
-        return index + size.requests * 3 * 64.0;
+        // Per request at most one in-flight entry (when tokens are counted)
+        // and, with the session scorer, one awaiting session and one cookie
+        // (unordered_map nodes and buckets, ~64 bytes each).
+        const bool counts_tokens = p.token_load_weight > 0 ||
+                                   (p.filter == LlmdFilter::PrefixCacheAffinity && p.max_ttft_penalty_ms > 0);
+        const double per_request = (counts_tokens ? 64.0 : 0.0) + (p.session_weight > 0 ? 128.0 : 0.0);
+        return index + size.requests * per_request;
       });
   return spec;
 }
