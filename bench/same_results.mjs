@@ -17,6 +17,8 @@
 //     row moved relative to the others, is a difference.
 //   - the top-level "recommended" (the policy the catalogue recommends), when
 //     BEFORE has no such key.
+//   - with replicates, pairs of replicates.not_distinguishable that name an
+//     added policy (every other pair must be there, in BEFORE's order).
 // Every other key of the document (workload, bounds, ...) must be equal.
 // Exits 0 when the same, printing one line that names what AFTER added (if
 // anything); 1 with the differences otherwise.
@@ -48,6 +50,12 @@ const isAdded = (name) => added.includes(name);
 function comparable(key) {
   if (key === 'results' && Array.isArray(after.results))
     return after.results.filter((row) => !isAdded(row?.policy));
+  if (key === 'replicates' && after.replicates && typeof after.replicates.not_distinguishable === 'object') {
+    const pairs = {};
+    for (const [metric, list] of Object.entries(after.replicates.not_distinguishable))
+      pairs[metric] = Array.isArray(list) ? list.filter((pair) => !(Array.isArray(pair) && pair.some(isAdded))) : list;
+    return { ...after.replicates, not_distinguishable: pairs };
+  }
   if (key === 'scenario') {
     const scenario = restrict(before.scenario, after.scenario);
     if (scenario && Array.isArray(scenario.policies))

@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { METRIC_LABELS, checkClaims, describeComparison, evaluateClaim } from './published/evaluate.mjs';
+import { METRIC_LABELS, armRuns, checkClaims, describeComparison, evaluateClaim } from './published/evaluate.mjs';
 import { claimCharts, claimStatus, formatSummary, renderPage, simulatedSummary } from './published/page.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -132,9 +132,19 @@ async function main() {
     for (const [i, claim] of claims.entries()) {
       const t0 = Date.now();
       process.stdout.write(`[${i + 1}/${claims.length}] ${claim.id} (${claim.arms.length} policies) ... `);
-      const jsonPath = path.join(opts.resultsDir || tmp, `${claim.id}.json`);
       if (opts.resultsDir) fs.mkdirSync(opts.resultsDir, { recursive: true });
-      const results = await runScenario(opts.bench, path.join(ROOT, claim.scenario), opts.sets, opts.jobs, jsonPath);
+      // One run per distinct arm settings (one run when no arm has any), side by side.
+      const runs = armRuns(claim);
+      const jsons = await Promise.all(
+        runs.map((run, k) => {
+          const jsonPath = path.join(opts.resultsDir || tmp, runs.length === 1 ? `${claim.id}.json` : `${claim.id}-${k + 1}.json`);
+          return runScenario(opts.bench, path.join(ROOT, claim.scenario), [...run.sets, ...opts.sets], opts.jobs, jsonPath);
+        }),
+      );
+      const results = {};
+      runs.forEach((run, k) => {
+        for (const arm of run.arms) results[arm.name] = jsons[k];
+      });
       const evaluation = evaluateClaim(claim, results, doc.rules);
       evaluation.hardware = await hardwareOf(opts.bench, path.join(ROOT, claim.scenario), opts.sets);
       console.log(`${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -107,6 +107,9 @@ TEST(EstimatedPeakBytes, BoundsTheMeasuredPeakOfSyntheticRuns) {
   expect_bounds(parsed({{"policies", "llmd_epp"}, {"cluster.replicas", "4096"}, {"workload.tenants", "12288"},
                         {"workload.arrival_rate_per_s", "102400"}, {"workload.requests", "3000"}}),
                 nullptr, nullptr, "llm-d EPP on 4,096 replicas", 8);
+  expect_bounds(parsed({{"policies", "llmd_scheduler"}, {"cluster.replicas", "4096"}, {"workload.tenants", "12288"},
+                        {"workload.arrival_rate_per_s", "102400"}, {"workload.requests", "3000"}}),
+                nullptr, nullptr, "llm-d scheduler on 4,096 replicas", 8);
   expect_bounds(parsed({{"policies", "dynamo_kv"}, {"workload.requests", "20000"},
                         {"workload.arrival_rate_per_s", "2000"}, {"dynamo_kv.router_queue", "fcfs"},
                         {"dynamo_kv.queue_threshold", "0"}}),

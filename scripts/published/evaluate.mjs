@@ -2,8 +2,10 @@
 // JSON and the comparisons of scenarios/published/claims.json.
 //
 // A claim names its policies ("arms": a published router and the catalogue
-// policy standing in for it), the published figures and the comparisons they
-// imply. Everything here is a pure function of the claim and one results
+// policy standing in for it, with the settings of that policy that make it
+// the published router, "set"), the published figures and the comparisons
+// they imply. Arms that run one policy with different settings run apart
+// (armRuns). Everything here is a pure function of the claim and its results
 // JSON, so the same results always give the same verdicts.
 
 /** Metric names a claim may use, each read off a stage or a whole run. */
@@ -132,11 +134,38 @@ export function kneeLoad(row, name, fraction) {
   return null;
 }
 
-/** The results row of each arm, by policy; throws naming a missing one. */
+/** An arm's settings as `--set` overrides (`key=value`), in the claim's order. */
+export function armSets(arm) {
+  return Object.entries(arm.set || {}).map(([k, v]) => `${k}=${v}`);
+}
+
+/**
+ * The runs a claim takes: one per distinct arm settings, each with the
+ * overrides that run exactly its arms' policies with those settings (none
+ * when every arm runs the scenario as written).
+ */
+export function armRuns(claim) {
+  const runs = new Map();
+  for (const arm of claim.arms) {
+    const sets = armSets(arm);
+    const key = JSON.stringify(sets);
+    if (!runs.has(key)) runs.set(key, { arms: [], sets });
+    runs.get(key).arms.push(arm);
+  }
+  const list = [...runs.values()];
+  if (list.length === 1 && list[0].sets.length === 0) return [{ arms: list[0].arms, sets: [] }];
+  return list.map((r) => ({ arms: r.arms, sets: [`policies=${[...new Set(r.arms.map((a) => a.policy))].join(',')}`, ...r.sets] }));
+}
+
+/**
+ * The results row of each arm, by policy; throws naming a missing one.
+ * `results`: one results JSON for every arm, or one per arm name (armRuns).
+ */
 export function rowsByArm(claim, results) {
   const rows = {};
   for (const arm of claim.arms) {
-    const row = results.results.find((r) => r.policy === arm.policy);
+    const of = Array.isArray(results.results) ? results : results[arm.name];
+    const row = of && of.results.find((r) => r.policy === arm.policy);
     if (!row) throw new Error(`${claim.id}: no results for policy ${arm.policy} (arm ${arm.name})`);
     rows[arm.name] = row;
   }
@@ -270,8 +299,9 @@ export function evaluateClaim(claim, results, rules) {
 }
 
 /**
- * Checks a claims document's shape against its scenarios' policies: every arm
- * names a distinct policy, every comparison names known arms and metrics.
+ * Checks a claims document's shape against its scenarios' policies: no two
+ * arms run one policy with the same settings, an arm's settings are its
+ * policy's own fields, every comparison names known arms and metrics.
  * Returns a list of problems (empty when sound).
  */
 export function checkClaims(doc) {
@@ -279,8 +309,11 @@ export function checkClaims(doc) {
   const kinds = new Set(['order', 'ratio', 'saturation', 'knee', 'value', 'spread']);
   for (const claim of doc.claims) {
     const arms = new Set(claim.arms.map((a) => a.name));
-    const policies = new Set(claim.arms.map((a) => a.policy));
-    if (policies.size !== claim.arms.length) problems.push(`${claim.id}: two arms share a policy`);
+    const configured = new Set(claim.arms.map((a) => `${a.policy} ${JSON.stringify(armSets(a))}`));
+    if (configured.size !== claim.arms.length) problems.push(`${claim.id}: two arms share a policy and its settings`);
+    for (const arm of claim.arms)
+      for (const key of Object.keys(arm.set || {}))
+        if (!key.startsWith(`${arm.policy}.`)) problems.push(`${claim.id}: arm ${arm.name} sets ${key}, not a field of ${arm.policy}`);
     for (const cmp of claim.comparisons) {
       if (!kinds.has(cmp.kind)) problems.push(`${claim.id}: unknown comparison kind ${cmp.kind}`);
       if (!METRICS.includes(cmp.metric)) problems.push(`${claim.id}: unknown metric ${cmp.metric}`);

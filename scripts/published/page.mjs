@@ -4,6 +4,7 @@
 import { barChart, lineChart } from './chart.mjs';
 import {
   METRIC_LABELS,
+  armSets,
   category,
   curve,
   describeComparison,
@@ -157,15 +158,23 @@ export function renderPage(doc, evaluations, chartDir) {
     L.push('');
     L.push(`**${claim.title}.** Confidence: ${claim.confidence}. Verdict: **${s.verdict}**.`);
     L.push('');
-    L.push(`Scenario: [\`${claim.scenario}\`](../../${claim.scenario}) (\`build/native/tools/prefixroute --scenario ${claim.scenario}\`).`);
+    const perArm = claim.arms.some((arm) => armSets(arm).length > 0);
+    L.push(
+      `Scenario: [\`${claim.scenario}\`](../../${claim.scenario}) (\`build/native/tools/prefixroute --scenario ${claim.scenario}\`${
+        perArm ? ", each arm run with \`--set policies=<its policy>\` and its settings as \`--set\` (below)" : ''
+      }).`,
+    );
     L.push('');
     L.push('Sources:');
     L.push('');
     for (const src of claim.sources) L.push(`- ${src}`);
     L.push('');
-    L.push('| Published router | Catalogue policy |');
+    L.push('| Published router | Catalogue policy and its settings |');
     L.push('|---|---|');
-    for (const arm of claim.arms) L.push(`| ${arm.name}: ${arm.published_router} | \`${arm.policy}\` |`);
+    for (const arm of claim.arms) {
+      const sets = armSets(arm);
+      L.push(`| ${arm.name}: ${arm.published_router} | \`${arm.policy}\`${sets.length ? ` with ${sets.map((x) => `\`${x}\``).join(', ')}` : ''} |`);
+    }
     L.push('');
     if (claim.stated.length) {
       L.push('Stated:');

@@ -100,6 +100,20 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     ['a TTFT target with a closed client and a timeout',
       [['client.kind', 'closed'], ['client.concurrency', '6'], ['client.timeout_s', '0.2'], ['slo.ttft_ms', '50'],
         ['slo.ttft_percentile', '99.9'], ['policies', 'all']]],
+    // llm-d's scheduler away from its defaults: the precise index on lagged
+    // KV events with every scorer and the weighted-random picker (the one
+    // picker that takes a logarithm), and the affinity filter with token load.
+    ['llm-d scheduler: precise prefix, every scorer, weighted-random picker, lagged KV events',
+      [...batched, ['router.kv_event_lag_ms', '20'], ['workload.kind', 'sessions'], ['policies', 'llmd_scheduler'],
+        ['llmd_scheduler.prefix_mode', 'precise'], ['llmd_scheduler.block_size', '16'], ['llmd_scheduler.picker', 'weighted_random'],
+        ['llmd_scheduler.active_request_weight', '1'], ['llmd_scheduler.no_hit_lru_weight', '1'], ['llmd_scheduler.load_aware_weight', '1'],
+        ['llmd_scheduler.token_load_weight', '1'], ['llmd_scheduler.session_weight', '1']]],
+    ['llm-d scheduler: affinity filter with the TTFT gate, exploration and token load',
+      [...batched, ['policies', 'llmd_scheduler'], ['llmd_scheduler.filter', 'prefix_cache_affinity'],
+        ['llmd_scheduler.block_size', '16'], ['llmd_scheduler.peak_prefill_tokens_per_s', '20000'],
+        ['llmd_scheduler.max_ttft_penalty_ms', '50'], ['llmd_scheduler.exploration_probability', '0.1'],
+        ['llmd_scheduler.prefix_weight', '0'], ['llmd_scheduler.queue_weight', '0'], ['llmd_scheduler.kv_weight', '0'],
+        ['llmd_scheduler.token_load_weight', '1']]],
     // The batched engine with main's workload kinds, new routers and replicates.
     ['the batched engine on agent loops, 3 replicates, the session and gateway routers',
       [...batched, ['workload.kind', 'agentic'], ['workload.requests', '600'], ['replicates', '3'],

@@ -5,9 +5,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 import {
+  armRuns,
   checkClaims,
   evaluateComparison,
   kneeLoad,
+  rowsByArm,
   saturationLoad,
   scopedMetric,
   summaryMetric,
@@ -152,6 +154,39 @@ describe('orders, ratios, values, spreads', () => {
 });
 
 describe('claims documents', () => {
+  it('runs arms of one policy with different settings apart, each with its own settings', () => {
+    const claim = {
+      id: 'Y',
+      arms: [
+        { name: 'rr', policy: 'round_robin' },
+        { name: 'p', policy: 'llmd_scheduler', set: { 'llmd_scheduler.prefix_mode': 'precise', 'llmd_scheduler.prefix_weight': 3 } },
+        { name: 'a', policy: 'llmd_scheduler', set: { 'llmd_scheduler.prefix_weight': 1 } },
+        { name: 'x', policy: 'llmd_scheduler', set: { 'router.kv_event_lag_ms': 5 } },
+      ],
+      comparisons: [],
+    };
+    assert.deepEqual(checkClaims({ claims: [{ ...claim, arms: claim.arms.slice(0, 3) }] }), []);
+    assert.deepEqual(checkClaims({ claims: [claim] }), ['Y: arm x sets router.kv_event_lag_ms, not a field of llmd_scheduler']);
+    assert.deepEqual(
+      armRuns({ ...claim, arms: claim.arms.slice(0, 3) }).map((r) => [r.arms.map((a) => a.name), r.sets]),
+      [
+        [['rr'], ['policies=round_robin']],
+        [['p'], ['policies=llmd_scheduler', 'llmd_scheduler.prefix_mode=precise', 'llmd_scheduler.prefix_weight=3']],
+        [['a'], ['policies=llmd_scheduler', 'llmd_scheduler.prefix_weight=1']],
+      ],
+    );
+    // Without settings, one run of the scenario as written.
+    assert.deepEqual(armRuns({ arms: [claim.arms[0], { name: 'r', policy: 'random' }] }).map((r) => r.sets), [[]]);
+  });
+
+  it('reads each arm\'s row from its own run', () => {
+    const claim = { id: 'Z', arms: [{ name: 'p', policy: 'llmd_scheduler', set: { 'llmd_scheduler.picker': 'random' } }, { name: 'q', policy: 'llmd_scheduler' }] };
+    const run = (tag) => ({ results: [{ policy: 'llmd_scheduler', tag }] });
+    const rows = rowsByArm(claim, { p: run('first'), q: run('second') });
+    assert.equal(rows.p.tag, 'first');
+    assert.equal(rows.q.tag, 'second');
+  });
+
   it('names an unknown arm, metric or kind', () => {
     const doc = {
       claims: [
@@ -166,7 +201,7 @@ describe('claims documents', () => {
       ],
     };
     assert.deepEqual(checkClaims(doc), [
-      'X: two arms share a policy',
+      'X: two arms share a policy and its settings',
       'X: comparison names unknown arm z',
       'X: unknown comparison kind guess',
       'X: unknown metric speed',

@@ -20,6 +20,7 @@ namespace prefixroute {
   X(expected_ttft)                      \
   X(dynamo_kv)                          \
   X(llmd_epp)                           \
+  X(llmd_scheduler)                     \
   X(chwbl)                              \
   X(sglang_cache_aware)                 \
   X(preble_e2)                          \

@@ -47,6 +47,11 @@
 // started; KV usage = cache used / capacity). No precise (KV-event) prefix
 // mode and no prefill/decode disaggregation.
 //
+// llmd_scheduler (llmd_scheduler.h) is llm-d's scheduler as a configuration;
+// in the configuration equal to this policy it makes the same choices
+// (tests/policies/llmd_scheduler_test.cpp). This class keeps its incremental
+// scoring (below), the faster path for this one blend.
+//
 // Tie-breaks: the candidates are shuffled with the policy's own seeded Rng
 // (Fisher-Yates, n - 1 draws per request), then the first replica with the
 // highest score in shuffled order wins: a uniform seeded pick among ties.
