@@ -153,7 +153,7 @@ describe('decode columns', () => {
 
 describe('the trace format', () => {
   const summary = (format: string): TraceSummary => ({
-    name: 't.jsonl', bytes: 300, lines: 1, requests: 1, skippedLines: 0, format, contentHash: '', problems: [], unlistedProblems: 0,
+    name: 't.jsonl', bytes: 300, lines: 1, requests: 1, skippedLines: 0, format, contentHash: '', problems: [], unlistedProblems: 0, summaryJson: '',
   });
 
   it('is named as the core reports it, in the drop zone and the status', () => {

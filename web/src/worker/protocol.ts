@@ -27,6 +27,8 @@ export interface TraceRequest {
   onError: OnError;
   /** Content hash the file must have (from a link), or "" for any. */
   contentHash: string;
+  /** The https URL the file was fetched from and its SHA-256, checked (a hosted trace: the page's link names them). */
+  hosted?: { url: string; sha256: string };
 }
 
 /** A scenario run: these overrides, on a trace when one is given (else the synthetic workload). */
@@ -168,6 +170,22 @@ export interface CapacityResult {
   elapsedMs: number;
 }
 
+/** A trace to read before it is replayed (the guided import): with the scenario of these overrides (its trace.* reading settings, its cluster). */
+export interface InspectRequest {
+  overrides: Pair[];
+  trace: TraceRequest;
+}
+
+/** What the import shows: what the core read, and the cluster the scenario would model (the module's derived values). */
+export interface InspectResult {
+  trace: TraceSummary;
+  /** Canonical scenario JSON of the accepted overrides. */
+  scenarioJson: string;
+  /** The core's hardware summary of that scenario ("prefixroute.hardware/1"; "" when it does not validate). */
+  hardwareJson: string;
+  rejected: Rejection[];
+}
+
 /** What each kind of job takes, reports while it runs, and gives back. */
 export interface Jobs {
   run: { request: RunRequest; progress: RunProgress; result: RunResult };
@@ -179,6 +197,8 @@ export interface Jobs {
   sweepShard: { request: SweepShardRequest; progress: SweepProgress; result: { shardJson: string } };
   /** The merged results JSON (kind 'run') or sweep JSON (kind 'sweep'). */
   merge: { request: MergeRequest; progress: never; result: { json: string } };
+  /** Reads a trace (kept for the replay that follows) and describes it and the cluster: the guided import. */
+  inspect: { request: InspectRequest; progress: RunProgress; result: InspectResult };
   /** The smallest tensor parallelism the core accepts for this scenario's model and GPU (null: none does). */
   smallestTp: { request: { overrides: Pair[] }; progress: never; result: { tp: number | null } };
 }
