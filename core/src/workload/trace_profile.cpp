@@ -60,7 +60,7 @@ struct StepHash {
 std::uint64_t nearest_rank_value(const std::vector<std::uint32_t>& sorted, std::uint64_t percent) {
   const std::uint64_t n = sorted.size();
   const std::uint64_t rank = std::clamp<std::uint64_t>((percent * n + 99) / 100, 1, n);
-  return sorted[rank - 1];
+  return sorted[static_cast<std::size_t>(rank - 1)];
 }
 
 LengthFigures figures_of(std::vector<std::uint32_t>& lengths, std::uint64_t total) {
@@ -109,7 +109,7 @@ TraceProfile profile_requests(RequestSource& source) {
     for (const Piece& piece : r.prompt.pieces) {
       const auto [it, fresh] = steps.try_emplace(StepKey{parent, piece.run, piece.offset}, nodes.size());
       if (fresh) nodes.emplace_back();
-      nodes[it->second].add(piece.length);
+      nodes[static_cast<std::size_t>(it->second)].add(piece.length);
       parent = it->second;
     }
   }
