@@ -10,6 +10,9 @@
 //   prefixroute [--trace FILE] --capacity [--shard K/N] [--json PATH]  (per policy: the highest load and
 //                                                                  the fewest replicas meeting the SLO, slo.*;
 //                                                                  --merge takes capacity shards too)
+//   prefixroute --trace FILE --trace-summary [--json PATH]       (what was read: requests, duration, lengths,
+//                                                                  sessions, shared prefixes, ideal hit rate,
+//                                                                  an openai log's key mapping; runs nothing)
 //
 // The runs of an experiment or sweep (run_list.h) go on --jobs threads (all
 // cores by default); the output is the same bytes for any --jobs, and the
@@ -42,11 +45,14 @@
 #include "prefixroute/scenario/scenario.h"
 #include "prefixroute/run/shard.h"
 #include "prefixroute/io/timeline_json.h"
+#include "prefixroute/io/trace_summary_json.h"
+#include "prefixroute/run/trace_summary.h"
 #include "prefixroute/run/sweep.h"
 #include "prefixroute/run/sweep_replay.h"
 #include "prefixroute/workload/trace_reader.h"
 #include <nlohmann/json.hpp>
 #include "capacity_table.h"
+#include "trace_summary_text.h"
 #include "step_table.h"
 #include "table_printer.h"
 
@@ -358,6 +364,7 @@ int main(int argc, char** argv) {
   bool print_smallest_tp = false;
   bool print_step_table = false;
   bool capacity = false;
+  bool trace_summary = false;
   unsigned jobs = prefixroute::hardware_jobs();
   std::string shard_text_arg;
   std::vector<std::string> merge_paths;
@@ -387,6 +394,12 @@ int main(int argc, char** argv) {
                "Per policy, search the highest load and the fewest replicas (GPUs) meeting the scenario's SLO "
                "(slo.ttft_ms / slo.tpot_ms; capacity.*); --json writes the capacity JSON")
       ->excludes("--sweep", "--merge", "--timeline");
+  app.add_flag("--trace-summary", trace_summary,
+               "With --trace: print what was read (requests, duration, rate, prompt and output lengths, sessions, "
+               "shared prefixes, ideal hit rate, an openai log's key mapping) and run nothing; --json writes it "
+               "(prefixroute.trace/1)")
+      ->needs("--trace")
+      ->excludes("--sweep", "--merge", "--timeline", "--capacity", "--shard");
   app.add_flag("--schema", print_schema, "Print the scenario JSON Schema and exit");
   app.add_flag("--fields", print_fields, "Print the scenario fields as a Markdown table and exit");
   app.add_flag("--policies", print_policies, "Print the policy catalogue as a Markdown table and exit");
@@ -503,6 +516,18 @@ int main(int argc, char** argv) {
   if (print_hardware) {
     std::cout << prefixroute::hardware_summary_json(scenario) << "\n";
     return 0;
+  }
+  if (trace_summary) {
+    try {
+      const prefixroute::TraceSummary summary = prefixroute::summarize_trace(
+          trace_path, trace->read(), prefixroute::trace_read_options(scenario.trace), *trace);
+      std::cout << prefixroute::format_trace_summary(summary);
+      if (!json_path.empty() && !write_reported(json_path, prefixroute::trace_summary_to_json(summary))) return 1;
+      return 0;
+    } catch (const std::runtime_error& e) {
+      std::cerr << "error: cannot read trace " << trace_path << ": " << e.what() << "\n";
+      return 1;
+    }
   }
 
   // A replay's runs read the trace back from its temporary file: a read that

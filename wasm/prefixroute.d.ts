@@ -497,6 +497,13 @@ export interface TraceLoadResult {
   problems: TraceProblem[];
   /** Bad lines beyond those listed. */
   unlistedProblems: number;
+  /**
+   * What was read (JSON, schema "prefixroute.trace/1": requests, duration,
+   * rate, prompt and output lengths, sessions, shared prefixes, ideal hit
+   * rate, an openai log's key mapping): the bytes of `prefixroute --trace
+   * FILE --trace-summary --json`. "" when no trace was read.
+   */
+  summaryJson: string;
 }
 
 /**

@@ -17,6 +17,8 @@
 #include "prefixroute/base/hashing.h"
 #include "prefixroute/scenario/scenario.h"
 #include "prefixroute/io/sweep_json.h"
+#include "prefixroute/io/trace_summary_json.h"
+#include "prefixroute/run/trace_summary.h"
 #include "prefixroute/run/shard.h"
 #include "prefixroute/run/sweep.h"
 #include "prefixroute/run/sweep_replay.h"
@@ -143,6 +145,9 @@ val TraceLoader::finish() {
     if (result_.trace) {
       replay_ = std::make_unique<prefixroute::InMemoryReplay>(*result_.trace);
       size_ = replay_->figures().size;
+      // What was read, for the page's import (`prefixroute --trace FILE --trace-summary --json`'s bytes).
+      summary_json_ = prefixroute::trace_summary_to_json(
+          prefixroute::summarize_trace(name_, result_, options_, *replay_));
     }
   }
   return describe();
@@ -165,6 +170,7 @@ val TraceLoader::describe() const {
   out.set("format", std::string(prefixroute::trace_format_name(format_)));
   out.set("promptTokens", size_.prompt_tokens);
   out.set("contentHash", finished_ && setup_problems_.empty() ? prefixroute::hashing::to_hex16(result_.content_hash) : std::string());
+  out.set("summaryJson", summary_json_);
   val problems = val::array();
   const auto& list = setup_problems_.empty() ? result_.problems : setup_problems_;
   for (std::size_t i = 0; i < list.size(); ++i) {

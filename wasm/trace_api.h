@@ -5,7 +5,7 @@
 //
 //   const loader = new pr.TraceLoader('conversation.jsonl', scenarioJson, overridesJson);
 //   for (const chunk of chunks) if (!loader.feed(chunk).going) break;  // string or bytes
-//   const loaded = loader.finish();          // { ok, lines, requests, problems, ... }
+//   const loaded = loader.finish();          // { ok, lines, requests, problems, summaryJson, ... }
 //   const run = pr.runTrace(loader, scenarioJson, overridesJson, onProgress);
 //   const sweep = pr.runTraceSweep(loader, scenarioJson, overridesJson, 'cluster.replicas=1:8:8', onProgress);
 //   loader.delete();
@@ -81,6 +81,7 @@ class TraceLoader {
   double bytes_ = 0;
   std::unique_ptr<prefixroute::InMemoryReplay> replay_;  // of result_.trace
   prefixroute::ReplaySize size_;
+  std::string summary_json_;  ///< the trace summary JSON (prefixroute.trace/1), once read; "" otherwise
   bool going_ = true;
   bool finished_ = false;
 };

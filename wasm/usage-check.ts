@@ -219,6 +219,8 @@ export function trace(pr: PrefixrouteModule, chunks: TraceChunk[]): string[] {
   const first: TraceProblem | undefined = loaded.problems[0];
   lines.push(`${loaded.ok} ${loaded.name} ${loaded.bytes} ${loaded.lines} ${loaded.requests} ${loaded.skippedLines}`);
   lines.push(`${loaded.promptTokens} ${loaded.format} ${loaded.contentHash} ${loaded.unlistedProblems} ${first?.line} ${first?.field} ${first?.message}`);
+  const traceSummary: string = loaded.summaryJson;
+  lines.push(traceSummary);
   const onProgress: ProgressCallback = (policyIndex, done, total) => policyIndex >= 0 && done <= total;
   const run: TraceRunResult = pr.runTrace(loader, '', JSON.stringify([['trace.on_error', 'skip']]), onProgress);
   pr.runTrace(loader, '{}', '', null);

@@ -7,7 +7,7 @@ const DIRECTIVES = [
   "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self'",
   "img-src 'self' data: blob:",
-  "connect-src 'self'",
+  "connect-src 'self' https:",
   "worker-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
@@ -18,10 +18,9 @@ export const CONTENT_SECURITY_POLICY = DIRECTIVES.join('; ');
 
 /**
  * The policy of embed.html, the same page for an embed that replays a trace
- * its author hosts (web/src/trace/hosted-trace.ts): the reader's browser fetches
- * that file from the author's https server, so connect-src also allows
- * https: (any host: the author's server is named by the embed's link, which
- * a static build cannot know). Every other directive is the page's; the full
- * page and embeds of the shipped excerpt keep connect-src 'self'.
+ * its author hosts (web/src/trace/hosted-trace.ts). connect-src allows https:
+ * on both pages (any host: the server of a hosted trace is named by the
+ * link, which a static build cannot know): the reader's browser fetches the
+ * file a link names and replays it only when its SHA-256 is the link's.
  */
-export const EMBED_CONTENT_SECURITY_POLICY = DIRECTIVES.map((d) => (d.startsWith('connect-src ') ? `${d} https:` : d)).join('; ');
+export const EMBED_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY;

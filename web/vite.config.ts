@@ -29,8 +29,8 @@ function contentSecurityPolicy(): Plugin {
       const dir = options.dir ?? 'dist';
       const html = readFileSync(join(dir, 'index.html'), 'utf8');
       const escaped = (policy: string) => `content="${policy.replace(/'/g, '&#39;')}"`;
+      if (!html.includes(escaped(CONTENT_SECURITY_POLICY))) throw new Error('prefixroute-csp: the policy meta tag was not found in index.html');
       const embed = html.replace(escaped(CONTENT_SECURITY_POLICY), escaped(EMBED_CONTENT_SECURITY_POLICY));
-      if (embed === html) throw new Error('prefixroute-csp: the policy meta tag was not found in index.html');
       writeFileSync(join(dir, 'embed.html'), embed);
     },
   };

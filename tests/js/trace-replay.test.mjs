@@ -394,3 +394,59 @@ describe('refusals are values', () => {
     assert.match(r.errors[0].message, /TraceLoader and runTrace/);
   });
 });
+
+describe('what was read: the module’s summaryJson is prefixroute --trace FILE --trace-summary --json byte for byte', () => {
+  const summaryOf = (file, pairs) => runNativeBench(['--trace', file, '--trace-summary', ...setArgs(pairs)]).json;
+
+  test('the shipped excerpt (Mooncake), fed in random chunks', () => {
+    const data = fs.readFileSync(EXCERPT);
+    const { loader, loaded } = load(NAME, chunksOf(new Uint8Array(data), 7, 70_000));
+    try {
+      assert.equal(loaded.ok, true);
+      assert.equal(loaded.summaryJson, summaryOf(EXCERPT, []));
+      const doc = JSON.parse(loaded.summaryJson);
+      assert.equal(doc.requests, 1000);
+      assert.equal(doc.fields, null);
+    } finally {
+      loader.delete();
+    }
+  });
+
+  test('an openai log with both time and session keys, under each mapping choice', () => {
+    const lines = [];
+    for (let i = 0; i < 30; i++) {
+      lines.push(JSON.stringify({
+        timestamp: i * 1.5,
+        created: 1767225600 + i * 7,
+        session_id: `s${i}`,
+        user: `u${i % 5}`,
+        messages: [{ role: 'system', content: 'Shared instructions for every caller of this log.' }, { role: 'user', content: `Question ${i}` }],
+        usage: { completion_tokens: 10 + i },
+      }));
+    }
+    const file = writeTrace('keys.jsonl', lines);
+    const data = fs.readFileSync(file);
+    for (const pairs of [[], [['trace.time_field', 'created']], [['trace.session_field', 'user']], [['trace.session_field', 'none'], ['trace.time_field', 'timestamp']]]) {
+      const { loader, loaded } = load('keys.jsonl', [data], pairs);
+      try {
+        assert.equal(loaded.ok, true, JSON.stringify(pairs));
+        assert.equal(loaded.summaryJson, summaryOf(file, pairs), JSON.stringify(pairs));
+      } finally {
+        loader.delete();
+      }
+    }
+    const { loader, loaded } = load('keys.jsonl', [data], [['trace.session_field', 'user'], ['trace.time_field', 'created']]);
+    const doc = JSON.parse(loaded.summaryJson);
+    loader.delete();
+    assert.equal(doc.sessions.count, 5);
+    assert.equal(doc.duration_s, 29 * 7);
+    assert.deepEqual(doc.fields.time, { chosen: 'created', read: { timestamp: 0, created: 30 }, present: { timestamp: 30, created: 30 } });
+  });
+
+  test('a failed read has no summary', () => {
+    const { loader, loaded } = load('bad.jsonl', ['{"timestamp": 0}\n']);
+    assert.equal(loaded.ok, false);
+    assert.equal(loaded.summaryJson, '');
+    loader.delete();
+  });
+});

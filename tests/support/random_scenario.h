@@ -249,6 +249,9 @@ inline RandomCase random_case(std::uint64_t master_seed, std::uint64_t index, st
   constexpr std::uint32_t kTp[] = {1, 2, 4, 8};
   Rng tp_stream = named_stream(attempt_seed, "rule:hardware.tp");
   numbers["hardware.tp"] = kTp[tp_stream.uniform_int(0, 3)];
+  // An openai log's key choices under a named format of fixed keys are refused: they stay auto there.
+  if (texts["trace.format"] == "mooncake" || texts["trace.format"] == "bailian")
+    for (const char* key : {"trace.time_field", "trace.prompt_field", "trace.session_field"}) texts[key] = "auto";
   // A multi-turn pool is sent cycled (a random order bounds no session's rounds).
   if (texts["workload.shared_prefix_multi_turn"] == "on") texts["workload.shared_prefix_order"] = "cycle";
   const bool batched = texts["cluster.engine"] == "batched";

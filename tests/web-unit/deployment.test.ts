@@ -60,9 +60,9 @@ describe('choice and derivable fields from the schema', () => {
     expect(bad.messages).toEqual([{ key: 'hardware.model', text: expect.stringMatching(/^Link value "gpt-5" is not one of none, llama-3\.1-8b, .*; the default is used\.$/) }]);
   });
 
-  it('the trace slicing fields are page fields; the trace’s other settings are not', async () => {
+  it('the trace slicing fields and an openai log’s key choices are page fields; the trace’s other settings are not', async () => {
     const shown = (await loadFields()).filter(isPageField).map((f) => f.key).filter((k) => k.startsWith('trace.'));
-    expect(shown.sort()).toEqual(['trace.end_s', 'trace.limit', 'trace.start_s', 'trace.time_scale']);
+    expect(shown.sort()).toEqual(['trace.end_s', 'trace.limit', 'trace.prompt_field', 'trace.session_field', 'trace.start_s', 'trace.time_field', 'trace.time_scale']);
   });
 });
 
@@ -154,7 +154,7 @@ describe('decode columns', () => {
 
 describe('the trace format', () => {
   const summary = (format: string): TraceSummary => ({
-    name: 't.jsonl', bytes: 300, lines: 1, requests: 1, skippedLines: 0, format, contentHash: '', problems: [], unlistedProblems: 0,
+    name: 't.jsonl', bytes: 300, lines: 1, requests: 1, skippedLines: 0, format, contentHash: '', problems: [], unlistedProblems: 0, summaryJson: '',
   });
 
   it('is named as the core reports it, in the drop zone and the status', () => {

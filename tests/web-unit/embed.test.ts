@@ -158,7 +158,7 @@ describe('hosted trace', () => {
   });
 
   it('is refused when changed, unreachable or answered with an error', async () => {
-    await expect(fetchHostedTrace('https://x.org/t.jsonl', sha, undefined, serve(`${text}x`))).rejects.toThrow(/has changed since this embed was made/);
+    await expect(fetchHostedTrace('https://x.org/t.jsonl', sha, undefined, serve(`${text}x`))).rejects.toThrow(/has changed since this link was made/);
     await expect(fetchHostedTrace('https://x.org/t.jsonl', sha, undefined, serve('', 404))).rejects.toThrow(/the server answered 404/);
     const down = (async () => {
       throw new TypeError('Failed to fetch');

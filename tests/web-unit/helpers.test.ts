@@ -206,9 +206,9 @@ describe('exports', () => {
     for (const k of ['seed', 'workload.requests', 'cluster.cache_tokens', 'affinity_balanced.load_slack_s', 'policies']) {
       expect(keys).toContain(k);
     }
-    // Of the trace settings only the slicing fields are controls (in the Trace replay panel).
+    // Of the trace settings only the slicing fields and an openai log's key choices are controls (in the Trace replay panel).
     const shown = fields.filter(isPageField).map((f) => f.key);
-    expect(shown.filter((k) => k.startsWith('trace.')).sort()).toEqual(['trace.end_s', 'trace.limit', 'trace.start_s', 'trace.time_scale']);
+    expect(shown.filter((k) => k.startsWith('trace.')).sort()).toEqual(['trace.end_s', 'trace.limit', 'trace.prompt_field', 'trace.session_field', 'trace.start_s', 'trace.time_field', 'trace.time_scale']);
     expect(shown).toContain('workload.requests');
     const requests = fields.find((f) => f.key === 'workload.requests')!;
     expect(requests.kind).toBe('integer');

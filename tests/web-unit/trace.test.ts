@@ -15,7 +15,7 @@ describe('texts', () => {
   });
 
   const summary = (over: Partial<TraceSummary>): TraceSummary => ({
-    name: 't.jsonl', bytes: 300, lines: 1, requests: 1, skippedLines: 0, format: '', contentHash: '', problems: [], unlistedProblems: 0, ...over,
+    name: 't.jsonl', bytes: 300, lines: 1, requests: 1, skippedLines: 0, format: '', contentHash: '', problems: [], unlistedProblems: 0, summaryJson: '', ...over,
   });
 
   test('counts take the singular for one: "stopped after 1 line", "1 request from 1 line", "1 bad line"', () => {

@@ -29,6 +29,17 @@ TraceReadOptions trace_read_options(const TraceSettings& settings) {
              : settings.format == "bailian" ? TraceReadOptions::Format::Bailian
              : settings.format == "openai"  ? TraceReadOptions::Format::OpenAI
                                             : TraceReadOptions::Format::Auto;
+  using T = TraceReadOptions;
+  o.time_field = settings.time_field == "timestamp" ? T::TimeField::Timestamp
+                 : settings.time_field == "created" ? T::TimeField::Created
+                                                    : T::TimeField::Auto;
+  o.prompt_field = settings.prompt_field == "messages" ? T::PromptField::Messages
+                   : settings.prompt_field == "prompt" ? T::PromptField::Prompt
+                                                       : T::PromptField::Auto;
+  o.session_field = settings.session_field == "session_id" ? T::SessionField::SessionId
+                    : settings.session_field == "user"     ? T::SessionField::User
+                    : settings.session_field == "none"     ? T::SessionField::None
+                                                           : T::SessionField::Auto;
   return o;
 }
 
@@ -56,6 +67,10 @@ std::vector<FieldError> differing_read_settings(const TraceSettings& want_settin
   if (want.on_error != have.on_error)
     differs("trace.on_error", have.on_error == TraceReadOptions::OnError::Skip ? "skip" : "stop");
   if (want.format != have.format) differs("trace.format", trace_format_name(have.format));
+  if (want.time_field != have.time_field) differs("trace.time_field", trace_time_field_name(have.time_field));
+  if (want.prompt_field != have.prompt_field) differs("trace.prompt_field", trace_prompt_field_name(have.prompt_field));
+  if (want.session_field != have.session_field)
+    differs("trace.session_field", trace_session_field_name(have.session_field));
   return errors;
 }
 

@@ -484,6 +484,21 @@ std::vector<Field> trace_fields() {
               "tokenized by a fixed rule, the time from timestamp (s or ISO 8601) or else created (Unix s), "
               "sessions from session_id or user).",
               "auto,mooncake,bailian,openai", trace.format),
+      PR_TEXT("trace.time_field", "Time from",
+              "An openai log's arrival time: auto (timestamp, else created), timestamp (seconds or ISO 8601) or "
+              "created (Unix seconds, as OpenAI's API returns it); a line without the chosen key is a bad line. "
+              "Only openai logs have a choice.",
+              "auto,timestamp,created", trace.time_field),
+      PR_TEXT("trace.prompt_field", "Prompt from",
+              "An openai log's prompt: auto (messages or prompt, whichever a line has; a line with both is a bad "
+              "line), messages (the chat, rendered as ChatML) or prompt (the text as it is); a line without the "
+              "chosen key is a bad line. Only openai logs have a choice.",
+              "auto,messages,prompt", trace.prompt_field),
+      PR_TEXT("trace.session_field", "Sessions from",
+              "An openai log's sessions: auto (session_id, else user), session_id, user, or none (every request "
+              "a session of its own); a request without the chosen key is a session of its own. Only openai "
+              "logs have a choice.",
+              "auto,session_id,user,none", trace.session_field),
       PR_TEXT("trace.name", "Trace file", "File name of the replayed trace (recorded; empty = synthetic workload).",
               "", trace.name),
       PR_TEXT("trace.content_hash", "Trace content hash",

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/json_text.h"
@@ -488,6 +489,18 @@ void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
   if (s.trace.end_s > 0 && s.trace.end_s <= s.trace.start_s)
     errors.push_back({"trace.end_s", "must be 0 (to the end) or > trace.start_s (" + format_number(s.trace.start_s) +
                                          "); got " + format_number(s.trace.end_s)});
+  // The openai key choices read only an openai log: under another named
+  // format they would be silently ignored.
+  if (s.trace.format == "mooncake" || s.trace.format == "bailian") {
+    const std::pair<const char*, const std::string*> choices[] = {{"trace.time_field", &s.trace.time_field},
+                                                                   {"trace.prompt_field", &s.trace.prompt_field},
+                                                                   {"trace.session_field", &s.trace.session_field}};
+    for (const auto& [key, value] : choices)
+      if (*value != "auto")
+        errors.push_back({key, "chooses a key of an openai log, but trace.format is " + s.trace.format +
+                                   ", whose lines have fixed keys: set it to auto, or trace.format to auto or "
+                                   "openai; got " + *value});
+  }
   if (is_session_kind(w.kind)) check_session_limits(s, errors);
   else if (w.kind == "gsp") check_gsp_limits(s, errors);
   else if (is_pool_kind(w.kind)) check_pool_limits(s, errors);

@@ -157,7 +157,8 @@ bool parse_iso8601(const std::string& text, std::int64_t& ns, std::string& why) 
   return true;
 }
 
-bool read_request(const Json& doc, std::uint64_t max_tokens, Request& out, const Problem& problem) {
+bool read_request(const Json& doc, std::uint64_t max_tokens, Request& out, const Problem& problem,
+                  const Mapping& mapping) {
   bool ok = true;
   const auto fail = [&](const std::string& field, const std::string& message) {
     problem(field, message);
@@ -168,12 +169,27 @@ bool read_request(const Json& doc, std::uint64_t max_tokens, Request& out, const
     if (doc.contains(other))
       fail(other, "is a Mooncake or Bailian field: this is an openai trace (a line of another format; see trace.format)");
 
+  KeysSeen& keys = out.keys;
+  keys.timestamp = doc.contains("timestamp");
+  keys.created = doc.contains("created");
+  keys.messages = doc.contains("messages");
+  keys.prompt = doc.contains("prompt");
+  keys.session_id = doc.contains("session_id");
+  keys.user = doc.contains("user");
+
   // The arrival time: "timestamp", else "created" (Unix seconds, the field
-  // OpenAI's API puts in its responses, so a log of them has it).
-  const char* time_field = doc.contains("timestamp") || !doc.contains("created") ? "timestamp" : "created";
+  // OpenAI's API puts in its responses, so a log of them has it), unless
+  // trace.time_field names one.
+  const char* time_field = mapping.time == Mapping::Time::Created     ? "created"
+                           : mapping.time == Mapping::Time::Timestamp ? "timestamp"
+                           : keys.timestamp || !keys.created          ? "timestamp"
+                                                                      : "created";
   out.time_field = time_field;
   const auto ts = doc.find(time_field);
-  if (ts == doc.end()) {
+  if (ts == doc.end() && mapping.time != Mapping::Time::Auto) {
+    fail(time_field, std::string("missing (trace.time_field = ") + time_field + " reads the arrival time from " +
+                         time_field + "; set trace.time_field = auto to take timestamp, else created)");
+  } else if (ts == doc.end()) {
     fail("timestamp",
          "missing (arrival time: seconds >= 0, or an ISO 8601 date-time string; a log of OpenAI responses may give it "
          "as created, Unix seconds)");
@@ -194,20 +210,31 @@ bool read_request(const Json& doc, std::uint64_t max_tokens, Request& out, const
   out.tokens.clear();
   const auto messages = doc.find("messages");
   const auto prompt = doc.find("prompt");
-  if (messages != doc.end() && prompt != doc.end()) {
-    fail("prompt", "a line has either messages (chat) or prompt (completion), not both");
-  } else if (messages != doc.end()) {
+  // Which of the two keys is read: trace.prompt_field's, else the one the line has.
+  const bool use_messages = mapping.prompt == Mapping::Prompt::Messages ||
+                            (mapping.prompt == Mapping::Prompt::Auto && messages != doc.end());
+  out.prompt_field = use_messages ? "messages" : "prompt";
+  const auto read_prompt = [&](const Json& text) {
+    if (!text.is_string() || text.get_ref<const std::string&>().empty())
+      fail("prompt", "must be non-empty text; got " + describe(text));
+    else
+      TextTokenizer::tokenize(text.get_ref<const std::string&>(), out.tokens);
+  };
+  if (mapping.prompt == Mapping::Prompt::Auto && messages != doc.end() && prompt != doc.end()) {
+    fail("prompt", "a line has either messages (chat) or prompt (completion), not both (or choose one with "
+                   "trace.prompt_field = messages or prompt)");
+  } else if (mapping.prompt != Mapping::Prompt::Auto && (use_messages ? messages : prompt) == doc.end()) {
+    fail(out.prompt_field, std::string("missing (trace.prompt_field = ") + out.prompt_field + " reads the prompt from " +
+                               out.prompt_field + "; set trace.prompt_field = auto to take whichever a line has)");
+  } else if (use_messages) {
     if (!read_messages(*messages, out.tokens, problem)) ok = false;
   } else if (prompt != doc.end()) {
-    if (!prompt->is_string() || prompt->get_ref<const std::string&>().empty())
-      fail("prompt", "must be non-empty text; got " + describe(*prompt));
-    else
-      TextTokenizer::tokenize(prompt->get_ref<const std::string&>(), out.tokens);
+    read_prompt(*prompt);
   } else {
     fail("messages", "missing (the chat's messages, or a completion's prompt; a line of another format?)");
   }
   if (out.tokens.size() > max_tokens)
-    fail(messages != doc.end() ? "messages" : "prompt",
+    fail(out.prompt_field,
          "has " + std::to_string(out.tokens.size()) + " tokens; at most " + std::to_string(max_tokens) + " are allowed");
 
   const auto read_count = [&](const Json& v, const std::string& field) {
@@ -233,17 +260,24 @@ bool read_request(const Json& doc, std::uint64_t max_tokens, Request& out, const
     fail("output_tokens", "missing (the output length: output_tokens, or usage.completion_tokens)");
   }
 
+  // The session: session_id, else user, unless trace.session_field names
+  // one (a line without it is a session of its own) or none (every request is).
   out.has_session = false;
-  const auto session = doc.find("session_id");
-  const auto user = doc.find("user");
+  out.session_field = "";
+  using Session = Mapping::Session;
+  const auto session = mapping.session == Session::Auto || mapping.session == Session::SessionId ? doc.find("session_id")
+                                                                                                : doc.end();
+  const auto user = mapping.session == Session::Auto || mapping.session == Session::User ? doc.find("user") : doc.end();
   if (session != doc.end()) {
     if (!session->is_string() && !session->is_number_integer())
       fail("session_id", "must be a string or an integer; got " + describe(*session));
     out.has_session = true;
+    out.session_field = "session_id";
     out.session_key = "session_id:" + session->dump();
   } else if (user != doc.end()) {
     if (!user->is_string()) fail("user", "must be a string; got " + describe(*user));
     out.has_session = true;
+    out.session_field = "user";
     out.session_key = "user:" + user->dump();
   }
   return ok;

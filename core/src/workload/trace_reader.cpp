@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "base/json_text.h"
@@ -78,6 +80,34 @@ const char* trace_format_name(TraceReadOptions::Format format) {
     case TraceReadOptions::Format::Bailian: return "bailian";
     case TraceReadOptions::Format::OpenAI: return "openai";
     case TraceReadOptions::Format::Auto: break;
+  }
+  return "auto";
+}
+
+const char* trace_time_field_name(TraceReadOptions::TimeField field) {
+  switch (field) {
+    case TraceReadOptions::TimeField::Timestamp: return "timestamp";
+    case TraceReadOptions::TimeField::Created: return "created";
+    case TraceReadOptions::TimeField::Auto: break;
+  }
+  return "auto";
+}
+
+const char* trace_prompt_field_name(TraceReadOptions::PromptField field) {
+  switch (field) {
+    case TraceReadOptions::PromptField::Messages: return "messages";
+    case TraceReadOptions::PromptField::Prompt: return "prompt";
+    case TraceReadOptions::PromptField::Auto: break;
+  }
+  return "auto";
+}
+
+const char* trace_session_field_name(TraceReadOptions::SessionField field) {
+  switch (field) {
+    case TraceReadOptions::SessionField::SessionId: return "session_id";
+    case TraceReadOptions::SessionField::User: return "user";
+    case TraceReadOptions::SessionField::None: return "none";
+    case TraceReadOptions::SessionField::Auto: break;
   }
   return "auto";
 }
@@ -165,6 +195,22 @@ void TraceReader::process_line(std::string_view line) {
   const bool bailian = format_ == Format::Bailian;
   const bool openai = format_ == Format::OpenAI;
   current_format_ = bailian ? "bailian" : openai ? "openai" : "";
+  if (object && !openai && !mapping_checked_) {
+    // The openai key choices on a log of fixed keys: say so rather than ignore them.
+    mapping_checked_ = true;
+    const std::pair<const char*, const char*> chosen[] = {
+        {"trace.time_field", trace_time_field_name(options_.time_field)},
+        {"trace.prompt_field", trace_prompt_field_name(options_.prompt_field)},
+        {"trace.session_field", trace_session_field_name(options_.session_field)}};
+    for (const auto& [key, value] : chosen)
+      if (std::string_view(value) != "auto") {
+        problem(key, std::string("is ") + value + ", a key of an openai log, but this is a " +
+                         trace_format_name(format_) + " trace, whose lines have fixed keys: set it to auto");
+        fatal_ = stopped_ = true;
+        count_bad_line();
+        return;
+      }
+  }
   if (openai && object) {
     if (!accept_openai(doc)) count_bad_line();
     return;
@@ -361,12 +407,33 @@ void TraceReader::store(BlockTrace::Entry e) {
 bool TraceReader::accept_openai(const nlohmann::ordered_json& doc) {
   openai_trace::Request request;
   request.tokens = std::move(openai_tokens_);  // reuse the buffer
-  const bool read = openai_trace::read_request(doc, kMaxLength, request,
-                                               [&](const std::string& field, const std::string& message) {
-                                                 problem(field, message);
-                                               });
+  openai_trace::Mapping mapping;
+  mapping.time = options_.time_field;
+  mapping.prompt = options_.prompt_field;
+  mapping.session = options_.session_field;
+  const bool read = openai_trace::read_request(
+      doc, kMaxLength, request,
+      [&](const std::string& field, const std::string& message) { problem(field, message); }, mapping);
   openai_tokens_ = std::move(request.tokens);
   if (!read) return false;
+  const auto count_keys = [&] {
+    OpenAiFieldUse& use = openai_fields_;
+    const openai_trace::KeysSeen& keys = request.keys;
+    use.has_timestamp += keys.timestamp;
+    use.has_created += keys.created;
+    use.has_messages += keys.messages;
+    use.has_prompt += keys.prompt;
+    use.has_session_id += keys.session_id;
+    use.has_user += keys.user;
+    const std::string_view time(request.time_field), prompt(request.prompt_field), session(request.session_field);
+    use.time_from_timestamp += time == "timestamp";
+    use.time_from_created += time == "created";
+    use.prompt_from_messages += prompt == "messages";
+    use.prompt_from_prompt += prompt == "prompt";
+    use.session_from_session_id += session == "session_id";
+    use.session_from_user += session == "user";
+    use.own_session += session.empty();
+  };
   const bool first = requests_ + earlier_ == 0;
   const std::int64_t first_ns = first ? request.timestamp_ns : openai_first_ns_;
   if (!first && request.timestamp_ns < openai_last_ns_) {
@@ -394,11 +461,12 @@ bool TraceReader::accept_openai(const nlohmann::ordered_json& doc) {
     openai_first_ns_ = first_ns;
     openai_last_ns_ = request.timestamp_ns;
     ++earlier_;
+    count_keys();
     return true;
   }
   const std::size_t input = openai_tokens_.size();
   if (static_cast<double>(total_tokens_ + input) > kMaxTotalPromptTokens) {
-    problem(doc.contains("prompt") ? "prompt" : "messages", "the trace exceeds the limit of 2e10 prompt tokens in all");
+    problem(request.prompt_field, "the trace exceeds the limit of 2e10 prompt tokens in all");
     fatal_ = true;
     return false;
   }
@@ -441,6 +509,7 @@ bool TraceReader::accept_openai(const nlohmann::ordered_json& doc) {
   }
   openai_first_ns_ = first_ns;
   openai_last_ns_ = request.timestamp_ns;
+  count_keys();
   store(e);
   return true;
 }
@@ -456,6 +525,8 @@ TraceReadResult TraceReader::finish() {
   result.bad_lines = bad_lines_;
   result.content_hash = hash_;
   result.requests = requests_;
+  result.format = format_;
+  result.openai_fields = openai_fields_;
   if (!fatal_ && requests_ == 0 && problems_.empty()) {
     if (options_.start_s > 0 || options_.end_s > 0) {
       const std::string end = options_.end_s > 0 ? describe(Json(options_.end_s)) + " s" : "the end";

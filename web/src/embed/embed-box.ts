@@ -119,6 +119,9 @@ export class EmbedBox {
     if (!state) return null;
     const options = this.options();
     if (options.view === 'capacity' && !hasSloBound(state)) return null;
+    // A page link's hosted copy becomes the embed's own (embed.trace_url, embed.trace_sha256).
+    if (state.trace.kind === 'hosted')
+      return embedSnippet({ ...state, trace: { kind: 'none' } }, { ...options, hosted: { url: state.trace.url, sha256: state.trace.sha256 } }, undefined, this.defaultPolicies);
     if (state.trace.kind !== 'file') return embedSnippet(state, options, undefined, this.defaultPolicies);
     const onError = state.trace.onError;
     if (this.choice.kind === 'excerpt') return embedSnippet({ ...state, trace: { kind: 'excerpt', onError } }, options, undefined, this.defaultPolicies);

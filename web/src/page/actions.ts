@@ -38,7 +38,11 @@ export function wireActions(host: ActionsHost): void {
     const state = host.state();
     const ok = await copyText(shareLink(state), byId<HTMLInputElement>('link-fallback'));
     const file = state.trace.kind === 'file' ? state.trace.name : null;
-    const extra = file ? ` It names the trace file “${file}” and its content hash, not its contents: whoever opens it must load the file again.` : '';
+    const extra = file
+      ? ` It names the trace file “${file}” and its content hash, not its contents: whoever opens it must load the file again (or give the https address of a copy under Trace replay).`
+      : state.trace.kind === 'hosted'
+        ? ` It fetches the trace from ${state.trace.url} and replays it once its SHA-256 matches.`
+        : '';
     actionNote((ok ? 'Link copied.' : 'Copy the selected link.') + extra);
   });
   byId('export-json').addEventListener('click', () => {

@@ -37,6 +37,7 @@ import type { CapacityPanel } from '../capacity/capacity-panel';
 import { fetchHostedTrace, HostedTraceError, hostedName } from '../trace/hosted-trace';
 import { cacheAdvice } from '../trace/replay-cluster';
 import { TraceReplay } from '../trace/replay-controller';
+import { TrafficImport } from '../trace/traffic-import';
 import { summaryOf } from '../ui/deployment';
 import { byId } from '../ui/dom';
 import { clearProblems, guard, showProblem } from '../ui/error-boundary';
@@ -95,6 +96,8 @@ export class Playground {
   private catalogue: PolicyInfo[] = [];
   private readonly scenario: ScenarioPanel;
   private readonly replay: TraceReplay;
+  /** The guided import of one's own traffic (full page only). */
+  private readonly trafficImport: TrafficImport | null;
   private readonly sweep = new LazySweep(!this.embed || Boolean(this.embedFrame?.wantsSweep), (error) =>
     showProblem(`The sweep panel could not be loaded: ${errorText(error)}`));
   /** The Capacity section (full page and the capacity embed), built once the schema is in. */
@@ -145,7 +148,17 @@ export class Playground {
       shown: () => this.shown,
       pendingOverrides: () => this.pendingOverrides,
       cancelEdit: () => this.scenario.cancelEdit(),
+      linkChanged: (link) => {
+        this.state = { ...this.state, trace: link };
+        this.writeUrl();
+      },
     }, this.labels);
+    this.trafficImport = this.embed ? null : new TrafficImport({
+      inspect: (request, onProgress) => this.sim.inspect(request, onProgress),
+      base: () => this.replay.importBase(),
+      onError: () => this.replay.panel.onError,
+      replay: (source, overrides, contentHash) => this.replay.replayImported(source, overrides, contentHash),
+    });
     wireActions({ shown: () => this.shown, state: () => this.state });
   }
 
@@ -169,6 +182,7 @@ export class Playground {
     this.labels.set(fields, this.catalogue);
     this.replay.setFormats(allFields.find((f) => f.key === 'trace.format')?.options ?? []);
     this.scenario.build(fields, ready.catalogue);
+    this.trafficImport?.setFields(fields);
     this.embedFrame?.controlsReady(byId('controls'));
     this.embedBox?.setFields(fields);
     const link = pageStateFromUrl(this.opened, allFields);
@@ -199,18 +213,20 @@ export class Playground {
     // The page opened bare runs the page's scenario (page-scenario.ts); a link runs what it says.
     const overrides = opensPageScenario(this.opened) ? pageScenario(this.catalogue) : link.state.overrides;
     const linkNotes = () => notices.map((m) => (m.key ? `${this.labels.field(m.key)}: ${this.labels.text(m.text)}` : this.labels.text(m.text)));
-    const hosted = this.embedFrame?.options.hosted;
+    // A trace hosted at an https URL: an embed's, or a full-page link's (trace.url, trace.sha256).
+    const hosted = this.embedFrame?.options.hosted ?? (trace.kind === 'hosted' ? { url: trace.url, sha256: trace.sha256 } : null);
     if (hosted) {
-      // An embed of a trace its author hosts: fetched here, replayed only if unchanged (hosted-trace.ts).
+      // Fetched here, replayed only if unchanged (hosted-trace.ts).
       this.status.set(`Fetching ${hostedName(hosted.url)}…`);
       try {
         const file = await fetchHostedTrace(hosted.url, hosted.sha256, (bytes) => this.status.set(`Fetching ${hostedName(hosted.url)}: ${formatBytes(bytes)}…`));
-        this.replay.useHostedFile(file);
+        this.replay.useHostedFile(file, hosted, trace.kind === 'hosted' ? trace.onError : 'stop');
       } catch (error) {
         const text = error instanceof HostedTraceError ? error.message : `The hosted trace could not be read: ${String(error)}`;
-        this.embedFrame!.addNote(text);
+        if (this.embedFrame) this.embedFrame.addNote(text);
+        else showProblem(text);
         this.linkNotes.show(linkNotes());
-        this.status.set('The trace this embed replays could not be used.');
+        this.status.set(this.embedFrame ? 'The trace this embed replays could not be used.' : 'The trace this link replays could not be used: nothing was run.');
         return;
       }
     } else if (trace.kind === 'excerpt') {
@@ -227,7 +243,7 @@ export class Playground {
         this.status.set('Nothing to show: the trace this embed replays is not available.');
         return;
       }
-      this.status.set(`Waiting for the trace file “${name}”: this link replays it, and a link cannot carry a file. Load it again under Trace replay.`);
+      this.status.set(`Waiting for the trace file “${name}”: this link replays it, and a link cannot carry a file. Load it again: Use your own traffic (top of the page), a drop anywhere, or Trace replay.`);
       return;
     }
     await this.run(overrides, 'link', notices);
@@ -340,9 +356,11 @@ export class Playground {
     const overrides = nonDefaultOverrides(values, fields);
     let link: TraceLink = { kind: 'none' };
     if (trace && result.trace) {
-      link = trace.source.kind === 'excerpt'
-        ? { kind: 'excerpt', onError: trace.onError }
-        : { kind: 'file', name: result.trace.name, contentHash: result.trace.contentHash, onError: trace.onError };
+      link = trace.hosted
+        ? { kind: 'hosted', ...trace.hosted, onError: trace.onError }
+        : trace.source.kind === 'excerpt'
+          ? { kind: 'excerpt', onError: trace.onError }
+          : { kind: 'file', name: result.trace.name, contentHash: result.trace.contentHash, onError: trace.onError };
     }
     this.shown = { values, overrides, results, resultsJson: result.resultsJson, trace };
     const policiesDefault = fields.find((f) => f.key === 'policies')?.defaultText ?? '';

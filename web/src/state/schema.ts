@@ -162,16 +162,21 @@ export function nonDefaultOverrides(values: Map<string, string>, fields: FieldIn
  */
 export const UNSUPPORTED_GROUPS: Record<string, string> = {
   trace:
-    'the page sets only a replay’s time window, request limit and time scale (under Trace replay); ' +
-    'for other trace settings use prefixroute --trace',
+    'the page sets only a replay’s time window, request limit, time scale and an OpenAI log’s key mapping ' +
+    '(under Trace replay); for other trace settings use prefixroute --trace',
 };
 
 /**
  * The trace reading settings the page offers, in the Trace replay panel: they
  * slice a replayed trace (a window of its clock; its first N requests; its
- * clock stretched or squeezed). The bad-line mode has a control and link key of its own there.
+ * clock stretched or squeezed) and choose an openai log's keys for the time,
+ * the prompt and the session (also offered by the guided import). The
+ * bad-line mode has a control and link key of its own there.
  */
-export const TRACE_PAGE_FIELDS: readonly string[] = ['trace.start_s', 'trace.end_s', 'trace.limit', 'trace.time_scale'];
+export const TRACE_PAGE_FIELDS: readonly string[] = [
+  'trace.start_s', 'trace.end_s', 'trace.limit', 'trace.time_scale',
+  'trace.time_field', 'trace.prompt_field', 'trace.session_field',
+];
 
 /** Whether the page offers a control (and a link key) for this field. */
 export function isPageField(field: FieldInfo): boolean {

@@ -4,9 +4,13 @@
 // and opening it asks the user to load the file again (the core then checks
 // the hash). The bad-line mode travels as `trace.on_error=skip`. These keys
 // are taken out of the query before the scenario's keys are read
-// (page-state.ts). Decoding never throws: what cannot be used is dropped
-// with a message.
+// (page-state.ts). A copy of the file served at an https URL can travel:
+// `trace.url=URL&trace.sha256=HEX` (SHA-256 of its bytes, as an embed's
+// embed.trace_url / embed.trace_sha256); opening the link fetches it,
+// checks the hash and replays it (hosted-trace.ts). Decoding never throws:
+// what cannot be used is dropped with a message.
 
+import { hostedUrlProblem } from '../embed/embed-options';
 import { EXCERPT, type OnError } from '../trace/trace-source';
 import { decodeComponent } from './link-text';
 import type { Pair } from './schema';
@@ -15,12 +19,14 @@ import type { Pair } from './schema';
 export type TraceLink =
   | { kind: 'none' }
   | { kind: 'excerpt'; onError: OnError }
-  | { kind: 'file'; name: string; contentHash: string; onError: OnError };
+  | { kind: 'file'; name: string; contentHash: string; onError: OnError }
+  | { kind: 'hosted'; url: string; sha256: string; onError: OnError };
 
 /** Query keys of the trace; the rest of the query is the scenario's and the sweep's. */
-export const TRACE_LINK_KEYS = ['trace', 'trace.name', 'trace.content_hash', 'trace.on_error'] as const;
+export const TRACE_LINK_KEYS = ['trace', 'trace.name', 'trace.content_hash', 'trace.on_error', 'trace.url', 'trace.sha256'] as const;
 
 const HASH_RE = /^[0-9a-f]{16}$/;
+const SHA256_RE = /^[0-9a-f]{64}$/;
 const MAX_NAME = 256;
 
 /**
@@ -56,6 +62,15 @@ export function readTraceLink(pairs: Map<string, string>): { link: TraceLink; me
   else if (onErrorText !== undefined) messages.push('Ignored trace.on_error: it must be stop or skip.');
   const source = pairs.get('trace');
   const name = pairs.get('trace.name');
+  const url = pairs.get('trace.url');
+  const sha = pairs.get('trace.sha256');
+  if (url !== undefined || sha !== undefined) {
+    const urlProblem = url === undefined ? 'is missing' : hostedUrlProblem(url);
+    const shaProblem = sha === undefined ? 'is missing' : SHA256_RE.test(sha) ? null : 'must be 64 lowercase hex digits';
+    if (!urlProblem && !shaProblem) return { link: { kind: 'hosted', url: url!, sha256: sha!, onError }, messages };
+    if (urlProblem) messages.push(`Ignored trace.url (${urlProblem}): the link replays no hosted trace.`);
+    if (shaProblem) messages.push(`Ignored trace.sha256 (${shaProblem}; the SHA-256 of the hosted file): the link replays no hosted trace.`);
+  }
   if (source !== undefined) {
     if (source === EXCERPT.linkValue) return { link: { kind: 'excerpt', onError }, messages };
     messages.push(`Ignored trace=${source.slice(0, 40)}: the only trace a link can name is ${EXCERPT.linkValue}.`);
@@ -79,6 +94,10 @@ export function traceLinkPairs(link: TraceLink): Pair[] {
   if (link.kind === 'file') {
     pairs.push(['trace.name', link.name]);
     if (link.contentHash) pairs.push(['trace.content_hash', link.contentHash]);
+  }
+  if (link.kind === 'hosted') {
+    pairs.push(['trace.url', link.url]);
+    pairs.push(['trace.sha256', link.sha256]);
   }
   if (link.kind !== 'none' && link.onError === 'skip') pairs.push(['trace.on_error', 'skip']);
   return pairs;

@@ -1,16 +1,16 @@
-// A trace an embed's author hosts at an https URL. The embed's link carries
-// the URL and the SHA-256 of the file's bytes (embed-options.ts); the
-// reader's browser fetches it, reading the body in chunks for progress,
-// checks the hash (crypto.subtle) and hands the bytes to the worker as a
-// File, like a file the reader had picked (trace-source.ts, fileSource).
-// A changed file or an unreachable one is a message, never a replay of
-// something the author did not publish.
+// A trace its author hosts at an https URL. An embed's link carries the URL
+// and the SHA-256 of the file's bytes (embed-options.ts: embed.trace_url,
+// embed.trace_sha256), a full-page link the same as trace.url and
+// trace.sha256 (state/trace-link.ts); the reader's browser fetches it,
+// reading the body in chunks for progress, checks the hash (crypto.subtle)
+// and hands the bytes to the worker as a File, like a file the reader had
+// picked (trace-source.ts, fileSource). A changed file or an unreachable one
+// is a message, never a replay of something the author did not publish.
 //
-// The fetch runs on the page, under the embed document's Content-Security-
-// Policy (embed.html: connect-src 'self' https:); the full page keeps
-// connect-src 'self' (web/content-security-policy.mjs).
+// The fetch runs on the page, under its Content-Security-Policy
+// (connect-src 'self' https:, web/content-security-policy.mjs).
 
-/** The largest hosted trace an embed reads (the bytes are held once in memory for the hash). */
+/** The largest hosted trace the page reads (the bytes are held once in memory for the hash). */
 export const MAX_HOSTED_BYTES = 256 * 1024 * 1024;
 
 /** SHA-256 of bytes as 64 lowercase hex digits. */
@@ -57,7 +57,7 @@ export async function fetchHostedTrace(
   }
   if (!response.ok) throw new HostedTraceError(`The trace at ${url} could not be fetched: the server answered ${response.status} ${response.statusText}.`.replace(/ \./, '.'));
   const total = Number(response.headers.get('content-length') ?? 0);
-  if (total > MAX_HOSTED_BYTES) throw new HostedTraceError(`The trace at ${url} has ${total} bytes; an embed reads at most ${MAX_HOSTED_BYTES}.`);
+  if (total > MAX_HOSTED_BYTES) throw new HostedTraceError(`The trace at ${url} has ${total} bytes; the page reads at most ${MAX_HOSTED_BYTES}.`);
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   if (response.body) {
@@ -68,7 +68,7 @@ export async function fetchHostedTrace(
       bytes += value.byteLength;
       if (bytes > MAX_HOSTED_BYTES) {
         await reader.cancel();
-        throw new HostedTraceError(`The trace at ${url} is larger than ${MAX_HOSTED_BYTES} bytes, the most an embed reads.`);
+        throw new HostedTraceError(`The trace at ${url} is larger than ${MAX_HOSTED_BYTES} bytes, the most the page reads.`);
       }
       chunks.push(value);
       onProgress(bytes, total);
@@ -83,7 +83,7 @@ export async function fetchHostedTrace(
   const actual = await sha256Hex(blob);
   if (actual !== sha256) {
     throw new HostedTraceError(
-      `The trace at ${url} has changed since this embed was made (its SHA-256 is ${actual.slice(0, 12)}…, the embed expects ${sha256.slice(0, 12)}…): it is not replayed. The author can make a new embed for the file as it is now.`,
+      `The trace at ${url} has changed since this link was made (its SHA-256 is ${actual.slice(0, 12)}…, the link expects ${sha256.slice(0, 12)}…): it is not replayed. Its author can make a new link (or embed) for the file as it is now.`,
     );
   }
   return new File([blob], name, { type: 'text/plain' });

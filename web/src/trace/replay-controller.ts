@@ -7,13 +7,15 @@
 // TraceRequest); the page runs what this controller asks for.
 
 import type { Pair } from '../state/schema';
+import type { TraceLink } from '../state/trace-link';
 import { formatCount } from '../ui/format';
 import type { Labels } from '../ui/labels';
 import type { TraceRequest } from '../worker/protocol';
+import { HostedLinkForm } from './hosted-link';
 import { type CacheAdvice, EXCERPT_PRESET, overridesAfterReplay } from './replay-cluster';
 import { TracePanel } from './trace-panel';
 import { excerptSource, fileSource, type OnError } from './trace-source';
-import type { TraceSummary } from './trace-summary';
+import { sameAsCommand, type TraceSummary } from './trace-summary';
 
 /** Later pairs replace earlier ones with the same key, as repeated --set do. */
 function mergePairs(base: readonly Pair[], over: readonly Pair[]): Pair[] {
@@ -32,6 +34,8 @@ export interface ReplayHost {
   pendingOverrides(): Pair[];
   /** Drops a typed edit that has not run yet. */
   cancelEdit(): void;
+  /** The link's trace changed without a run (the replayed file is now named by its hosted copy). */
+  linkChanged(link: TraceLink): void;
 }
 
 export class TraceReplay {
@@ -46,6 +50,8 @@ export class TraceReplay {
   private beforeReplay: Pair[] | null = null;
   /** A link that replays a file the user must load again: its settings, kept until then. */
   private fileLink: { name: string; contentHash: string; overrides: Pair[] } | null = null;
+  /** The offer to name the replayed file by a hosted copy in the page's link. */
+  private readonly hostedForm: HostedLinkForm;
 
   constructor(
     private readonly host: ReplayHost,
@@ -80,6 +86,11 @@ export class TraceReplay {
         this.host.run(mergePairs(this.host.shown()?.overrides ?? [], [['cluster.cache_tokens', String(tokens)]]), 'edit');
       },
     });
+    this.hostedForm = new HostedLinkForm((url, sha256) => {
+      if (!this.current || this.current.source.kind !== 'file') return;
+      this.current = { ...this.current, hosted: { url, sha256 } };
+      this.host.linkChanged({ kind: 'hosted', url, sha256, onError: this.current.onError });
+    });
   }
 
   /** The formats the core reads, named in the panel's help. */
@@ -100,9 +111,30 @@ export class TraceReplay {
     this.panel.showLinkNeedsFile(name, contentHash);
   }
 
-  /** An embed replays a trace its author hosts, fetched and checked already (hosted-trace.ts). */
-  useHostedFile(file: File): void {
-    this.current = { source: fileSource(file), onError: 'stop', contentHash: '' };
+  /**
+   * A trace hosted at an https URL (an embed's, or a full-page link's),
+   * fetched and checked already (hosted-trace.ts): the next runs replay it,
+   * and the page's link keeps pointing at it.
+   */
+  useHostedFile(file: File, hosted: { url: string; sha256: string }, onError: OnError = 'stop'): void {
+    this.panel.onError = onError;
+    this.current = { source: fileSource(file), onError, contentHash: '', hosted };
+  }
+
+  /**
+   * Where a guided import (traffic-import.ts) starts from: the settings of a
+   * link waiting for its file and the content hash it expects, else the
+   * scenario on screen.
+   */
+  importBase(): { overrides: Pair[]; contentHash: string } {
+    if (this.fileLink) return { overrides: [...this.fileLink.overrides], contentHash: this.fileLink.contentHash };
+    return { overrides: [...(this.host.shown()?.overrides ?? [])], contentHash: '' };
+  }
+
+  /** The reader confirmed a guided import: replay its file with the overrides the import settled. */
+  replayImported(source: TraceRequest['source'], overrides: Pair[], contentHash: string): void {
+    this.fileLink = null;
+    this.replay(source, overrides, contentHash);
   }
 
   /** A preset runs: presets are synthetic workloads. */
@@ -143,6 +175,8 @@ export class TraceReplay {
     this.panel.showSlicing(overrides);
     if (trace && summary) this.panel.showReplayed(summary);
     this.panel.showCacheAdvice(trace ? advice : null);
+    this.panel.showCommand(trace && summary ? sameAsCommand(summary.name, overrides, trace.onError) : '');
+    this.hostedForm.offer(trace?.source.kind === 'file' ? trace.source.file : null);
   }
 
   /** Replays a trace source with these overrides. */
@@ -178,6 +212,7 @@ export class TraceReplay {
     this.current = null;
     this.beforeReplay = null;
     this.panel.reset();
+    this.hostedForm.offer(null);
     if (restored.length) {
       const value = (key: string, text: string | null) => {
         const shown = text ?? this.labels.defaultText(key);

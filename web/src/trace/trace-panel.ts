@@ -109,6 +109,13 @@ export class TracePanel {
     this.cacheButton.textContent = `Use ${formatCount(this.offeredCache)}-token caches`;
   }
 
+  /** The command line of the replay on screen ("" hides it). */
+  showCommand(command: string): void {
+    const line = byId('trace-command');
+    line.textContent = command ? `Same as: ${command}` : '';
+    line.hidden = command === '';
+  }
+
   /** Opens the trace slicing fields when the scenario sets any (e.g. from a link); never closes them. */
   showSlicing(overrides: readonly (readonly [string, string])[]): void {
     if (overrides.some(([key]) => key.startsWith('trace.'))) byId<HTMLDetailsElement>('trace-slice').open = true;
@@ -149,6 +156,7 @@ export class TracePanel {
 
   /** Back to the synthetic workload. */
   reset(): void {
+    this.showCommand('');
     this.format.hidden = true;
     this.cacheNote.hidden = true;
     this.hideProblem();

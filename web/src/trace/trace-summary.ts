@@ -23,6 +23,8 @@ export interface TraceSummary {
   contentHash: string;
   problems: TraceProblemInfo[];
   unlistedProblems: number;
+  /** What was read, as the core's JSON ("prefixroute.trace/1": trace-figures.ts reads it); "" when nothing was. */
+  summaryJson: string;
 }
 
 /** A trace problem as one line: "line 3, input_length: must be …" (line 0: the whole trace). */
@@ -57,4 +59,10 @@ export function problemHeadline(summary: TraceSummary): string {
   return summary.problems.some((p) => p.line > 0)
     ? `${summary.name} has a bad line, so reading stopped after ${formatCountOf(summary.lines, 'line')}:`
     : `${summary.name} could not be replayed:`;
+}
+
+/** The command line that replays the same file with the same scenario: `prefixroute --trace FILE --set k=v ...`. */
+export function sameAsCommand(name: string, overrides: readonly (readonly [string, string])[], onError: 'stop' | 'skip'): string {
+  const sets = overrides.map(([k, v]) => ` --set ${k}=${v}`).join('');
+  return `prefixroute --trace ${name}${sets}${onError === 'skip' ? ' --set trace.on_error=skip' : ''}`;
 }

@@ -27,6 +27,8 @@ export interface TraceRequest {
   onError: OnError;
   /** Content hash the file must have (from a link), or "" for any. */
   contentHash: string;
+  /** The https URL the file was fetched from and its SHA-256, checked (a hosted trace: the page's link names them). */
+  hosted?: { url: string; sha256: string };
 }
 
 /** A scenario run: these overrides, on a trace when one is given (else the synthetic workload). */
@@ -168,7 +170,22 @@ export interface CapacityResult {
   elapsedMs: number;
 }
 
-/** What each kind of job takes, reports while it runs, and gives back. */
+/** A trace to read before it is replayed (the guided import): with the scenario of these overrides (its trace.* reading settings, its cluster). */
+export interface InspectRequest {
+  overrides: Pair[];
+  trace: TraceRequest;
+}
+
+/** What the import shows: what the core read, and the cluster the scenario would model (the module's derived values). */
+export interface InspectResult {
+  trace: TraceSummary;
+  /** Canonical scenario JSON of the accepted overrides. */
+  scenarioJson: string;
+  /** The core's hardware summary of that scenario ("prefixroute.hardware/1"; "" when it does not validate). */
+  hardwareJson: string;
+  rejected: Rejection[];
+}
+
 /** The core's choice of tensor parallelism for a model on a GPU (SmallestTpSuccess, trimmed). */
 export interface TpPick {
   /** 1, 2, 4 or 8; 0 when no degree up to 8 holds the weights. */
@@ -179,6 +196,7 @@ export interface TpPick {
   reason: string;
 }
 
+/** What each kind of job takes, reports while it runs, and gives back. */
 export interface Jobs {
   run: { request: RunRequest; progress: RunProgress; result: RunResult };
   sweep: { request: SweepRequest; progress: SweepProgress; result: SweepResult };
@@ -189,6 +207,8 @@ export interface Jobs {
   sweepShard: { request: SweepShardRequest; progress: SweepProgress; result: { shardJson: string } };
   /** The merged results JSON (kind 'run') or sweep JSON (kind 'sweep'). */
   merge: { request: MergeRequest; progress: never; result: { json: string } };
+  /** Reads a trace (kept for the replay that follows) and describes it and the cluster: the guided import. */
+  inspect: { request: InspectRequest; progress: RunProgress; result: InspectResult };
   /** The core's smallest tensor parallelism for this scenario's model and GPU (null: no model, or its fields refused). */
   smallestTp: { request: { overrides: Pair[] }; progress: never; result: { pick: TpPick | null } };
 }

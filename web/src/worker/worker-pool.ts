@@ -30,7 +30,7 @@
 // Cancelling or superseding a job terminates its workers (the core runs
 // synchronously in them); progress is the least advanced shard's.
 
-import type { Plan, RunProgress, RunRequest, RunResult, ShardOutput, SweepProgress, SweepRequest, SweepResult, TpPick, TraceRequest } from './protocol';
+import type { InspectRequest, InspectResult, Plan, RunProgress, RunRequest, RunResult, ShardOutput, SweepProgress, SweepRequest, SweepResult, TpPick, TraceRequest } from './protocol';
 import type { Pair } from '../state/schema';
 import { shardCount, TRACE_POOL_BYTES } from './shard-count';
 import type { TraceSource } from '../trace/trace-source';
@@ -203,6 +203,20 @@ export class RunPool extends Pool<'run'> {
         },
         ...(head.trace ? { trace: head.trace } : {}),
       };
+    });
+  }
+
+  /**
+   * Reads a trace and describes it and the scenario's cluster (the guided
+   * import: worker.ts, inspect), in the first worker, from the in-memory
+   * copy a replay of the same source then reuses (that worker keeps the
+   * parsed trace); a job of the pool's, as a run.
+   */
+  inspect(request: InspectRequest, onProgress: (progress: RunProgress) => void = () => {}): Promise<InspectResult> {
+    return this.job(async (current) => {
+      const trace = request.trace.source.bytes <= TRACE_POOL_BYTES ? await this.inMemory(request.trace) : request.trace;
+      Pool.check(current);
+      return this.slot(0).runJob('inspect', { overrides: request.overrides, trace }, onProgress);
     });
   }
 

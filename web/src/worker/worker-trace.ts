@@ -72,6 +72,7 @@ export async function loadTrace(
     contentHash: r.contentHash,
     problems: r.problems,
     unlistedProblems: r.unlistedProblems,
+    summaryJson: r.summaryJson,
   };
   if (!r.ok) {
     loader.delete();

@@ -15,7 +15,7 @@
 import { cdfPoints } from './cdf';
 import { loadModule } from './load-module';
 import type { FieldError, PolicySeries, PrefixrouteModule } from './prefixroute-module';
-import type { FromWorker, MergeRequest, TpPick, Plan, PlanRequest, RunOrPlanRequest, RunProgress, RunRequest, RunResult, ShardRequest, ToWorker } from './protocol';
+import type { FromWorker, InspectRequest, MergeRequest, TpPick, Plan, PlanRequest, RunOrPlanRequest, RunProgress, RunRequest, RunResult, ShardRequest, ToWorker } from './protocol';
 import type { TraceSummary } from '../trace/trace-summary';
 import { resolveOverrides, type Resolved } from '../state/resolve';
 import { shardCount } from './shard-count';
@@ -179,6 +179,25 @@ async function shard(mod: PrefixrouteModule, id: number, { run: request, shardIn
 }
 
 /**
+ * Reads the trace of the guided import (kept, as a run's, for the replay
+ * that follows) and reports what the core read and the cluster the scenario
+ * models: its canonical JSON and the hardware summary.
+ */
+async function inspect(mod: PrefixrouteModule, id: number, { overrides, trace }: InspectRequest): Promise<void> {
+  const resolved = resolve(mod, overrides);
+  const loader = await loadTrace(mod, id, trace, post, readSettings(resolved));
+  if (!loader) return;
+  const summary = loadedSummary();
+  if (!summary) throw new Error('the trace was read but no summary was kept');
+  const hardware = mod.hardwareSummary('{}', JSON.stringify(resolved.accepted));
+  post({
+    type: 'done',
+    id,
+    result: { trace: summary, scenarioJson: resolved.scenarioJson, hardwareJson: hardware.ok ? hardware.summaryJson : '', rejected: resolved.rejected },
+  });
+}
+
+/**
  * The core's smallest tensor parallelism for the scenario's model on its GPU
  * (cluster/tp_choice.h), with its one-line reason; null when the scenario
  * names no model or the fields the choice reads are refused (the run says why).
@@ -225,6 +244,8 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
         return runSweepShard(mod, message.id, message.request, post);
       case 'merge':
         return merge(mod, message.id, message.request);
+      case 'inspect':
+        return await inspect(mod, message.id, message.request);
       case 'smallestTp':
         return post({ type: 'done', id: message.id, result: { pick: smallestTp(mod, message.request.overrides) } });
     }

@@ -49,8 +49,8 @@ inline constexpr int kScenarioVersion = 1;
 /// Longest text a text field takes (a trace's recorded file name is cut to it).
 inline constexpr std::size_t kMaxTextFieldLength = 256;
 
-/// Replay of a recorded trace instead of the synthetic workload. The first
-/// five fields are settings; the others record which file
+/// Replay of a recorded trace instead of the synthetic workload. The
+/// settings say how to read it; name, lines, skipped_lines and content_hash record which file
 /// was replayed (set by whoever reads the file; a given content_hash must
 /// match the file). With no trace (name empty) the synthetic workload runs.
 struct TraceSettings {
@@ -61,6 +61,12 @@ struct TraceSettings {
   double end_s = 0;                  ///< replay up to this second of the trace's clock; 0 = to the end
   std::string on_error = "stop";     ///< "stop" at a bad line, or "skip" it (counted)
   std::string format = "auto";       ///< "auto" (from the first JSON line), "mooncake", "bailian" or "openai"
+  /// An openai log's keys: "auto" (timestamp else created), "timestamp" or "created".
+  std::string time_field = "auto";
+  /// "auto" (messages or prompt, whichever a line has), "messages" or "prompt".
+  std::string prompt_field = "auto";
+  /// "auto" (session_id else user), "session_id", "user" or "none" (every request a session of its own).
+  std::string session_field = "auto";
   std::string name;                  ///< file name of the replayed trace
   std::uint64_t lines = 0;           ///< lines read from it
   std::uint64_t skipped_lines = 0;   ///< bad lines skipped (on_error = "skip")

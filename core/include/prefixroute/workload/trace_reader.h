@@ -19,10 +19,15 @@
 // chat_id (e.g. a Mooncake line), is a bad line whose problem names "bailian".
 //
 // openai line (a log of chat-completion requests): {"timestamp": seconds or
-// an ISO 8601 string, "messages": [{"role", "content"}...] or "prompt": text,
-// "output_tokens": m or "usage": {"completion_tokens": m}, optionally
-// "session_id" (string or integer) or "user" (string)}; the fields in detail
-// in openai_request.h. The prompt is tokenized (text_tokenizer.h: a fixed
+// an ISO 8601 string (else "created", Unix seconds), "messages": [{"role",
+// "content"}...] or "prompt": text, "output_tokens": m or "usage":
+// {"completion_tokens": m}, optionally "session_id" (string or integer) or
+// "user" (string)}; the fields in detail in openai_request.h. Which key gives
+// the time, the prompt and the session may be chosen (TraceReadOptions'
+// time_field, prompt_field, session_field: the scenario's trace.* fields of
+// those names), and the reader counts which keys the lines have and which
+// were read (TraceReadResult::openai_fields), so a reader of the log sees how
+// its fields were mapped. The prompt is tokenized (text_tokenizer.h: a fixed
 // rule, identical text gives identical tokens), then cut into 16-token blocks
 // whose ids are interned: a block's id is the first number given to its
 // (previous block's chain hash, its tokens) 64-bit chain hash, so two prompts
@@ -81,10 +86,35 @@ struct TraceReadOptions {
   double end_s = 0;
   OnError on_error = OnError::Stop;
   Format format = Format::Auto;
+  /// An openai log's keys for the time, the prompt and the session (ignored by the other formats).
+  enum class TimeField { Auto, Timestamp, Created };
+  enum class PromptField { Auto, Messages, Prompt };
+  enum class SessionField { Auto, SessionId, User, None };
+  TimeField time_field = TimeField::Auto;
+  PromptField prompt_field = PromptField::Auto;
+  SessionField session_field = SessionField::Auto;
+};
+
+/// An openai log's keys: how many of its requests read (the kept ones and
+/// those before the window) have each key, and which key gave each part.
+/// All zero for the other formats.
+struct OpenAiFieldUse {
+  std::uint64_t has_timestamp = 0, has_created = 0;
+  std::uint64_t has_messages = 0, has_prompt = 0;
+  std::uint64_t has_session_id = 0, has_user = 0;
+  std::uint64_t time_from_timestamp = 0, time_from_created = 0;
+  std::uint64_t prompt_from_messages = 0, prompt_from_prompt = 0;
+  std::uint64_t session_from_session_id = 0, session_from_user = 0;
+  std::uint64_t own_session = 0;  ///< requests that are a session of their own (no session key read)
 };
 
 /// "auto", "mooncake", "bailian" or "openai".
 const char* trace_format_name(TraceReadOptions::Format format);
+/// The scenario's names of the openai key choices (trace.time_field,
+/// prompt_field, session_field): "auto", "timestamp", "created", ...
+const char* trace_time_field_name(TraceReadOptions::TimeField field);
+const char* trace_prompt_field_name(TraceReadOptions::PromptField field);
+const char* trace_session_field_name(TraceReadOptions::SessionField field);
 
 struct TraceProblem {
   std::uint64_t line = 0;  ///< 1-based; 0 for problems of the whole trace
@@ -101,6 +131,9 @@ struct TraceReadResult {
   std::uint64_t bad_lines = 0;        ///< lines skipped as bad (Skip mode)
   std::uint64_t requests = 0;         ///< requests read (kept, or handed to the sink)
   std::uint64_t content_hash = 0;     ///< FNV-1a 64 of every byte fed
+  /// The format read: the options', or the one told from the first line (Auto while none was).
+  TraceReadOptions::Format format = TraceReadOptions::Format::Auto;
+  OpenAiFieldUse openai_fields;       ///< an openai log's keys (zero for the other formats)
   bool read = false;                  ///< whether the trace was read (no fatal problem, some requests)
   bool ok() const { return read; }
   std::string error_text() const;     ///< every kept problem, one per line
@@ -163,6 +196,7 @@ class TraceReader {
   std::int64_t openai_first_ns_ = 0;   ///< the first request's timestamp
   std::int64_t openai_last_ns_ = 0;    ///< the previous request's
   std::vector<std::uint64_t> openai_tokens_;
+  OpenAiFieldUse openai_fields_;
   std::string pending_;
   Sink sink_;
   std::vector<BlockTrace::Entry> entries_;
@@ -179,6 +213,7 @@ class TraceReader {
   std::uint64_t earlier_ = 0;  ///< good requests before start_s (read, not kept)
   bool fatal_ = false;
   bool line_failed_ = false;
+  bool mapping_checked_ = false;  ///< the openai key choices were checked against a line of another format
   std::string current_format_;  ///< names the format in the current line's problems ("" = Mooncake)
 };
 
