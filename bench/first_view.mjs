@@ -179,6 +179,8 @@ for (const name of names) {
   const times = size.times > 1 ? ` (sent ${size.times} times)` : '';
   console.log(`| \`${name}\` | ${bytes(size.raw)} | ${bytes(size.sent)}${times} | ${cells.join(' | ')} |`);
 }
-console.log(`| **Total** | ${views.map((v, i) => `${bytes(totals[i].raw)} (${v.name.split(' (')[0]})`).join(', ')} | ` +
-  `${views.map((v, i) => `**${bytes(totals[i].sent)}** (${v.name.split(' (')[0]})`).join(', ')} | ${views.map(() => '').join(' | ')} |`);
+for (const [i, v] of views.entries()) {
+  const where = views.map((_, j) => (j === i ? 'until its charts' : '')).join(' | ');
+  console.log(`| **Total, ${v.name.split(' (')[0].toLowerCase()}** | ${bytes(totals[i].raw)} | **${bytes(totals[i].sent)}** | ${where} |`);
+}
 console.log(`\n- Load: ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores; the workers' simulation is not CPU-throttled (Chromium cannot).`);
