@@ -341,6 +341,38 @@ describe('playground', () => {
     await page.close();
   });
 
+  test('first view: the wasm is preloaded from the page (the worker asks for the same file) and the status line records the first table, then the first charts, once', async () => {
+    const wasm = [];
+    const onRequest = (request) => {
+      if (request.url().endsWith('.wasm')) wasm.push(request.url());
+    };
+    context.on('request', onRequest);
+    const { page, problems } = await openPage();
+    context.off('request', onRequest);
+    const preload = await page.$eval('link[rel="preload"][as="fetch"]', (link) => link.href);
+    assert.match(preload, /\/assets\/prefixroute-[\w-]+\.wasm$/);
+    assert.ok(wasm.length >= 2, `the preload and the worker ask for the wasm: ${wasm.join(', ')}`);
+    assert.deepEqual([...new Set(wasm)], [preload], 'one wasm file: the worker asks for the URL the page preloads');
+
+    const marks = () => page.evaluate(() => {
+      const d = document.querySelector('#status').dataset;
+      return { table: Number(d.firstTableMs), chart: Number(d.firstChartMs), runs: Number(d.runs) };
+    });
+    await page.waitForFunction(() => document.querySelector('#status').dataset.firstChartMs !== undefined, null, { timeout: 120_000 });
+    const first = await marks();
+    assert.ok(first.table > 0 && first.chart >= first.table, JSON.stringify(first));
+    assert.ok(first.chart <= (await page.evaluate(() => performance.now())));
+    await page.fill('#field-seed', '43');
+    await page.locator('#field-seed').press('Tab');
+    await page.waitForFunction((n) => Number(document.querySelector('#status').dataset.runs) > n, first.runs, { timeout: 120_000 });
+    await page.waitForTimeout(300); // the charts draw in later tasks
+    const later = await marks();
+    assert.equal(later.runs, first.runs + 1);
+    assert.deepEqual({ ...later, runs: first.runs }, first, 'a re-run leaves the first view\'s marks alone');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('embed mode: table and one chart, the link and storage untouched, snippet ready', async () => {
     const full = await openPage('?v=1&cluster.replicas=6');
     const snippet = await full.page.inputValue('#embed-snippet');

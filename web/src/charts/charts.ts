@@ -30,6 +30,7 @@ import { readPalette } from '../ui/palette';
 import type { CdfSeries } from '../worker/protocol';
 import { intervalOf } from '../results/intervals';
 import type { PolicyResult, Results } from '../results/results';
+import { recordFirstView } from '../ui/first-view';
 import { measureLatest } from '../ui/timing';
 import { afterNextPaint } from '../ui/yield';
 
@@ -204,7 +205,11 @@ export class ChartsView {
     const generation = ++this.generation;
     const steps = this.steps(results, cdf);
     const next = (i: number) => {
-      if (generation !== this.generation || i >= steps.length) return;
+      if (generation !== this.generation) return;
+      if (i >= steps.length) {
+        recordFirstView('chart');
+        return;
+      }
       const [id, draw] = steps[i];
       if (this.figures[id] && !this.charts.has(id)) this.create(id);
       else {

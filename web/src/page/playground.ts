@@ -46,6 +46,7 @@ import { Labels } from '../ui/labels';
 import { applyPolicyColours } from '../ui/palette';
 import { Theme } from '../ui/theme';
 import { wireThemeButton } from '../ui/theme-button';
+import { recordFirstView } from '../ui/first-view';
 import { markLatest, measureLatest } from '../ui/timing';
 import type { PolicyInfo } from '../worker/prefixroute-module';
 import type { RunResult, TraceRequest } from '../worker/protocol';
@@ -319,6 +320,7 @@ export class Playground {
       return true;
     });
     this.status.shown(shown ? result.memory : null);
+    if (shown) recordFirstView('table');
     // Results that could not be shown: the status must not still say the run is going.
     if (!shown) this.status.set('The results could not be shown.');
     measureLatest('prefixroute:show-results', t0, performance.now());
