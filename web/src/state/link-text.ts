@@ -4,8 +4,13 @@
 // (url-state.ts), the trace's and the sweep's (trace-link.ts, sweep-link.ts)
 // and the embed's (embed/embed-options.ts) are each read with these.
 
-/** Caps that keep a hostile link from costing time or flooding the page. */
-export const URL_LIMITS = { query: 4096, params: 64, key: 64, value: 256 } as const;
+/**
+ * Caps that keep a hostile link from costing time or flooding the page. A
+ * value holds at least every catalogue policy's name in one `policies` list
+ * (about 270 characters with 20 policies; page-state.test.ts passes them all
+ * through a link), with room for the catalogue to grow.
+ */
+export const URL_LIMITS = { query: 4096, params: 64, key: 64, value: 1024 } as const;
 
 /** A short, printable rendering of untrusted text for messages (shown with textContent only). */
 export function preview(text: string, max = 32): string {
