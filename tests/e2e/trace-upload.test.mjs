@@ -10,28 +10,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ROOT, benchOutput, openIn, startSession } from './harness.mjs';
+import { ROOT, openIn, startSession } from './harness.mjs';
+import { benchTable, linkSets, readTable } from './trace-table.mjs';
 
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
 
 let session;
 let dir;
-
-/** The table as { policy: { column: shown text } } for the columns every run has. */
-const readTable = (page) => page.$$eval('#results-table tbody tr', (rows) => Object.fromEntries(rows.map((tr) => [
-  tr.dataset.policy,
-  Object.fromEntries(['mean_ttft_ms', 'p99_ttft_ms', 'hit_rate', 'prefill_tokens'].map((c) => [c, Number(tr.querySelector(`td[data-col="${c}"]`).dataset.value)])),
-])));
-
-/** prefixroute --trace FILE with these pairs, as the same table. */
-function benchTable(file, sets) {
-  const doc = JSON.parse(benchOutput(session.bench, ['--trace', file], sets));
-  return Object.fromEntries(doc.results.map((r) => [r.policy, { mean_ttft_ms: r.mean_ttft_ms, p99_ttft_ms: r.p99_ttft_ms, hit_rate: r.hit_rate, prefill_tokens: r.prefill_tokens }]));
-}
-
-/** The link's scenario pairs (not its trace's or sweep's keys): what the page ran, for the command line. */
-const linkSets = (page) => [...new URL(page.url()).searchParams]
-  .filter(([k]) => k !== 'v' && k !== 'trace' && k !== 'trace.name' && k !== 'trace.content_hash' && !k.startsWith('sweep.'));
 
 const runs = (page) => page.$eval('#status', (s) => Number(s.dataset.runs ?? '0'));
 const nextRun = (page, before) => page.waitForFunction((n) => Number(document.querySelector('#status').dataset.runs ?? '0') > n, before, { timeout: 120_000 });
@@ -78,7 +63,7 @@ describe('a trace file the reader loads', () => {
     assert.equal(search.get('cluster.replicas'), '3');
     assert.equal(search.get('cluster.cache_tokens'), null);
     // The numbers are the command line's for the same file and scenario.
-    assert.deepEqual(await readTable(page), benchTable(file, linkSets(page)));
+    assert.deepEqual(await readTable(page), benchTable(session.bench, file, linkSets(page)));
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -122,7 +107,7 @@ describe('a trace file the reader loads', () => {
     await upload(page, 'created.jsonl', text);
     assert.match(await page.textContent('#trace-status'), /^Replayed created\.jsonl \(openai format\): 24 requests from 24 lines/);
     assert.ok(await page.isHidden('#trace-problem'));
-    assert.deepEqual(await readTable(page), benchTable(file, linkSets(page)));
+    assert.deepEqual(await readTable(page), benchTable(session.bench, file, linkSets(page)));
     assert.deepEqual(problems, []);
     await page.close();
   });

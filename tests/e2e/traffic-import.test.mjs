@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT, benchOutput, openIn, startSession } from './harness.mjs';
+import { benchTable, linkSets, readTable } from './trace-table.mjs';
 
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
 
@@ -44,22 +45,6 @@ function fileOf(name, text) {
 function cliSummary(file, sets = []) {
   return JSON.parse(benchOutput(session.bench, ['--trace', file, '--trace-summary'], sets));
 }
-
-/** The table as { policy: { column: value } } for the columns every run has. */
-const readTable = (page) => page.$$eval('#results-table tbody tr', (rows) => Object.fromEntries(rows.map((tr) => [
-  tr.dataset.policy,
-  Object.fromEntries(['mean_ttft_ms', 'p99_ttft_ms', 'hit_rate', 'prefill_tokens'].map((c) => [c, Number(tr.querySelector(`td[data-col="${c}"]`).dataset.value)])),
-])));
-
-/** prefixroute --trace FILE with these pairs, as the same table. */
-function benchTable(file, sets) {
-  const doc = JSON.parse(benchOutput(session.bench, ['--trace', file], sets));
-  return Object.fromEntries(doc.results.map((r) => [r.policy, { mean_ttft_ms: r.mean_ttft_ms, p99_ttft_ms: r.p99_ttft_ms, hit_rate: r.hit_rate, prefill_tokens: r.prefill_tokens }]));
-}
-
-/** The link's scenario pairs (not its trace's or sweep's keys): what the page ran, for the command line. */
-const linkSets = (page) => [...new URL(page.url()).searchParams]
-  .filter(([k]) => k !== 'v' && k !== 'trace' && k !== 'trace.name' && k !== 'trace.content_hash' && k !== 'trace.url' && k !== 'trace.sha256' && !k.startsWith('sweep.'));
 
 const runs = (page) => page.$eval('#status', (s) => Number(s.dataset.runs ?? '0'));
 const nextRun = (page, before) => page.waitForFunction((n) => Number(document.querySelector('#status').dataset.runs ?? '0') > n, before, { timeout: 120_000 });
@@ -207,7 +192,7 @@ describe('the guided import', () => {
     const search = new URL(page.url()).searchParams;
     assert.equal(search.get('cluster.replicas'), '3');
     assert.equal(search.get('cluster.cache_tokens'), null);
-    assert.deepEqual(await readTable(page), benchTable(file, linkSets(page)));
+    assert.deepEqual(await readTable(page), benchTable(session.bench, file, linkSets(page)));
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -231,7 +216,7 @@ describe('the guided import', () => {
     assert.equal(await page.inputValue('#field-cluster-replicas'), '6');
     assert.equal(await page.inputValue('#field-cluster-cache_tokens'), '200000');
     assert.equal(new URL(page.url()).searchParams.get('cluster.replicas'), '6');
-    assert.deepEqual(await readTable(page), benchTable(file, linkSets(page)));
+    assert.deepEqual(await readTable(page), benchTable(session.bench, file, linkSets(page)));
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -250,7 +235,7 @@ describe('the guided import', () => {
     await replay(page);
     assert.equal(await page.inputValue('#field-cluster-replicas'), '2');
     assert.equal(await page.inputValue('#field-cluster-cache_tokens'), '50000');
-    assert.deepEqual(await readTable(page), benchTable(file, linkSets(page)));
+    assert.deepEqual(await readTable(page), benchTable(session.bench, file, linkSets(page)));
     assert.deepEqual(problems, []);
     await page.close();
   });
@@ -286,8 +271,8 @@ describe('the guided import', () => {
     assert.match(command, /^Same as: prefixroute --trace two-keys\.jsonl .*--set trace\.session_field=user/);
     // The command's pairs give the table on screen.
     const sets = [...command.matchAll(/--set ([^=\s]+)=(\S+)/g)].map((m) => [m[1], m[2]]);
-    assert.deepEqual(await readTable(page), benchTable(file, sets));
-    assert.deepEqual(await readTable(page), benchTable(file, linkSets(page)));
+    assert.deepEqual(await readTable(page), benchTable(session.bench, file, sets));
+    assert.deepEqual(await readTable(page), benchTable(session.bench, file, linkSets(page)));
     // Sessions from user group the pairs (8 sessions of 2 calls); from session_id every request is its own.
     const withUser = JSON.parse(benchOutput(session.bench, ['--trace', file], sets));
     const withoutChoice = JSON.parse(benchOutput(session.bench, ['--trace', file], sets.filter(([k]) => k !== 'trace.session_field')));
@@ -341,7 +326,7 @@ describe('a full-page link to a hosted copy of the trace', () => {
     await colleague.page.goto(link.href);
     await colleague.page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Replayed chat.jsonl'));
     assert.deepEqual(await readTable(colleague.page), table);
-    assert.deepEqual(await readTable(colleague.page), benchTable(file, linkSets(colleague.page)));
+    assert.deepEqual(await readTable(colleague.page), benchTable(session.bench, file, linkSets(colleague.page)));
     assert.equal(new URL(colleague.page.url()).searchParams.get('trace.url'), URL_OF, 'the link keeps the hosted copy');
     assert.deepEqual(problems, []);
     assert.deepEqual(colleague.problems.filter((p) => !p.includes('Failed to load resource')), []);

@@ -1,0 +1,19 @@
+// A replay's results table read from the page, and the same table from the
+// command line, for the e2e tests that compare a replayed trace's numbers.
+import { benchOutput } from './harness.mjs';
+
+/** The table as { policy: { column: value } } for the columns every run has. */
+export const readTable = (page) => page.$$eval('#results-table tbody tr', (rows) => Object.fromEntries(rows.map((tr) => [
+  tr.dataset.policy,
+  Object.fromEntries(['mean_ttft_ms', 'p99_ttft_ms', 'hit_rate', 'prefill_tokens'].map((c) => [c, Number(tr.querySelector(`td[data-col="${c}"]`).dataset.value)])),
+])));
+
+/** `prefixroute --trace FILE` (the command line at `bench`) with these pairs, as the same table. */
+export function benchTable(bench, file, sets) {
+  const doc = JSON.parse(benchOutput(bench, ['--trace', file], sets));
+  return Object.fromEntries(doc.results.map((r) => [r.policy, { mean_ttft_ms: r.mean_ttft_ms, p99_ttft_ms: r.p99_ttft_ms, hit_rate: r.hit_rate, prefill_tokens: r.prefill_tokens }]));
+}
+
+/** The link's scenario pairs (not its trace's or sweep's keys): what the page ran, for the command line. */
+export const linkSets = (page) => [...new URL(page.url()).searchParams]
+  .filter(([k]) => k !== 'v' && k !== 'trace' && k !== 'trace.name' && k !== 'trace.content_hash' && k !== 'trace.url' && k !== 'trace.sha256' && !k.startsWith('sweep.'));
