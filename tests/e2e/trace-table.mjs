@@ -1,5 +1,6 @@
-// A replay's results table read from the page, and the same table from the
-// command line, for the e2e tests that compare a replayed trace's numbers.
+// A replay's results table read from the page, the same table from the
+// command line, and an OpenAI-format log to replay: for the e2e tests that
+// compare a replayed trace's numbers with the command line's.
 import { benchOutput } from './harness.mjs';
 
 /** The table as { policy: { column: value } } for the columns every run has. */
@@ -17,3 +18,20 @@ export function benchTable(bench, file, sets) {
 /** The link's scenario pairs (not its trace's or sweep's keys): what the page ran, for the command line. */
 export const linkSets = (page) => [...new URL(page.url()).searchParams]
   .filter(([k]) => k !== 'v' && k !== 'trace' && k !== 'trace.name' && k !== 'trace.content_hash' && k !== 'trace.url' && k !== 'trace.sha256' && !k.startsWith('sweep.'));
+
+/** An openai log dated by `created` (no timestamp): 24 requests of 4 users sharing a system prompt. */
+export function createdLog() {
+  const system = { role: 'system', content: 'You answer questions about routing in two sentences, citing the cache.' };
+  const lines = [];
+  for (let i = 0; i < 24; i++) {
+    const user = `u${i % 4}`;
+    lines.push(JSON.stringify({
+      created: 1767225600 + i * 3,
+      model: 'llama-3.1-70b-instruct',
+      user,
+      messages: [system, { role: 'user', content: `Question ${i} from ${user}: why route by prefix?` }],
+      usage: { prompt_tokens: 40, completion_tokens: 30 + i },
+    }));
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT, openIn, startSession } from './harness.mjs';
-import { benchTable, linkSets, readTable } from './trace-table.mjs';
+import { benchTable, createdLog, linkSets, readTable } from './trace-table.mjs';
 
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
 
@@ -87,19 +87,7 @@ describe('a trace file the reader loads', () => {
   });
 
   test('an OpenAI log dated by `created` (Unix seconds) replays, with the command line’s numbers', async () => {
-    const system = { role: 'system', content: 'You answer questions about routing in two sentences.' };
-    const lines = [];
-    for (let i = 0; i < 24; i++) {
-      const user = `u${i % 4}`;
-      lines.push(JSON.stringify({
-        created: 1767225600 + i * 3,
-        model: 'llama-3.1-70b-instruct',
-        user,
-        messages: [system, { role: 'user', content: `Question ${i} from ${user}: why route by prefix?` }],
-        usage: { prompt_tokens: 40, completion_tokens: 30 + i },
-      }));
-    }
-    const text = `${lines.join('\n')}\n`;
+    const text = createdLog();
     const file = join(dir, 'created.jsonl');
     writeFileSync(file, text);
     const { page, problems } = await openIn(session.context, `${session.server.url}?v=1&policies=round_robin,least_loaded,affinity`);

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT, benchOutput, openIn, startSession } from './harness.mjs';
-import { benchTable, linkSets, readTable } from './trace-table.mjs';
+import { benchTable, createdLog, linkSets, readTable } from './trace-table.mjs';
 
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
 
@@ -108,23 +108,6 @@ async function replay(page) {
   await nextRun(page, before);
   assert.ok(await page.isHidden('#import-dialog'));
   await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Replayed'));
-}
-
-/** An openai log dated by `created` (no timestamp): 24 requests of 4 users sharing a system prompt. */
-function createdLog() {
-  const system = { role: 'system', content: 'You answer questions about routing in two sentences, citing the cache.' };
-  const lines = [];
-  for (let i = 0; i < 24; i++) {
-    const user = `u${i % 4}`;
-    lines.push(JSON.stringify({
-      created: 1767225600 + i * 3,
-      model: 'llama-3.1-70b-instruct',
-      user,
-      messages: [system, { role: 'user', content: `Question ${i} from ${user}: why route by prefix?` }],
-      usage: { prompt_tokens: 40, completion_tokens: 30 + i },
-    }));
-  }
-  return `${lines.join('\n')}\n`;
 }
 
 /** A Bailian trace: 3 chats of 3 turns, each turn re-sending the chat's blocks, 16-token blocks. */
