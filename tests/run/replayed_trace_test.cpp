@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "files.h"
+#include "spilled_text.h"
 #include "prefixroute/cache/cache_bounds.h"
 #include "prefixroute/run/experiment.h"
 #include "prefixroute/run/replay.h"
@@ -24,18 +25,7 @@
 namespace prefixroute::replayed_trace_test {
 namespace {
 
-// `text` as a file, read by spill_trace.
-SpilledTrace spill_text(const std::string& text, const TraceReadOptions& options) {
-  std::FILE* file = std::tmpfile();
-  EXPECT_NE(file, nullptr);
-  std::fwrite(text.data(), 1, text.size(), file);
-  std::rewind(file);
-  std::string error;
-  SpilledTrace spilled = spill_trace(file, options, error);
-  std::fclose(file);
-  EXPECT_EQ(error, "");
-  return spilled;
-}
+using testsupport::spill_text;
 
 // A scenario replaying `text` both ways, recorded under one name.
 struct Replays {

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "files.h"
+#include "spilled_text.h"
 #include "prefixroute/io/trace_summary_json.h"
 #include "prefixroute/run/experiment.h"
 #include "prefixroute/run/replay.h"
@@ -22,18 +23,7 @@
 namespace prefixroute::trace_summary_test {
 namespace {
 
-// `text` as a file, read by spill_trace.
-SpilledTrace spill_text(const std::string& text, const TraceReadOptions& options) {
-  std::FILE* file = std::tmpfile();
-  EXPECT_NE(file, nullptr);
-  std::fwrite(text.data(), 1, text.size(), file);
-  std::rewind(file);
-  std::string error;
-  SpilledTrace spilled = spill_trace(file, options, error);
-  std::fclose(file);
-  EXPECT_EQ(error, "");
-  return spilled;
-}
+using testsupport::spill_text;
 
 // The summary JSON of `text` read into memory and spilled; both must agree.
 std::string summary_json(const std::string& text, const TraceReadOptions& options) {
