@@ -5,21 +5,20 @@
 // content; the options the box wrote are the ones the frame applies; an
 // uploaded file's embed is refused with its message; the capacity view
 // searches at its link's SLO and shows the command line's GPUs per policy.
-// Also writes the screenshots of docs/guide/embedding.md,
-// docs/screenshots/embed-390.png, embed-700.png and embed-capacity-390.png.
+// Also takes the screenshots docs/guide/embedding.md shows (embed-390.png,
+// embed-700.png, embed-capacity-390.png; harness.mjs docScreenshot says where).
 // One browser, one blog page reused across widths.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ROOT, benchOutput, openIn, startSession } from './harness.mjs';
+import { ROOT, benchOutput, docScreenshot, openIn, startSession } from './harness.mjs';
 import { serveStatic } from './server.mjs';
 
 const WIDTHS = [320, 390, 700, 1200];
-const SCREENSHOTS = join(ROOT, 'docs/screenshots');
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
 
 let session;
@@ -192,8 +191,7 @@ describe('embed', () => {
       else assert.ok(layout.shownColumns.length >= 5, `${width}px: ${layout.shownColumns}`);
       if (width === 320 || width === 390) assert.equal(layout.picker, true, `${width}px: the metric picker`);
       if (width === 390 || width === 700) {
-        mkdirSync(SCREENSHOTS, { recursive: true });
-        await page.screenshot({ path: join(SCREENSHOTS, `embed-${width}.png`), fullPage: true });
+        await page.screenshot({ path: docScreenshot(`embed-${width}.png`), fullPage: true });
       }
     }
     // The reader changes a control in place: the frame re-runs and still fits.
@@ -324,8 +322,7 @@ describe('embed', () => {
       assert.deepEqual(layout.charts, [], `${width}px: no results chart`);
       assert.equal(layout.problems, '', `${width}px: no problem shown`);
       if (width === 390) {
-        mkdirSync(SCREENSHOTS, { recursive: true });
-        await page.screenshot({ path: join(SCREENSHOTS, 'embed-capacity-390.png'), fullPage: true });
+        await page.screenshot({ path: docScreenshot('embed-capacity-390.png'), fullPage: true });
       }
     }
     // The reader types another bound in the frame and searches again: the command line's answer for it.

@@ -15,6 +15,18 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const DIST = process.env.PREFIXROUTE_E2E_DIST || join(ROOT, 'web/dist');
 /** Screenshots of the tests (not in git). */
 export const SHOTS = join(ROOT, 'build/e2e');
+
+/**
+ * Where a test writes a screenshot the docs show (docs/screenshots/NAME): under
+ * build/e2e on an ordinary run, so a test run leaves the working tree as it
+ * found it; in docs/screenshots when PREFIXROUTE_DOC_SCREENSHOTS=1 asks for
+ * the docs' copies to be refreshed (`PREFIXROUTE_DOC_SCREENSHOTS=1 npm run test:e2e`).
+ */
+export function docScreenshot(name) {
+  const dir = process.env.PREFIXROUTE_DOC_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : SHOTS;
+  mkdirSync(dir, { recursive: true });
+  return join(dir, name);
+}
 const BENCH_BUILT = join(ROOT, 'build/native/tools/prefixroute');
 /** Chromium's flags for this machine kind (../shared/notes/toolchain.md): no sandbox as root, no network chatter. */
 export const CHROMIUM_FLAGS = [

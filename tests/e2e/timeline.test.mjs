@@ -1,15 +1,16 @@
 // End-to-end test of the timeline view in Debian's Chromium (playwright-core):
 // after a run the view shows every policy's timeline from the worker's
 // result, its routing strip names the groups the native `--timeline`
-// document ranks, and switching the policy redraws. Writes the screenshot
-// docs/screenshots/timeline.png shows. Run by scripts/test-e2e.sh.
+// document ranks, and switching the policy redraws. Takes the screenshot
+// docs/screenshots/timeline.png (harness.mjs docScreenshot says where). Run by
+// scripts/test-e2e.sh.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, SHOTS, openIn, startSession } from './harness.mjs';
+import { docScreenshot, openIn, startSession } from './harness.mjs';
 
 let session;
 before(async () => {
@@ -51,9 +52,7 @@ test('the timeline shows each policy\'s run from the core', async () => {
   assert.deepEqual(shown, ['wait', 'hits']);
   // The screenshot shows affinity: one tenant per replica, the hot replica's queue.
   await page.selectOption('#timeline select', options.includes('affinity') ? 'affinity' : options[0]);
-  const shot = join(SHOTS, 'timeline.png');
-  await (await page.$('#timeline')).screenshot({ path: shot });
-  copyFileSync(shot, join(ROOT, 'docs/screenshots/timeline.png'));
+  await (await page.$('#timeline')).screenshot({ path: docScreenshot('timeline.png') });
   assert.deepEqual(problems, []);
   await page.close();
 });
