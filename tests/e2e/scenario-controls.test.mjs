@@ -65,6 +65,26 @@ describe('scenario controls and layout', () => {
     await page.close();
   });
 
+  test('an edit runs once: the Enter that commits a value already run (its typing was) runs nothing more', async () => {
+    const { page, problems } = await openIn(session.context, session.server.url, { width: 1280, height: 900 });
+    await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+    const before = await runs(page);
+    await page.fill('#field-seed', '9');
+    await nextRun(page, before); // the typing's own run (debounced), shown
+    await page.press('#field-seed', 'Enter');
+    // Longer than the typing's debounce (350 ms): a second run would have started by now.
+    await page.waitForTimeout(1000);
+    assert.equal(await runs(page), before + 1, 'the Enter re-ran the scenario already on screen');
+    assert.equal(await page.$eval('#status', (s) => s.textContent.startsWith('Running')), false);
+    // A new value still runs on Enter.
+    await page.fill('#field-seed', '10');
+    await page.press('#field-seed', 'Enter');
+    await nextRun(page, before + 1);
+    assert.equal(await page.inputValue('#field-seed'), '10');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('model, GPU and the batched engine: the “what this means” line, derived fields and TPOT columns', async () => {
     const { page, problems } = await openIn(session.context, `${session.server.url}?v=1&workload.requests=300&workload.output_tokens_max=40`);
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);

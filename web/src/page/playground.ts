@@ -114,6 +114,13 @@ export class Playground {
   private runCounter = 0;
   /** Overrides of the last run asked for (kept so "skip bad lines" repeats it). */
   private pendingOverrides: Pair[] = [];
+  /**
+   * The edit whose run is in flight or on screen (its overrides, unreadable
+   * fields and trace), so an edit asking for it again (a debounced input,
+   * then the Enter that commits it) runs nothing; null after any other run,
+   * a failure or a cancel, which a repeated edit must be able to run again.
+   */
+  private lastEdit: { key: string; trace: TraceRequest | null } | null = null;
 
   constructor() {
     document.body.classList.toggle('embed', this.embed);
@@ -291,8 +298,15 @@ export class Playground {
     linkMessages: UrlNotice[] = [],
     unreadable = new Set<string>(),
   ): Promise<void> {
-    const token = ++this.runCounter;
     const trace = this.replay.current;
+    if (origin === 'edit' && Array.isArray(prepare)) {
+      const key = JSON.stringify([prepare, [...unreadable].sort()]);
+      if (this.lastEdit && this.lastEdit.key === key && this.lastEdit.trace === trace) return;
+      this.lastEdit = { key, trace };
+    } else {
+      this.lastEdit = null;
+    }
+    const token = ++this.runCounter;
     markLatest('prefixroute:run-start');
     this.status.started(trace ? `Replaying ${trace.source.name}…` : 'Running…');
     this.replay.runStarted(trace);
@@ -306,6 +320,7 @@ export class Playground {
       });
     } catch (error) {
       if (token !== this.runCounter) return; // a newer run took over
+      this.lastEdit = null;
       this.runFailed(error, trace);
       return;
     }
@@ -322,7 +337,10 @@ export class Playground {
     this.status.shown(shown ? result.memory : null);
     if (shown) recordFirstView('table');
     // Results that could not be shown: the status must not still say the run is going.
-    if (!shown) this.status.set('The results could not be shown.');
+    if (!shown) {
+      this.lastEdit = null;
+      this.status.set('The results could not be shown.');
+    }
     measureLatest('prefixroute:show-results', t0, performance.now());
   }
 
