@@ -1,21 +1,30 @@
 // LlmdScheduler: each scorer, the affinity filter and each picker on crafted
 // cluster states with hand-computed scores (each test names the rule of the
 // llm-d plugin it pins), the parameters' validation, and the configuration
-// equal to llmd_epp giving llmd_epp's results byte for byte on whole runs.
+// equal to llmd_epp giving llmd_epp's results byte for byte on whole runs,
+// both as it runs (an LlmdEpp) and on the general path.
 #include "prefixroute/policies/llmd_scheduler.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "prefixroute/base/random.h"
 #include "prefixroute/io/results_json.h"
+#include "prefixroute/policies/catalogue.h"
+#include "prefixroute/policies/cluster_view.h"
 #include "prefixroute/policies/llmd_epp.h"
 #include "prefixroute/run/experiment.h"
 #include "prefixroute/scenario/scenario.h"
+#include "prefixroute/sim/simulator.h"
+#include "prefixroute/workload/request_source.h"
+#include "prefixroute/workload/workload.h"
 #include "replicas.h"
 #include "tokens.h"
 
@@ -402,6 +411,74 @@ TEST(LlmdScheduler, ChoiceFieldsNameTheFieldAndWhatIsAllowed) {
 
 // ---- llmd_epp as one configuration ----
 
+TEST(LlmdScheduler, LlmdEppsBlendRunsAsAnLlmdEppAndEveryOtherPluginTakesTheGeneralPath) {
+  EXPECT_TRUE(LlmdScheduler(LlmdSchedulerParams{}, 1).runs_llmd_epp());  // the defaults
+  EXPECT_TRUE(LlmdScheduler(only(&LlmdSchedulerParams::session_weight), 1).runs_llmd_epp());
+  EXPECT_FALSE(LlmdScheduler(LlmdSchedulerParams{}, 1, true).runs_llmd_epp());
+  const auto general = [](void (*set)(LlmdSchedulerParams&)) {
+    LlmdSchedulerParams p;
+    set(p);
+    return !LlmdScheduler(p, 1).runs_llmd_epp() && !LlmdScheduler::llmd_epp_configuration(p).has_value();
+  };
+  EXPECT_TRUE(general([](LlmdSchedulerParams& p) { p.filter = LlmdFilter::PrefixCacheAffinity; }));
+  EXPECT_TRUE(general([](LlmdSchedulerParams& p) { p.prefix_mode = LlmdPrefixMode::Precise; }));
+  EXPECT_TRUE(general([](LlmdSchedulerParams& p) { p.picker = LlmdPicker::Random; }));
+  EXPECT_TRUE(general([](LlmdSchedulerParams& p) { p.picker = LlmdPicker::WeightedRandom; }));
+  EXPECT_TRUE(general([](LlmdSchedulerParams& p) { p.active_request_weight = 1; }));
+  EXPECT_TRUE(general([](LlmdSchedulerParams& p) { p.no_hit_lru_weight = 1; }));
+  EXPECT_TRUE(general([](LlmdSchedulerParams& p) { p.load_aware_weight = 1; }));
+  EXPECT_TRUE(general([](LlmdSchedulerParams& p) { p.token_load_weight = 1; }));
+  LlmdSchedulerParams p;
+  p.block_size = 8;
+  p.max_prefix_blocks = 9;
+  p.lru_blocks_per_replica = 10;
+  p.prefix_weight = 4;
+  p.queue_weight = 5;
+  p.kv_weight = 6;
+  p.session_weight = 7;
+  const std::optional<LlmdEppParams> e = LlmdScheduler::llmd_epp_configuration(p);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->block_size, 8u);
+  EXPECT_EQ(e->max_prefix_blocks, 9u);
+  EXPECT_EQ(e->lru_blocks_per_replica, 10u);
+  EXPECT_EQ(e->prefix_weight, 4.0);
+  EXPECT_EQ(e->queue_weight, 5.0);
+  EXPECT_EQ(e->kv_weight, 6.0);
+  EXPECT_EQ(e->session_weight, 7.0);
+}
+
+TEST(LlmdScheduler, DefaultsScoreTheQueueAndKvOfAScrapeUntilTheNextScrape) {
+  // llmd_epp's scrape cache: the queue and KV scores are computed when the
+  // view's scrape count changes and kept until it changes again. The
+  // simulator changes a replica's scraped() metrics only at a scrape (every
+  // router.scrape_period_ms), which bumps the count: then the cached scores
+  // are the scrape's. Here the metrics change behind a constant count (which
+  // the simulator never does) to show the scores are the cached ones.
+  auto replicas = make_replicas(3);
+  std::uint64_t scrapes = 1;
+  ClusterView view(std::span<const Replica>(replicas), nullptr, CacheView::None, false, nullptr);
+  view.set_scrape_count(&scrapes);
+  LlmdSchedulerParams p;
+  p.block_size = 4;
+  LlmdScheduler policy(p, 1);
+  ASSERT_TRUE(policy.runs_llmd_epp());
+  set_metrics(replicas, {2, 0, 1}, {0.0, 0.0, 0.0});
+  EXPECT_EQ(policy.choose(prompt_of(run_of(1, 8)), view, 0), 1u);
+  EXPECT_EQ(policy.last_queue_scores(), (Scores{0.0, 1.0, 0.5}));
+  set_metrics(replicas, {0, 2, 1}, {0.0, 0.0, 0.0});  // not scraped yet: the count is the same
+  EXPECT_EQ(policy.choose(prompt_of(run_of(1, 8)), view, 0), 1u);
+  EXPECT_EQ(policy.last_queue_scores(), (Scores{0.0, 1.0, 0.5}));
+  ++scrapes;  // the scrape: refreshed
+  EXPECT_EQ(policy.choose(prompt_of(run_of(1, 8)), view, 0), 0u);
+  EXPECT_EQ(policy.last_queue_scores(), (Scores{1.0, 0.0, 0.5}));
+  // The general path scores every request from the metrics it is shown.
+  LlmdScheduler general(p, 1, true);
+  set_metrics(replicas, {2, 0, 1}, {0.0, 0.0, 0.0});
+  EXPECT_EQ(general.choose(prompt_of(run_of(1, 8)), view, 0), 1u);
+  set_metrics(replicas, {0, 2, 1}, {0.0, 0.0, 0.0});
+  EXPECT_EQ(general.choose(prompt_of(run_of(1, 8)), view, 0), 0u);
+}
+
 // The llmd_scheduler fields equal to llmd_epp's values in `s`.
 std::vector<Override> as_llmd_epp(const Scenario& s) {
   const std::vector<std::string> shared = {"block_size",   "max_prefix_blocks", "lru_blocks_per_replica",
@@ -444,36 +521,86 @@ void expect_same_rows(std::vector<Override> overrides) {
   EXPECT_EQ(epp.dump(), scheduler.dump());
 }
 
+// The general path (the scorers scored for every replica per request) in
+// llmd_epp's configuration against llmd_epp itself, on the scenario's
+// workload with its router instances: the same replica and cached length for
+// every request, and the same TTFTs.
+void expect_general_path_same(const std::vector<Override>& overrides) {
+  const ScenarioParse parsed = parse_scenario("", overrides);
+  ASSERT_TRUE(parsed.ok()) << parsed.error_text();
+  const Scenario& s = parsed.scenario;
+  const Workload w = generate_workload(s.workload, s.seed);
+  const PolicyContext context = policy_context(s);
+  std::vector<std::unique_ptr<RoutingPolicy>> epp = make_router_instances("llmd_epp", s.policy_params, context);
+  ASSERT_FALSE(epp.empty());
+  std::vector<std::unique_ptr<RoutingPolicy>> general;
+  for (const std::unique_ptr<RoutingPolicy>& e : epp) {
+    const LlmdEppParams& ep = static_cast<const LlmdEpp&>(*e).params();
+    LlmdSchedulerParams p;
+    p.block_size = ep.block_size;
+    p.max_prefix_blocks = ep.max_prefix_blocks;
+    p.lru_blocks_per_replica = ep.lru_blocks_per_replica;
+    p.prefix_weight = ep.prefix_weight;
+    p.queue_weight = ep.queue_weight;
+    p.kv_weight = ep.kv_weight;
+    p.session_weight = ep.session_weight;
+    // make_router_instances' seeds (catalogue.cpp): the scenario's, then
+    // mixed with its salt ("routers") plus the instance number.
+    const std::uint64_t k = general.size();
+    const std::uint64_t seed = k == 0 ? context.seed : mix_seed(context.seed, 0x726f7574657273ULL + k);
+    general.push_back(std::make_unique<LlmdScheduler>(p, seed, true));
+  }
+  std::vector<RoutingPolicy*> a, b;
+  for (std::size_t k = 0; k < epp.size(); ++k) {
+    a.push_back(epp[k].get());
+    b.push_back(general[k].get());
+  }
+  TraceSource first(w), second(w);
+  const SimulationRun x = simulate(first, s.cluster, std::span<RoutingPolicy* const>(a), {}, 4096, s.router);
+  const SimulationRun y = simulate(second, s.cluster, std::span<RoutingPolicy* const>(b), {}, 4096, s.router);
+  ASSERT_EQ(x.replica_of.size(), w.size());
+  EXPECT_EQ(x.replica_of, y.replica_of);
+  EXPECT_EQ(x.cached_of, y.cached_of);
+  EXPECT_EQ(x.ttft, y.ttft);
+}
+
 TEST(LlmdScheduler, TheLlmdEppConfigurationGivesLlmdEppsResults) {
   expect_same_rows({{"workload.requests", "3000"}});
+  expect_general_path_same({{"workload.requests", "3000"}});
 }
 
 TEST(LlmdScheduler, TheLlmdEppConfigurationGivesLlmdEppsResultsUnderTheBatchedEngine) {
-  expect_same_rows({{"workload.requests", "1500"},
-                    {"cluster.engine", "batched"},
-                    {"hardware.model", "llama-3.1-8b"},
-                    {"workload.output_tokens_min", "1"},
-                    {"workload.output_tokens_max", "100"}});
+  const std::vector<Override> overrides = {{"workload.requests", "1500"},
+                                           {"cluster.engine", "batched"},
+                                           {"hardware.model", "llama-3.1-8b"},
+                                           {"workload.output_tokens_min", "1"},
+                                           {"workload.output_tokens_max", "100"}};
+  expect_same_rows(overrides);
+  expect_general_path_same(overrides);
 }
 
 TEST(LlmdScheduler, TheLlmdEppConfigurationGivesLlmdEppsResultsWithSessionsAndEvictions) {
-  expect_same_rows({{"workload.kind", "sessions"},
-                    {"workload.requests", "2000"},
-                    {"llmd_epp.session_weight", "2"},
-                    {"llmd_epp.lru_blocks_per_replica", "40"},
-                    {"llmd_epp.block_size", "8"},
-                    {"llmd_epp.prefix_weight", "1"},
-                    {"cluster.decode_ms_per_token", "10"}});
+  const std::vector<Override> overrides = {{"workload.kind", "sessions"},
+                                           {"workload.requests", "2000"},
+                                           {"llmd_epp.session_weight", "2"},
+                                           {"llmd_epp.lru_blocks_per_replica", "40"},
+                                           {"llmd_epp.block_size", "8"},
+                                           {"llmd_epp.prefix_weight", "1"},
+                                           {"cluster.decode_ms_per_token", "10"}};
+  expect_same_rows(overrides);
+  expect_general_path_same(overrides);
 }
 
 TEST(LlmdScheduler, TheLlmdEppConfigurationGivesLlmdEppsResultsOnManyReplicasAndRouters) {
-  expect_same_rows({{"workload.requests", "2000"},
-                    {"cluster.replicas", "70"},
-                    {"workload.tenants", "200"},
-                    {"workload.arrival_rate_per_s", "1500"},
-                    {"router.instances", "2"},
-                    {"router.kv_event_lag_ms", "20"},
-                    {"cluster.decode_ms_per_token", "5"}});
+  const std::vector<Override> overrides = {{"workload.requests", "2000"},
+                                           {"cluster.replicas", "70"},
+                                           {"workload.tenants", "200"},
+                                           {"workload.arrival_rate_per_s", "1500"},
+                                           {"router.instances", "2"},
+                                           {"router.kv_event_lag_ms", "20"},
+                                           {"cluster.decode_ms_per_token", "5"}};
+  expect_same_rows(overrides);
+  expect_general_path_same(overrides);
 }
 
 }  // namespace

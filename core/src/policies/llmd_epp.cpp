@@ -13,6 +13,30 @@
 
 namespace prefixroute {
 
+double llmd_epp_state_bytes(const LlmdEppParams& p, const PolicyContext& context, const RoutedSize& size) {
+  // Each held block: an LRU slot (16 bytes) and its per-replica and
+  // holder map entries (open addressing at load <= 1/2: ~64 bytes).
+  // At most the index's capacity, at most the blocks routed.
+  const double capacity = static_cast<double>(p.lru_blocks_per_replica) * context.cluster.replicas;
+  const double routed = std::min(size.requests * p.max_prefix_blocks, size.prompt_tokens / p.block_size);
+  // With the session scorer, a cookie per session (at most one per
+  // request: an unordered_map node and bucket, ~64 bytes).
+  const double cookies = p.session_weight > 0 ? size.requests * 64.0 : 0.0;
+  // The hash memo: its slots, and the pieces they keep (4 bytes a token,
+  // 8 a block), at most one considered prompt's worth each and at most
+  // what was routed.
+  const double slots = static_cast<double>(std::bit_ceil(std::max<std::size_t>(64, 8 * context.cluster.replicas)));
+  const double piece = std::min<double>(LlmdEpp::kMemoPieceTokens,
+                                        static_cast<double>(p.max_prefix_blocks) * std::max<std::uint32_t>(1, p.block_size));
+  const double memo = slots * 96.0 + std::min(slots * piece, size.prompt_tokens) *
+                                         (4.0 + 8.0 / std::max<std::uint32_t>(1, p.block_size));
+  // A held block's holder record has one 64-bit word per 64 replicas;
+  // the 96 bytes above include the first. Its array grows by doubling:
+  // twice the words at worst.
+  const double extra_words = std::ceil(static_cast<double>(context.cluster.replicas) / 64.0) - 1.0;
+  return std::min(capacity, routed) * (96.0 + 16.0 * extra_words) + cookies + memo;
+}
+
 const PolicySpec& llmd_epp_policy_spec() {
   static const PolicySpec spec = policy_spec<LlmdEppParams>(
       {"llmd_epp", "llm-d EPP", "llm-d endpoint picker: weighted prefix, queue and KV-usage scorers.",
@@ -35,29 +59,7 @@ const PolicySpec& llmd_epp_policy_spec() {
       [](const LlmdEppParams& p, const PolicyContext& context) -> std::unique_ptr<RoutingPolicy> {
         return std::make_unique<LlmdEpp>(p, context.seed);
       },
-      [](const LlmdEppParams& p, const PolicyContext& context, const RoutedSize& size) {
-        // Each held block: an LRU slot (16 bytes) and its per-replica and
-        // holder map entries (open addressing at load <= 1/2: ~64 bytes).
-        // At most the index's capacity, at most the blocks routed.
-        const double capacity = static_cast<double>(p.lru_blocks_per_replica) * context.cluster.replicas;
-        const double routed = std::min(size.requests * p.max_prefix_blocks, size.prompt_tokens / p.block_size);
-        // With the session scorer, a cookie per session (at most one per
-        // request: an unordered_map node and bucket, ~64 bytes).
-        const double cookies = p.session_weight > 0 ? size.requests * 64.0 : 0.0;
-        // The hash memo: its slots, and the pieces they keep (4 bytes a token,
-        // 8 a block), at most one considered prompt's worth each and at most
-        // what was routed.
-        const double slots = static_cast<double>(std::bit_ceil(std::max<std::size_t>(64, 8 * context.cluster.replicas)));
-        const double piece = std::min<double>(LlmdEpp::kMemoPieceTokens,
-                                              static_cast<double>(p.max_prefix_blocks) * std::max<std::uint32_t>(1, p.block_size));
-        const double memo = slots * 96.0 + std::min(slots * piece, size.prompt_tokens) *
-                                               (4.0 + 8.0 / std::max<std::uint32_t>(1, p.block_size));
-        // A held block's holder record has one 64-bit word per 64 replicas;
-        // the 96 bytes above include the first. Its array grows by doubling:
-        // twice the words at worst.
-        const double extra_words = std::ceil(static_cast<double>(context.cluster.replicas) / 64.0) - 1.0;
-        return std::min(capacity, routed) * (96.0 + 16.0 * extra_words) + cookies + memo;
-      });
+      &llmd_epp_state_bytes);
   return spec;
 }
 namespace {
@@ -394,9 +396,11 @@ std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& clus
   score_scrapes(cluster);
 
   // Prefix scorer: walk the blocks while some replica holds the block; each
-  // holder of a walked block counts it. matched_ is all zeros between calls
+  // holder of a walked block counts it. matched_ keeps the last call's
+  // counts (for inspection) and is zero but for its holders, cleared here
   // (sized for every replica the index has seen: a policy may be shown fewer
   // replicas than it routed to before; those extra counts are ignored).
+  for (const std::uint32_t r : holders_) matched_[r] = 0;
   if (matched_.size() < index_->lru.size()) matched_.resize(index_->lru.size(), 0);
   holders_.clear();
   const std::size_t groups = index_->groups;
@@ -542,7 +546,6 @@ std::size_t LlmdEpp::choose(const RouteRequest& request, const ClusterView& clus
   const std::uint64_t predicted = std::min<std::uint64_t>(
       static_cast<std::uint64_t>(matched_[chosen]) * params_.block_size, prompt.size());
   predicted_ = static_cast<std::int64_t>(predicted);
-  for (const std::uint32_t r : holders_) matched_[r] = 0;
   return chosen;
 }
 

@@ -82,6 +82,9 @@ const PolicySpec& llmd_scheduler_policy_spec() {
         return std::make_unique<LlmdScheduler>(p, context.seed);
       },
       [](const LlmdSchedulerParams& p, const PolicyContext& context, const RoutedSize& size) {
+        // llmd_epp's configuration runs an LlmdEpp: its estimate.
+        if (const std::optional<LlmdEppParams> epp = LlmdScheduler::llmd_epp_configuration(p))
+          return llmd_epp_state_bytes(*epp, context, size);
         // Approximate index: per held block an LRU slot, its map entry (open
         // addressing at load <= 1/2) and log entries, and the hash's holder
         // record (its map entry and one 64-bit word per 64 replicas, in an
@@ -112,12 +115,32 @@ namespace {
 constexpr std::uint64_t kLlmdSchedulerStreamSalt = 0x6c6c6d64ULL;
 }  // namespace
 
-LlmdScheduler::LlmdScheduler(const LlmdSchedulerParams& params, std::uint64_t seed)
+LlmdScheduler::LlmdScheduler(const LlmdSchedulerParams& params, std::uint64_t seed, bool general_path)
     : params_(params), rng_(mix_seed(seed, kLlmdSchedulerStreamSalt)) {
   if (params_.block_size == 0) params_.block_size = 1;
   if (params_.lru_blocks_per_replica == 0) params_.lru_blocks_per_replica = 1;
   if (params_.load_aware_threshold == 0) params_.load_aware_threshold = 1;
   if (params_.token_load_threshold_tokens == 0) params_.token_load_threshold_tokens = 1;
+  // LlmdEpp derives its stream from the same seed and salt as rng_ (which
+  // this path then never draws from).
+  if (const std::optional<LlmdEppParams> epp = llmd_epp_configuration(params_); epp && !general_path)
+    epp_ = std::make_unique<LlmdEpp>(*epp, seed);
+}
+
+std::optional<LlmdEppParams> LlmdScheduler::llmd_epp_configuration(const LlmdSchedulerParams& p) {
+  if (p.filter != LlmdFilter::None || p.prefix_mode != LlmdPrefixMode::Approximate ||
+      p.picker != LlmdPicker::MaxScore || p.active_request_weight > 0 || p.no_hit_lru_weight > 0 ||
+      p.load_aware_weight > 0 || p.token_load_weight > 0)
+    return std::nullopt;
+  LlmdEppParams e;
+  e.block_size = std::max<std::uint32_t>(1, p.block_size);
+  e.max_prefix_blocks = p.max_prefix_blocks;
+  e.lru_blocks_per_replica = std::max<std::uint64_t>(1, p.lru_blocks_per_replica);
+  e.prefix_weight = p.prefix_weight;
+  e.queue_weight = p.queue_weight;
+  e.kv_weight = p.kv_weight;
+  e.session_weight = p.session_weight;
+  return e;
 }
 
 void LlmdScheduler::ensure_replicas(std::size_t n) {
@@ -385,8 +408,17 @@ std::size_t LlmdScheduler::pick() {
   return chosen;
 }
 
-std::size_t LlmdScheduler::choose(const RouteRequest& request, const ClusterView& cluster, Tick) {
+std::size_t LlmdScheduler::choose(const RouteRequest& request, const ClusterView& cluster, Tick now) {
   const std::size_t n = cluster.size();
+  if (epp_) {
+    if (candidates_.size() != n) {  // every replica is a candidate (no filter)
+      candidates_.resize(n);
+      for (std::size_t r = 0; r < n; ++r) candidates_[r] = static_cast<std::uint32_t>(r);
+    }
+    const std::size_t chosen = epp_->choose(request, cluster, now);
+    predicted_ = epp_->predicted_cached_tokens();
+    return chosen;
+  }
   ensure_replicas(n);
   bool hit = false;
   if (reads_prefix()) {
@@ -410,6 +442,10 @@ std::size_t LlmdScheduler::choose(const RouteRequest& request, const ClusterView
 }
 
 void LlmdScheduler::on_routed(const RoutedRequest& request) {
+  if (epp_) {
+    epp_->on_routed(request);
+    return;
+  }
   ensure_replicas(request.replica + 1);
   const std::uint32_t replica = static_cast<std::uint32_t>(request.replica);
   // The choice just made for this prompt (the simulator calls on_routed right
@@ -447,12 +483,20 @@ void LlmdScheduler::release_tokens(std::uint64_t id) {
   in_flight_.erase(flight);
 }
 
-void LlmdScheduler::on_completed(std::uint64_t id, std::size_t, Tick) {
+void LlmdScheduler::on_completed(std::uint64_t id, std::size_t replica, Tick now) {
+  if (epp_) {
+    epp_->on_completed(id, replica, now);
+    return;
+  }
   release_tokens(id);
   awaiting_response_.erase(id);
 }
 
-void LlmdScheduler::on_first_token(std::uint64_t id, std::size_t replica, Tick) {
+void LlmdScheduler::on_first_token(std::uint64_t id, std::size_t replica, Tick now) {
+  if (epp_) {
+    epp_->on_first_token(id, replica, now);
+    return;
+  }
   // Prefill is done: its prompt tokens leave the in-flight count.
   release_tokens(id);
   // The response's headers set the session cookie to the replica that served it.

@@ -48,8 +48,9 @@
 // mode and no prefill/decode disaggregation.
 //
 // llmd_scheduler (llmd_scheduler.h) is llm-d's scheduler as a configuration;
-// in the configuration equal to this policy it makes the same choices
-// (tests/policies/llmd_scheduler_test.cpp). This class keeps its incremental
+// in the configuration equal to this policy it routes with an LlmdEpp, and
+// its general path (every replica scored per request) makes the same choices
+// (tests/policies/llmd_scheduler_test.cpp). This class keeps the incremental
 // scoring (below), the faster path for this one blend.
 //
 // Tie-breaks: the candidates are shuffled with the policy's own seeded Rng
@@ -156,6 +157,9 @@ class LlmdEpp final : public RoutingPolicy {
   const std::vector<double>& last_prefix_scores() const { return prefix_; }
   const std::vector<double>& last_queue_scores() const { return queue_; }
   const std::vector<double>& last_kv_scores() const { return kv_; }
+  /// Per replica the index has seen: the walked blocks it held at the last
+  /// choose() (at least as many entries as the cluster had replicas).
+  const std::vector<std::uint32_t>& last_matched_blocks() const { return matched_; }
   /// The replica the session's cookie names, or -1 when it has none.
   std::int64_t session_cookie(std::uint64_t session) const;
   const LlmdEppParams& params() const { return params_; }
@@ -180,8 +184,8 @@ class LlmdEpp final : public RoutingPolicy {
   std::unique_ptr<Index> index_;
   std::unique_ptr<HashMemo> memo_;
   std::vector<std::uint64_t> hashes_;    // the last chosen prompt's block hashes
-  std::vector<std::uint32_t> matched_;   // per replica: walked blocks held (zero between calls)
-  std::vector<std::uint32_t> holders_;   // replicas with matched_ > 0 in this call
+  std::vector<std::uint32_t> matched_;   // per replica: walked blocks held at the last choose (zero but holders_)
+  std::vector<std::uint32_t> holders_;   // replicas with matched_ > 0 at the last choose
   std::vector<std::uint64_t> run_mask_;  // per holder group: the mask of the current run of blocks
   std::vector<std::uint32_t> run_length_;
   std::vector<double> prefix_, queue_, kv_, scores_;
@@ -208,5 +212,10 @@ class LlmdEpp final : public RoutingPolicy {
 
 /// LlmdEpp's entry in the policy catalogue: name, label, parameters, factory.
 const PolicySpec& llmd_epp_policy_spec();
+
+/// An upper estimate of the heap one LlmdEpp's state reaches on a run of
+/// `size` (its catalogue entry's state estimate; also llmd_scheduler's in the
+/// configuration it runs as an LlmdEpp).
+double llmd_epp_state_bytes(const LlmdEppParams& params, const PolicyContext& context, const RoutedSize& size);
 
 }  // namespace prefixroute

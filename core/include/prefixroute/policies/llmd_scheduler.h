@@ -85,10 +85,16 @@
 //                   project's deterministic log); all scores 0: random.
 //
 // llmd_epp is this policy at filter none, prefix approximate, picker
-// max_score, scorers prefix/queue/kv (and session), its defaults: the same
-// choices request for request (the random stream is llmd_epp's, and the
-// tie-break draws the same numbers), which tests/policies/llmd_scheduler_test.cpp
-// checks on whole runs.
+// max_score, scorers prefix/queue/kv (and session) only: the same choices
+// request for request (the random stream is llmd_epp's, and the tie-break
+// draws the same numbers), which tests/policies/llmd_scheduler_test.cpp
+// checks on whole runs. In that configuration (llmd_epp_configuration(), the
+// defaults among them) the scheduler routes with an LlmdEpp of those
+// parameters, so it costs what llmd_epp costs: the queue and KV scores
+// computed once per scrape, only the prefix holders rescored per request, the
+// memoised block hashes (llmd_epp.h). Every other configuration takes the
+// general path below; the choices of the two paths agree wherever both apply
+// (the whole-run tests run the general path against llmd_epp too).
 //
 // What it simplifies. Endpoints are not filtered by model, LoRA adapter or
 // role (no prefill/decode profiles); prompts are hashed as tokens (llm-d hashes
@@ -112,7 +118,8 @@
 // first token (or completion); predicted_cached_tokens() is the matched
 // blocks x block_size of the chosen replica, capped at the prompt length (-1
 // before a choice, or when no plugin reads the index).
-// Cost per request: the prompt's considered blocks hashed (approximate; the
+// Cost per request in llmd_epp's configuration: llmd_epp's (llmd_epp.h).
+// Otherwise: the prompt's considered blocks hashed (approximate; the
 // tokens copied once) and walked with one lookup of the holders' record per
 // block (O(R / 64) words each) until no replica holds a block, or one match_held walk of the precise
 // index; O(R) for the scrape and in-flight scores, the filter and the
@@ -125,6 +132,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -133,6 +142,7 @@
 #include "prefixroute/base/flat_map.h"
 #include "prefixroute/base/random.h"
 #include "prefixroute/cache/prefix_index.h"
+#include "prefixroute/policies/llmd_epp.h"
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/policies/routing_policy.h"
 
@@ -177,7 +187,16 @@ class LlmdScheduler final : public RoutingPolicy {
   static constexpr std::size_t kNoHitLruSize = 1024;
 
   /// `seed` is the scenario seed; the policy derives its own stream from it.
-  LlmdScheduler(const LlmdSchedulerParams& params, std::uint64_t seed);
+  /// `general_path` forces the general path in llmd_epp's configuration too
+  /// (for tests comparing the two paths).
+  LlmdScheduler(const LlmdSchedulerParams& params, std::uint64_t seed, bool general_path = false);
+
+  /// llmd_epp's parameters when `params` is llmd_epp's blend (filter none,
+  /// approximate prefix, max_score picker, no active-request, no-hit LRU,
+  /// load-aware or token-load scorer); none otherwise.
+  static std::optional<LlmdEppParams> llmd_epp_configuration(const LlmdSchedulerParams& params);
+  /// Whether this policy routes with an LlmdEpp (llmd_epp's configuration).
+  bool runs_llmd_epp() const { return epp_ != nullptr; }
 
   std::size_t choose(const RouteRequest& request, const ClusterView& cluster, Tick now) override;
   std::string_view name() const override { return "llmd_scheduler"; }
@@ -195,16 +214,22 @@ class LlmdScheduler final : public RoutingPolicy {
   const std::vector<std::uint32_t>& last_candidates() const { return candidates_; }
   /// Per replica, at the last choose(): each scorer's score (0 for a replica
   /// that was not a candidate, or a scorer of weight 0) and the weighted sum.
-  const std::vector<double>& last_prefix_scores() const { return prefix_; }
-  const std::vector<double>& last_queue_scores() const { return queue_; }
-  const std::vector<double>& last_kv_scores() const { return kv_; }
+  /// In llmd_epp's configuration: the LlmdEpp's prefix, queue, KV and
+  /// weighted scores (a queue or KV scorer of weight 0 shows its unweighted
+  /// score there), the other scorers' vectors empty.
+  const std::vector<double>& last_prefix_scores() const { return epp_ ? epp_->last_prefix_scores() : prefix_; }
+  const std::vector<double>& last_queue_scores() const { return epp_ ? epp_->last_queue_scores() : queue_; }
+  const std::vector<double>& last_kv_scores() const { return epp_ ? epp_->last_kv_scores() : kv_; }
   const std::vector<double>& last_active_request_scores() const { return active_; }
   const std::vector<double>& last_no_hit_lru_scores() const { return no_hit_; }
   const std::vector<double>& last_load_aware_scores() const { return load_aware_; }
   const std::vector<double>& last_token_load_scores() const { return token_load_; }
-  const std::vector<double>& last_scores() const { return scores_; }
-  /// Per replica, at the last choose(): the blocks its prefix index matched.
-  const std::vector<std::uint32_t>& last_matched_blocks() const { return matched_; }
+  const std::vector<double>& last_scores() const { return epp_ ? epp_->last_scores() : scores_; }
+  /// Per replica, at the last choose(): the blocks its prefix index matched
+  /// (in llmd_epp's configuration, one entry per replica its index has seen).
+  const std::vector<std::uint32_t>& last_matched_blocks() const {
+    return epp_ ? epp_->last_matched_blocks() : matched_;
+  }
   /// The router's in-flight prompt tokens on `replica` (the producer's count).
   std::uint64_t in_flight_tokens(std::size_t replica) const;
   /// Replicas that received a cold request, least recent first.
@@ -241,6 +266,9 @@ class LlmdScheduler final : public RoutingPolicy {
 
   LlmdSchedulerParams params_;
   Rng rng_;
+  // llmd_epp's configuration: the LlmdEpp every hook is handed to (then
+  // nothing below is used).
+  std::unique_ptr<LlmdEpp> epp_;
   // Approximate index: per replica, the LRU set of the block hashes routed
   // there, and for every hash some set holds the replicas holding it (one
   // record of words_ 64-bit masks), so the walk does one lookup per block.
