@@ -13,8 +13,7 @@ ensure_native_deps
 [ -f build/native/build.ninja ] || cmake --preset native >/dev/null
 cmake --build build/native --target prefixroute-cli
 mkdir -p build/e2e
-# Three files at a time: a file keeps well under one core busy on average
-# (its page, the page's workers, the command lines it compares with: two at
-# a time kept about a third of two cores busy). Every file starts its own
-# browser and server.
+# Three files at a time: a file keeps under one core busy on average (its
+# page, the page's workers and the command lines it compares with wait on
+# each other). Every file starts its own browser and server.
 exec node --test --test-concurrency=3 tests/e2e/*.test.mjs
