@@ -1,9 +1,9 @@
 // End-to-end test of the guide site (docs/guide built by VitePress into
 // web/dist/guide, scripts/build-guide.sh), served with the playground under a
-// sub-path, in Debian's Chromium: the embedding page carries the Embed box's
-// own <iframe> (the box's snippet for the same link, its address made
-// relative to the guide), and the frame runs live there, its table one row
-// per policy with the numbers `prefixroute` gives for the link's scenario.
+// sub-path, in Debian's Chromium: the embedding and routers pages carry the
+// Embed box's own <iframe> (the box's snippet for the same link, its address
+// made relative to the guide), and each frame runs live there, its table one
+// row per policy with the numbers `prefixroute` gives for the link's scenario.
 // The guide links to the playground, and the playground to the guide.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -30,13 +30,18 @@ function markdownEmbeds(page) {
 /** The scenario pairs of an embed link (not its embed options): what the frame runs, for the command line. */
 const scenarioSets = (src) => [...new URL(src, 'http://x/').searchParams].filter(([k]) => k !== 'v' && k !== 'embed' && !k.startsWith('embed.'));
 
-describe('the guide', () => {
-  test('the embedding page runs the Embed box’s own frame live: one row per policy, the command line’s numbers', async () => {
-    const [iframe] = markdownEmbeds('embedding.md');
-    assert.ok(iframe, 'docs/guide/embedding.md carries a live embed');
+/**
+ * Checks every live embed of a guide page: its <iframe> is the one the
+ * playground's Embed box writes for its link (address made relative), and
+ * on the built page the frame's table is the command line's for that link,
+ * one row per policy.
+ */
+async function checkEmbeds(name, heading) {
+  const iframes = markdownEmbeds(name);
+  assert.ok(iframes.length > 0, `docs/guide/${name} carries a live embed`);
+  for (const iframe of iframes) {
     const src = /src="([^"]+)"/.exec(iframe)[1].replace(/&amp;/g, '&');
     assert.match(src, /^\.\.\/embed\.html\?/, 'relative to the guide, so it works under any sub-path');
-
     // The same <iframe> the playground's Embed box writes for that link, its address made relative.
     const query = src.slice(src.indexOf('?')).replace(/&embed=1(&|$)/, '$1');
     const full = await openIn(session.context, `${session.server.url}${query}`);
@@ -45,21 +50,25 @@ describe('the guide', () => {
       document.querySelector('#embed-details').open = true;
     });
     const snippet = await full.page.inputValue('#embed-snippet');
-    const boxFrame = snippet.split('\n')[0].replace(session.server.url, '../embed.html');
-    assert.equal(iframe, boxFrame);
+    assert.equal(iframe, snippet.split('\n')[0].replace(session.server.url, '../embed.html'),
+      `docs/guide/${name}: the frame is no longer what the Embed box writes for ${query}: paste the box's <iframe> line`);
     assert.deepEqual(full.problems, []);
     await full.page.close();
+  }
 
-    // The built guide page, served beside the playground.
-    const { page, problems } = await openIn(session.context, `${session.server.url}guide/embedding.html`);
-    assert.match(await page.textContent('h1'), /^Embedding the playground in a page\b/);
-    const frameUrl = new URL(await page.$eval('.prefixroute-embed iframe', (f) => f.src));
-    assert.equal(frameUrl.pathname, '/pages/prefixroute/embed.html');
-    await page.locator('.prefixroute-embed iframe').scrollIntoViewIfNeeded();
-    const frame = page.frameLocator('.prefixroute-embed iframe');
-    await frame.locator('#results-table tbody tr').first().waitFor({ timeout: 120_000 });
-    const inFrame = page.frames().find((f) => f.url().includes('/embed.html'));
-    const columns = ['mean_ttft_ms', 'p99_ttft_ms', 'hit_rate', 'prefill_tokens'];
+  // The built guide page, served beside the playground.
+  const { page, problems } = await openIn(session.context, `${session.server.url}guide/${name.replace(/\.md$/, '.html')}`);
+  assert.match(await page.textContent('h1'), heading);
+  const frames = page.locator('.prefixroute-embed iframe');
+  assert.equal(await frames.count(), iframes.length);
+  const columns = ['mean_ttft_ms', 'p99_ttft_ms', 'hit_rate', 'prefill_tokens'];
+  for (let i = 0; i < iframes.length; i++) {
+    const element = frames.nth(i);
+    const src = await element.getAttribute('src');
+    assert.equal(new URL(await element.evaluate((f) => f.src)).pathname, '/pages/prefixroute/embed.html');
+    await element.scrollIntoViewIfNeeded();
+    await page.frameLocator('.prefixroute-embed iframe').nth(i).locator('#results-table tbody tr').first().waitFor({ timeout: 120_000 });
+    const inFrame = await (await element.elementHandle()).contentFrame();
     const shown = await inFrame.$$eval('#results-table tbody tr', (rows, cols) => rows.map((tr) => [
       tr.dataset.policy,
       Object.fromEntries(cols.map((c) => [c, Number(tr.querySelector(`td[data-col="${c}"]`).dataset.value)])),
@@ -68,13 +77,22 @@ describe('the guide', () => {
     const expected = cli.results.map((r) => [r.policy, Object.fromEntries(columns.map((c) => [c, r[c]]))]);
     assert.ok(expected.length >= 2, `${expected.length} policies`);
     assert.deepEqual(shown, expected);
-    await page.screenshot({ path: join(SHOTS, 'guide-embedding.png'), fullPage: true });
+  }
+  await page.screenshot({ path: join(SHOTS, `guide-${name.replace(/\.md$/, '')}.png`), fullPage: true });
+  // The guide's way back to the playground.
+  const back = new URL(await page.getAttribute('a.VPNavBarMenuLink[href$="index.html"]', 'href'), page.url());
+  assert.equal(back.pathname, '/pages/prefixroute/index.html');
+  assert.deepEqual(problems, []);
+  await page.close();
+}
 
-    // The guide's way back to the playground, and its index.
-    const back = new URL(await page.getAttribute('a.VPNavBarMenuLink[href$="index.html"]', 'href'), page.url());
-    assert.equal(back.pathname, '/pages/prefixroute/index.html');
-    assert.deepEqual(problems, []);
-    await page.close();
+describe('the guide', () => {
+  test('the embedding page runs the Embed box’s own frame live: one row per policy, the command line’s numbers', async () => {
+    await checkEmbeds('embedding.md', /^Embedding the playground in a page\b/);
+  });
+
+  test('the routers page runs its reference-scenario frame live, with the command line’s numbers', async () => {
+    await checkEmbeds('routers.md', /^Production routers side by side\b/);
   });
 
   test('the playground links to the guide, and the guide’s index lists its pages', async () => {
