@@ -4,6 +4,7 @@
 #   1. npm dependencies (npm ci when node_modules is missing or stale)
 #   2. the WebAssembly module, when web/src/generated lacks it
 #   3. type check, then vite build (root web/)
+#   4. the guide beside it, in web/dist/guide (scripts/build-guide.sh)
 source "$(dirname "$0")/lib.sh"
 ensure_npm_deps
 
@@ -18,6 +19,9 @@ npx --no-install tsc -p web/tsconfig.json
 log "vite build -> web/dist"
 npx --no-install vite build --config web/vite.config.ts --logLevel warn
 
+# After the playground: vite build empties web/dist.
+bash "$ROOT/scripts/build-guide.sh"
+
 # Page payload: what a visitor downloads (JS + wasm + CSS + HTML), gzip -9.
 node - "$ROOT/web/dist" <<'JS'
 const fs = require('fs'), path = require('path'), zlib = require('zlib');
@@ -27,7 +31,10 @@ const rows = [];
 (function walk(dir) {
   for (const name of fs.readdirSync(dir)) {
     const p = path.join(dir, name);
-    if (fs.statSync(p).isDirectory()) { walk(p); continue; }
+    if (fs.statSync(p).isDirectory()) {
+      if (p !== path.join(dist, 'guide')) walk(p); // the guide is its own site: not the page's payload
+      continue;
+    }
     if (!/\.(js|mjs|wasm|css|html)$/.test(name)) continue;
     if (name === 'embed.html') continue; // index.html under the embed's policy: a visitor loads one of the two
     const data = fs.readFileSync(p);

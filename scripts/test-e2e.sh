@@ -5,7 +5,8 @@
 # date from the same sources first (incremental builds: cheap when current).
 source "$(dirname "$0")/lib.sh"
 ensure_npm_deps
-ensure_apt chromium
+# openssl: the hosted-trace test makes its https server's certificate.
+ensure_apt chromium openssl
 cd "$ROOT"
 bash "$ROOT/scripts/build-wasm.sh"
 bash "$ROOT/scripts/build-web.sh"

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT, benchOutput, docScreenshot, openIn, startSession } from './harness.mjs';
 import { serveStatic } from './server.mjs';
+import { pickInPanel } from './trace-table.mjs';
 
 const WIDTHS = [320, 390, 700, 1200];
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
@@ -364,7 +365,7 @@ describe('embed', () => {
     const { page, problems } = await openIn(session.context, `${session.server.url}?v=1`);
     await page.waitForSelector('#results-table tbody tr');
     const bytes = readFileSync(EXCERPT);
-    await page.setInputFiles('#trace-file', { name: 'mine.jsonl', mimeType: 'application/jsonl', buffer: bytes });
+    await pickInPanel(page, { name: 'mine.jsonl', mimeType: 'application/jsonl', buffer: bytes });
     await page.waitForFunction(() => /^Replayed mine\.jsonl/.test(document.querySelector('#status').textContent), null, { timeout: 120_000 });
     await page.evaluate(() => {
       document.querySelector('#embed-details').open = true;

@@ -5,7 +5,9 @@
 // exempt); the main controls are at least 44 px tall; and a reader editing a
 // field far down the form sees the run it started (a bar at the bottom of the
 // screen with the new lowest p99, the table's figure) and gets back to the
-// results in one tap. One page for the file. Run by scripts/test-e2e.sh.
+// results in one tap; the Embed box open keeps the page on the screen's
+// width, its snippet wrapping in its own box and copied whole. One page for
+// the file. Run by scripts/test-e2e.sh.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -129,6 +131,36 @@ describe('on a phone', () => {
       return r.top < window.innerHeight && r.bottom > 0;
     });
     await page.waitForSelector('#run-summary', { state: 'hidden' });
+    assert.deepEqual(problems, []);
+  });
+
+  test('the Embed box open keeps the page 390 px wide; its snippet wraps inside its own box and is copied whole', async () => {
+    await page.evaluate(() => {
+      document.querySelector('#embed-details').open = true;
+    });
+    await page.waitForFunction(() => document.querySelector('#embed-snippet').value.includes('<iframe'));
+    // Layout settles in the next frame.
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    const width = await page.evaluate(() => document.scrollingElement.scrollWidth);
+    assert.ok(width <= WIDTH, `the page is ${width} px wide with the Embed box open`);
+    const box = await page.$eval('#embed-details', (d) => [...d.querySelectorAll('*')]
+      .filter((e) => e.getClientRects().length > 0)
+      .map((e) => ({ name: `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}`, right: e.getBoundingClientRect().right }))
+      .filter((e) => e.right > innerWidth + 0.5));
+    assert.deepEqual(box, [], 'nothing in the Embed box reaches past the screen');
+    const snippet = await page.$eval('#embed-snippet', (t) => ({ value: t.value, right: t.getBoundingClientRect().right, scrollWidth: t.scrollWidth, clientWidth: t.clientWidth }));
+    assert.ok(snippet.right <= WIDTH, `the snippet box ends at ${snippet.right} px`);
+    assert.ok(snippet.scrollWidth <= snippet.clientWidth, 'the snippet wraps inside its box');
+    await page.screenshot({ path: join(SHOTS, 'phone-embed-box.png') });
+    // Copied whole: the clipboard holds the snippet the box shows, every character of it.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+    await page.click('#copy-embed');
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(copied, snippet.value);
+    assert.match(copied, /^<iframe [^>]*src="[^"]*embed=1"[^>]*><\/iframe>\n<script>[\s\S]*<\/script>\n?$/);
+    await page.evaluate(() => {
+      document.querySelector('#embed-details').open = false;
+    });
     assert.deepEqual(problems, []);
   });
 });

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT, openIn, startSession } from './harness.mjs';
+import { pickInPanel } from './trace-table.mjs';
 
 const TRACE_NAME = 'same-as.jsonl';
 /** A small scenario, two policies: every view's runs stay short. */
@@ -53,7 +54,7 @@ function runSameAs(line, want = 'json') {
 }
 
 async function loadTrace() {
-  await page.setInputFiles('#trace-file', { name: TRACE_NAME, mimeType: 'application/jsonl', buffer: Buffer.from(traceText) });
+  await pickInPanel(page, { name: TRACE_NAME, mimeType: 'application/jsonl', buffer: Buffer.from(traceText) });
   await page.waitForFunction((name) => document.querySelector('#status').textContent.startsWith(`Replayed ${name}`), TRACE_NAME);
 }
 

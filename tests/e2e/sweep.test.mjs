@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT, SHOTS, benchOutput, openIn, startSession } from './harness.mjs';
+import { pickInPanel } from './trace-table.mjs';
 
 let session;
 
@@ -109,7 +110,7 @@ describe('sweep panel', () => {
     const text = `${readFileSync(join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl'), 'utf8').split('\n').slice(0, 200).join('\n')}\n`;
     writeFileSync(file, text);
     const { page, problems } = await openPage('?v=1&policies=round_robin,affinity_balanced&cluster.cache_tokens=100000');
-    await page.setInputFiles('#trace-file', { name: 'mine.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
+    await pickInPanel(page, { name: 'mine.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
     await page.waitForFunction(() => /^Replayed mine\.jsonl/.test(document.querySelector('#status').textContent), null, { timeout: 120_000 });
     // The default sweep's arrival rate means nothing on a trace: the panel says it varies the replicas instead.
     await page.waitForFunction(() => document.querySelector('#sweep-param').value === 'cluster.replicas', null, { timeout: 20_000 });

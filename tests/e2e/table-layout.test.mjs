@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openIn, startSession } from './harness.mjs';
+import { pickInPanel } from './trace-table.mjs';
 
 let session;
 
@@ -56,7 +57,7 @@ describe('the results table', () => {
     const { page, problems } = await openIn(session.context,
       `${session.server.url}?v=1&hardware.model=llama-3.1-70b&hardware.tp=4&cluster.engine=batched&cluster.replicas=8&policies=${policies}`, { width: 1280, height: 900 });
     await page.waitForSelector('#status[data-runs]', { state: 'attached' });
-    await page.setInputFiles('#trace-file', { name: 'chat.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(chatLog()) });
+    await pickInPanel(page, { name: 'chat.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(chatLog()) });
     await page.waitForFunction(() => /^Replayed chat\.jsonl/.test(document.querySelector('#status').textContent), null, { timeout: 120_000 });
     const shown = await fit(page);
     for (const col of ['mean_tpot_ms', 'output_tokens_per_s', 'later_call_hit_rate', 'one_replica_session_share']) assert.ok(shown.columns.includes(col), `${col} shown: ${shown.columns}`);

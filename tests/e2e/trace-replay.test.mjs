@@ -1,8 +1,11 @@
 // End-to-end tests of trace replay in the built playground (web/dist), in
 // Debian's Chromium driven by playwright-core: the excerpt preset replays the
 // shipped Mooncake excerpt with the same numbers as `prefixroute
-// --trace`, an uploaded file with a bad line shows the line-numbered message
-// and the choice to skip, and a link for an uploaded file asks for the file.
+// --trace`, a file picked or dropped in the Trace replay panel goes through
+// the guided import (read, summarised, the cluster stated; nothing replays
+// until the reader confirms), a file with a bad line shows the line-numbered
+// message and the choice to skip, and a link for an uploaded file asks for
+// the file.
 // Run: bash scripts/test-e2e.sh (builds first).
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT, SHOTS, benchOutput, openIn, policyCatalogue, startSession } from './harness.mjs';
+import { confirmImport, pickInPanel } from './trace-table.mjs';
 
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
 /** The excerpt preset's cluster (web/src/trace/replay-cluster.ts, EXCERPT_PRESET). */
@@ -49,6 +53,8 @@ function readTable(page) {
 }
 
 const newPage = (query = '') => openIn(session.context, `${session.server.url}${query}`, { height: 1000 });
+
+const runs = (page) => page.$eval('#status', (s) => Number(s.dataset.runs ?? '0'));
 
 const statusStarts = (page, prefix) =>
   page.waitForFunction((p) => document.querySelector('#status')?.textContent?.startsWith(p), prefix, { timeout: 120_000 });
@@ -126,13 +132,14 @@ describe('trace replay', () => {
     const { page, problems } = await newPage();
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
     await page.setInputFiles('#trace-file', { name: 'bad.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
-    await page.waitForSelector('#trace-problem:not([hidden])');
-    const message = await page.textContent('#trace-problem');
+    await page.waitForSelector('#import-problem:not([hidden])');
+    const message = await page.textContent('#import-problem');
     assert.match(message, /bad\.jsonl has a bad line/);
     assert.match(message, /line 3, input_length: must be an integer in \[1, 10000000\]; got -5/);
     await page.screenshot({ path: join(SHOTS, 'trace-bad-line.png'), fullPage: true });
 
-    await page.click('#trace-skip');
+    await page.click('#import-skip');
+    await confirmImport(page);
     await statusStarts(page, 'Replayed bad.jsonl: 39 requests');
     assert.match(await page.textContent('#trace-status'), /Skipped 1 bad line; first: line 3, input_length/);
     assert.equal(await page.isHidden('#trace-problem'), true);
@@ -156,7 +163,7 @@ describe('trace replay', () => {
     assert.match(await linked.page.textContent('#trace-link-note'), /“bad\.jsonl”, which a link cannot carry: load the file again/);
     assert.match(await linked.page.textContent('#status'), /Waiting for the trace file/);
     // Loading it again replays the link's scenario.
-    await linked.page.setInputFiles('#trace-file', { name: 'bad.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
+    await pickInPanel(linked.page, { name: 'bad.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
     await statusStarts(linked.page, 'Replayed bad.jsonl: 39 requests');
     assert.deepEqual(await readTable(linked.page), expectedTable(native));
     assert.deepEqual([...problems, ...linked.problems], []);
@@ -180,7 +187,7 @@ describe('trace replay', () => {
     const text = `${lines.join('\n')}\n`;
     const { page, problems } = await newPage();
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
-    await page.setInputFiles('#trace-file', { name: 'chat.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
+    await pickInPanel(page, { name: 'chat.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
     await statusStarts(page, 'Replayed chat.jsonl: 24 requests');
     assert.match(await page.textContent('#trace-status'), /^Replayed chat\.jsonl \(openai format\): 24 requests from 24 lines \(\d[\d.]* K?B\)\.$/);
     const dir = mkdtempSync(join(tmpdir(), 'prefixroute-trace-'));
@@ -204,9 +211,10 @@ describe('trace replay', () => {
     const { page, problems } = await newPage();
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
     await page.setInputFiles('#trace-file', { name: 'first.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(`${lines.join('\n')}\n`) });
-    await page.waitForSelector('#trace-problem:not([hidden])');
-    assert.equal(await page.textContent('#trace-problem-text'), 'first.jsonl has a bad line, so reading stopped after 1 line:');
-    await page.click('#trace-skip');
+    await page.waitForSelector('#import-problem:not([hidden])');
+    assert.equal(await page.textContent('#import-problem-text'), 'first.jsonl has a bad line, so reading stopped after 1 line:');
+    await page.click('#import-skip');
+    await confirmImport(page);
     await statusStarts(page, 'Replayed first.jsonl: 4 requests');
     assert.match(await page.textContent('#trace-status'), /^Replayed first\.jsonl \(mooncake format\): 4 requests from 5 lines \(\d+ B\)\. Skipped 1 bad line; first: line 1,/);
     assert.deepEqual(problems, []);
@@ -242,7 +250,7 @@ describe('trace replay', () => {
     await page.close();
   });
 
-  test('a big file is read in chunks with progress (bytes, lines) and can be cancelled', async () => {
+  test('a big file is read in chunks with progress (bytes, requests) and can be cancelled', async () => {
     // 80 copies of the excerpt, timestamps shifted so they never decrease: about 20 MB.
     const lines = readFileSync(EXCERPT, 'utf8').trimEnd().split('\n').map((l) => /^(.*"timestamp": )(\d+)(.*)$/.exec(l));
     const parts = [];
@@ -255,26 +263,49 @@ describe('trace replay', () => {
     const { page, problems } = await newPage();
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
     const before = await page.textContent('#results-table tbody');
+    const runsBefore = await runs(page);
     await page.setInputFiles('#trace-file', big);
     await page.waitForFunction(
-      () => /^Reading big\.jsonl: [\d.]+ MB of 2\d\.\d MB, [\d,]+ lines, [\d,]+ requests$/.test(document.querySelector('#progress-text')?.textContent ?? '') &&
-        !document.querySelector('#progress').hidden,
+      () => /^Reading big\.jsonl: [\d.]+ MB of 2\d\.\d MB, [\d,]+ requests…$/.test(document.querySelector('#import-status')?.textContent ?? ''),
       null,
       { timeout: 60_000, polling: 20 },
     );
-    await page.click('#cancel');
-    await statusStarts(page, 'Cancelled. Showing the previous results.');
+    await page.click('#import-cancel');
+    assert.ok(await page.isHidden('#import-dialog'));
     assert.equal(await page.textContent('#results-table tbody'), before);
+    assert.equal(await runs(page), runsBefore, 'nothing ran');
     assert.equal(new URL(page.url()).search.includes('trace'), false, 'the link still describes what is shown');
     assert.deepEqual(problems, []);
     await page.close();
     rmSync(dir, { recursive: true });
   });
 
-  test('a file dropped on the drop zone is replayed', async () => {
-    const text = readFileSync(EXCERPT, 'utf8').split('\n').slice(0, 25).join('\n');
-    const { page, problems } = await newPage();
+  test('a file picked or dropped in the Trace replay panel is read and summarised first: nothing replays until the reader confirms', async () => {
+    const text = `${readFileSync(EXCERPT, 'utf8').split('\n').slice(0, 25).join('\n')}\n`;
+    const { page, problems } = await newPage('?v=1&cluster.replicas=3&policies=round_robin,affinity');
     await page.waitForFunction(() => document.querySelectorAll('#results-table tbody tr').length > 0);
+    const before = await page.textContent('#results-table tbody');
+    const runsBefore = await runs(page);
+    /** Waits until the dialog states what was read and the cluster, and checks nothing replayed meanwhile. */
+    const summarised = async (name) => {
+      await page.waitForFunction(() => !document.querySelector('#import-cluster').hidden, null, { timeout: 60_000 });
+      assert.equal(await page.textContent('#import-title'), `Your traffic: ${name}`);
+      assert.equal(await page.getAttribute('#import-figures dd[data-key="requests"]', 'data-value'), '25');
+      assert.equal(await page.getAttribute('#import-cluster-text', 'data-replicas'), '3', 'the cluster on screen is the one stated');
+      assert.match(await page.textContent('#import-status'), /nothing has run yet/);
+      assert.equal(await runs(page), runsBefore, 'nothing ran before the reader confirmed');
+      assert.equal(await page.textContent('#results-table tbody'), before);
+      assert.equal(new URL(page.url()).searchParams.has('trace'), false);
+    };
+
+    // The panel's file picker.
+    await page.setInputFiles('#trace-file', { name: 'picked.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(text) });
+    await summarised('picked.jsonl');
+    await page.click('#import-cancel');
+    assert.ok(await page.isHidden('#import-dialog'));
+    assert.equal(await runs(page), runsBefore, 'a cancelled import runs nothing');
+
+    // The panel's drop zone.
     const transfer = await page.evaluateHandle((content) => {
       const dt = new DataTransfer();
       dt.items.add(new File([content], 'dropped.jsonl', { type: 'application/jsonl' }));
@@ -282,7 +313,10 @@ describe('trace replay', () => {
     }, text);
     await page.dispatchEvent('#trace-drop', 'dragover', { dataTransfer: transfer });
     await page.dispatchEvent('#trace-drop', 'drop', { dataTransfer: transfer });
+    await summarised('dropped.jsonl');
+    await page.click('#import-replay');
     await statusStarts(page, 'Replayed dropped.jsonl: 25 requests');
+    assert.equal(await page.inputValue('#field-cluster-replicas'), '3', 'the cluster is the one the dialog stated');
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -35,3 +35,20 @@ export function createdLog() {
   }
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * Confirms the guided import once its dialog states the cluster the file will
+ * run on (a file picked or dropped anywhere, the Trace replay panel's picker
+ * included, goes there first); fails with the dialog's problem if it shows one.
+ */
+export async function confirmImport(page) {
+  await page.waitForFunction(() => !document.querySelector('#import-cluster').hidden || !document.querySelector('#import-problem').hidden, null, { timeout: 120_000 });
+  if (await page.isVisible('#import-problem')) throw new Error(`the import dialog shows a problem: ${await page.textContent('#import-problem')}`);
+  await page.click('#import-replay');
+}
+
+/** Picks `file` (a path or playwright's { name, mimeType, buffer }) in the Trace replay panel and confirms it in the import dialog. */
+export async function pickInPanel(page, file) {
+  await page.setInputFiles('#trace-file', file);
+  await confirmImport(page);
+}

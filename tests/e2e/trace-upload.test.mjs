@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT, openIn, startSession } from './harness.mjs';
-import { benchTable, createdLog, linkSets, readTable } from './trace-table.mjs';
+import { benchTable, confirmImport, createdLog, linkSets, readTable } from './trace-table.mjs';
 
 const EXCERPT = join(ROOT, 'scenarios/traces/mooncake-conversation-first-1000.jsonl');
 
@@ -24,6 +24,7 @@ const nextRun = (page, before) => page.waitForFunction((n) => Number(document.qu
 async function upload(page, name, text) {
   const before = await runs(page);
   await page.setInputFiles('#trace-file', { name, mimeType: 'application/jsonl', buffer: Buffer.from(text) });
+  await confirmImport(page);
   // Replayed, or refused with its bad line (then the test's next assertion says which).
   await page.waitForFunction((n) => document.querySelector('#status').textContent.startsWith(`Replayed ${n}`) ||
     !document.querySelector('#trace-problem').hidden, name, { timeout: 120_000 });

@@ -160,11 +160,16 @@ export class Playground {
         this.state = { ...this.state, trace: link };
         this.writeUrl();
       },
+      // An embed shows no trace panel, so it has no import either.
+      importFile: (file) => this.trafficImport?.start(file),
     }, this.labels);
     this.trafficImport = this.embed ? null : new TrafficImport({
       inspect: (request, onProgress) => this.sim.inspect(request, onProgress),
       base: () => this.replay.importBase(),
       onError: () => this.replay.panel.onError,
+      setOnError: (mode) => {
+        this.replay.panel.onError = mode;
+      },
       replay: (source, overrides, contentHash) => this.replay.replayImported(source, overrides, contentHash),
     });
     wireActions({ shown: () => this.shown, state: () => this.state });

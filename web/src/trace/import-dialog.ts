@@ -7,7 +7,7 @@
 
 import { byId, h } from '../ui/dom';
 import { formatBytes } from '../ui/format';
-import { problemText, type TraceSummary } from './trace-summary';
+import { problemHeadline, problemText, type TraceSummary } from './trace-summary';
 import { type ClusterStatement, figureRows, formatName, type MappingRow, type TraceFigures } from './trace-figures';
 
 /** The cluster fields the dialog offers, by scenario key. */
@@ -29,6 +29,8 @@ export interface ImportDialogOptions {
   onCluster: (key: ClusterKey, value: string) => void;
   onReplay: () => void;
   onCancel: () => void;
+  /** The reader chose to skip the file's bad lines and read the rest. */
+  onSkipBadLines: () => void;
 }
 
 export class ImportDialog {
@@ -36,8 +38,10 @@ export class ImportDialog {
   private readonly status = byId('import-status');
   private readonly problem = byId('import-problem');
   private readonly replayButton = byId<HTMLButtonElement>('import-replay');
+  private readonly onSkipBadLines: () => void;
 
   constructor(options: ImportDialogOptions) {
+    this.onSkipBadLines = options.onSkipBadLines;
     this.replayButton.addEventListener('click', () => options.onReplay());
     byId('import-cancel').addEventListener('click', () => options.onCancel());
     // Escape closes the dialog: the import is cancelled, nothing runs.
@@ -128,18 +132,28 @@ export class ImportDialog {
     this.replayButton.disabled = statement === null;
   }
 
-  /** The file could not be read: its problems (the trace panel offers to skip bad lines on a replay). */
-  showProblem(summary: TraceSummary | undefined, message: string): void {
+  /**
+   * The file could not be read: its problems, and, when reading stopped at a
+   * bad line, the choice to skip the bad lines (the Trace replay panel's
+   * "On a bad line" mode) and read the rest.
+   */
+  showProblem(summary: TraceSummary | undefined, message: string, canSkip: boolean): void {
     this.status.textContent = '';
     const items = (summary?.problems ?? []).slice(0, 5).map((p) => h('li', {}, problemText(p)));
-    const badLine = summary?.problems.some((p) => p.line > 0) ?? false;
+    const skip = h('button', { id: 'import-skip', type: 'button', class: 'button' }, 'Skip bad lines and read the rest');
+    skip.addEventListener('click', () => {
+      this.problem.hidden = true;
+      this.status.textContent = `Reading ${summary?.name ?? 'the file'} again, skipping bad lines…`;
+      this.onSkipBadLines();
+    });
     this.problem.replaceChildren(
-      h('p', {}, summary ? `${summary.name} could not be read:` : message),
+      h('p', { id: 'import-problem-text' }, !summary ? message : canSkip ? problemHeadline(summary) : `${summary.name} could not be read:`),
       ...(items.length ? [h('ul', {}, ...items)] : []),
-      ...(badLine ? [h('p', { class: 'help' }, 'To replay its good lines, set “On a bad line” to skip under Trace replay and import it again.')] : []),
+      ...(canSkip ? [skip] : []),
     );
     this.problem.hidden = false;
     byId('import-read').hidden = true;
+    byId('import-mapping').hidden = true;
     byId('import-cluster').hidden = true;
     this.replayButton.disabled = true;
   }

@@ -1,7 +1,8 @@
 // Which trace the page's runs replay, and the Trace replay panel's part in
-// the page: the shipped excerpt, a picked or dropped file, a link's trace
-// (the excerpt, or a file the reader must load again), a hosted trace of an
-// embed; the bad-line mode, skip or stop after a bad line; the way back to
+// the page: the shipped excerpt, a file the guided import settled
+// (traffic-import.ts: a file picked or dropped anywhere goes there first, the
+// panel's own picker included), a link's trace (the excerpt, or a file the
+// reader must load again), a hosted trace of an embed; the bad-line mode, skip or stop after a bad line; the way back to
 // the synthetic workload, which puts back the cluster fields the replay set.
 // The trace goes to the worker with each run (worker/protocol.ts,
 // TraceRequest); the page runs what this controller asks for.
@@ -36,6 +37,8 @@ export interface ReplayHost {
   cancelEdit(): void;
   /** The link's trace changed without a run (the replayed file is now named by its hosted copy). */
   linkChanged(link: TraceLink): void;
+  /** A file picked in the panel: the guided import reads it and replays it once the reader confirms. */
+  importFile(file: File): void;
 }
 
 export class TraceReplay {
@@ -62,7 +65,7 @@ export class TraceReplay {
         this.fileLink = null; // a link's file (and its hash) is no longer awaited
         this.replay(excerptSource(), [...EXCERPT_PRESET], '');
       },
-      onFile: (file) => this.replayFile(file),
+      onFile: (file) => this.host.importFile(file),
       onModeChange: (mode) => {
         if (!this.current) return;
         this.current = { ...this.current, onError: mode };
@@ -187,18 +190,6 @@ export class TraceReplay {
     if (!shown?.trace) this.beforeReplay = shown ? [...shown.overrides] : null;
     this.current = { source, onError: this.panel.onError, contentHash };
     this.host.run(overrides, 'preset');
-  }
-
-  /**
-   * Replays a picked or dropped file: with the settings of the link that asked
-   * for it, else those on screen, the cluster included (the reader's: a file
-   * never changes it; shownRun offers a larger cache when its prompts need one).
-   */
-  private replayFile(file: File): void {
-    const link = this.fileLink;
-    this.fileLink = null;
-    const base = link ? link.overrides : [...(this.host.shown()?.overrides ?? [])];
-    this.replay(fileSource(file), base, link?.contentHash ?? '');
   }
 
   /**

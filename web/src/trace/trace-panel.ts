@@ -1,5 +1,6 @@
-// The "Trace replay" panel: the excerpt preset button, the file picker and
-// drop zone, the bad-line mode, and the messages about the trace (what was
+// The "Trace replay" panel: the excerpt preset button, the file picker (a
+// file picked or dropped here starts the guided import, as anywhere on the
+// page), the bad-line mode, and the messages about the trace (what was
 // read, a bad line with the choice to skip or stop, a link whose file must be
 // loaded again). It only reports the user's choices; replay-controller.ts decides
 // what runs. All text goes in through textContent.
@@ -15,6 +16,7 @@ const LISTED_PROBLEMS = 5;
 
 export interface TracePanelOptions {
   onExcerpt: () => void;
+  /** A file was picked: it goes to the guided import, never straight to a replay. */
   onFile: (file: File) => void;
   onModeChange: (mode: OnError) => void;
   /** The user chose to skip bad lines after a stop. */
@@ -52,21 +54,8 @@ export class TracePanel {
       // The same file may be chosen again after an edit on disk.
       this.fileInput.value = '';
     });
-    const drop = byId('trace-drop');
-    const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
-    drop.addEventListener('dragover', (e) => {
-      if (!hasFiles(e)) return;
-      e.preventDefault();
-      if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
-      drop.classList.add('dragging');
-    });
-    drop.addEventListener('dragleave', () => drop.classList.remove('dragging'));
-    drop.addEventListener('drop', (e) => {
-      e.preventDefault();
-      drop.classList.remove('dragging');
-      const file = e.dataTransfer?.files?.[0];
-      if (file) options.onFile(file);
-    });
+    // A drop on the panel's zone is a drop on the page: the guided import
+    // (traffic-import.ts) takes it, as it takes the file picked here.
     this.mode.addEventListener('change', () => options.onModeChange(this.mode.value === 'skip' ? 'skip' : 'stop'));
     byId('trace-skip').addEventListener('click', () => options.onSkip());
     byId('trace-stop').addEventListener('click', () => options.onStop());

@@ -1,5 +1,6 @@
 // The guided import of one's own traffic: a file picked from the control at
-// the top of the page ("Use your own traffic") or dropped anywhere on it is
+// the top of the page ("Use your own traffic") or the Trace replay panel's
+// picker, or dropped anywhere on the page (the panel's zone included), is
 // read by the core first (the pool's 'inspect' job: the worker keeps the
 // parsed trace for the replay), and the dialog (import-dialog.ts) states
 // what was read, how an openai log's keys were mapped (a choice is a
@@ -7,9 +8,7 @@
 // from the core's derived values. Nothing runs until the reader presses
 // Replay; the cluster is the one on screen unless the reader changes it in
 // the dialog, and only the fields they change become overrides.
-//
-// A drop on the Trace replay panel's own drop zone stays that panel's (it
-// replays at once, on the cluster on screen).
+// It is the one way a file of the reader's reaches a replay.
 
 import type { FieldInfo, Pair } from '../state/schema';
 import { byId } from '../ui/dom';
@@ -29,6 +28,8 @@ export interface ImportHost {
   base(): { overrides: Pair[]; contentHash: string };
   /** The bad-line mode of the Trace replay panel. */
   onError(): OnError;
+  /** Sets that mode (the reader chose to skip bad lines in the dialog). */
+  setOnError(mode: OnError): void;
   /** Replays the source with these overrides (the reader pressed Replay). */
   replay(source: TraceSource, overrides: Pair[], contentHash: string): void;
 }
@@ -61,6 +62,10 @@ export class TrafficImport {
       },
       onReplay: () => this.replay(),
       onCancel: () => this.cancel(),
+      onSkipBadLines: () => {
+        this.host.setOnError('skip');
+        void this.inspect();
+      },
     });
     const picker = byId<HTMLInputElement>('import-file');
     byId('import-open').addEventListener('click', () => picker.click());
@@ -78,12 +83,10 @@ export class TrafficImport {
     this.dialog.setChoices(options('hardware.model'), options('hardware.gpu'));
   }
 
-  /** A drop anywhere on the page but the trace panel's own zone starts an import; a missed drop never opens the file in the tab. */
+  /** A drop anywhere on the page starts an import; a missed drop never opens the file in the tab. */
   private wireDrops(): void {
-    const zone = byId('trace-drop');
-    const outsideZone = (e: DragEvent) => !(e.target instanceof Node && zone.contains(e.target));
     document.addEventListener('dragover', (e) => {
-      if (!hasFiles(e) || !outsideZone(e)) return;
+      if (!hasFiles(e)) return;
       e.preventDefault();
       if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
       document.body.classList.add('drop-import');
@@ -93,7 +96,7 @@ export class TrafficImport {
     });
     document.addEventListener('drop', (e) => {
       document.body.classList.remove('drop-import');
-      if (!hasFiles(e) || !outsideZone(e)) return;
+      if (!hasFiles(e)) return;
       e.preventDefault();
       const file = e.dataTransfer?.files?.[0];
       if (file) this.start(file);
@@ -128,13 +131,14 @@ export class TrafficImport {
       if (token !== this.asked || !this.dialog.open) return;
       this.readable = false;
       const trace = error instanceof RunAborted ? error.trace : undefined;
-      this.dialog.showProblem(trace, error instanceof Error ? error.message : String(error));
+      const badLine = request.trace.onError === 'stop' && (trace?.problems.some((p) => p.line > 0) ?? false);
+      this.dialog.showProblem(trace, error instanceof Error ? error.message : String(error), badLine);
       return;
     }
     if (token !== this.asked || !this.dialog.open) return;
     const figures = parseTraceFigures(result.trace.summaryJson);
     if (!figures) {
-      this.dialog.showProblem(result.trace, 'the core reported no figures for this file');
+      this.dialog.showProblem(result.trace, 'the core reported no figures for this file', false);
       return;
     }
     this.readable = true;
