@@ -18,7 +18,7 @@
 # at once. Any step failing fails npm test.
 source "$(dirname "$0")/lib.sh"
 ensure_native_deps
-ensure_apt clang-14 libclang-rt-14-dev chromium
+ensure_apt clang-14 libclang-rt-14-dev chromium openssl
 ensure_npm_deps
 
 mkdir -p "$ROOT/build"
