@@ -12,6 +12,7 @@
 #include "prefixroute/base/parallel.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/run/slo.h"
+#include "prefixroute/sim/disaggregated_simulator.h"
 #include "prefixroute/workload/client.h"
 #include "prefixroute/workload/synthetic.h"
 
@@ -416,8 +417,14 @@ PolicyOutcome simulate_policy(const Scenario& seeded, std::size_t policy, std::u
   for (const auto& instance : instances) routers.push_back(instance.get());
   PolicyOutcome outcome;
   outcome.policy = seeded.policies[policy];
-  outcome.run = simulate(*source, seeded.cluster, std::span<RoutingPolicy* const>(routers), progress, 4096,
-                         seeded.router, timeline, spill_results_above);
+  if (seeded.topology.disaggregated()) {
+    const PoolClustersResult pools = pool_clusters(seeded);  // valid: checked with the scenario
+    outcome.run = simulate_disaggregated(*source, pools.pools, seeded.topology, *routers.front(), seeded.seed,
+                                         progress, 4096, seeded.router);
+  } else {
+    outcome.run = simulate(*source, seeded.cluster, std::span<RoutingPolicy* const>(routers), progress, 4096,
+                           seeded.router, timeline, spill_results_above);
+  }
   if (outcome.run.cancelled) return outcome;
   if (client != nullptr) outcome.run.client = client->record();
   outcome.summary = summarize(outcome.run);
