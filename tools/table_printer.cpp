@@ -338,7 +338,7 @@ std::string topology_line(const Scenario& scenario) {
   const PoolClustersResult pools = pool_clusters(scenario);
   return printf_string(
       "topology: disaggregated, %u prefill x %llu token cache, %u decode x %llu token cache; split %s, decode "
-      "%s, link %s %.0f GB/s + %.3f ms setup, %.0f KV bytes/token (cluster.replicas not read)\n",
+      "%s, link %s %g GB/s + %.3f ms setup, %.0f KV bytes/token (cluster.replicas not read)\n",
       t.prefill_replicas, static_cast<unsigned long long>(pools.pools.prefill.cache_tokens), t.decode_replicas,
       static_cast<unsigned long long>(pools.pools.decode.cache_tokens), t.split.c_str(), t.decode_choice.c_str(),
       t.link.c_str(), t.link_bytes_per_s() / 1e9, t.link_setup_ms, pools.pools.kv_bytes_per_token);

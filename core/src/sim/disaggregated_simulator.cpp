@@ -169,7 +169,7 @@ class DisaggregatedSimulation final : public EngineEvents {
   void route(std::size_t i, const SourcedRequest& request) {
     const PromptPieces& pieces = request.prompt;
     const Prompt prompt = pieces.view();
-    const std::uint32_t output = tick_per_output_ > 0 ? request.output_tokens : 0;
+    const auto output = static_cast<std::uint32_t>(tick_per_output_ > 0 ? request.output_tokens : 0);
     const Tick now = request.arrival;
     const std::uint32_t d = choose_decode();
     integrate_active(now);
