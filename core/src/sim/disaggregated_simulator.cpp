@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <memory>
 #include <queue>
-#include <unordered_map>
 
 #include "prefixroute/base/random.h"
 #include "prefixroute/base/tournament_tree.h"
@@ -37,6 +36,7 @@ struct PdRequest {
   std::uint32_t output = 0;
   bool split = false;
   Tick transfer_start = 0;
+  double bytes = 0;         // to send, from the transfer's start to its joining the link
   Replica::Admission decode_admission;  // the decode worker's (path pinned, outputs reserved)
 };
 
@@ -97,6 +97,7 @@ class DisaggregatedSimulation final : public EngineEvents {
     }
     run_.in_flight_period = std::max<Tick>(1, source.last_arrival() / kInFlightSamples + 1);
     run_.replicas.resize(np + nd);
+    slot_of_.assign(n, 0);
   }
 
   SimulationRun run(const ProgressCallback& progress, std::uint64_t progress_every) {
@@ -142,6 +143,21 @@ class DisaggregatedSimulation final : public EngineEvents {
   void cache_op(const CacheOp&, Tick) override {}
 
  private:
+  // A free slot for request `id`, reset.
+  PdRequest& take_slot(std::uint64_t id) {
+    std::uint32_t slot;
+    if (free_slots_.empty()) {
+      slot = static_cast<std::uint32_t>(slots_.size());
+      slots_.emplace_back();
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+      slots_[slot] = PdRequest{};
+    }
+    slot_of_[id] = slot;
+    return slots_[slot];
+  }
+
   // ---- routing ----
   std::uint32_t choose_decode() {
     const auto nd = static_cast<std::uint32_t>(decode_.size());
@@ -175,7 +191,7 @@ class DisaggregatedSimulation final : public EngineEvents {
     integrate_active(now);
     ++active_[d];
     ++active_total_;
-    PdRequest& r = requests_[i];
+    PdRequest& r = take_slot(i);
     r.arrival = now;
     r.decode = d;
     r.output = output;
@@ -226,7 +242,7 @@ class DisaggregatedSimulation final : public EngineEvents {
   // Request id's prefill ended at `now`: the decode worker takes its prompt
   // (reserving its KV) and the transfer of what it did not hold begins.
   void start_transfer(std::uint64_t id, Tick now) {
-    PdRequest& r = requests_.at(id);
+    PdRequest& r = slots_[slot_of_[id]];
     Replica& replica = decode_[r.decode];
     const Prompt prompt = r.prompt.view();
     const RadixCache::InsertResult inserted = replica.cache().insert(prompt);
@@ -244,15 +260,14 @@ class DisaggregatedSimulation final : public EngineEvents {
     transferred_tokens_ += sent;
     decode_hit_tokens_ += inserted.cached_tokens;
     r.transfer_start = now;
-    pending_bytes_[id] = static_cast<double>(sent) * pools_.kv_bytes_per_token;
+    r.bytes = static_cast<double>(sent) * pools_.kv_bytes_per_token;
     push(now + setup_, PdEventKind::SetupDone, id);
   }
 
   void join_link(std::uint64_t id, Tick now) {
-    const std::uint32_t d = requests_.at(id).decode;
-    const double bytes = pending_bytes_.at(id);
-    pending_bytes_.erase(id);
-    links_[d].join(id, bytes, now);
+    const PdRequest& r = slots_[slot_of_[id]];
+    const std::uint32_t d = r.decode;
+    links_[d].join(id, r.bytes, now);
     peak_link_ = std::max<std::uint32_t>(peak_link_, static_cast<std::uint32_t>(links_[d].active()));
     schedule_link(d);
   }
@@ -266,7 +281,7 @@ class DisaggregatedSimulation final : public EngineEvents {
   // ---- decode ----
   // Request id's first token, from its decode worker, at `now`.
   void first_token_at(std::uint64_t id, Tick now) {
-    PdRequest& r = requests_.at(id);
+    const PdRequest& r = slots_[slot_of_[id]];
     run_.ttft[id] = now - r.arrival;
     if (r.split) transfer_ticks_ += now - r.transfer_start;
     const Tick completion = now + static_cast<Tick>(r.output) * tick_per_output_;
@@ -275,8 +290,7 @@ class DisaggregatedSimulation final : public EngineEvents {
   }
 
   void complete(std::uint64_t id, Tick now) {
-    const PdRequest r = requests_.at(id);
-    requests_.erase(id);
+    const PdRequest& r = slots_[slot_of_[id]];
     Replica& replica = decode_[r.decode];
     if (r.output > 0) {
       replica.cache().unpin(r.decode_admission.path);
@@ -289,6 +303,7 @@ class DisaggregatedSimulation final : public EngineEvents {
     ++decoded_[r.decode];
     run_.end_to_end[id] = now - r.arrival;
     run_.last_completion = std::max(run_.last_completion, now);
+    free_slots_.push_back(slot_of_[id]);
   }
 
   // ---- events ----
@@ -435,8 +450,11 @@ class DisaggregatedSimulation final : public EngineEvents {
   std::vector<std::uint32_t> decoding_;  // per decode worker: past the first token
   std::vector<double> decode_peak_kv_;
   std::vector<std::uint64_t> decoded_;  // per decode worker: requests completed there
-  std::unordered_map<std::uint64_t, PdRequest> requests_;     // in flight; looked up, never iterated
-  std::unordered_map<std::uint64_t, double> pending_bytes_;  // in setup
+  // The requests in flight, in slots reused after completion (memory grows
+  // with the requests in flight, not the trace), and each request's slot.
+  std::vector<PdRequest> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<std::uint32_t> slot_of_;
   std::priority_queue<PdEvent, std::vector<PdEvent>, std::greater<>> events_;
   std::uint64_t seq_ = 0;
   std::uint64_t next_decode_ = 0;

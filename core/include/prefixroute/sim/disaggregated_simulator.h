@@ -39,7 +39,9 @@
 // order they were scheduled), then arrivals. Determinism as simulate().
 //
 // Cost: O(N (policy cost + L log F + D + log E)) for N requests of L tokens,
-// D decode replicas and E pending events.
+// D decode replicas and E pending events. Memory: the run's per-request
+// results (as simulate()'s), 4 bytes a request more, and one record per
+// request in flight.
 #pragma once
 
 #include "prefixroute/cluster/topology.h"
