@@ -34,7 +34,7 @@ TEST(TopologyFields, PoolFieldsAreRefusedWhenAggregated) {
 
 TEST(TopologyFields, BadChoicesNameTheFieldAndTheChoices) {
   EXPECT_TRUE(has_error(parse_scenario("", with({{"topology.split", "sometimes"}})), "topology.split",
-                        {"always", "never", "llmd_prefix"}));
+                        {"always", "never", "llmd_prefix", "dynamo_isl"}));
   EXPECT_TRUE(has_error(parse_scenario("", with({{"topology.link", "carrier_pigeon"}})), "topology.link",
                         {"nvlink", "ib_400g", "roce_200g", "custom"}));
   EXPECT_TRUE(has_error(parse_scenario("", with({{"topology.decode_tp", "3"}})), "topology.decode_tp",
@@ -70,6 +70,9 @@ TEST(TopologyFields, WhatADisaggregatedRunCannotModelIsRefused) {
   EXPECT_TRUE(has_error(parse_scenario("", with({{"router.instances", "2"}})), "router.instances", {"must be 1"}));
   EXPECT_TRUE(has_error(parse_scenario("", with({{"topology.split_uncached_tokens", "64"}})),
                         "topology.split_uncached_tokens", {"llmd_prefix"}));
+  EXPECT_TRUE(has_error(parse_scenario("", with({{"topology.split_eff_isl_ratio", "0.5"}})),
+                        "topology.split_eff_isl_ratio", {"dynamo_isl"}));
+  EXPECT_TRUE(parse_scenario("", with({{"topology.split", "dynamo_isl"}, {"topology.split_eff_isl_ratio", "0.5"}})).ok());
 }
 
 TEST(TopologyFields, PoolsTakeTheirOwnGpuAndTpUnderAHardwareModel) {

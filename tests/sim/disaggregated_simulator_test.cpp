@@ -147,6 +147,27 @@ TEST(DisaggregatedSimulator, LlmdPrefixRuleKeepsAPromptTheDecodeWorkerHoldsLocal
   EXPECT_EQ(r.pools[1].transfers, 2u);
 }
 
+TEST(DisaggregatedSimulator, DynamoIslBoundingPrefillsLocallyOnlyWhatIsShortAndMostlyCached) {
+  // Request 0 (500 + 100 tokens) is split: 600 uncached, ratio 1. Request 1
+  // shares its 500-token prefix: 100 uncached < 2048, 100/600 < 0.7: local,
+  // prefilling 100 tokens (100 ms). Request 2, another tenant's 500 tokens:
+  // 500 < 2048 but ratio 1 >= 0.7: split.
+  const Workload trace({run_of(1000, 500), run_of(9000, 500)},
+                       {Request{0, 0, 100, 11, 0}, Request{2000 * kMs, 0, 100, 12, 0}, Request{4000 * kMs, 1, 0, 13, 0}},
+                       1'000'000'000);
+  TopologySettings t = topology();
+  t.split = "dynamo_isl";
+  const SimulationRun r = run(trace, pools(1, 1), t);
+  EXPECT_EQ(r.ttft[0], 600 * kMs + 50'000 + 60 * kMs);
+  EXPECT_EQ(r.ttft[1], 100 * kMs);
+  EXPECT_EQ(r.ttft[2], 500 * kMs + 50'000 + 50 * kMs);
+  EXPECT_EQ(r.pools[0].prefills, 2u);
+  EXPECT_EQ(r.pools[1].prefills, 1u);
+  // A lower cap sends request 1 to the prefill pool too.
+  t.split_eff_isl_tokens = 100;
+  EXPECT_EQ(run(trace, pools(1, 1), t).pools[1].prefills, 0u);
+}
+
 TEST(DisaggregatedSimulator, NeverSplittingPrefillsEverythingOnTheDecodePool) {
   const Workload trace({run_of(1000, 100)}, {Request{0, 0, 100, 11, 0}}, 1'000'000'000);
   TopologySettings t = topology();

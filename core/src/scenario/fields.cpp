@@ -476,13 +476,23 @@ std::vector<Field> leading_fields() {
       PR_TEXT("topology.split", "Split rule",
               "Whether a request is prefilled on a prefill worker and its KV sent to its decode worker "
               "(disaggregated): always (llm-d's always-disagg-pd-decider), never (prefilled on the decode "
-              "worker), or llmd_prefix (llm-d's prefix-based-pd-decider, decode first: split iff the prompt "
-              "tokens the chosen decode worker does not cache are at least topology.split_uncached_tokens).",
-              "always,never,llmd_prefix", topology.split),
+              "worker), llmd_prefix (llm-d's prefix-based-pd-decider, decode first: split iff the prompt "
+              "tokens the chosen decode worker does not cache are at least topology.split_uncached_tokens) or "
+              "dynamo_isl (Dynamo's conditional disaggregation, isl_bounding: prefilled on the decode worker iff "
+              "its uncached tokens are below topology.split_eff_isl_tokens and below topology.split_eff_isl_ratio "
+              "of the prompt).",
+              "always,never,llmd_prefix,dynamo_isl", topology.split),
       PR_FIELD("topology.split_uncached_tokens", "Split threshold", Integer, 0, 1e7, "tokens",
                "llmd_prefix: the least uncached prompt tokens on the decode worker that split a request (llm-d's "
                "nonCachedTokens: 16 in its shipped pd-epp-config.yaml; 0 always splits).",
                topology.split_uncached_tokens, double),
+      PR_FIELD("topology.split_eff_isl_tokens", "Local prefill below", Integer, 0, 1e7, "tokens",
+               "dynamo_isl: a request is prefilled on its decode worker only when its uncached tokens there are "
+               "below this (Dynamo's eff_isl_threshold, 2048).",
+               topology.split_eff_isl_tokens, double),
+      PR_FIELD("topology.split_eff_isl_ratio", "Local prefill below share", Number, 0, 1, "",
+               "dynamo_isl: ... and below this share of the prompt (Dynamo's eff_isl_ratio_threshold, 0.7).",
+               topology.split_eff_isl_ratio, double),
       PR_TEXT("topology.decode_choice", "Decode worker",
               "How the decode worker is chosen (disaggregated), by load only: round_robin, least_loaded (fewest "
               "requests assigned and not completed, lowest index on ties; llm-d's active-request scorer) or "

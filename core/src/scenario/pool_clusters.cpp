@@ -90,6 +90,13 @@ void check_topology(const Scenario& s, std::vector<FieldError>& errors) {
     errors.push_back({"topology.split_uncached_tokens",
                       "is read only when topology.split is llmd_prefix: set topology.split to llmd_prefix, or leave "
                       "this field at its default (16)"});
+  const TopologySettings defaults;
+  if (t.split != "dynamo_isl" && (t.split_eff_isl_tokens != defaults.split_eff_isl_tokens ||
+                                  t.split_eff_isl_ratio != defaults.split_eff_isl_ratio))
+    errors.push_back({t.split_eff_isl_tokens != defaults.split_eff_isl_tokens ? "topology.split_eff_isl_tokens"
+                                                                               : "topology.split_eff_isl_ratio",
+                      "is read only when topology.split is dynamo_isl: set topology.split to dynamo_isl, or leave "
+                      "this field at its default"});
   if (t.kv_bytes_per_token <= 0 && !s.hardware.enabled())
     errors.push_back({"topology.kv_bytes_per_token",
                       "must be > 0 without a hardware.model (a disaggregated topology sends KV bytes over its link): "

@@ -177,9 +177,13 @@ class DisaggregatedSimulation final : public EngineEvents {
   bool split(const Prompt& prompt, std::uint32_t d) const {
     if (topology_.split == "never") return false;
     if (topology_.split == "always") return true;
-    // llm-d prefix-based-pd-decider: inputTokens - hit >= nonCachedTokens.
     const std::size_t hit = decode_[d].cache().match(prompt);
-    return static_cast<double>(prompt.size() - hit) >= topology_.split_uncached_tokens;
+    const auto uncached = static_cast<double>(prompt.size() - hit);
+    if (topology_.split == "dynamo_isl")  // Dynamo isl_bounding: bypass iff eff < cap and eff / prompt < ratio
+      return !(uncached < topology_.split_eff_isl_tokens &&
+               uncached / static_cast<double>(std::max<std::size_t>(prompt.size(), 1)) < topology_.split_eff_isl_ratio);
+    // llm-d prefix-based-pd-decider: inputTokens - hit >= nonCachedTokens.
+    return uncached >= topology_.split_uncached_tokens;
   }
 
   void route(std::size_t i, const SourcedRequest& request) {

@@ -31,6 +31,12 @@
 //             deploy/config/pd-epp-config.yaml; the plugin's own default 0
 //             always splits). The decode worker's hit is its engine cache's
 //             match (the simulator's, not an approximate router index).
+//   dynamo_isl   Dynamo's conditional disaggregation, isl_bounding policy:
+//             with eff = prompt - hit on the chosen decode worker, prefill
+//             locally iff eff < topology.split_eff_isl_tokens (2048) and
+//             eff / prompt < topology.split_eff_isl_ratio (0.7), else split
+//             (ai-dynamo/dynamo lib/kv-router/src/conditional_disagg.rs,
+//             DEFAULT_CONDITIONAL_DISAGG_EFF_ISL_THRESHOLD and _RATIO_THRESHOLD).
 //
 // KV transfer (sim/kv_link.h): setup latency + bytes / bandwidth, bytes =
 // (prompt tokens the decode worker does not already hold) x KV bytes per
@@ -72,8 +78,10 @@ struct TopologySettings {
   std::uint32_t decode_replicas = 1;
   std::string decode_gpu = "h100";
   std::uint32_t decode_tp = 1;
-  std::string split = "always";           ///< never, always, llmd_prefix
+  std::string split = "always";           ///< never, always, llmd_prefix, dynamo_isl
   double split_uncached_tokens = 16;      ///< llmd_prefix's nonCachedTokens
+  double split_eff_isl_tokens = 2048;     ///< dynamo_isl's eff_isl_threshold
+  double split_eff_isl_ratio = 0.7;       ///< dynamo_isl's eff_isl_ratio_threshold
   std::string decode_choice = "least_loaded";  ///< round_robin, least_loaded, power_of_two
   std::string link = "roce_200g";         ///< a preset, or custom
   double link_gb_per_s = 0;               ///< custom only (> 0 then)

@@ -7,7 +7,8 @@
 //      lowest index on ties) or power_of_two (two distinct workers drawn from
 //      the run's seeded generator, the less loaded, the first drawn on ties);
 //   2. the split rule decides from d's cache (its engine cache's match):
-//      never, always, or llmd_prefix (split iff prompt - hit >= threshold);
+//      never, always, llmd_prefix (split iff prompt - hit >= threshold) or
+//      dynamo_isl (local iff prompt - hit < 2048 and < 0.7 x prompt);
 //   3a. split: the policy chooses the prefill worker p among the prefill pool
 //      (its ClusterView is the prefill pool alone: cache-aware policies get
 //      their prefix credit there). p prefills the uncached part in its FIFO
