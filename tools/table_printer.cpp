@@ -328,6 +328,40 @@ std::string format_stage_table(const Scenario& scenario, const ExperimentReport&
   return has_stages(report) ? stage_table(scenario, report, markdown) : std::string();
 }
 
+namespace {
+
+// A disaggregated scenario's pools and link (nothing when aggregated: the
+// trace line's replicas are the cluster).
+std::string topology_line(const Scenario& scenario) {
+  const TopologySettings& t = scenario.topology;
+  if (!t.disaggregated()) return "";
+  const PoolClustersResult pools = pool_clusters(scenario);
+  return printf_string(
+      "topology: disaggregated, %u prefill x %llu token cache, %u decode x %llu token cache; split %s, decode "
+      "%s, link %s %g GB/s + %.3f ms setup, %.0f KV bytes/token (cluster.replicas not read)\n",
+      t.prefill_replicas, static_cast<unsigned long long>(pools.pools.prefill.cache_tokens), t.decode_replicas,
+      static_cast<unsigned long long>(pools.pools.decode.cache_tokens), t.split.c_str(), t.decode_choice.c_str(),
+      t.link.c_str(), t.link_bytes_per_s() / 1e9, t.link_setup_ms, pools.pools.kv_bytes_per_token);
+}
+
+// Under a policy's line, its pools' figures (disaggregated runs).
+std::string pools_lines(const std::vector<PoolTotals>& pools) {
+  std::string out;
+  for (const PoolTotals& p : pools) {
+    out += printf_string("  %-7s pool  requests=%s  prefills=%s  busy=%5.1f%%  mean_queue=%8.1f ms  peak_kv=%5.1f%%",
+                         p.name.c_str(), with_thousands(p.requests).c_str(), with_thousands(p.prefills).c_str(),
+                         p.busy_share * 100, p.mean_queue_ms, p.peak_kv_usage * 100);
+    if (p.name == "decode")
+      out += printf_string("  active=%.1f/replica  transfers=%s  sent_tokens=%s  mean_transfer=%.3f ms  peak_link=%u",
+                           p.mean_active, with_thousands(p.transfers).c_str(),
+                           with_thousands(p.transferred_tokens).c_str(), p.mean_transfer_ms, p.peak_link_transfers);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string format_text_table(const Scenario& scenario, const ExperimentReport& report) {
   if (!report.seeds.empty() && !report.cancelled)
     return format_replicates_text(scenario, report) + client_line(scenario, report) +
@@ -359,6 +393,7 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
                           static_cast<unsigned long long>(scenario.cluster.cache_tokens),
                           static_cast<unsigned long long>(scenario.seed));
   out += engine_line(scenario);
+  out += topology_line(scenario);
   for (const PolicyOutcome& o : report.outcomes) {
     const RunSummary& s = o.summary;
     out += printf_string(
@@ -376,6 +411,7 @@ std::string format_text_table(const Scenario& scenario, const ExperimentReport& 
       out += printf_string("  later_call_hit=%5.1f%%  one_replica=%5.1f%% of %s sessions", s.later_call_hit_rate * 100,
                            s.one_replica_session_share * 100, with_thousands(s.multi_call_sessions).c_str());
     out += "\n";
+    out += pools_lines(o.run.pools);
   }
   if (!report.cancelled) {
     out += printf_string("%-18s one unbounded cache:            prefill_tokens=%13s  hit_rate=%5.1f%%\n",

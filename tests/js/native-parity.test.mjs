@@ -46,6 +46,28 @@ describe('resultsJson equals the native benchmark output byte for byte', () => {
     assert.equal(wasm.resultsJson, native.json);
   });
 
+  test('a disaggregated topology (prefill and decode pools, llm-d split rule, shared links)', () => {
+    const pairs = [
+      ['topology.kind', 'disaggregated'],
+      ['topology.kv_bytes_per_token', '131072'],
+      ['topology.prefill_replicas', '3'],
+      ['topology.decode_replicas', '2'],
+      ['topology.split', 'llmd_prefix'],
+      ['topology.decode_choice', 'power_of_two'],
+      ['topology.link', 'custom'],
+      ['topology.link_gb_per_s', '0.5'],
+      ['cluster.decode_ms_per_token', '5'],
+      ['workload.output_tokens_max', '64'],
+      ['workload.requests', '1500'],
+      ['policies', 'affinity,least_loaded,dynamo_kv'],
+    ];
+    const native = runNativeBench(setArgs(pairs));
+    const wasm = pr.runScenario('', overridesJson(pairs), null);
+    assert.equal(wasm.ok, true, JSON.stringify(wasm.errors));
+    assert.ok(JSON.parse(native.json).results[0].pools.length === 2, 'the results carry the two pools');
+    assert.equal(wasm.resultsJson, native.json);
+  });
+
   test('overrides behave like --set key=value', () => {
     const pairs = [
       ['cluster.replicas', '6'],

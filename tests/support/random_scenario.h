@@ -6,7 +6,7 @@
 // that fit their GPUs; no fifo decode time under the batched engine; a step
 // budget of at least max_running; a multi-turn pool sent cycled; SLO
 // percentiles of three decimals and a TPOT target only under the batched
-// engine) are applied after the draw.
+// engine; the topology left aggregated) are applied after the draw.
 //
 // Independent of the catalogue. Case `index` of a stream (its master seed)
 // is the same whatever the catalogue holds: each value is drawn from a stream
@@ -245,6 +245,16 @@ inline RandomCase random_case(std::uint64_t master_seed, std::uint64_t index, st
     const auto a = numbers.find(std::string(lo)), b = numbers.find(std::string(hi));
     if (a != numbers.end() && b != numbers.end() && a->second > b->second) std::swap(a->second, b->second);
   }
+  // The topology stays aggregated, its fields at their defaults (a changed
+  // one is refused when aggregated, which would redraw the case): the
+  // properties are those of the aggregated cluster, and every case is the
+  // one it was before the section existed. The disaggregated topology has
+  // its own suites (tests/sim/disaggregated_simulator_test.cpp, the
+  // native == wasm comparison of tests/js/native-parity.test.mjs).
+  for (auto it = numbers.begin(); it != numbers.end();)
+    it = it->first.rfind("topology.", 0) == 0 ? numbers.erase(it) : std::next(it);
+  for (auto it = texts.begin(); it != texts.end();)
+    it = it->first.rfind("topology.", 0) == 0 ? texts.erase(it) : std::next(it);
   // Rules across fields, each from a stream of its own.
   constexpr std::uint32_t kTp[] = {1, 2, 4, 8};
   Rng tp_stream = named_stream(attempt_seed, "rule:hardware.tp");

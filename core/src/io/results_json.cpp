@@ -75,6 +75,31 @@ Json replicas_json(const std::vector<ReplicaTotals>& replicas, bool batched, dou
   return out;
 }
 
+// A disaggregated run's pools (sim/pool_totals.h), prefill then decode.
+Json pools_json(const std::vector<PoolTotals>& pools) {
+  Json out = Json::array();
+  for (const PoolTotals& p : pools) {
+    Json entry = Json::object();
+    entry["pool"] = p.name;
+    entry["replicas"] = p.replicas;
+    entry["requests"] = p.requests;
+    entry["prefills"] = p.prefills;
+    entry["busy_share"] = p.busy_share;
+    entry["mean_queue_ms"] = p.mean_queue_ms;
+    entry["peak_kv_usage"] = p.peak_kv_usage;
+    if (p.name == "decode") {
+      entry["mean_active"] = p.mean_active;
+      entry["transfers"] = p.transfers;
+      entry["transferred_tokens"] = p.transferred_tokens;
+      entry["decode_hit_tokens"] = p.decode_hit_tokens;
+      entry["mean_transfer_ms"] = p.mean_transfer_ms;
+      entry["peak_link_transfers"] = p.peak_link_transfers;
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 // Per replica index, the mean of each per-replica figure over the seeds.
 Json mean_replicas_json(const std::vector<SeedReport>& seeds, std::size_t policy) {
   Json out = Json::array();
@@ -291,6 +316,7 @@ std::string results_to_json(const Scenario& scenario, const ExperimentReport& re
       row["label"] = label_of(o.policy);
       write_metrics(row, row_metrics(o.summary, report.ideal.hit_rate, o.run.decode, o.run.batched));
       row["replicas"] = replicas_json(o.run.replicas, o.run.batched, o.summary.span_s);
+      if (!o.run.pools.empty()) row["pools"] = pools_json(o.run.pools);
       if (o.run.batched) row["timeline"] = timeline_json(scenario, o.run);
       if (!o.summary.stages.empty()) row["stages"] = stages_json(o.summary.stages);
       results.push_back(std::move(row));

@@ -12,6 +12,7 @@
 #include "prefixroute/base/parallel.h"
 #include "prefixroute/policies/catalogue.h"
 #include "prefixroute/run/slo.h"
+#include "prefixroute/sim/disaggregated_simulator.h"
 #include "prefixroute/workload/client.h"
 #include "prefixroute/workload/synthetic.h"
 
@@ -410,14 +411,24 @@ PolicyOutcome simulate_policy(const Scenario& seeded, std::size_t policy, std::u
   const bool with_slo = seeded.slo.any();
   const bool own_sizes = source->recording().request_sizes;
   if (with_slo) source = record_request_sizes(std::move(source));
-  const auto instances =
-      make_router_instances(seeded.policies[policy], seeded.policy_params, policy_context(seeded));
+  // A disaggregated run's policy chooses among the prefill pool: it is
+  // built for that pool's cluster (its replica count, cache and speed).
+  const bool disaggregated = seeded.topology.disaggregated();
+  const PoolClustersResult pools = disaggregated ? pool_clusters(seeded) : PoolClustersResult{};  // valid: checked
+  PolicyContext context = policy_context(seeded);
+  if (disaggregated) context.cluster = pools.pools.prefill;
+  const auto instances = make_router_instances(seeded.policies[policy], seeded.policy_params, context);
   std::vector<RoutingPolicy*> routers;
   for (const auto& instance : instances) routers.push_back(instance.get());
   PolicyOutcome outcome;
   outcome.policy = seeded.policies[policy];
-  outcome.run = simulate(*source, seeded.cluster, std::span<RoutingPolicy* const>(routers), progress, 4096,
-                         seeded.router, timeline, spill_results_above);
+  if (disaggregated) {
+    outcome.run = simulate_disaggregated(*source, pools.pools, seeded.topology, *routers.front(), seeded.seed,
+                                         progress, 4096, seeded.router);
+  } else {
+    outcome.run = simulate(*source, seeded.cluster, std::span<RoutingPolicy* const>(routers), progress, 4096,
+                           seeded.router, timeline, spill_results_above);
+  }
   if (outcome.run.cancelled) return outcome;
   if (client != nullptr) outcome.run.client = client->record();
   outcome.summary = summarize(outcome.run);

@@ -447,6 +447,76 @@ std::vector<Field> leading_fields() {
                "own policy state (counters, trees, tables, router queue) and in-flight counts, so each sees about "
                "1/N of the load; scrapes and KV events are shared. 1 = one router.",
                router.instances, std::uint32_t),
+      PR_TEXT("topology.kind", "Topology",
+              "aggregated: every replica of the cluster section prefills and decodes its own requests. "
+              "disaggregated: a prefill pool and a decode pool joined by a KV-transfer link (P/D); the decode "
+              "worker is chosen by load, the split rule decides whether the prompt is prefilled on a prefill "
+              "worker (chosen by the policy) and its KV sent, and cluster.replicas is not read.",
+              "aggregated,disaggregated", topology.kind),
+      PR_FIELD("topology.prefill_replicas", "Prefill replicas", Integer, 1, 4096, "replicas",
+               "Replicas of the prefill pool (disaggregated).", topology.prefill_replicas, std::uint32_t),
+      Field{FieldSpec{"topology.prefill_gpu", "Prefill GPU", FieldKind::Text, 0, 0, "",
+                      "GPU preset of the prefill pool (disaggregated, with hardware.model: the pool's cache and "
+                      "prefill speed are derived for it).",
+                      gpu_choices()},
+            nullptr, nullptr, [](const Scenario& s) { return s.topology.prefill_gpu; },
+            [](Scenario& s, const std::string& v) { s.topology.prefill_gpu = v; }},
+      PR_FIELD("topology.prefill_tp", "Prefill tensor parallelism", Integer, 1, 8, "GPUs",
+               "GPUs per prefill replica: 1, 2, 4 or 8 (disaggregated, with hardware.model).", topology.prefill_tp,
+               std::uint32_t),
+      PR_FIELD("topology.decode_replicas", "Decode replicas", Integer, 1, 4096, "replicas",
+               "Replicas of the decode pool (disaggregated).", topology.decode_replicas, std::uint32_t),
+      Field{FieldSpec{"topology.decode_gpu", "Decode GPU", FieldKind::Text, 0, 0, "",
+                      "GPU preset of the decode pool (disaggregated, with hardware.model).", gpu_choices()},
+            nullptr, nullptr, [](const Scenario& s) { return s.topology.decode_gpu; },
+            [](Scenario& s, const std::string& v) { s.topology.decode_gpu = v; }},
+      PR_FIELD("topology.decode_tp", "Decode tensor parallelism", Integer, 1, 8, "GPUs",
+               "GPUs per decode replica: 1, 2, 4 or 8 (disaggregated, with hardware.model).", topology.decode_tp,
+               std::uint32_t),
+      PR_TEXT("topology.split", "Split rule",
+              "Whether a request is prefilled on a prefill worker and its KV sent to its decode worker "
+              "(disaggregated): always (llm-d's always-disagg-pd-decider), never (prefilled on the decode "
+              "worker), llmd_prefix (llm-d's prefix-based-pd-decider, decode first: split iff the prompt "
+              "tokens the chosen decode worker does not cache are at least topology.split_uncached_tokens) or "
+              "dynamo_isl (Dynamo's conditional disaggregation, isl_bounding: prefilled on the decode worker iff "
+              "its uncached tokens are below topology.split_eff_isl_tokens and below topology.split_eff_isl_ratio "
+              "of the prompt).",
+              "always,never,llmd_prefix,dynamo_isl", topology.split),
+      PR_FIELD("topology.split_uncached_tokens", "Split threshold", Integer, 0, 1e7, "tokens",
+               "llmd_prefix: the least uncached prompt tokens on the decode worker that split a request (llm-d's "
+               "nonCachedTokens: 16 in its shipped pd-epp-config.yaml; 0 always splits).",
+               topology.split_uncached_tokens, double),
+      PR_FIELD("topology.split_eff_isl_tokens", "Local prefill below", Integer, 0, 1e7, "tokens",
+               "dynamo_isl: a request is prefilled on its decode worker only when its uncached tokens there are "
+               "below this (Dynamo's eff_isl_threshold, 2048).",
+               topology.split_eff_isl_tokens, double),
+      PR_FIELD("topology.split_eff_isl_ratio", "Local prefill below share", Number, 0, 1, "",
+               "dynamo_isl: ... and below this share of the prompt (Dynamo's eff_isl_ratio_threshold, 0.7).",
+               topology.split_eff_isl_ratio, double),
+      PR_TEXT("topology.decode_choice", "Decode worker",
+              "How the decode worker is chosen (disaggregated), by load only: round_robin, least_loaded (fewest "
+              "requests assigned and not completed, lowest index on ties; llm-d's active-request scorer) or "
+              "power_of_two (two distinct workers drawn at random, the less loaded).",
+              "least_loaded,round_robin,power_of_two", topology.decode_choice),
+      Field{FieldSpec{"topology.link", "KV link", FieldKind::Text, 0, 0, "",
+                      "Link of each decode worker over which KV arrives (disaggregated), by its effective "
+                      "bandwidth: nvlink 600 GB/s, ib_400g 40 GB/s, roce_200g 20 GB/s (llm-d-inference-sim's "
+                      "interconnect table), or custom (topology.link_gb_per_s). Concurrent transfers into one "
+                      "decode worker share its link equally.",
+                      link_choices()},
+            nullptr, nullptr, [](const Scenario& s) { return s.topology.link; },
+            [](Scenario& s, const std::string& v) { s.topology.link = v; }},
+      PR_FIELD("topology.link_gb_per_s", "Custom link bandwidth", Number, 0, 1e9, "GB/s",
+               "The link's bandwidth when topology.link is custom (> 0 then; 0 otherwise).",
+               topology.link_gb_per_s, double),
+      PR_FIELD("topology.link_setup_ms", "Transfer setup", Number, 0, 1e5, "ms",
+               "Fixed time of every KV transfer before its bytes move (BLIS's --pd-transfer-base-latency 0.05 "
+               "ms; llm-d-inference-sim lists 0.5-2 ms for RDMA).",
+               topology.link_setup_ms, double),
+      PR_FIELD("topology.kv_bytes_per_token", "KV bytes per token", Number, 0, 1e9, "B",
+               "KV bytes one prompt token sends (disaggregated); 0 = hardware.model's (2 x layers x KV heads x "
+               "head dim x KV bytes). Required without a hardware.model.",
+               topology.kv_bytes_per_token, double),
   };
 }
 

@@ -69,6 +69,10 @@ std::string allowed_text(const FieldSpec& spec);
 /// workload kinds' size limits, the engine's, hardware.tp. Appends problems.
 void check_cross_fields(const Scenario& scenario, std::vector<FieldError>& errors);
 
+/// The topology section's rules (scenario/pool_clusters.cpp): its fields read
+/// only when disaggregated, and what a disaggregated topology needs.
+void check_topology(const Scenario& scenario, std::vector<FieldError>& errors);
+
 /// Why a replayed trace refuses replicates > 1 (the `replicates` field's
 /// message, for a scenario naming a trace and for check_replay).
 std::string replicates_with_trace_message(std::uint32_t replicates);

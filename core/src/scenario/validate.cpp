@@ -464,6 +464,7 @@ void check_slo(const Scenario& s, std::vector<FieldError>& errors) {
 void check_cross_fields(const Scenario& s, std::vector<FieldError>& errors) {
   check_client(s, errors);
   check_slo(s, errors);
+  check_topology(s, errors);
   const auto& w = s.workload;
   if (w.prefix_tokens_min > w.prefix_tokens_max)
     errors.push_back({"workload.prefix_tokens_min",

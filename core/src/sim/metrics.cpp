@@ -204,15 +204,17 @@ RunSummary summarize(const SimulationRun& run) {
                    ? 0.0
                    : static_cast<double>(s.cached_tokens) / static_cast<double>(s.prompt_tokens);
 
+  // Over the replicas the policy chooses among: a disaggregated run's
+  // prefill pool (its replicas come first), else all.
+  const std::size_t chosen = run.pools.empty() ? run.replicas.size() : run.pools.front().replicas;
   Tick busiest = 0;
   Tick total_busy = 0;
-  for (const ReplicaTotals& r : run.replicas) {
-    busiest = std::max(busiest, r.busy_ticks);
-    total_busy += r.busy_ticks;
+  for (std::size_t i = 0; i < chosen; ++i) {
+    busiest = std::max(busiest, run.replicas[i].busy_ticks);
+    total_busy += run.replicas[i].busy_ticks;
   }
   if (total_busy > 0) {
-    s.imbalance = static_cast<double>(busiest) * static_cast<double>(run.replicas.size()) /
-                  static_cast<double>(total_busy);
+    s.imbalance = static_cast<double>(busiest) * static_cast<double>(chosen) / static_cast<double>(total_busy);
   }
 
   if (run.spilled_ttft && !run.spilled_ttft->empty()) {

@@ -39,6 +39,7 @@
 #include "prefixroute/policies/policy_spec.h"
 #include "prefixroute/cluster/cluster_config.h"
 #include "prefixroute/cluster/hardware.h"
+#include "prefixroute/cluster/topology.h"
 #include "prefixroute/workload/client.h"
 #include "prefixroute/workload/workload.h"
 
@@ -122,6 +123,7 @@ struct Scenario {
   HardwareSettings hardware;
   std::uint32_t given = 0;   ///< bit i: kDerivableFields[i] was given
   RouterConfig router;
+  TopologySettings topology; ///< aggregated (default) or a prefill and a decode pool (cluster/topology.h)
   TraceSettings trace;
   SloSettings slo;           ///< targets on TTFT and TPOT (none by default)
   CapacitySettings capacity; ///< the capacity search's bounds and price
@@ -225,5 +227,16 @@ const std::vector<FieldSpec>& scenario_fields();
 /// JSON Schema (draft 2020-12) of the scenario document, generated from the
 /// field table, with defaults taken from Scenario::reference().
 std::string scenario_json_schema();
+
+/// The clusters of a disaggregated scenario's two pools (cluster/topology.h):
+/// the cluster section with each pool's replica count and, with a
+/// hardware.model, every derivable field not given derived for the pool's
+/// GPU and TP; the KV bytes per token sent. An error names the field (a
+/// pool's model that does not fit its GPUs, a missing kv_bytes_per_token).
+struct PoolClustersResult {
+  PoolClusters pools;
+  std::vector<FieldError> errors;
+};
+PoolClustersResult pool_clusters(const Scenario& scenario);
 
 }  // namespace prefixroute

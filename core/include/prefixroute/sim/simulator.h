@@ -55,6 +55,7 @@
 #include "prefixroute/cluster/cluster_config.h"
 #include "prefixroute/sim/engine.h"
 #include "prefixroute/cluster/prefill_model.h"
+#include "prefixroute/sim/pool_totals.h"
 #include "prefixroute/sim/session_tally.h"
 #include "prefixroute/sim/tick_spill.h"
 #include "prefixroute/sim/timeline.h"
@@ -147,6 +148,8 @@ struct SimulationRun {
   /// What the benchmark client did (workload/client.h), when the run had one
   /// that records: set by whoever ran it (the run list), not by simulate().
   ClientRecord client;
+  /// A disaggregated run's pools, prefill then decode (empty when aggregated).
+  std::vector<PoolTotals> pools;
 };
 
 /// simulate()'s spill_results_above when every result stays in memory.
