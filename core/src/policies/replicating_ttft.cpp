@@ -117,23 +117,20 @@ std::size_t ReplicatingTtft::choose(const RouteRequest& request, const ClusterVi
   }
   // Rule 3: a hot prefix on a busy holder (its queue is longer than this
   // request's own prefill there, and holds another request with this key)
-  // is copied to an idle replica with room for it.
+  // is copied to an idle replica (nothing of this router's in flight there,
+  // so no queue and no decode the copy would slow) with room for it.
   if (best_match > 0 && estimated_wait(best, now) > prefill_.prefill_ticks(prompt.size() - best_match) &&
       queued_with_key(best, key) > 0) {
     std::size_t copy = n;
     std::size_t copy_match = 0;
-    std::uint32_t copy_in_flight = 0;
     i = start_ % n;
     for (std::size_t k = 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
-      if (i == best || estimated_wait(i, now) > 0) continue;
+      if (i == best || estimated_wait(i, now) > 0 || replicas[i].in_flight() > 0) continue;
       const RadixCache& view = replicas[i].precise_view();
-      const std::size_t uncached = prompt.size() - matched_[i];
-      if (view.used() + uncached > view.capacity()) continue;
-      const std::uint32_t in_flight = replicas[i].in_flight();
-      if (copy == n || matched_[i] > copy_match || (matched_[i] == copy_match && in_flight < copy_in_flight)) {
+      if (view.used() + (prompt.size() - matched_[i]) > view.capacity()) continue;
+      if (copy == n || matched_[i] > copy_match) {  // ties: the first in the rotation
         copy = i;
         copy_match = matched_[i];
-        copy_in_flight = in_flight;
       }
     }
     if (copy != n) {

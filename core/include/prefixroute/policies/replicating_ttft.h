@@ -24,10 +24,12 @@
 //      is longer than this request's own prefill there (est_wait > uncached /
 //      rate), and a request with the same key is among those it queued there
 //      and whose first token has not come (the prefix is hot on it, not only
-//      the replica busy with others), the request goes instead to a replica
-//      with an empty estimated queue and room for the prompt's uncached tokens
-//      without evicting (precise view: capacity - used >= uncached); of those,
-//      the longest match, then fewer in flight, then the rotation. None such:
+//      the replica busy with others), the request goes instead to an idle
+//      replica (an empty estimated queue and none of this router's requests
+//      in flight: a copy there slows no queued prefill and no running decode)
+//      with room for the prompt's uncached tokens without evicting (precise
+//      view: capacity - used >= uncached); of those, the longest match, then
+//      the rotation. None such:
 //      rule 1 stands. Preble's exploration (preble_e2.h: a prefix whose
 //      holders are loaded is placed by load on another GPU) restricted to hot
 //      prefixes and to copies that evict nothing, with SGLang's cache-aware
