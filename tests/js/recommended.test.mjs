@@ -60,6 +60,13 @@ describe('regret', () => {
     assert.deepEqual(r.x.capacity_max_load, { worst: 0, worst_cell: 'g: a', median: 0, cells: 2 });
     assert.deepEqual(r.y.capacity_max_load, { worst: 0.5, worst_cell: 'g: a', median: 0.25, cells: 2 });
     assert.ok(Math.abs(r.z.capacity_max_load.worst - 0.2) < 1e-12);
+    // Meeting the SLO at no load (null) is capacity 0; a cell where no policy meets it is left out.
+    const unmet = { ...capDoc, cells: [
+      withCapacity(doc.cells[0], true, [100, null, 80]),
+      withCapacity(doc.cells[1], true, [null, null, null]),
+    ] };
+    const u = Object.fromEntries(regrets(unmet).map((p) => [p.policy, p]));
+    assert.deepEqual(u.y.capacity_max_load, { worst: 1, worst_cell: 'g: a', median: 1, cells: 1 });
   });
 
   test('recommends the smallest worst-case p99 regret, ties to the smaller worst-case mean regret', () => {
