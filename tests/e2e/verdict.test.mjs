@@ -136,6 +136,19 @@ describe('verdict', () => {
     await page.close();
   });
 
+  test('where no policy is clearly better than the recommended one (the grid’s 10 % load cell), the badge stands with its worst-case regret', async () => {
+    const sets = [['workload.arrival_rate_per_s', '42.030'], ['policies', withRecommended('round_robin,least_loaded,affinity,affinity_balanced,expected_ttft')]];
+    const doc = JSON.parse(benchOutput(session.bench, [], sets));
+    assert.equal(clearlyBetter(doc), null, 'the command line shows no policy clearly better than the recommended one here');
+    const { page, problems } = await openIn(session.context, `${session.server.url}?v=1&${sets.map(([k, v]) => `${k}=${v}`).join('&')}`);
+    await page.waitForFunction((n) => document.querySelectorAll('#results-table tbody tr').length === n, doc.results.length);
+    const { better } = await assertVerdict(page, doc);
+    assert.equal(better, null);
+    await page.locator('#results .panel').first().screenshot({ path: join(SHOTS, 'verdict-badge.png') });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('a winner that piles onto few replicas (the grid’s 8-replica cell): the verdict says so, with its imbalance', async () => {
     const sets = [['cluster.replicas', '8'], ['workload.tenants', '24'], ['workload.arrival_rate_per_s', '200'], ['workload.requests', '4000'],
       ['policies', withRecommended('round_robin,least_loaded,affinity,affinity_balanced,expected_ttft')]];
