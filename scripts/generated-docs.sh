@@ -196,7 +196,7 @@ JS
 
 needs_note() {  # what the sections kept as committed would need to be regenerated
   [ -f "$trace_file" ] || echo "note: conversation-trace and deployment kept as committed: they replay $trace_file (absent; CONVERSATION_TRACE=FILE names it elsewhere)" >&2
-  echo "note: grid and the recommended mark render the committed docs/grid.json; npm run grid re-runs the grid (under a minute) and rewrites it" >&2
+  echo "note: grid and the recommended mark render the committed docs/grid.json; npm run grid re-runs the grid (minutes: every policy in each cell, and the capacity searches) and rewrites it" >&2
 }
 
 case "$mode" in

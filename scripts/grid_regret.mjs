@@ -1,8 +1,12 @@
 // Regret of each policy over the grid (docs/grid.json, written by scripts/grid.mjs),
 // and the policy the grid recommends.
 //
-// In a cell, a policy's regret on a metric is its figure over the best
-// policy's in that cell, minus one (0 for the best, 0.5 for 50 % worse). Over
+// In a cell, a policy's regret on a latency metric is its figure over the best
+// policy's in that cell, minus one (0 for the best, 0.5 for 50 % worse); its
+// capacity regret is how far its capacity (the highest load meeting the grid's
+// SLO) falls under the best policy's: 1 - its / best (0 for the best, 0.5 for
+// half the best's load), over the cells where capacity was searched and some
+// policy meets the SLO at some load. Over
 // the cells, a policy's worst-case regret is the largest and its median regret
 // the middle one. The recommended policy is the one with the smallest
 // worst-case p99 TTFT regret (ties: smaller worst-case mean TTFT regret, then
@@ -17,6 +21,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const METRICS = ['p99_ttft_ms', 'mean_ttft_ms'];
+const CAPACITY = 'capacity_max_load';
 
 function median(sorted) {
   const n = sorted.length;
@@ -29,11 +34,11 @@ function median(sorted) {
  * must hold the same policies, else the regrets would not compare like with like.
  */
 export function regrets(doc) {
-  if (doc.schema !== 'prefixroute.grid/2' || !Array.isArray(doc.cells) || doc.cells.length === 0)
-    throw new Error(`grid: schema must be prefixroute.grid/2 with at least one cell (re-run npm run grid), got ${doc.schema}`);
+  if (doc.schema !== 'prefixroute.grid/3' || !Array.isArray(doc.cells) || doc.cells.length === 0)
+    throw new Error(`grid: schema must be prefixroute.grid/3 with at least one cell (re-run npm run grid), got ${doc.schema}`);
   const names = doc.cells[0].results.map((r) => r.policy).join(',');
   const per = new Map(doc.cells[0].results.map((r) => [r.policy, { policy: r.policy, label: r.label, cells: {} }]));
-  for (const p of per.values()) for (const m of METRICS) p.cells[m] = [];
+  for (const p of per.values()) for (const m of [...METRICS, CAPACITY]) p.cells[m] = [];
   for (const cell of doc.cells) {
     if (cell.results.map((r) => r.policy).join(',') !== names)
       throw new Error(`grid: cell "${cell.group}: ${cell.cell}" runs other policies than the first cell (${names})`);
@@ -41,15 +46,22 @@ export function regrets(doc) {
       const best = Math.min(...cell.results.map((r) => r[m]));
       for (const r of cell.results) per.get(r.policy).cells[m].push({ regret: best > 0 ? r[m] / best - 1 : 0, cell });
     }
+    // A policy that meets the SLO at no load (null) has capacity 0; a cell where
+    // none meets it says nothing about the policies and is left out.
+    const best = cell.capacity?.searched ? Math.max(...cell.results.map((r) => r[CAPACITY] ?? 0)) : 0;
+    if (best > 0)
+      for (const r of cell.results) per.get(r.policy).cells[CAPACITY].push({ regret: 1 - (r[CAPACITY] ?? 0) / best, cell });
   }
   return [...per.values()].map((p) => {
     const out = { policy: p.policy, label: p.label };
-    for (const m of METRICS) {
+    for (const m of [...METRICS, CAPACITY]) {
+      if (p.cells[m].length === 0) continue;
       const worst = p.cells[m].reduce((a, b) => (b.regret > a.regret ? b : a));
       out[m] = {
         worst: worst.regret,
         worst_cell: `${worst.cell.group}: ${worst.cell.cell}`,
         median: median(p.cells[m].map((c) => c.regret).sort((a, b) => a - b)),
+        cells: p.cells[m].length,
       };
     }
     return out;
@@ -85,7 +97,10 @@ export function renderLine(doc) {
   const pct = (x) => `${(x * 100).toFixed(1)} %`;
   return `The recommended policy is **${r.label}** (\`${r.policy}\`): over the ${doc.cells.length} cells of the grid its p99 TTFT ` +
     `is at worst ${pct(r.p99_ttft_ms.worst)} above the best policy's (${r.p99_ttft_ms.worst_cell}), ` +
-    `the smallest worst case of any policy; in the median cell, ${pct(r.p99_ttft_ms.median)}.\n`;
+    `the smallest worst case of any policy; in the median cell, ${pct(r.p99_ttft_ms.median)}.` +
+    (r[CAPACITY] ? ` Its capacity (the highest load meeting p99 TTFT <= ${doc.capacity_slo['slo.ttft_ms']} ms) is at worst ` +
+      `${pct(r[CAPACITY].worst)} under the best policy's (${r[CAPACITY].worst_cell}), over the ${r[CAPACITY].cells} cells where it was searched.` : '') +
+    '\n';
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -136,11 +136,20 @@ describe('playground', () => {
     for (const policy of policies) assert.deepEqual(shown[policy], expected[policy], policy);
     // The recommended badge: on the catalogue's mark, with its worst-case regret over the committed grid.
     const grid = recommendation(JSON.parse(readFileSync(new URL('../../docs/grid.json', import.meta.url), 'utf8')));
+    // Where this run shows a policy clearly better (one seed: a p99 at least 10 % lower) the page
+    // withholds the badge (tests/e2e/verdict.test.mjs checks both sides and the sentence).
     const tagged = await page.$$eval('#results-table .recommended-tag', (tags) => tags.map((t) => [t.closest('tr').dataset.policy, t.title]));
-    assert.equal(tagged.length, 1);
-    assert.equal(tagged[0][0], JSON.parse(bench()).recommended);
-    assert.equal(tagged[0][0], grid.policy);
-    assert.ok(tagged[0][1].includes(`${(grid.p99_ttft_ms.worst * 100).toFixed(1)}%`), tagged[0][1]);
+    const rows = JSON.parse(bench([['policies', policies.join(',')], ['replicates', '1']])).results;
+    const rec = rows.find((r) => r.policy === grid.policy);
+    const beaten = rec && rows.some((r) => (rec.p99_ttft_ms - r.p99_ttft_ms) / rec.p99_ttft_ms >= 0.1);
+    if (!rec || beaten) {
+      assert.deepEqual(tagged, [], 'no badge: the recommended policy is not shown or another is clearly better here');
+    } else {
+      assert.equal(tagged.length, 1);
+      assert.equal(tagged[0][0], JSON.parse(bench()).recommended);
+      assert.equal(tagged[0][0], grid.policy);
+      assert.ok(tagged[0][1].includes(`${(grid.p99_ttft_ms.worst * 100).toFixed(1)}%`), tagged[0][1]);
+    }
     assert.deepEqual(problems, []);
     await page.close();
   });

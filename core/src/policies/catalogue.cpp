@@ -32,7 +32,8 @@ namespace prefixroute {
   X(aibrix_prefix)                      \
   X(gie_filter_chain)                   \
   X(prodstack_prefix)                   \
-  X(session_sticky)
+  X(session_sticky)                     \
+  X(replicating_ttft)
 
 // The recommended policy (catalogue.h) and its worst-case p99 TTFT regret: the
 // built-in policy whose p99 is never as far above the best policy's over the
