@@ -5,7 +5,8 @@
 # AFTER adds nothing, else with bench/same_results.mjs, which lets AFTER's
 # scenario echo hold fields added since (with their defaults) and AFTER's
 # results hold rows of policies added to the catalogue since (every case runs
-# policies=all), and lets AFTER add the top-level "recommended" key, and
+# policies=all), and lets AFTER add the top-level "recommended" key (or, with
+# RECOMMENDED_MOVED=1, name another policy there: the grid moved the mark), and
 # requires everything else to be identical: each of BEFORE's rows equal to
 # AFTER's row of the same policy, in the same order. Performance work and new
 # options must keep every existing result (docs/performance.md); this is the
