@@ -221,7 +221,8 @@ describe('the recommended badge against the reader’s run', () => {
     expect(check.kind).toBe('withheld');
     if (check.kind !== 'withheld') return;
     expect(check.better.policy).toBe('affinity');
-    expect(check.sentence).toBe('On this scenario Affinity is clearly better than the recommended Affinity balanced: p99 TTFT 85.0 ms vs 100 ms, 15% lower (one seed: clearly means at least 10% lower), so the badge is withheld here.');
+    expect(check.sentence).toBe('No badge: Affinity beats the recommended Affinity balanced here.');
+    expect(check.detail).toBe('On this scenario Affinity is clearly better than the recommended Affinity balanced: p99 TTFT 85.0 ms vs 100 ms, 15% lower (one seed: clearly means at least 10% lower), so the badge is withheld here.');
   });
 
   it('replicates: withheld only when the 95% intervals are apart, whatever the margin', () => {
@@ -230,7 +231,7 @@ describe('the recommended badge against the reader’s run', () => {
     const apart = run([policyRow('affinity_balanced', 'Affinity balanced', 100, { h: 2 }), policyRow('round_robin', 'Round robin', 95, { h: 2 })], 3);
     const check = checkRecommendation(apart);
     expect(check.kind).toBe('withheld');
-    if (check.kind === 'withheld') expect(check.sentence).toMatch(/5% lower \(95% intervals apart at N = 3 seeds\), so the badge is withheld here\.$/);
+    if (check.kind === 'withheld') expect(check.detail).toMatch(/5% lower \(95% intervals apart at N = 3 seeds\), so the badge is withheld here\.$/);
   });
 
   it('is absent when the recommended policy did not run', () => {
@@ -249,7 +250,7 @@ describe('the verdict line', () => {
     expect(line.parts.map((p) => p.kind)).toEqual(['metric', 'gain', 'metric', 'piling', 'recommendation', 'note']);
     expect(line.parts[1].text).toBe('Expected TTFT has 8.1x lower p99 TTFT than Round robin (87.0 ms vs 707 ms).');
     expect(line.parts[3].text).toMatch(/^Expected TTFT piles its work onto few replicas: imbalance 8\.00 of at most 8/);
-    expect(line.parts[4].text).toMatch(/^On this scenario Expected TTFT is clearly better than the recommended Affinity balanced: p99 TTFT 87\.0 ms vs 120 ms, 28% lower/);
+    expect(line.parts[4].text).toBe('No badge: Expected TTFT beats the recommended Affinity balanced here.');
     expect(line.recommendation.kind).toBe('withheld');
   });
 

@@ -25,8 +25,11 @@ export type RecommendationCheck =
   | { kind: 'absent' }
   /** No policy is clearly better: the badge stands. */
   | { kind: 'holds'; recommended: PolicyResult }
-  /** `better` is clearly better on this run: no badge, and `sentence` says why. */
-  | { kind: 'withheld'; recommended: PolicyResult; better: PolicyResult; sentence: string };
+  /**
+   * `better` is clearly better on this run: no badge; `sentence` names it (the
+   * verdict), `detail` gives the figures and the rule (the table's notes).
+   */
+  | { kind: 'withheld'; recommended: PolicyResult; better: PolicyResult; sentence: string; detail: string };
 
 /** Whether `row` is clearly better than `rec` on p99 TTFT (see above). */
 export function clearlyBetter(row: PolicyResult, rec: PolicyResult): boolean {
@@ -53,6 +56,10 @@ export function checkRecommendation(results: Results): RecommendationCheck {
   const why = intervalOf(better, 'p99_ttft_ms') && intervalOf(rec, 'p99_ttft_ms')
     ? `95% intervals apart at N = ${n} seeds`
     : `${replaysTrace(results) ? 'one replay of the trace' : 'one seed'}: clearly means at least ${formatMargin(CLEAR_MARGIN)} lower`;
-  const sentence = `On this scenario ${better.label} is clearly better than the recommended ${rec.label}: p99 TTFT ${formatMs(a)} ms vs ${formatMs(b)} ms, ${formatMargin((b - a) / b)} lower (${why}), so the badge is withheld here.`;
-  return { kind: 'withheld', recommended: rec, better, sentence };
+  // The verdict names the better policy in one short sentence (a phone's first
+  // screen holds the verdict and the table's top); the figures and the rule go
+  // to the table's notes.
+  const sentence = `No badge: ${better.label} beats the recommended ${rec.label} here.`;
+  const detail = `On this scenario ${better.label} is clearly better than the recommended ${rec.label}: p99 TTFT ${formatMs(a)} ms vs ${formatMs(b)} ms, ${formatMargin((b - a) / b)} lower (${why}), so the badge is withheld here.`;
+  return { kind: 'withheld', recommended: rec, better, sentence, detail };
 }

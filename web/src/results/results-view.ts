@@ -49,7 +49,8 @@ export class ResultsView {
       ...(p.kind === 'metric' ? { 'data-metric': p.metric, 'data-winner': p.winner, 'data-standing': p.standing } : {}),
     }, `${p.text} `)));
     // The badge stays unless this run shows another policy clearly better (the verdict names it).
-    const badge = { regret: recommendedRegret, shown: verdict.recommendation.kind !== 'withheld' };
+    const check = verdict.recommendation;
+    const badge = { regret: recommendedRegret, shown: check.kind !== 'withheld', withheld: check.kind === 'withheld' ? check.detail : undefined };
     renderTable(byId<HTMLTableElement>('results-table'), byId('table-notes'), results, labelOf, compare, badge);
     this.pinButton.textContent = pinned ? 'Pin these instead' : 'Pin to compare';
     this.pinButton.disabled = pinned === results;

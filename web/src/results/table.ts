@@ -29,6 +29,8 @@ export interface PinnedResults {
 export interface RecommendedBadge {
   regret?: number;
   shown: boolean;
+  /** Why it is not shown (the figures and the rule), for the notes. */
+  withheld?: string;
 }
 
 /** The recommended badge's tooltip: why this policy, and how far from the best it is at worst. */
@@ -125,6 +127,7 @@ export function renderTable(
       : '',
     boundsText(results),
     overlapsText(results, n),
+    badge.withheld ? ` ${badge.withheld}` : '',
   );
   table.replaceChildren(caption, h('thead', {}, headRow), body);
 }

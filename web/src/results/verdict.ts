@@ -99,7 +99,7 @@ export function untestedNote(results: Results, all: readonly MetricVerdict[]): s
   if (!all.some((v) => v.standing.kind === 'untested')) return '';
   return replaysTrace(results)
     ? 'One replay of the trace (a trace has one replicate): these differences are not tested for chance.'
-    : 'One seed: these differences are not tested for chance; set Replicates to 3 or more for 95% intervals.';
+    : 'One seed: these differences are not tested for chance (Replicates 3+ gives 95% intervals).';
 }
 
 /** Every verdict metric's verdict, in VERDICT_METRICS order (a metric whose column is missing is left out). */
